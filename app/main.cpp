@@ -1,0 +1,51 @@
+// fla-bench: times, checks and records linear-attention kernels. See README.md.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "app/build_info.h"
+#include "app/commands.h"
+#include "results/result_file.h"
+#include "suites/usage_error.h"
+
+int main(int argc, char** argv) {
+  using namespace flabench;
+  CommandLine line;
+  line.argv.assign(argv, argv + argc);
+
+  CLI::App app{"fla-bench: benchmark and check linear-attention kernels (rwkv6, rwkv7, gla, simple_gla)"};
+  app.set_version_flag("--version", std::string(kFlaBenchVersion) + " (" + kGitSha + ")");
+  add_selection_options(app, line);
+  add_run_options(app, line);
+  CLI::App* run = app.add_subcommand("run", "time and check the selected cases (the default)");
+  CLI::App* list = app.add_subcommand("list", "show the selected cases and why any would be skipped");
+  CLI::App* check = app.add_subcommand("check", "run only the correctness checks of the selected cases");
+  list->add_flag("--presets", line.list_presets, "show the named shape presets instead");
+  for (CLI::App* sub : {run, list, check}) sub->fallthrough();
+  app.require_subcommand(0, 1);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "fla-bench: error: " << e.what() << " (fla-bench --help lists the options)\n";
+    return 2;
+  }
+
+  try {
+    if (list->parsed()) return list_command(line);
+    if (check->parsed()) return check_command(line);
+    return run_command(line);
+  } catch (const UsageError& e) {
+    std::cerr << "fla-bench: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "fla-bench: " << e.what() << "\n";
+    return 1;
+  }
+}

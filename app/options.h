@@ -1,0 +1,52 @@
+// The command line shared by the subcommands, and what it turns into: a device, the selected cases, the run
+// settings and the provenance block of the result file.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "suites/cases.h"
+#include "suites/device.h"
+#include "suites/runner.h"
+
+namespace flabench {
+
+struct CommandLine {
+  std::string filter;
+  std::vector<std::string> axes;
+  std::string preset;  // empty: the device's default group
+  std::string device = "auto";
+  std::string out;  // empty: fla-bench-<time>.json
+  bool no_check = false;
+  std::uint64_t seed = 0;
+  double min_time_s = 0.5;
+  int min_samples = 10;
+  double warmup_time_s = 0.1;
+  bool no_l2_flush = false;
+  double bandwidth_gbs = 0;  // 0: the measured copy bandwidth
+  bool list_presets = false;
+  std::vector<std::string> argv;
+};
+
+void add_selection_options(CLI::App& app, CommandLine& line);  // filter, axis, preset, device
+void add_run_options(CLI::App& app, CommandLine& line);        // out, seed, timing, checks
+
+struct Session {
+  std::unique_ptr<Device> device;
+  std::vector<Case> cases;
+};
+
+// Opens the device (printing one line to stderr when it falls back to the cpu backend) and expands the
+// selected cases. Throws UsageError for bad axes, presets, filters, devices, or when nothing is selected.
+Session open_session(const CommandLine& line);
+
+RunSettings run_settings(const CommandLine& line, const Device& device);
+RunContext run_context(const CommandLine& line, const Device& device, const RunSettings& settings);
+std::filesystem::path output_path(const CommandLine& line);
+
+}  // namespace flabench

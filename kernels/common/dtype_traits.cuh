@@ -1,0 +1,52 @@
+// Device loads and stores in the I/O dtypes; all arithmetic is fp32.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "kernels/common/dtype.h"
+
+namespace flabench {
+
+__device__ __forceinline__ float to_float(float x) {
+  return x;
+}
+__device__ __forceinline__ float to_float(__half x) {
+  return __half2float(x);
+}
+__device__ __forceinline__ float to_float(__nv_bfloat16 x) {
+  return __bfloat162float(x);
+}
+
+template <class T>
+__device__ __forceinline__ T from_float(float x);
+template <>
+__device__ __forceinline__ float from_float<float>(float x) {
+  return x;
+}
+template <>
+__device__ __forceinline__ __half from_float<__half>(float x) {
+  return __float2half_rn(x);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
+  return __float2bfloat16_rn(x);
+}
+
+// Calls fn(T{}) with T the storage type of `dtype`: one place that turns the run-time dtype into a type.
+template <class Fn>
+void dispatch_dtype(DType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DType::fp32:
+      fn(float{});
+      return;
+    case DType::fp16:
+      fn(__half{});
+      return;
+    case DType::bf16:
+      fn(__nv_bfloat16{});
+      return;
+  }
+}
+
+}  // namespace flabench

@@ -1,0 +1,27 @@
+#include "kernels/variant.h"
+
+#include <algorithm>
+
+namespace flabench {
+
+std::string_view backend_name(Backend backend) {
+  return backend == Backend::cuda ? "cuda" : "cpu";
+}
+
+std::optional<std::string> why_unsupported(const Variant& variant, const Problem& problem, Mode mode,
+                                           const DeviceLimits& limits) {
+  const Support& support = variant.support;
+  if (std::find(support.dtypes.begin(), support.dtypes.end(), problem.dtype) == support.dtypes.end())
+    return variant.name + " has no " + std::string(dtype_name(problem.dtype)) + " version";
+  if (mode == Mode::fwdbwd && !support.backward) return variant.name + " has no backward";
+  if (!support.chunk_sizes.empty() && std::find(support.chunk_sizes.begin(), support.chunk_sizes.end(),
+                                                problem.chunk_size) == support.chunk_sizes.end()) {
+    std::string sizes;
+    for (int size : support.chunk_sizes) sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
+    return variant.name + " supports chunk sizes " + sizes + ", not " + std::to_string(problem.chunk_size);
+  }
+  if (support.limits) return support.limits(problem, mode, limits);
+  return std::nullopt;
+}
+
+}  // namespace flabench

@@ -1,0 +1,76 @@
+// The variant contract: one shape for every implementation of an op (naive, fused_recurrent, chunk, the cpu
+// reference). A variant says what it supports and provides a forward and a backward; nothing else.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kernels/common/problem.h"
+#include "kernels/common/tensor.h"
+
+namespace flabench {
+
+enum class Backend { cuda, cpu };
+
+std::string_view backend_name(Backend backend);
+
+// What the device offers, for the support decisions that depend on it.
+struct DeviceLimits {
+  std::size_t shared_memory_per_block = 0;  // the opt-in maximum of dynamic shared memory
+  int compute_capability = 0;               // 90 for sm_90; 0 on the cpu backend
+};
+
+struct Support {
+  std::vector<DType> dtypes{DType::fp32, DType::fp16, DType::bf16};
+  std::vector<int> chunk_sizes;  // empty: the variant has no chunk size axis
+  int default_chunk_size = 0;
+  bool backward = true;
+  bool tf32 = false;  // fp32 inputs go through tf32 tensor cores (looser fp32 thresholds)
+  // Head dims, memory and device limits: the reason the variant cannot run `problem`, or nullopt.
+  std::function<std::optional<std::string>(const Problem&, Mode, const DeviceLimits&)> limits;
+};
+
+// Tensors live on the variant's backend; `workspace` holds workspace_bytes(problem) bytes. A variant
+// launches on `stream` and returns without synchronising (the cpu backend has no stream and runs inline).
+struct ForwardCall {
+  const Problem& problem;
+  const TensorMap& inputs;
+  TensorMap& outputs;
+  std::span<std::byte> workspace;
+  cudaStream_t stream;
+  // The backward that follows may read what the forward leaves in the workspace when this is set;
+  // a plain inference forward does not pay for it.
+  bool save_for_backward;
+};
+
+struct BackwardCall {
+  const Problem& problem;
+  const TensorMap& inputs;
+  const TensorMap& grad_outputs;
+  TensorMap& grads;
+  std::span<std::byte> workspace;
+  cudaStream_t stream;
+};
+
+struct Variant {
+  std::string op;
+  std::string name;
+  std::string description;
+  Backend backend = Backend::cuda;
+  Support support;
+  std::function<std::size_t(const Problem&)> workspace_bytes;  // unset: no workspace
+  std::function<void(const ForwardCall&)> forward;
+  std::function<void(const BackwardCall&)> backward;
+};
+
+// Why `variant` cannot run `problem` in `mode`, from its declared support, or nullopt when it can.
+std::optional<std::string> why_unsupported(const Variant& variant, const Problem& problem, Mode mode,
+                                           const DeviceLimits& limits);
+
+}  // namespace flabench

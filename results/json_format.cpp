@@ -1,0 +1,72 @@
+#include "results/json_format.h"
+
+#include <stdexcept>
+
+namespace flabench {
+
+using nlohmann::json;
+
+namespace {
+
+template <class T>
+void put_optional(json& j, const char* key, const std::optional<T>& value) {
+  if (value) j[key] = *value;
+}
+
+template <class T>
+void get_optional(const json& j, const char* key, std::optional<T>& value) {
+  if (auto it = j.find(key); it != j.end() && !it->is_null()) value = it->get<T>();
+}
+
+}  // namespace
+
+void to_json(json& j, const CaseRecord& r) {
+  j = json{
+      {"name", r.name},
+      {"op", r.op},
+      {"variant", r.variant},
+      {"mode", r.mode},
+      {"dtype", r.dtype},
+      {"axes", {{"B", r.B}, {"T", r.T}, {"H", r.H}, {"K", r.K}, {"V", r.V}, {"chunk_size", r.chunk_size}}},
+      {"scale", r.scale},
+      {"status", status_name(r.status)},
+      {"reason", r.reason}};
+  put_optional(j, "timing", r.timing);
+  put_optional(j, "derived", r.derived);
+  put_optional(j, "check", r.check);
+}
+
+void from_json(const json& j, CaseRecord& r) {
+  j.at("name").get_to(r.name);
+  j.at("op").get_to(r.op);
+  j.at("variant").get_to(r.variant);
+  j.at("mode").get_to(r.mode);
+  j.at("dtype").get_to(r.dtype);
+  const json& axes = j.at("axes");
+  axes.at("B").get_to(r.B);
+  axes.at("T").get_to(r.T);
+  axes.at("H").get_to(r.H);
+  axes.at("K").get_to(r.K);
+  axes.at("V").get_to(r.V);
+  axes.at("chunk_size").get_to(r.chunk_size);
+  j.at("scale").get_to(r.scale);
+  const auto status = parse_status(j.at("status").get<std::string>());
+  if (!status) throw std::invalid_argument("unknown case status '" + j.at("status").get<std::string>() + "'");
+  r.status = *status;
+  j.at("reason").get_to(r.reason);
+  get_optional(j, "timing", r.timing);
+  get_optional(j, "derived", r.derived);
+  get_optional(j, "check", r.check);
+}
+
+json result_file_json(const ResultFile& file) {
+  json j{{"schema", file.context.schema},
+         {"schema_version", file.context.schema_version},
+         {"complete", file.complete},
+         {"context", file.context},
+         {"cases", file.cases}};
+  if (file.summary) j["summary"] = *file.summary;
+  return j;
+}
+
+}  // namespace flabench

@@ -1,0 +1,134 @@
+// The result model: what one run measured, as plain data. suites/ fills it; reporters write it; compare,
+// history and plots read it back. The JSON form is documented in results/SCHEMA.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace flabench {
+
+inline constexpr const char* kResultSchemaName = "fla-bench-result";
+// Semantic version of the JSON layout: a reader refuses another major version.
+inline constexpr const char* kResultSchemaVersion = "1.0.0";
+
+struct DeviceRecord {
+  std::string backend;  // "cuda" or "cpu"
+  int index = 0;
+  std::string name;
+  std::string uuid;
+  int compute_capability = 0;  // 90 for sm_90
+  int sm_count = 0;            // multiprocessors (cuda) or hardware threads (cpu)
+  double sm_clock_mhz = 0;     // peak
+  double memory_clock_mhz = 0;
+  int memory_bus_bits = 0;
+  double memory_bytes = 0;
+  double l2_bytes = 0;
+  double shared_memory_per_block = 0;
+  double bandwidth_theoretical_gbs = 0;  // from clocks and bus width; 0 where unknown
+  double bandwidth_measured_gbs = 0;     // a device-to-device copy, bytes read + written
+  std::string cuda_runtime;              // "13.0"
+  std::string cuda_driver;
+  bool operator==(const DeviceRecord&) const = default;
+};
+
+struct SettingsRecord {
+  double min_time_s = 0;
+  int min_samples = 0;
+  double warmup_time_s = 0;
+  bool l2_flush = false;
+  bool check = false;
+  bool time = false;
+  std::uint64_t seed = 0;
+  double floor_bandwidth_gbs = 0;      // the bandwidth the byte floor is timed at
+  std::string floor_bandwidth_source;  // "measured", "theoretical" or "user"
+  bool operator==(const SettingsRecord&) const = default;
+};
+
+struct RunContext {
+  std::string schema = kResultSchemaName;
+  std::string schema_version = kResultSchemaVersion;
+  std::string started_utc;  // ISO 8601
+  std::string host;
+  std::string fla_bench_version;
+  std::string git_sha;
+  bool git_dirty = false;
+  std::vector<std::string> command_line;
+  DeviceRecord device;
+  SettingsRecord settings;
+  bool operator==(const RunContext&) const = default;
+};
+
+struct TimingRecord {
+  std::int64_t samples = 0;
+  double median_ms = 0, mean_ms = 0, stddev_ms = 0, min_ms = 0, max_ms = 0, q1_ms = 0, q3_ms = 0;
+  std::vector<double> samples_ms;
+  bool operator==(const TimingRecord&) const = default;
+};
+
+struct DerivedRecord {
+  double tokens_per_s = 0;
+  double flops = 0;
+  double tflops_per_s = 0;
+  double floor_bytes = 0;
+  double floor_ms = 0;      // floor_bytes at the settings' floor bandwidth
+  double achieved_gbs = 0;  // floor_bytes / median time
+  double floor_pct = 0;     // floor_ms / median_ms * 100
+  bool operator==(const DerivedRecord&) const = default;
+};
+
+struct TensorCheckRecord {
+  std::string tensor;
+  double rms_ratio = 0;  // RMS(ref - x) / RMS(ref)
+  double max_abs = 0;    // max |ref - x|
+  double threshold = 0;
+  std::int64_t nonfinite = 0;  // NaN or Inf elements in x
+  bool passed = false;
+  bool operator==(const TensorCheckRecord&) const = default;
+};
+
+struct CheckRecord {
+  bool passed = false;
+  std::string shape;  // the (possibly shortened) shape checked, "B2-T257-H3-K64-V64"
+  std::vector<TensorCheckRecord> tensors;
+  bool operator==(const CheckRecord&) const = default;
+};
+
+// One line: "ok 2.1e-03 (dk)" (the tensor closest to its threshold) or "FAIL dk 3.1e-02 > 6.0e-03".
+std::string check_summary(const CheckRecord& check);
+
+enum class CaseStatus { ok, failed, skipped };
+
+std::string_view status_name(CaseStatus status);
+std::optional<CaseStatus> parse_status(std::string_view text);
+
+struct CaseRecord {
+  std::string name;
+  std::string op, variant, mode, dtype;
+  std::int64_t B = 0, T = 0, H = 0, K = 0, V = 0;
+  int chunk_size = 0;
+  double scale = 0;
+  CaseStatus status = CaseStatus::ok;
+  std::string reason;  // why skipped or failed
+  std::optional<TimingRecord> timing;
+  std::optional<DerivedRecord> derived;
+  std::optional<CheckRecord> check;
+  bool operator==(const CaseRecord&) const = default;
+};
+
+struct RunSummary {
+  int cases = 0, ok = 0, failed = 0, skipped = 0;
+  double wall_s = 0;
+  bool operator==(const RunSummary&) const = default;
+};
+
+// A whole result file; `complete` is false for the record of a run that stopped early.
+struct ResultFile {
+  RunContext context;
+  std::vector<CaseRecord> cases;
+  std::optional<RunSummary> summary;
+  bool complete = false;
+};
+
+}  // namespace flabench

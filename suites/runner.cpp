@@ -1,0 +1,153 @@
+#include "suites/runner.h"
+
+#include <chrono>
+#include <map>
+#include <optional>
+
+#include "kernels/common/cuda_check.h"
+#include "profiles/nvtx_range.h"
+#include "suites/case_tensors.h"
+#include "suites/checks.h"
+#include "suites/inputs.h"
+#include "suites/statistics.h"
+
+namespace flabench {
+namespace {
+
+// Consecutive cases of one op and shape share their inputs; generating them can take seconds at 24K tokens.
+class InputCache {
+ public:
+  const HostValuesMap& inputs(const OpSpec& op, const Problem& p, std::uint64_t seed) {
+    refresh(op, p, seed);
+    if (!inputs_) inputs_ = make_input_values(op, p, seed);
+    return *inputs_;
+  }
+  const HostValuesMap& grad_outputs(const OpSpec& op, const Problem& p, std::uint64_t seed) {
+    refresh(op, p, seed);
+    if (!grad_outputs_) grad_outputs_ = make_grad_output_values(op, p, seed + 1);
+    return *grad_outputs_;
+  }
+
+ private:
+  void refresh(const OpSpec& op, const Problem& p, std::uint64_t seed) {
+    Problem key = p;
+    key.chunk_size = 0;
+    if (op_ == &op && key_ == key && seed_ == seed) return;
+    op_ = &op, key_ = key, seed_ = seed;
+    inputs_.reset();
+    grad_outputs_.reset();
+  }
+
+  const OpSpec* op_ = nullptr;
+  Problem key_;
+  std::uint64_t seed_ = 0;
+  std::optional<HostValuesMap> inputs_, grad_outputs_;
+};
+
+TimingRecord time_one(Device& device, const Case& c, const RunSettings& settings, InputCache& cache) {
+  const bool backward = c.mode == Mode::fwdbwd;
+  const Problem& p = c.problem;
+  CaseTensors tensors(device, *c.op, *c.variant, p, c.mode);
+  tensors.upload(cache.inputs(*c.op, p, settings.seed), tensors.inputs);
+  if (backward) tensors.upload(cache.grad_outputs(*c.op, p, settings.seed), tensors.grad_outputs);
+  const NvtxRange case_range(c.name);
+  auto run = [&] {
+    {
+      const NvtxRange range("forward");
+      c.variant->forward({p, tensors.inputs, tensors.outputs, tensors.workspace, device.stream(), backward});
+    }
+    if (backward) {
+      const NvtxRange range("backward");
+      c.variant->backward(
+          {p, tensors.inputs, tensors.grad_outputs, tensors.grads, tensors.workspace, device.stream()});
+    }
+  };
+  return summarize_samples(time_case(device, c.name, run, settings.timing));
+}
+
+}  // namespace
+
+CaseRecord base_record(const Case& c) {
+  CaseRecord r;
+  r.name = c.name;
+  r.op = c.op->name;
+  r.variant = c.variant->name;
+  r.mode = mode_name(c.mode);
+  r.dtype = dtype_name(c.problem.dtype);
+  r.B = c.problem.B, r.T = c.problem.T, r.H = c.problem.H, r.K = c.problem.K, r.V = c.problem.V;
+  r.chunk_size = c.problem.chunk_size;
+  r.scale = c.problem.scale;
+  return r;
+}
+
+DerivedRecord derive_metrics(const Case& c, const TimingRecord& timing, double floor_bandwidth_gbs) {
+  DerivedRecord d;
+  const double seconds = timing.median_ms * 1e-3;
+  if (seconds <= 0) return d;
+  d.tokens_per_s = static_cast<double>(c.problem.tokens()) / seconds;
+  d.flops = case_flops(*c.op, c.problem, c.mode);
+  d.tflops_per_s = d.flops / seconds / 1e12;
+  d.floor_bytes = floor_bytes(*c.op, c.problem, c.mode);
+  d.achieved_gbs = d.floor_bytes / seconds / 1e9;
+  if (floor_bandwidth_gbs > 0) {
+    d.floor_ms = d.floor_bytes / (floor_bandwidth_gbs * 1e9) * 1e3;
+    d.floor_pct = 100.0 * d.floor_ms / timing.median_ms;
+  }
+  return d;
+}
+
+RunSummary run_cases(Device& device, const std::vector<Case>& cases, const RunSettings& settings,
+                     Reporter& reporter) {
+  const auto start = std::chrono::steady_clock::now();
+  RunSummary summary;
+  InputCache cache;
+  std::map<std::string, CheckRecord> checks;  // by the name of the checked (shortened) case
+  std::optional<std::string> context_lost;
+
+  for (const Case& c : cases) {
+    CaseRecord record = base_record(c);
+    if (c.skip_reason) {
+      record.status = CaseStatus::skipped;
+      record.reason = *c.skip_reason;
+    } else if (context_lost) {
+      record.status = CaseStatus::failed;
+      record.reason = "not run: " + *context_lost;
+    } else {
+      try {
+        if (settings.check) {
+          const Problem checked = check_problem(c.problem);
+          const std::string key = case_name(*c.op, *c.variant, c.mode, checked);
+          auto found = checks.find(key);
+          if (found == checks.end())
+            found = checks.emplace(key, run_check(device, *c.op, *c.variant, checked, c.mode, settings.seed))
+                        .first;
+          record.check = found->second;
+        }
+        if (settings.time) {
+          record.timing = time_one(device, c, settings, cache);
+          record.derived = derive_metrics(c, *record.timing, settings.floor_bandwidth_gbs);
+        }
+        if (record.check && !record.check->passed) {
+          record.status = CaseStatus::failed;
+          record.reason = "check failed: " + check_summary(*record.check);
+        }
+      } catch (const CudaError& e) {
+        record.status = CaseStatus::failed;
+        record.reason = e.what();
+        if (e.is_sticky()) context_lost = "the CUDA context was lost at " + c.name + ": " + e.what();
+      } catch (const std::exception& e) {
+        record.status = CaseStatus::failed;
+        record.reason = e.what();
+      }
+    }
+    ++summary.cases;
+    if (record.status == CaseStatus::ok) ++summary.ok;
+    if (record.status == CaseStatus::failed) ++summary.failed;
+    if (record.status == CaseStatus::skipped) ++summary.skipped;
+    reporter.record(record);
+  }
+  summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
+}  // namespace flabench

@@ -1,0 +1,112 @@
+// The fla-bench command as a user runs it: exit codes, one-line errors, and a cpu run end to end.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "results/result_file.h"
+
+namespace flabench {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int status;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& path) {
+  std::stringstream text;
+  text << std::ifstream(path).rdbuf();
+  return text.str();
+}
+
+Outcome fla_bench(const std::string& arguments) {
+  const fs::path dir = fs::temp_directory_path();
+  const std::string tag = std::to_string(::getpid());
+  const fs::path out = dir / ("cli-out-" + tag), err = dir / ("cli-err-" + tag);
+  const std::string command =
+      std::string(FLA_BENCH_BINARY) + " " + arguments + " >" + out.string() + " 2>" + err.string();
+  const int raw = std::system(command.c_str());
+  Outcome outcome{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
+  fs::remove(out);
+  fs::remove(err);
+  return outcome;
+}
+
+void expect_usage_error(const std::string& arguments, const std::string& fragment) {
+  const Outcome o = fla_bench(arguments);
+  EXPECT_EQ(o.status, 2) << arguments << "\n" << o.err;
+  EXPECT_NE(o.err.find(fragment), std::string::npos) << arguments << "\nstderr: " << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << "one line: " << o.err;
+  EXPECT_EQ(o.out, "") << arguments;
+}
+
+TEST(Cli, BadInputIsOneLineAndExitStatusTwo) {
+  expect_usage_error("--device cpu --axis X=1", "unknown axis 'X'");
+  expect_usage_error("--device cpu --axis T=-5", "--axis T=-5: value -5 is not allowed");
+  expect_usage_error("--device cpu --axis D=0", "--axis D=0: value 0 is not allowed");
+  expect_usage_error("--device cpu --filter 'rwkv7('", "--filter: invalid regular expression");
+  expect_usage_error("--device cpu --filter no-such-case", "no case matches --filter 'no-such-case'");
+  expect_usage_error("--device gpu0", "--device: 'gpu0' is not a device");
+  expect_usage_error("--device cuda:99", "--device cuda:99: ");
+  expect_usage_error("--device cpu --filter gla --out /nonexistent-dir/run.json",
+                     "--out: /nonexistent-dir/run.json");
+  expect_usage_error("--device cpu --preset nope", "--preset: unknown preset 'nope'");
+  expect_usage_error("--bogus", "fla-bench: error:");
+  expect_usage_error("--min-time -1", "--min-time");
+  expect_usage_error("list extra-argument", "fla-bench: error:");
+}
+
+TEST(Cli, ListShowsCasesAndSkipReasons) {
+  const Outcome o =
+      fla_bench("list --device cpu --filter '^gla/' --axis D=128 --axis T=24576 --axis B=1 --axis H=1");
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("gla/reference/fwd/bf16/B1-T24576-H1-K128-V128"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("skipped: the fp64 reference backward keeps every state"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("6 cases (3 run, 3 skipped)"), std::string::npos) << o.out;
+  EXPECT_NE(fla_bench("list --presets").out.find("B1_T24576_H16_D64"), std::string::npos);
+}
+
+TEST(Cli, CpuRunWritesAValidResultFile) {
+  const fs::path path = fs::temp_directory_path() / ("cli-run-" + std::to_string(::getpid()) + ".json");
+  const Outcome o = fla_bench("--device cpu --filter '^simple_gla/' --min-time 0.01 --min-samples 3 --out " +
+                              path.string());
+  ASSERT_EQ(o.status, 0) << o.err << o.out;
+  const ResultFile file = read_result_file(path);
+  fs::remove(path);
+  EXPECT_TRUE(file.complete);
+  EXPECT_EQ(file.context.device.backend, "cpu");
+  EXPECT_EQ(file.context.command_line.back(), path.string());
+  ASSERT_EQ(file.cases.size(), 12u);  // 2 cpu shapes x 3 dtypes x 2 modes
+  for (const CaseRecord& c : file.cases) {
+    EXPECT_EQ(c.status, CaseStatus::ok) << c.name << ": " << c.reason;
+    ASSERT_TRUE(c.timing && c.check && c.derived) << c.name;
+    EXPECT_GE(c.timing->samples, 3);
+    EXPECT_TRUE(c.check->passed);
+    EXPECT_GT(c.derived->floor_pct, 0);
+  }
+  EXPECT_NE(o.out.find("12 cases: 12 ok, 0 failed, 0 skipped"), std::string::npos) << o.out;
+}
+
+TEST(Cli, CheckRunsOnlyTheChecks) {
+  const fs::path path = fs::temp_directory_path() / ("cli-check-" + std::to_string(::getpid()) + ".json");
+  const Outcome o = fla_bench("check --device cpu --filter '^rwkv6/.*/bf16/B1' --out " + path.string());
+  ASSERT_EQ(o.status, 0) << o.err << o.out;
+  const ResultFile file = read_result_file(path);
+  fs::remove(path);
+  ASSERT_EQ(file.cases.size(), 2u);
+  for (const CaseRecord& c : file.cases) {
+    EXPECT_FALSE(c.timing);
+    ASSERT_TRUE(c.check);
+    EXPECT_TRUE(c.check->passed);
+  }
+  EXPECT_FALSE(file.context.settings.time);
+}
+
+}  // namespace
+}  // namespace flabench

@@ -1,0 +1,111 @@
+#include "results/result_file.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "results/json_format.h"
+#include "tests/results/sample_records.h"
+
+namespace flabench {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ResultFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("fla-bench-test-" + std::to_string(::getpid()) + "-" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  void write(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
+  fs::path dir;
+};
+
+TEST_F(ResultFileTest, RoundTripThroughTheFinalFile) {
+  const fs::path path = dir / "run.json";
+  CaseRecord skipped = testing::sample_case("gla/naive/fwdbwd/fp32/B1-T64-H1-K256-V256");
+  skipped.status = CaseStatus::skipped;
+  skipped.reason = "too large";
+  skipped.timing.reset(), skipped.derived.reset(), skipped.check.reset();
+  {
+    JsonFileReporter reporter(path);
+    reporter.begin(testing::sample_context());
+    reporter.record(testing::sample_case());
+    EXPECT_TRUE(fs::exists(partial_path(path)));  // on disk as soon as the case finished
+    reporter.record(skipped);
+    reporter.end({2, 1, 0, 1, 3.5});
+  }
+  EXPECT_FALSE(fs::exists(partial_path(path)));
+  const ResultFile file = read_result_file(path);
+  EXPECT_TRUE(file.complete);
+  EXPECT_EQ(file.context, testing::sample_context());
+  ASSERT_EQ(file.cases.size(), 2u);
+  EXPECT_EQ(file.cases[0], testing::sample_case());
+  EXPECT_EQ(file.cases[1], skipped);
+  EXPECT_EQ(file.summary, (RunSummary{2, 1, 0, 1, 3.5}));
+}
+
+TEST_F(ResultFileTest, ARunThatDiesKeepsEveryFinishedCase) {
+  const fs::path path = dir / "crashed.json";
+  {
+    JsonFileReporter reporter(path);
+    reporter.begin(testing::sample_context());
+    reporter.record(testing::sample_case("a"));
+    reporter.record(testing::sample_case("b"));
+  }  // no end(): the process died here
+  EXPECT_FALSE(fs::exists(path));
+  std::ofstream(partial_path(path), std::ios::app) << "{\"case\": {\"name\": \"c\", \"op";  // cut mid-write
+  const ResultFile file = read_result_file(partial_path(path));
+  EXPECT_FALSE(file.complete);
+  ASSERT_EQ(file.cases.size(), 2u);
+  EXPECT_EQ(file.cases[1].name, "b");
+  EXPECT_EQ(file.context.host, "gpu-host");
+}
+
+TEST_F(ResultFileTest, UnwritablePathFailsBeforeAnyMeasuring) {
+  EXPECT_THROW(JsonFileReporter(dir / "missing-dir" / "run.json"), ResultFileError);
+}
+
+void expect_read_error(const fs::path& path, const std::string& fragment) {
+  try {
+    read_result_file(path);
+    ADD_FAILURE() << "read " << path;
+  } catch (const ResultFileError& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ResultFileTest, BadFilesGiveOneClearError) {
+  expect_read_error(dir / "absent.json", "cannot open");
+  write(dir / "garbage.json", "{not json");
+  expect_read_error(dir / "garbage.json", "not valid JSON");
+  write(dir / "other.json", R"({"schema": "something-else", "schema_version": "1.0.0"})");
+  expect_read_error(dir / "other.json", "not an fla-bench result file");
+  write(dir / "future.json", R"({"schema": "fla-bench-result", "schema_version": "2.0.0"})");
+  expect_read_error(dir / "future.json",
+                    "schema version 2.0.0 cannot be read by this fla-bench (it reads 1.x)");
+  nlohmann::json truncated =
+      result_file_json({testing::sample_context(), {testing::sample_case()}, {}, true});
+  truncated["cases"][0].erase("axes");
+  write(dir / "truncated.json", truncated.dump());
+  expect_read_error(dir / "truncated.json", "axes");
+  write(dir / "empty.json.partial", "");
+  expect_read_error(dir / "empty.json.partial", "empty file");
+}
+
+TEST(JsonFormat, OptionalPartsAreLeftOutAndStatusIsAName) {
+  CaseRecord r = testing::sample_case();
+  r.timing.reset();
+  r.status = CaseStatus::failed;
+  const nlohmann::json j = r;
+  EXPECT_FALSE(j.contains("timing"));
+  EXPECT_EQ(j.at("status"), "failed");
+  EXPECT_EQ(j.at("axes").at("chunk_size"), 0);
+  EXPECT_EQ(j.get<CaseRecord>(), r);
+}
+
+}  // namespace
+}  // namespace flabench

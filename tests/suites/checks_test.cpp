@@ -1,0 +1,118 @@
+// The spot check must pass a correct variant and name what is wrong with a broken one.
+#include "suites/checks.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "kernels/common/reference_variant.h"
+#include "suites/thresholds.h"
+#include "tests/test_support.h"
+
+namespace flabench {
+namespace {
+
+TEST(CompareTensor, RatioMaxAbsAndNonFinite) {
+  Array64 ref({4}), got({4});
+  ref.values = {1, -2, 3, 4};
+  got.values = {1, -2, 3, 4.3};
+  TensorCheckRecord r = compare_tensor("o", ref, got, 0.1);
+  EXPECT_NEAR(r.rms_ratio, 0.3 / std::sqrt(30.0), 1e-12);
+  EXPECT_NEAR(r.max_abs, 0.3, 1e-12);
+  EXPECT_TRUE(r.passed);
+  EXPECT_FALSE(compare_tensor("o", ref, got, 0.01).passed);
+
+  got.values[1] = std::numeric_limits<double>::quiet_NaN();
+  r = compare_tensor("o", ref, got, 1.0);
+  EXPECT_EQ(r.nonfinite, 1);
+  EXPECT_FALSE(r.passed);
+
+  Array64 zeros({2}), small({2});
+  small.values = {0, 1e-30};
+  EXPECT_TRUE(compare_tensor("du", zeros, zeros, 1e-5).passed);
+  EXPECT_FALSE(compare_tensor("du", zeros, small, 1e-5).passed);
+}
+
+TEST(Thresholds, FollowTheNumericsSpec) {
+  EXPECT_EQ(check_threshold(DType::bf16, TensorRole::forward, false), 5e-3);
+  EXPECT_EQ(check_threshold(DType::bf16, TensorRole::gradient, false), 6e-3);
+  EXPECT_EQ(check_threshold(DType::fp16, TensorRole::forward, false), 2e-3);
+  EXPECT_EQ(check_threshold(DType::fp16, TensorRole::gradient, false), 3e-3);
+  EXPECT_EQ(check_threshold(DType::fp32, TensorRole::gradient, false), 1e-5);
+  EXPECT_EQ(check_threshold(DType::fp32, TensorRole::gradient, true), 2e-3);
+}
+
+TEST(CheckProblem, ShortensOnlyBatchHeadsAndTime) {
+  const Problem p{8, 24576, 16, 128, 64, DType::bf16, 64, 0.125};
+  const Problem c = check_problem(p);
+  EXPECT_EQ(c, (Problem{2, 257, 3, 128, 64, DType::bf16, 64, 0.125}));
+  EXPECT_EQ(check_problem(c), c);
+  const Problem tiny{1, 5, 1, 16, 16, DType::fp32};
+  EXPECT_EQ(check_problem(tiny), tiny);
+}
+
+class ChecksOnCpu : public ::testing::Test {
+ protected:
+  std::unique_ptr<Device> device = open_cpu_device();
+};
+
+TEST_F(ChecksOnCpu, TheReferenceVariantPassesEveryOpAndDtype) {
+  for (const OpSpec* op : product_registry().ops())
+    for (DType dtype : kAllDTypes) {
+      const Problem p = testing::small_problem(*op, 2, 19, 3, 8, 4, dtype);
+      const CheckRecord check = run_check(
+          *device, *op, *product_registry().find_variant(op->name, "reference"), p, Mode::fwdbwd, 5);
+      EXPECT_TRUE(check.passed) << op->name << " " << dtype_name(dtype) << ": " << check_summary(check);
+      EXPECT_EQ(check.tensors.size(), op->outputs.size() + grad_specs(*op).size());
+      EXPECT_EQ(check.shape, "B2-T19-H3-K8-V4");
+    }
+}
+
+// Test-only variants with planted faults; never registered in the product.
+Variant broken(const OpSpec& op, std::function<void(TensorMap&)> corrupt_outputs,
+               std::function<void(TensorMap&)> corrupt_grads) {
+  Variant variant = make_reference_variant(op);
+  variant.name = "broken";
+  variant.forward = [inner = variant.forward, corrupt_outputs](const ForwardCall& call) {
+    inner(call);
+    if (corrupt_outputs) corrupt_outputs(call.outputs);
+  };
+  variant.backward = [inner = variant.backward, corrupt_grads](const BackwardCall& call) {
+    inner(call);
+    if (corrupt_grads) corrupt_grads(call.grads);
+  };
+  return variant;
+}
+
+TEST_F(ChecksOnCpu, AWrongGradientFailsAndIsNamed) {
+  const OpSpec& op = testing::op_named("rwkv6");
+  const Variant variant = broken(op, nullptr, [](TensorMap& grads) {
+    float* dw = grads.at("dw").as<float>();
+    for (std::int64_t i = 0; i < grads.at("dw").numel(); ++i) dw[i] *= 1.01f;  // a 1% error
+  });
+  const CheckRecord check =
+      run_check(*device, op, variant, testing::small_problem(op, 1, 9, 2, 8, 8), Mode::fwdbwd, 0);
+  EXPECT_FALSE(check.passed);
+  for (const TensorCheckRecord& t : check.tensors) EXPECT_EQ(t.passed, t.tensor != "dw") << t.tensor;
+  EXPECT_EQ(check_summary(check).rfind("FAIL dw 1.0e-02 > 1.0e-05", 0), 0u) << check_summary(check);
+}
+
+TEST_F(ChecksOnCpu, AnOutputElementNeverWrittenShowsAsNaN) {
+  const OpSpec& op = testing::op_named("gla");
+  // Restores the poison the check filled the last element of o with: as if the kernel skipped it.
+  const Variant variant = broken(
+      op,
+      [](TensorMap& out) {
+        Tensor& o = out.at("o");
+        reinterpret_cast<std::uint16_t*>(o.data)[o.numel() - 1] = 0xFFFF;
+      },
+      nullptr);
+  const CheckRecord check =
+      run_check(*device, op, variant, testing::small_problem(op, 1, 9, 2, 8, 8, DType::bf16), Mode::fwd, 0);
+  EXPECT_FALSE(check.passed);
+  EXPECT_EQ(check_summary(check), "FAIL o has 1 NaN/Inf");
+}
+
+}  // namespace
+}  // namespace flabench

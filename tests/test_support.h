@@ -1,0 +1,34 @@
+// Helpers shared by the tests: small problems, op inputs in fp64, and running an op's reference.
+#pragma once
+
+#include <string>
+
+#include "kernels/registry.h"
+#include "suites/inputs.h"
+
+namespace flabench::testing {
+
+inline Problem small_problem(const OpSpec& op, std::int64_t B, std::int64_t T, std::int64_t H, std::int64_t K,
+                             std::int64_t V, DType dtype = DType::fp32) {
+  Problem p{B, T, H, K, V, dtype};
+  p.scale = op.default_scale(p);
+  return p;
+}
+
+inline Arrays64 zero_arrays(const std::vector<TensorSpec>& specs, const Problem& p) {
+  Arrays64 arrays;
+  for (const TensorSpec& spec : specs) arrays.set(spec.name, Array64(spec.shape(p)));
+  return arrays;
+}
+
+inline Arrays64 reference_outputs(const OpSpec& op, const Problem& p, const Arrays64& inputs) {
+  Arrays64 outputs = zero_arrays(op.outputs, p);
+  op.reference_forward(p, inputs, outputs);
+  return outputs;
+}
+
+inline const OpSpec& op_named(const std::string& name) {
+  return *product_registry().find_op(name);
+}
+
+}  // namespace flabench::testing
