@@ -8,7 +8,7 @@ set -euo pipefail
 bundle=$1 out=$2 filter=${3:-naive}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
-"$bundle/flabench_tests" --gtest_filter='*OnGpu*' 2>&1 | tail -n 8
+"$bundle/flabench_tests" --gtest_filter='*CudaVariant*' 2>&1 | tail -n 8
 compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 5 \
   "$bundle/fla-bench" check --filter "$filter" --preset B1_T70_H2_K64_V16,B2_T65_H1_K16_V32 \
   --out "$out/memcheck.json" 2>&1 | tail -n 3

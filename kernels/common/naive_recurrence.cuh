@@ -12,28 +12,13 @@
 #include "kernels/common/dtype_traits.cuh"
 #include "kernels/common/format.h"
 #include "kernels/common/recurrence.h"
+#include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/variant.h"
 
 namespace flabench::naive {
 
 constexpr int kThreads = 256;
 constexpr int kCheckpointInterval = 64;
-
-template <class T>
-struct Pointers {
-  const T *q, *k, *v, *g, *u, *a, *b;
-  const float* h0;
-  T* o;
-  float* ht;
-};
-
-template <class T>
-struct GradPointers {
-  const T* d_o;
-  const float* d_ht;
-  T *dq, *dk, *dv, *dg, *du, *da, *db;
-  float* dh0;
-};
 
 struct Dims {
   int B, T, H, K, V;
@@ -324,59 +309,8 @@ __global__ void __launch_bounds__(kThreads)
     for (int i = threadIdx.x; i < K; i += blockDim.x) ws.du_partial[std::int64_t(bh) * K + i] = b_du[i];
 }
 
-// du[h, i] = sum over the batch of the per-(batch, head) partials, in a fixed order.
-template <class T>
-__global__ void naive_sum_bonus_grad_kernel(const float* du_partial, T* du, int B, int H, int K) {
-  const int idx = blockIdx.x * blockDim.x + threadIdx.x;
-  if (idx >= H * K) return;
-  const int h = idx / K, i = idx % K;
-  float sum = 0;
-  for (int b = 0; b < B; ++b) sum += du_partial[(std::int64_t(b) * H + h) * K + i];
-  du[idx] = from_float<T>(sum);
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // Host side
-
-template <class T>
-const T* role_input(const TensorMap& tensors, const std::string& name) {
-  return name.empty() ? nullptr : tensors.at(name).as<const T>();
-}
-
-// The inputs by role; the outputs stay null until the forward binds them.
-template <class T>
-Pointers<T> bind_inputs(const RecurrenceBinding& r, const TensorMap& in) {
-  return {role_input<T>(in, r.q),
-          role_input<T>(in, r.k),
-          role_input<T>(in, r.v),
-          role_input<T>(in, r.g),
-          role_input<T>(in, r.u),
-          role_input<T>(in, r.a),
-          role_input<T>(in, r.b),
-          role_input<float>(in, r.h0),
-          nullptr,
-          nullptr};
-}
-
-template <class T>
-GradPointers<T> bind_grads(const RecurrenceBinding& r, const TensorMap& grad_out, const TensorMap& grads) {
-  auto grad = [&](const std::string& name) { return name.empty() ? nullptr : grads.at("d" + name).as<T>(); };
-  return {role_input<T>(grad_out, "d" + r.o),
-          role_input<float>(grad_out, "d" + r.ht),
-          grad(r.q),
-          grad(r.k),
-          grad(r.v),
-          grad(r.g),
-          grad(r.u),
-          grad(r.a),
-          grad(r.b),
-          grads.at("d" + r.h0).as<float>()};
-}
-
-template <class Kernel>
-void allow_shared_memory(Kernel kernel, std::size_t bytes) {
-  FLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-}
 
 template <class Form, class T>
 void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
@@ -405,7 +339,7 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
   FLA_CUDA_CHECK_LAUNCH();
   if constexpr (Form::value.bonus) {
     const int count = int(p.H * p.K);
-    naive_sum_bonus_grad_kernel<T>
+    sum_bonus_grad_kernel<T>
         <<<(count + 255) / 256, 256, 0, call.stream>>>(ws.du_partial, grads.du, int(p.B), int(p.H), int(p.K));
     FLA_CUDA_CHECK_LAUNCH();
   }

@@ -18,5 +18,6 @@ inline const RecurrenceBinding kGlaBinding{.form = GlaForm::value, .q = "q", .k 
 void register_gla(Registry& registry);
 
 Variant gla_naive_variant();
+Variant gla_fused_recurrent_variant();
 
 }  // namespace flabench

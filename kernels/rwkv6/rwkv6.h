@@ -20,5 +20,6 @@ inline const RecurrenceBinding kRwkv6Binding{
 void register_rwkv6(Registry& registry);
 
 Variant rwkv6_naive_variant();
+Variant rwkv6_fused_recurrent_variant();
 
 }  // namespace flabench

@@ -56,7 +56,7 @@ void register_rwkv7(Registry& registry) {
            .flops_per_state_element = 9,  // a^T S (2), decay + low rank + outer product (5), output (2)
            .default_scale = [](const Problem&) { return 1.0; },  // chunk_rwkv7's default
            .make_inputs = make_inputs}),
-      {rwkv7_naive_variant()});
+      {rwkv7_naive_variant(), rwkv7_fused_recurrent_variant()});
 }
 
 }  // namespace flabench

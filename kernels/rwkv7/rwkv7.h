@@ -19,5 +19,6 @@ inline const RecurrenceBinding kRwkv7Binding{
 void register_rwkv7(Registry& registry);
 
 Variant rwkv7_naive_variant();
+Variant rwkv7_fused_recurrent_variant();
 
 }  // namespace flabench

@@ -18,5 +18,6 @@ inline const RecurrenceBinding kSimpleGlaBinding{
 void register_simple_gla(Registry& registry);
 
 Variant simple_gla_naive_variant();
+Variant simple_gla_fused_recurrent_variant();
 
 }  // namespace flabench

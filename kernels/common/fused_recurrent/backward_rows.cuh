@@ -1,0 +1,263 @@
+// fused_recurrent backward, row pass: the gradients that reduce over V (dq, dk, dg, da, db, du) need the
+// forward state and its gradient side by side. A lane keeps 16 columns of one state row; a warp holds BK rows
+// and a block W of them (sharing the staged value vectors), and the blocks of a head split K. Rows are
+// independent given the per-token vectors a^T S_{t-1} (saved by the forward) and dS_t^T b_t (from the column
+// pass). Backwards over chunks of kChunk tokens and, inside a chunk, over sub-chunks of kSub tokens: a
+// sub-chunk's states are recomputed from the chunk's checkpoint into registers, then the row of dS_t is
+// stepped back through them. The recomputation (40 state steps per 16 tokens instead of 16) buys freedom from
+// shared memory for states, and with it the occupancy that hides the latency.
+#pragma once
+
+#include "kernels/common/fused_recurrent/geometry.cuh"
+#include "kernels/common/fused_recurrent/staging.cuh"
+#include "kernels/common/recurrence_pointers.cuh"
+
+namespace flabench::fused {
+
+constexpr int kSub = 4;  // tokens whose states one lane holds in registers at a time
+
+// Per token: the key vectors' entries for the block's rows, then v, do (and a^T S, dS^T b) over all V.
+template <class Form>
+struct RowRecord {
+  static constexpr int value_vectors = Form::value.low_rank ? 4 : 2;
+  static constexpr int v = 0, d_o = 1, sa = 2, dsa = 3;
+  __host__ __device__ static constexpr int keys_floats(int rows) {
+    return (KeyVectors<Form>::count * rows + 3) / 4 * 4;
+  }
+  __host__ __device__ static constexpr int floats(int rows, int V) {
+    return keys_floats(rows) + value_vectors * padded(V);
+  }
+};
+
+// Per-lane partial sums of a token, reduced over V at the sub-chunk's end: dq, dk, dg, (db, da), (v . do).
+template <class Form>
+struct RowSums {
+  static constexpr int dq = 0, dk = 1, dg = 2, db = 3, da = Form::value.low_rank ? 4 : 3;
+  static constexpr int v_dot_do = da + (Form::value.low_rank ? 1 : 0);
+  static constexpr int count = v_dot_do + (Form::value.bonus ? 1 : 0);
+};
+
+// The ring, the converted chunk and each warp's partial sums of a sub-chunk.
+template <class Form>
+inline std::size_t rows_shared_bytes(const StagePlan& plan, const Geometry& g) {
+  return kStages * std::size_t(plan.slot_bytes()) +
+         sizeof(float) * (kChunk * RowRecord<Form>::floats(g.block_rows(), g.V) +
+                          g.W_rows * kSub * RowSums<Form>::count * 32);
+}
+
+template <class Form, class T>
+__device__ void convert_row_chunk(const StagePlan& plan, const char* slot, int length, const Geometry& g,
+                                  float* records) {
+  using KV = KeyVectors<Form>;
+  using R = RowRecord<Form>;
+  const int rows = g.block_rows(), record = R::floats(rows, g.V);
+  const int key_shift = log2_of(rows), key_mask = rows - 1;
+#pragma unroll
+  for (int vec = 0; vec < KV::count; ++vec) {
+    for (int idx = threadIdx.x; idx < (length << key_shift); idx += blockDim.x) {
+      const int s = idx >> key_shift, i = idx & key_mask;
+      float x = to_float(staged<T>(plan, slot, s, vec)[i]);
+      if (KV::per_key_gate && vec == KV::g) x = __expf(x);
+      records[s * record + vec * rows + i] = x;
+    }
+  }
+  const int group_shift = log2_of(g.V / 8), group_mask = g.V / 8 - 1;
+#pragma unroll
+  for (int which = 0; which < R::value_vectors; ++which) {
+    for (int idx = threadIdx.x; idx < (length << group_shift); idx += blockDim.x) {
+      const int s = idx >> group_shift, group = idx & group_mask;
+      float x[8];
+      if (which < 2)
+        load8(staged<T>(plan, slot, s, KV::count + which) + group * 8, x);
+      else
+        load8(staged<float>(plan, slot, s, KV::count + which) + group * 8, x);
+      store8(records + s * record + R::keys_floats(rows) + which * padded(g.V) + (group >> 1) * kPaddedSpan +
+                 (group & 1) * 8,
+             x);
+    }
+  }
+  __syncthreads();
+}
+
+// One row's scalars and one lane's 16 values of each value vector, at one token.
+template <class Form>
+struct RowToken {
+  float q, k, decay, a, b;
+  float v[kSpan], d_o[kSpan], sa[kSpan], dsa[kSpan];
+
+  // `gradients`: also do and dS^T b, which only the backward step reads.
+  __device__ void load(const float* record, const Geometry& g, int row, int value_group, float head_decay,
+                       bool gradients) {
+    using KV = KeyVectors<Form>;
+    using R = RowRecord<Form>;
+    const int rows = g.block_rows();
+    q = record[KV::q * rows + row];
+    k = record[KV::k * rows + row];
+    decay = KV::per_key_gate ? record[KV::g * rows + row] : head_decay;
+    a = KV::low_rank ? record[KV::a * rows + row] : 0.0f;
+    b = KV::low_rank ? record[KV::b * rows + row] : 0.0f;
+    const float* values = record + R::keys_floats(rows) + value_group * kPaddedSpan;
+    load_floats(v, values + R::v * padded(g.V));
+    if constexpr (Form::value.low_rank) load_floats(sa, values + R::sa * padded(g.V));
+    if (gradients) {
+      load_floats(d_o, values + R::d_o * padded(g.V));
+      if constexpr (Form::value.low_rank) load_floats(dsa, values + R::dsa * padded(g.V));
+    }
+  }
+  // S_t from S_{t-1}, in place
+  __device__ void step(float (&S)[kSpan]) const {
+#pragma unroll
+    for (int j = 0; j < kSpan; ++j) {
+      float next = fmaf(decay, S[j], k * v[j]);
+      if constexpr (Form::value.low_rank) next = fmaf(b, sa[j], next);
+      S[j] = next;
+    }
+  }
+};
+
+template <class Form, class T>
+__global__ void __launch_bounds__(128)
+    fused_recurrent_bwd_rows_kernel(Pointers<T> p, GradPointers<T> d, Geometry g, StagePlan plan,
+                                    const float* checkpoints, float* dg_rows, float* du_partial) {
+  using KV = KeyVectors<Form>;
+  using R = RowRecord<Form>;
+  using Q = RowSums<Form>;
+  extern __shared__ __align__(16) char smem[];
+  float* records = reinterpret_cast<float*>(smem + kStages * plan.slot_bytes());
+  const int record_floats = R::floats(g.block_rows(), g.V);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  float* sums = records + kChunk * record_floats + warp * kSub * Q::count * 32;  // [kSub][Q::count][32 lanes]
+  const int bh = blockIdx.x, b = bh / g.H, h = bh % g.H;
+  const int row_in_warp = lane / g.VG, value_group = lane % g.VG;
+  const bool active = row_in_warp < g.BK;
+  const int row = warp * g.BK + (active ? row_in_warp : 0);  // within the block
+  const int k = blockIdx.y * g.block_rows() + row;
+  const int v0 = value_group * kSpan;
+  const std::int64_t state_base = std::int64_t(bh) * g.K * g.V + std::int64_t(k) * g.V + v0;
+  // The sub-chunk reductions give lane l row l % BK of its warp; that row's bonus is the one it needs there.
+  const int my_row = warp * g.BK + lane % g.BK;
+  const float u_mine =
+      Form::value.bonus ? to_float(p.u[h * g.K + blockIdx.y * g.block_rows() + my_row]) : 0.0f;
+
+  float dS[kSpan];
+  load_floats(dS, d.d_ht + state_base);
+  float du = 0;
+
+  const ChunkRing ring{plan, smem, g.chunks, b, h, g.T, g.H, /*reverse=*/true};
+  ring.prime();
+  float gate_next = 0;
+  if constexpr (!KV::per_key_gate) {
+    const ChunkSpan last = chunk_span(0, g.chunks, g.T, true);
+    gate_next = gate_of_lane(p.g, b, h, g.T, g.H, last.t0, last.length);
+  }
+
+  for (int index = 0; index < g.chunks; ++index) {
+    const int chunk = g.chunks - 1 - index;
+    float S0[kSpan];  // the state before the chunk's first token
+    load_floats(S0,
+                checkpoints + (std::int64_t(bh) * g.chunks + chunk) * g.K * g.V + std::int64_t(k) * g.V + v0);
+    ring.acquire(index);
+    const ChunkSpan span = chunk_span(index, g.chunks, g.T, true);
+    float gate_now = 0;
+    if constexpr (!KV::per_key_gate) {
+      gate_now = gate_next;
+      if (index + 1 < g.chunks) {
+        const ChunkSpan next = chunk_span(index + 1, g.chunks, g.T, true);
+        gate_next = gate_of_lane(p.g, b, h, g.T, g.H, next.t0, next.length);
+      }
+    }
+    convert_row_chunk<Form, T>(plan, ring.slot(index), span.length, g, records);
+    auto token = [&](int s, bool gradients) {
+      RowToken<Form> x;
+      x.load(records + s * record_floats, g, row, value_group, gate_decay<KV>(gate_now, s), gradients);
+      return x;
+    };
+
+    for (int first = (span.length - 1) / kSub * kSub; first >= 0; first -= kSub) {
+      float S[kSpan], states[kSub][kSpan];
+#pragma unroll
+      for (int j = 0; j < kSpan; ++j) S[j] = S0[j];
+      for (int s = 0; s < first; ++s) token(s, false).step(S);
+#pragma unroll
+      for (int i = 0; i < kSub; ++i) {  // the states before each token of the sub-chunk
+#pragma unroll
+        for (int j = 0; j < kSpan; ++j) states[i][j] = S[j];
+        if (i + 1 < kSub && first + i + 1 < span.length) token(first + i, false).step(S);
+      }
+#pragma unroll
+      for (int i = kSub - 1; i >= 0; --i) {
+        const int s = first + i;
+        if (s >= span.length) continue;
+        const RowToken<Form> x = token(s, true);
+        float S_read[kSpan];  // the state the output read: S_{t-1}, or S_t
+#pragma unroll
+        for (int j = 0; j < kSpan; ++j) S_read[j] = states[i][j];
+        if constexpr (!Form::value.output_before_update) {
+          x.step(S_read);
+#pragma unroll
+          for (int j = 0; j < kSpan; ++j) dS[j] = fmaf(g.scale * x.q, x.d_o[j], dS[j]);
+        }
+        float* out = sums + i * Q::count * 32 + lane;
+        out[Q::dq * 32] = dot16(S_read, x.d_o);
+        out[Q::dk * 32] = dot16(dS, x.v);
+        out[Q::dg * 32] = dot16(dS, states[i]);
+        if constexpr (Form::value.low_rank) {
+          out[Q::db * 32] = dot16(dS, x.sa);
+          out[Q::da * 32] = dot16(states[i], x.dsa);
+        }
+        if constexpr (Form::value.bonus) out[Q::v_dot_do * 32] = dot16(x.v, x.d_o);
+#pragma unroll
+        for (int j = 0; j < kSpan; ++j) {  // dS <- dL/dS_{t-1}
+          float prev = x.decay * dS[j];
+          if constexpr (Form::value.low_rank) prev = fmaf(x.a, x.dsa[j], prev);
+          if constexpr (Form::value.output_before_update) prev = fmaf(g.scale * x.q, x.d_o[j], prev);
+          dS[j] = prev;
+        }
+      }
+
+      // The sub-chunk's reductions over V: lane l finishes row l % BK for tokens first + l / BK, ...
+      __syncwarp();
+      const int count = min(kSub, span.length - first);
+      for (int i = lane / g.BK; i < count; i += 32 / g.BK) {
+        const float* partial = sums + i * Q::count * 32 + (lane % g.BK) * g.VG;
+        float total[Q::count];
+#pragma unroll
+        for (int q = 0; q < Q::count; ++q) {
+          total[q] = 0;
+          for (int vg = 0; vg < g.VG; ++vg) total[q] += partial[q * 32 + vg];
+        }
+        const float* record = records + (first + i) * record_floats;
+        const float q_k = record[KV::q * g.block_rows() + my_row],
+                    k_k = record[KV::k * g.block_rows() + my_row];
+        float dq = total[Q::dq], dk = total[Q::dk];
+        if constexpr (Form::value.bonus) {
+          const float v_dot_do = total[Q::v_dot_do];
+          dq = fmaf(v_dot_do * u_mine, k_k, dq);
+          dk = fmaf(g.scale * v_dot_do * u_mine, q_k, dk);
+          du = fmaf(g.scale * v_dot_do * q_k, k_k, du);
+        }
+        const std::int64_t at =
+            token_row(b, span.t0 + first + i, h, g) * g.K + blockIdx.y * g.block_rows() + my_row;
+        d.dq[at] = from_float<T>(g.scale * dq);
+        d.dk[at] = from_float<T>(dk);
+        if constexpr (KV::per_key_gate)  // d/dg of exp(g): the decay's gradient times the decay
+          d.dg[at] = from_float<T>(total[Q::dg] * record[KV::g * g.block_rows() + my_row]);
+        else  // summed over K, then times the head's decay, by sum_key_terms_kernel
+          dg_rows[at] = total[Q::dg];
+        if constexpr (Form::value.low_rank) {
+          d.da[at] = from_float<T>(total[Q::da]);
+          d.db[at] = from_float<T>(total[Q::db]);
+        }
+      }
+      __syncwarp();
+    }
+  }
+  if (active)
+    for (int j = 0; j < kSpan; ++j) d.dh0[state_base + j] = dS[j];
+  if constexpr (Form::value.bonus) {  // lanes l, l + BK, ... hold parts of row l's du
+    for (int m = g.BK; m < 32; m <<= 1) du += __shfl_xor_sync(kFullWarp, du, m);
+    if (lane < g.BK) du_partial[std::int64_t(bh) * g.K + blockIdx.y * g.block_rows() + my_row] = du;
+  }
+}
+
+}  // namespace flabench::fused

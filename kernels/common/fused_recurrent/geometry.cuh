@@ -1,0 +1,155 @@
+// How fused_recurrent spreads a head over threads, and the pieces its kernels share.
+//
+// Column passes (forward, backward dS^T reductions): lane = column group * KG + key group; a lane keeps a
+// kKeys x kColumns block of the state in registers, KG = K / kKeys lanes share a column group and reduce over
+// K with shuffles, a warp holds BV columns, a block W warps, and the blocks of a head split V. (16 x 1 per
+// lane measured faster than 8 x 4 on the H100: kernels/notes/fused_recurrent.md.)
+// Row pass (backward reductions over V): lane = row * VG + value group; a lane keeps 16 columns of one state
+// row, VG = V / 16 lanes share a row, a warp (one block) holds BK rows, and the blocks of a head split K.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/common/dtype_traits.cuh"
+#include "kernels/common/recurrence.h"
+
+namespace flabench::fused {
+
+constexpr int kKeys = 8;     // keys per lane in the column passes
+constexpr int kColumns = 4;  // value columns per lane in the column passes
+constexpr int kPaddedKeys =
+    12;                    // floats per 8 keys in shared memory: float4 reads of 8 lanes hit distinct banks
+constexpr int kSpan = 16;  // columns per lane in the row pass
+constexpr int kPaddedSpan = 20;  // floats per 16 values in shared memory, for the same reason
+constexpr unsigned kFullWarp = 0xffffffffu;
+
+__host__ __device__ constexpr int padded_keys(int K) {
+  return K / kKeys * kPaddedKeys;
+}
+__host__ __device__ constexpr int padded(int n) {
+  return n / kSpan * kPaddedSpan;
+}
+
+// The largest power of two <= limit that divides n.
+__host__ __device__ constexpr int power_of_two_divisor(int n, int limit) {
+  int p = 1;
+  while (p * 2 <= limit && n % (p * 2) == 0) p *= 2;
+  return p;
+}
+
+struct Geometry {
+  int B, T, H, K, V;
+  int chunks;
+  float scale;
+  // column passes: KG lanes per column group, BV columns per warp, W warps per block
+  int KG, BV, W;
+  // row pass: VG lanes per row, BK rows per warp, W_rows warps per block
+  int VG, BK, W_rows;
+  __host__ __device__ int block_columns() const { return BV * W; }
+  __host__ __device__ int block_rows() const { return BK * W_rows; }
+};
+
+// W: up to 4 warps of a head share one block, its staging and its conversion. Each warp of a block has its
+// own scheduler, so a block of 4 is as fast per token as 4 blocks of 1 and does a quarter of the shared work.
+inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, std::int64_t K, std::int64_t V,
+                              double scale, int chunk) {
+  Geometry g{int(B), int(T), int(H), int(K), int(V), int((T + chunk - 1) / chunk), float(scale), 0,
+             0,      1,      0,      0,      1};
+  g.KG = g.K / kKeys;
+  g.BV = kColumns * power_of_two_divisor(g.V / kColumns, 32 / g.KG);
+  while (g.W < 4 && g.V % (g.BV * g.W * 2) == 0) g.W *= 2;
+  g.VG = g.V / kSpan;
+  g.BK = power_of_two_divisor(g.K, 32 / g.VG);
+  while (g.W_rows < 4 && g.K % (g.BK * g.W_rows * 2) == 0) g.W_rows *= 2;
+  return g;
+}
+
+// Row of token t of (batch b, head h) in a [B, T, H, ...] tensor.
+__device__ __forceinline__ std::int64_t token_row(int b, int t, int h, const Geometry& g) {
+  return (std::int64_t(b) * g.T + t) * g.H + h;
+}
+
+// The key-side vectors a column pass stages, in order (the gate only when it is per key, a and b only for
+// the low-rank term); the value-side slice follows them.
+template <class Form>
+struct KeyVectors {
+  static constexpr bool per_key_gate = Form::value.gate == GateKind::per_key;
+  static constexpr bool low_rank = Form::value.low_rank;
+  static constexpr int q = 0, k = 1, g = 2;
+  static constexpr int a = per_key_gate ? 3 : 2, b = a + 1;
+  static constexpr int count = 2 + (per_key_gate ? 1 : 0) + (low_rank ? 2 : 0);
+};
+
+// Sum over the `lanes` neighbouring lanes (a power of two) that share a column or a row.
+__device__ __forceinline__ float reduce_lanes(float x, int lanes) {
+#pragma unroll
+  for (int m = 1; m < 32; m <<= 1)
+    if (m < lanes) x += __shfl_xor_sync(kFullWarp, x, m);
+  return x;
+}
+
+// sum_i a[i] * b[i] over 16 terms, in four independent chains (the FMA latency, not the count, is the cost).
+__device__ __forceinline__ float dot16(const float (&a)[kSpan], const float (&b)[kSpan]) {
+  float acc[4] = {0, 0, 0, 0};
+#pragma unroll
+  for (int i = 0; i < kSpan; ++i) acc[i & 3] = fmaf(a[i], b[i], acc[i & 3]);
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+// sum_i x[i] * S[i][c] over a lane's keys, for column c, in four chains.
+__device__ __forceinline__ float dot_keys(const float (&x)[kKeys], const float (&S)[kKeys][kColumns], int c) {
+  float acc[4] = {0, 0, 0, 0};
+#pragma unroll
+  for (int i = 0; i < kKeys; ++i) acc[i & 3] = fmaf(x[i], S[i][c], acc[i & 3]);
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+// Eight consecutive elements of type T from shared memory as floats (one 16-byte read for 2-byte types).
+template <class T>
+__device__ __forceinline__ void load8(const T* src, float (&x)[8]) {
+  if constexpr (sizeof(T) == 2) {
+    const uint4 raw = *reinterpret_cast<const uint4*>(src);
+    const T* e = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) x[i] = to_float(e[i]);
+  } else {
+    const float4 lo = reinterpret_cast<const float4*>(src)[0], hi = reinterpret_cast<const float4*>(src)[1];
+    x[0] = lo.x, x[1] = lo.y, x[2] = lo.z, x[3] = lo.w, x[4] = hi.x, x[5] = hi.y, x[6] = hi.z, x[7] = hi.w;
+  }
+}
+__device__ __forceinline__ void store8(float* dst, const float (&x)[8]) {
+  reinterpret_cast<float4*>(dst)[0] = make_float4(x[0], x[1], x[2], x[3]);
+  reinterpret_cast<float4*>(dst)[1] = make_float4(x[4], x[5], x[6], x[7]);
+}
+
+template <int N>
+__device__ __forceinline__ void load_floats(float (&x)[N], const float* src) {
+#pragma unroll
+  for (int j = 0; j < N; j += 4) {
+    const float4 f = *reinterpret_cast<const float4*>(src + j);
+    x[j] = f.x, x[j + 1] = f.y, x[j + 2] = f.z, x[j + 3] = f.w;
+  }
+}
+
+__device__ __forceinline__ void store16(float* dst, const float (&x)[kSpan]) {
+#pragma unroll
+  for (int j = 0; j < kSpan; j += 4)
+    *reinterpret_cast<float4*>(dst + j) = make_float4(x[j], x[j + 1], x[j + 2], x[j + 3]);
+}
+
+// The decay of a per-head gate at token s of the chunk (lane s holds its log); 1 where the gate is per key.
+template <class KV>
+__device__ __forceinline__ float gate_decay(float gate_of_lane_s, int s) {
+  if constexpr (KV::per_key_gate) return 1.0f;
+  return __expf(__shfl_sync(kFullWarp, gate_of_lane_s, s));
+}
+
+// A per-head gate [B, T, H] has 2 bytes per token in bf16 (too few for cp.async): lane l holds token l of
+// a chunk in a register, loaded one chunk ahead.
+template <class T>
+__device__ __forceinline__ float gate_of_lane(const T* g, int b, int h, int T_, int H, int t0, int length) {
+  const int lane = threadIdx.x & 31;
+  return lane < length ? to_float(g[(std::int64_t(b) * T_ + t0 + lane) * H + h]) : 0.0f;
+}
+
+}  // namespace flabench::fused

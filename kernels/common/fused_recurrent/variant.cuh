@@ -1,0 +1,195 @@
+// The fused_recurrent variant of every op: host-side plans, workspace and launches around the kernels of
+// forward.cuh, backward_columns.cuh and backward_rows.cuh. kernels/notes/fused_recurrent.md has the design.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "kernels/common/format.h"
+#include "kernels/common/fused_recurrent/backward_columns.cuh"
+#include "kernels/common/fused_recurrent/backward_rows.cuh"
+#include "kernels/common/fused_recurrent/forward.cuh"
+
+namespace flabench::fused {
+
+inline Geometry geometry_of(const Problem& p) {
+  return make_geometry(p.B, p.T, p.H, p.K, p.V, p.scale, kChunk);
+}
+
+// Workspace (fp32): the forward's checkpoints [B*H, chunks, K, V]; for the low-rank term a^T S_{t-1} and
+// dS_t^T b_t per token [B, T, H, V]; for a per-head gate the per-row terms of dg [B, T, H, K]; for the bonus
+// the per-(batch, head) partial sums of du [B*H, K].
+template <class Form>
+struct WorkspaceLayout {
+  std::size_t checkpoints, sa, dsa, dg_rows, du_partial, total;  // offsets in floats
+  explicit WorkspaceLayout(const Problem& p) {
+    const std::size_t heads = p.B * p.H, tokens = p.B * p.T * p.H;
+    const std::size_t chunks = (p.T + kChunk - 1) / kChunk;
+    checkpoints = 0;
+    sa = checkpoints + heads * chunks * p.K * p.V;
+    dsa = sa + (Form::value.low_rank ? tokens * p.V : 0);
+    dg_rows = dsa + (Form::value.low_rank ? tokens * p.V : 0);
+    du_partial = dg_rows + (Form::value.gate == GateKind::per_head ? tokens * p.K : 0);
+    total = du_partial + (Form::value.bonus ? heads * p.K : 0);
+  }
+};
+
+// The key-side vectors of a column pass (full K), then `slice` (BV columns of a [B, T, H, V] tensor).
+template <class Form, class T>
+StagePlan column_plan(const Pointers<T>& p, const T* slice, const Geometry& g) {
+  StagePlan plan;
+  const int bytes = sizeof(T);
+  plan.add(p.q, bytes, g.K, g.K);
+  plan.add(p.k, bytes, g.K, g.K);
+  if constexpr (KeyVectors<Form>::per_key_gate) plan.add(p.g, bytes, g.K, g.K);
+  if constexpr (KeyVectors<Form>::low_rank) {
+    plan.add(p.a, bytes, g.K, g.K);
+    plan.add(p.b, bytes, g.K, g.K);
+  }
+  plan.add(slice, bytes, g.V, g.block_columns(), g.block_columns());
+  return plan;
+}
+
+// The key-side vectors' rows of the block, then v, do (and a^T S, dS^T b) over all V.
+template <class Form, class T>
+StagePlan row_plan(const Pointers<T>& p, const T* d_o, const float* sa, const float* dsa, const Geometry& g) {
+  StagePlan plan;
+  const int bytes = sizeof(T);
+  const int rows = g.block_rows();
+  plan.add(p.q, bytes, g.K, rows, rows);
+  plan.add(p.k, bytes, g.K, rows, rows);
+  if constexpr (KeyVectors<Form>::per_key_gate) plan.add(p.g, bytes, g.K, rows, rows);
+  if constexpr (KeyVectors<Form>::low_rank) {
+    plan.add(p.a, bytes, g.K, rows, rows);
+    plan.add(p.b, bytes, g.K, rows, rows);
+  }
+  plan.add(p.v, bytes, g.V, g.V);
+  plan.add(d_o, bytes, g.V, g.V);
+  if constexpr (KeyVectors<Form>::low_rank) {
+    plan.add(sa, sizeof(float), g.V, g.V);
+    plan.add(dsa, sizeof(float), g.V, g.V);
+  }
+  return plan;
+}
+
+// The largest shared memory any of the kernels needs for `p`.
+template <class Form, class T>
+std::size_t shared_bytes(const Problem& p, Mode mode) {
+  const Geometry g = geometry_of(p);
+  const Pointers<T> none{};
+  const std::size_t columns = column_shared_bytes<Form>(column_plan<Form, T>(none, nullptr, g), g);
+  if (mode == Mode::fwd) return columns;
+  return std::max(columns, rows_shared_bytes<Form>(row_plan<Form, T>(none, nullptr, nullptr, nullptr, g), g));
+}
+
+template <class Form>
+std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimits& device) {
+  auto supported = [](std::int64_t n) { return n == 16 || n == 32 || n == 64 || n == 128 || n == 256; };
+  if (!supported(p.K) || !supported(p.V))
+    return format("fused_recurrent supports K and V in {16, 32, 64, 128, 256}, not K=%lld V=%lld",
+                  static_cast<long long>(p.K), static_cast<long long>(p.V));
+  std::size_t needed = 0;
+  dispatch_dtype(p.dtype, [&](auto tag) { needed = shared_bytes<Form, decltype(tag)>(p, mode); });
+  if (needed > device.shared_memory_per_block)
+    return format(
+        "fused_recurrent needs %zu KiB of shared memory per block at K=%lld V=%lld, the device allows %zu "
+        "KiB",
+        needed / 1024, static_cast<long long>(p.K), static_cast<long long>(p.V),
+        device.shared_memory_per_block / 1024);
+  return std::nullopt;
+}
+
+// A per-head gate: dg[row] = exp(g[row]) * sum over K of the row pass's terms.
+template <class T>
+__global__ void sum_key_terms_kernel(const float* terms, const T* g, T* dg, std::int64_t rows, int K) {
+  const std::int64_t row = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  float sum = 0;
+  for (int i = 0; i < K; ++i) sum += terms[row * K + i];
+  dg[row] = from_float<T>(sum * expf(to_float(g[row])));
+}
+
+template <class Form, class T>
+void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
+  const Problem& p = call.problem;
+  const Geometry g = geometry_of(p);
+  Pointers<T> pointers = bind_inputs<T>(binding, call.inputs);
+  pointers.o = call.outputs.at(binding.o).as<T>();
+  pointers.ht = call.outputs.at(binding.ht).as<float>();
+  const StagePlan plan = column_plan<Form, T>(pointers, pointers.v, g);
+  float* workspace = reinterpret_cast<float*>(call.workspace.data());
+  const WorkspaceLayout<Form> layout(p);
+  float* checkpoints = call.save_for_backward ? workspace + layout.checkpoints : nullptr;
+  float* sa = call.save_for_backward && Form::value.low_rank ? workspace + layout.sa : nullptr;
+  const std::size_t shared = column_shared_bytes<Form>(plan, g);
+  auto kernel = fused_recurrent_fwd_kernel<Form, T>;
+  allow_shared_memory(kernel, shared);
+  kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), 32 * g.W, shared, call.stream>>>(pointers, g, plan,
+                                                                                      checkpoints, sa);
+  FLA_CUDA_CHECK_LAUNCH();
+}
+
+template <class Form, class T>
+void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
+  const Problem& p = call.problem;
+  const Geometry g = geometry_of(p);
+  const Pointers<T> pointers = bind_inputs<T>(binding, call.inputs);
+  const GradPointers<T> grads = bind_grads<T>(binding, call.grad_outputs, call.grads);
+  float* workspace = reinterpret_cast<float*>(call.workspace.data());
+  const WorkspaceLayout<Form> layout(p);
+
+  const StagePlan columns = column_plan<Form, T>(pointers, grads.d_o, g);
+  const std::size_t columns_shared = column_shared_bytes<Form>(columns, g);
+  auto columns_kernel = fused_recurrent_bwd_columns_kernel<Form, T>;
+  allow_shared_memory(columns_kernel, columns_shared);
+  columns_kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), 32 * g.W, columns_shared, call.stream>>>(
+      pointers, grads, g, columns, workspace + layout.dsa);
+  FLA_CUDA_CHECK_LAUNCH();
+
+  const StagePlan rows =
+      row_plan<Form, T>(pointers, grads.d_o, workspace + layout.sa, workspace + layout.dsa, g);
+  const std::size_t rows_shared = rows_shared_bytes<Form>(rows, g);
+  auto rows_kernel = fused_recurrent_bwd_rows_kernel<Form, T>;
+  allow_shared_memory(rows_kernel, rows_shared);
+  rows_kernel<<<dim3(g.B * g.H, g.K / g.block_rows()), 32 * g.W_rows, rows_shared, call.stream>>>(
+      pointers, grads, g, rows, workspace + layout.checkpoints, workspace + layout.dg_rows,
+      workspace + layout.du_partial);
+  FLA_CUDA_CHECK_LAUNCH();
+
+  if constexpr (Form::value.gate == GateKind::per_head) {
+    const std::int64_t token_rows = p.B * p.T * p.H;
+    sum_key_terms_kernel<T><<<int((token_rows + 255) / 256), 256, 0, call.stream>>>(
+        workspace + layout.dg_rows, pointers.g, grads.dg, token_rows, g.K);
+    FLA_CUDA_CHECK_LAUNCH();
+  }
+  if constexpr (Form::value.bonus) {
+    const int count = g.H * g.K;
+    sum_bonus_grad_kernel<T><<<(count + 255) / 256, 256, 0, call.stream>>>(workspace + layout.du_partial,
+                                                                           grads.du, g.B, g.H, g.K);
+    FLA_CUDA_CHECK_LAUNCH();
+  }
+}
+
+// The fused_recurrent variant of an op whose math is `binding` (Form::value == binding.form).
+template <class Form>
+Variant make_variant(const std::string& op, const RecurrenceBinding& binding) {
+  Variant variant;
+  variant.op = op;
+  variant.name = "fused_recurrent";
+  variant.description =
+      "one warp per (batch, head, value slice), fp32 state in registers, inputs staged with cp.async; "
+      "backward "
+      "from checkpoints every 16 tokens in a column and a row pass";
+  variant.backend = Backend::cuda;
+  variant.support.limits = limits<Form>;
+  variant.workspace_bytes = [](const Problem& p) { return WorkspaceLayout<Form>(p).total * sizeof(float); };
+  variant.forward = [binding](const ForwardCall& call) {
+    dispatch_dtype(call.problem.dtype, [&](auto tag) { forward<Form, decltype(tag)>(binding, call); });
+  };
+  variant.backward = [binding](const BackwardCall& call) {
+    dispatch_dtype(call.problem.dtype, [&](auto tag) { backward<Form, decltype(tag)>(binding, call); });
+  };
+  return variant;
+}
+
+}  // namespace flabench::fused

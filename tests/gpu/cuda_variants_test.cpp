@@ -1,0 +1,64 @@
+// Every CUDA variant against the fp64 reference, through the suite's own check, forward and backward, on
+// awkward shapes: T = 1, T around the 16-token chunks and the 64-token checkpoints, K != V both ways, and a
+// longer sequence. Shapes a variant declares unsupported are skipped by name. Without a GPU every test skips,
+// saying why.
+#include <gtest/gtest.h>
+
+#include "suites/checks.h"
+#include "tests/test_support.h"
+
+namespace flabench {
+namespace {
+
+struct Shape {
+  std::int64_t B, T, H, K, V;
+};
+
+const Shape kShapes[] = {{2, 1, 2, 64, 64},  {1, 15, 3, 64, 16},  {2, 16, 2, 16, 64},   {1, 17, 2, 32, 32},
+                         {1, 63, 3, 64, 16}, {2, 65, 2, 16, 64},  {1, 130, 2, 128, 128}, {1, 40, 1, 32, 48},
+                         {1, 1000, 2, 64, 64}};
+
+class CudaVariant : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (cuda_device_count(why) == 0) GTEST_SKIP() << "no CUDA device: " << why;
+    device = open_cuda_device(0);
+  }
+  std::unique_ptr<Device> device;
+};
+
+TEST_P(CudaVariant, MatchesTheReferenceForwardAndBackward) {
+  const auto& [op_name, variant_name] = GetParam();
+  const OpSpec& op = testing::op_named(op_name);
+  const Variant& variant = *product_registry().find_variant(op_name, variant_name);
+  int checked = 0;
+  for (const Shape& s : kShapes)
+    for (DType dtype : kAllDTypes) {
+      const Problem p = testing::small_problem(op, s.B, s.T, s.H, s.K, s.V, dtype);
+      if (auto reason = why_unsupported(variant, p, Mode::fwdbwd, device->limits())) {
+        std::cout << "  not supported: " << shape_label(p) << ": " << *reason << "\n";
+        continue;
+      }
+      const CheckRecord check = run_check(*device, op, variant, p, Mode::fwdbwd, 3);
+      EXPECT_TRUE(check.passed) << op.name << "/" << variant.name << " " << dtype_name(dtype) << " " << check.shape
+                                << ": " << check_summary(check);
+      ++checked;
+    }
+  EXPECT_GE(checked, 3 * 7) << "too few shapes supported to mean anything";
+}
+
+std::vector<std::tuple<std::string, std::string>> cuda_variants() {
+  std::vector<std::tuple<std::string, std::string>> all;
+  for (const OpSpec* op : product_registry().ops())
+    for (const Variant* variant : product_registry().variants_of(op->name))
+      if (variant->backend == Backend::cuda) all.emplace_back(op->name, variant->name);
+  return all;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, CudaVariant, ::testing::ValuesIn(cuda_variants()), [](const auto& info) {
+  return std::get<0>(info.param) + "_" + std::get<1>(info.param);
+});
+
+}  // namespace
+}  // namespace flabench
