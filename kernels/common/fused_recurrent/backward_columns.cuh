@@ -1,5 +1,5 @@
 // fused_recurrent backward, column pass: the gradient of the state, dS_t = dL/dS_t, scanned backwards in time
-// with the forward's layout (a kKeys x kColumns block per lane). It needs no forward state: every term of its
+// with the forward's layout (KPT keys of one column per lane). It needs no forward state: every term of its
 // recurrence is local to a column. It writes dv (a reduction over K) and, for the low-rank term,
 // dsa_t = dS_t^T b_t, which the row pass needs.
 #pragma once
@@ -9,23 +9,23 @@
 
 namespace flabench::fused {
 
-template <class Form, class T>
+template <class Form, class T, int KPT>
 __global__ void __launch_bounds__(128)
     fused_recurrent_bwd_columns_kernel(Pointers<T> p, GradPointers<T> d, Geometry g, StagePlan plan,
                                        float* dsa_store) {
   using KV = KeyVectors<Form>;
   extern __shared__ __align__(16) char smem[];
   float* chunk = reinterpret_cast<float*>(smem + kStages * plan.slot_bytes());
-  const int record = column_record_floats<Form>(g.K, g.block_columns());
+  const int record = column_record_floats<Form>(g);
   float* partials = chunk + kChunk * record;
   const int bh = blockIdx.x, b = bh / g.H, h = bh % g.H;
   const ColumnLane lane(g);
   const std::int64_t state_base = std::int64_t(bh) * g.K * g.V;
 
-  float dS[kKeys][kColumns], u[kKeys];
-  load_state_block(dS, d.d_ht + state_base, g.V, lane);
+  float dS[KPT], u[KPT];
+  load_state_column(dS, d.d_ht + state_base, g.V, lane);
 #pragma unroll
-  for (int i = 0; i < kKeys; ++i) u[i] = Form::value.bonus ? to_float(p.u[h * g.K + lane.k0 + i]) : 0.0f;
+  for (int i = 0; i < KPT; ++i) u[i] = Form::value.bonus ? to_float(p.u[h * g.K + lane.k0 + i]) : 0.0f;
 
   const ChunkRing ring{plan, smem, g.chunks, b, h, g.T, g.H, /*reverse=*/true};
   ring.prime();
@@ -46,49 +46,39 @@ __global__ void __launch_bounds__(128)
         gate_next = gate_of_lane(p.g, b, h, g.T, g.H, next.t0, next.length);
       }
     }
-    convert_column_chunk<Form, T>(plan, ring.slot(index), span.length, g, chunk);
+    convert_column_chunk<Form, T, KPT>(plan, ring.slot(index), span.length, g, chunk);
 
     // Token s's arithmetic (backwards in time); the caller has the previous token's loads in flight.
-    auto step = [&](const ColumnKeys<Form>& x, int s) {
-      float scaled_do[kColumns];  // the slice is do_t here
-#pragma unroll
-      for (int c = 0; c < kColumns; ++c) scaled_do[c] = g.scale * x.slice[c];
+    auto step = [&](const ColumnKeys<Form, KPT>& x, int s) {
+      const float scaled_do = g.scale * x.slice;          // the slice is do_t here
       if constexpr (!Form::value.output_before_update) {  // o_t = scale S_t^T q_t feeds dS_t
 #pragma unroll
-        for (int i = 0; i < kKeys; ++i)
-#pragma unroll
-          for (int c = 0; c < kColumns; ++c) dS[i][c] = fmaf(x.q[i], scaled_do[c], dS[i][c]);
+        for (int i = 0; i < KPT; ++i) dS[i] = fmaf(x.q[i], scaled_do, dS[i]);
       }
-      float bonus = 0;  // (q . (u o k)): o_t's bonus term puts bonus * scale * do_t into dv_t
-      if constexpr (Form::value.bonus) {
+      float dv = dot(dS, x.k);
+      if constexpr (Form::value.bonus) {  // o_t's bonus (q . (u o k)) v_t
+        float quk[KPT];
 #pragma unroll
-        for (int i = 0; i < kKeys; ++i) bonus = fmaf(x.q[i] * u[i], x.k[i], bonus);
+        for (int i = 0; i < KPT; ++i) quk[i] = x.q[i] * u[i];
+        dv = fmaf(dot(quk, x.k), scaled_do, dv);
       }
+      partials[s * blockDim.x + threadIdx.x] = dv;
+      float dsa = 0;
+      if constexpr (Form::value.low_rank) dsa = reduce_lanes(dot(x.b, dS), g.KG);
 #pragma unroll
-      for (int c = 0; c < kColumns; ++c)
-        column_partial(partials, s, c, threadIdx.x) = fmaf(bonus, scaled_do[c], dot_keys(x.k, dS, c));
-      float dsa[kColumns] = {};
-      if constexpr (Form::value.low_rank) {
-#pragma unroll
-        for (int c = 0; c < kColumns; ++c) dsa[c] = dot_keys(x.b, dS, c);
-#pragma unroll
-        for (int c = 0; c < kColumns; ++c) dsa[c] = reduce_lanes(dsa[c], g.KG);
+      for (int i = 0; i < KPT; ++i) {  // dS <- dL/dS_{t-1}
+        float prev = x.decay[i] * dS[i];
+        if constexpr (Form::value.low_rank) prev = fmaf(x.a[i], dsa, prev);
+        if constexpr (Form::value.output_before_update) prev = fmaf(x.q[i], scaled_do, prev);
+        dS[i] = prev;
       }
-#pragma unroll
-      for (int i = 0; i < kKeys; ++i)
-#pragma unroll
-        for (int c = 0; c < kColumns; ++c) {  // dS <- dL/dS_{t-1}
-          float prev = x.decay[i] * dS[i][c];
-          if constexpr (Form::value.low_rank) prev = fmaf(x.a[i], dsa[c], prev);
-          if constexpr (Form::value.output_before_update) prev = fmaf(x.q[i], scaled_do[c], prev);
-          dS[i][c] = prev;
-        }
-      if (Form::value.low_rank) store_columns(dsa_store + token_row(b, span.t0 + s, h, g) * g.V, dsa, lane);
+      if (Form::value.low_rank && lane.active && lane.key_group == 0)
+        dsa_store[token_row(b, span.t0 + s, h, g) * g.V + lane.v] = dsa;
     };
-    auto load = [&](ColumnKeys<Form>& x, int s) {
+    auto load = [&](ColumnKeys<Form, KPT>& x, int s) {
       x.load(chunk + s * record, g, lane, gate_decay<KV>(gate_now, s));
     };
-    ColumnKeys<Form> even, odd;
+    ColumnKeys<Form, KPT> even, odd;
     const int last = span.length - 1;
     load(even, last);
     for (int s = last; s >= 0; s -= 2) {

@@ -198,14 +198,14 @@ __global__ void __launch_bounds__(128)
           for (int j = 0; j < kSpan; ++j) dS[j] = fmaf(g.scale * x.q, x.d_o[j], dS[j]);
         }
         float* out = sums + i * Q::count * 32 + lane;
-        out[Q::dq * 32] = dot16(S_read, x.d_o);
-        out[Q::dk * 32] = dot16(dS, x.v);
-        out[Q::dg * 32] = dot16(dS, states[i]);
+        out[Q::dq * 32] = dot(S_read, x.d_o);
+        out[Q::dk * 32] = dot(dS, x.v);
+        out[Q::dg * 32] = dot(dS, states[i]);
         if constexpr (Form::value.low_rank) {
-          out[Q::db * 32] = dot16(dS, x.sa);
-          out[Q::da * 32] = dot16(states[i], x.dsa);
+          out[Q::db * 32] = dot(dS, x.sa);
+          out[Q::da * 32] = dot(states[i], x.dsa);
         }
-        if constexpr (Form::value.bonus) out[Q::v_dot_do * 32] = dot16(x.v, x.d_o);
+        if constexpr (Form::value.bonus) out[Q::v_dot_do * 32] = dot(x.v, x.d_o);
 #pragma unroll
         for (int j = 0; j < kSpan; ++j) {  // dS <- dL/dS_{t-1}
           float prev = x.decay * dS[j];

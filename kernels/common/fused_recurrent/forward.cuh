@@ -1,5 +1,5 @@
 // fused_recurrent forward: W warps per (batch, head, slice of BV * W value columns) scan time with their part
-// of the fp32 state in registers (a kKeys x kColumns block per lane). Inputs arrive through the cp.async ring
+// of the fp32 state in registers (KPT keys of one column per lane). Inputs arrive through the cp.async ring
 // and are converted once per chunk; between chunks the block synchronises, within a chunk nothing does.
 #pragma once
 
@@ -10,28 +10,27 @@ namespace flabench::fused {
 
 template <class Form>
 inline std::size_t column_shared_bytes(const StagePlan& plan, const Geometry& g) {
-  return kStages * std::size_t(plan.slot_bytes()) +
-         sizeof(float) * column_chunk_floats<Form>(g.K, g.block_columns(), 32 * g.W);
+  return kStages * std::size_t(plan.slot_bytes()) + sizeof(float) * column_chunk_floats<Form>(g);
 }
 
 // `checkpoints` (save for backward): the state before every kChunk-th token, [B*H, chunks, K, V];
 // `sa_store` (low rank, save for backward): a^T S_{t-1} per token, [B, T, H, V].
-template <class Form, class T>
+template <class Form, class T, int KPT>
 __global__ void __launch_bounds__(128) fused_recurrent_fwd_kernel(Pointers<T> p, Geometry g, StagePlan plan,
                                                                   float* checkpoints, float* sa_store) {
   using KV = KeyVectors<Form>;
   extern __shared__ __align__(16) char smem[];
   float* chunk = reinterpret_cast<float*>(smem + kStages * plan.slot_bytes());
-  const int record = column_record_floats<Form>(g.K, g.block_columns());
+  const int record = column_record_floats<Form>(g);
   float* partials = chunk + kChunk * record;
   const int bh = blockIdx.x, b = bh / g.H, h = bh % g.H;
   const ColumnLane lane(g);
   const std::int64_t state_base = std::int64_t(bh) * g.K * g.V;
 
-  float S[kKeys][kColumns], u[kKeys];
-  load_state_block(S, p.h0 + state_base, g.V, lane);
+  float S[KPT], u[KPT];
+  load_state_column(S, p.h0 + state_base, g.V, lane);
 #pragma unroll
-  for (int i = 0; i < kKeys; ++i) u[i] = Form::value.bonus ? to_float(p.u[h * g.K + lane.k0 + i]) : 0.0f;
+  for (int i = 0; i < KPT; ++i) u[i] = Form::value.bonus ? to_float(p.u[h * g.K + lane.k0 + i]) : 0.0f;
 
   const ChunkRing ring{plan, smem, g.chunks, b, h, g.T, g.H, /*reverse=*/false};
   ring.prime();
@@ -50,53 +49,34 @@ __global__ void __launch_bounds__(128) fused_recurrent_fwd_kernel(Pointers<T> p,
       }
     }
     if (checkpoints)
-      store_state_block(checkpoints + (std::int64_t(bh) * g.chunks + index) * g.K * g.V, S, g.V, lane);
-    convert_column_chunk<Form, T>(plan, ring.slot(index), span.length, g, chunk);
+      store_state_column(checkpoints + (std::int64_t(bh) * g.chunks + index) * g.K * g.V, S, g.V, lane);
+    convert_column_chunk<Form, T, KPT>(plan, ring.slot(index), span.length, g, chunk);
 
     // Token s's arithmetic; the caller has the next token's loads in flight meanwhile.
-    auto step = [&](const ColumnKeys<Form>& x, int s) {
-      float sa[kColumns] = {}, out[kColumns];
-      if constexpr (Form::value.low_rank) {
-#pragma unroll
-        for (int c = 0; c < kColumns; ++c) sa[c] = dot_keys(x.a, S, c);
-#pragma unroll
-        for (int c = 0; c < kColumns; ++c) sa[c] = reduce_lanes(sa[c], g.KG);
-      }
+    auto step = [&](const ColumnKeys<Form, KPT>& x, int s) {
+      float sa = 0, out;
+      if constexpr (Form::value.low_rank) sa = reduce_lanes(dot(x.a, S), g.KG);
       if constexpr (Form::value.output_before_update) {  // o_t reads S_{t-1}, plus the bonus (u o k_t) v_t
-        float uk[kKeys];
+        float read[KPT];
 #pragma unroll
-        for (int i = 0; i < kKeys; ++i) uk[i] = u[i] * x.k[i];
-#pragma unroll
-        for (int c = 0; c < kColumns; ++c) {
-          float read[kKeys];
-#pragma unroll
-          for (int i = 0; i < kKeys; ++i) read[i] = fmaf(uk[i], x.slice[c], S[i][c]);
-          out[c] = 0;
-#pragma unroll
-          for (int i = 0; i < kKeys; ++i) out[c] = fmaf(x.q[i], read[i], out[c]);
-        }
+        for (int i = 0; i < KPT; ++i) read[i] = fmaf(u[i] * x.k[i], x.slice, S[i]);
+        out = dot(x.q, read);
       }
 #pragma unroll
-      for (int i = 0; i < kKeys; ++i)
-#pragma unroll
-        for (int c = 0; c < kColumns; ++c) {
-          float updated = fmaf(x.decay[i], S[i][c], x.k[i] * x.slice[c]);
-          if constexpr (Form::value.low_rank) updated = fmaf(x.b[i], sa[c], updated);
-          S[i][c] = updated;
-        }
-      if constexpr (!Form::value.output_before_update) {
-#pragma unroll
-        for (int c = 0; c < kColumns; ++c) out[c] = dot_keys(x.q, S, c);
+      for (int i = 0; i < KPT; ++i) {
+        float updated = fmaf(x.decay[i], S[i], x.k[i] * x.slice);
+        if constexpr (Form::value.low_rank) updated = fmaf(x.b[i], sa, updated);
+        S[i] = updated;
       }
-#pragma unroll
-      for (int c = 0; c < kColumns; ++c) column_partial(partials, s, c, threadIdx.x) = out[c];
-      if (Form::value.low_rank && sa_store)
-        store_columns(sa_store + token_row(b, span.t0 + s, h, g) * g.V, sa, lane);
+      if constexpr (!Form::value.output_before_update) out = dot(x.q, S);
+      partials[s * blockDim.x + threadIdx.x] = out;
+      if (Form::value.low_rank && sa_store && lane.active && lane.key_group == 0)
+        sa_store[token_row(b, span.t0 + s, h, g) * g.V + lane.v] = sa;
     };
-    auto load = [&](ColumnKeys<Form>& x, int s) {
+    auto load = [&](ColumnKeys<Form, KPT>& x, int s) {
       x.load(chunk + s * record, g, lane, gate_decay<KV>(gate_now, s));
     };
-    ColumnKeys<Form> even, odd;
+    ColumnKeys<Form, KPT> even, odd;
     load(even, 0);
     for (int s = 0; s < span.length; s += 2) {
       if (s + 1 < span.length) load(odd, s + 1);
@@ -111,7 +91,7 @@ __global__ void __launch_bounds__(128) fused_recurrent_fwd_kernel(Pointers<T> p,
       p.o[token_row(b, span.t0 + s, h, g) * g.V + v] = from_float<T>(g.scale * sum);
     });
   }
-  store_state_block(p.ht + state_base, S, g.V, lane);
+  store_state_column(p.ht + state_base, S, g.V, lane);
 }
 
 }  // namespace flabench::fused

@@ -1,11 +1,11 @@
 // How fused_recurrent spreads a head over threads, and the pieces its kernels share.
 //
-// Column passes (forward, backward dS^T reductions): lane = column group * KG + key group; a lane keeps a
-// kKeys x kColumns block of the state in registers, KG = K / kKeys lanes share a column group and reduce over
-// K with shuffles, a warp holds BV columns, a block W warps, and the blocks of a head split V. (16 x 1 per
-// lane measured faster than 8 x 4 on the H100: kernels/notes/fused_recurrent.md.)
+// Column passes (forward, backward dS^T reductions): lane = column * KG + key group; a lane keeps KPT keys of
+// one state column in registers (KPT = 8 for K <= 64, 16 above), KG = K / KPT lanes share a column and reduce
+// over K, a warp holds BV columns, a block W warps, and the blocks of a head split V.
 // Row pass (backward reductions over V): lane = row * VG + value group; a lane keeps 16 columns of one state
-// row, VG = V / 16 lanes share a row, a warp (one block) holds BK rows, and the blocks of a head split K.
+// row, VG = V / 16 lanes share a row, a warp holds BK rows, a block W_rows warps, and the blocks split K.
+// kernels/notes/fused_recurrent.md has the measurements behind these choices.
 #pragma once
 
 #include <cstdint>
@@ -15,16 +15,19 @@
 
 namespace flabench::fused {
 
-constexpr int kKeys = 8;     // keys per lane in the column passes
-constexpr int kColumns = 4;  // value columns per lane in the column passes
-constexpr int kPaddedKeys =
-    12;                    // floats per 8 keys in shared memory: float4 reads of 8 lanes hit distinct banks
-constexpr int kSpan = 16;  // columns per lane in the row pass
+constexpr int kSpan = 16;        // columns per lane in the row pass
 constexpr int kPaddedSpan = 20;  // floats per 16 values in shared memory, for the same reason
 constexpr unsigned kFullWarp = 0xffffffffu;
 
-__host__ __device__ constexpr int padded_keys(int K) {
-  return K / kKeys * kPaddedKeys;
+// Keys per lane in the column passes: fewer keys per lane means more lanes per head, which pays while each
+// scheduler has at most one warp (small B*H); past K = 64 the per-block work of more, thinner blocks wins.
+__host__ __device__ constexpr int keys_per_lane(int K) {
+  return K <= 64 ? 8 : 16;
+}
+
+// floats per KPT keys in shared memory (+4: the float4 reads of 8 lanes hit distinct banks)
+__host__ __device__ constexpr int padded_keys(int K, int KPT) {
+  return K / KPT * (KPT + 4);
 }
 __host__ __device__ constexpr int padded(int n) {
   return n / kSpan * kPaddedSpan;
@@ -41,8 +44,8 @@ struct Geometry {
   int B, T, H, K, V;
   int chunks;
   float scale;
-  // column passes: KG lanes per column group, BV columns per warp, W warps per block
-  int KG, BV, W;
+  // column passes: KPT keys per lane, KG lanes per column, BV columns per warp, W warps per block
+  int KPT, KG, BV, W;
   // row pass: VG lanes per row, BK rows per warp, W_rows warps per block
   int VG, BK, W_rows;
   __host__ __device__ int block_columns() const { return BV * W; }
@@ -55,8 +58,9 @@ inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, st
                               double scale, int chunk) {
   Geometry g{int(B), int(T), int(H), int(K), int(V), int((T + chunk - 1) / chunk), float(scale), 0,
              0,      1,      0,      0,      1};
-  g.KG = g.K / kKeys;
-  g.BV = kColumns * power_of_two_divisor(g.V / kColumns, 32 / g.KG);
+  g.KPT = keys_per_lane(g.K);
+  g.KG = g.K / g.KPT;
+  g.BV = power_of_two_divisor(g.V, 32 / g.KG);
   while (g.W < 4 && g.V % (g.BV * g.W * 2) == 0) g.W *= 2;
   g.VG = g.V / kSpan;
   g.BK = power_of_two_divisor(g.K, 32 / g.VG);
@@ -88,19 +92,12 @@ __device__ __forceinline__ float reduce_lanes(float x, int lanes) {
   return x;
 }
 
-// sum_i a[i] * b[i] over 16 terms, in four independent chains (the FMA latency, not the count, is the cost).
-__device__ __forceinline__ float dot16(const float (&a)[kSpan], const float (&b)[kSpan]) {
+// sum_i a[i] * b[i], in four independent chains (the FMA latency, not the count, is the cost).
+template <int N>
+__device__ __forceinline__ float dot(const float (&a)[N], const float (&b)[N]) {
   float acc[4] = {0, 0, 0, 0};
 #pragma unroll
-  for (int i = 0; i < kSpan; ++i) acc[i & 3] = fmaf(a[i], b[i], acc[i & 3]);
-  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
-}
-
-// sum_i x[i] * S[i][c] over a lane's keys, for column c, in four chains.
-__device__ __forceinline__ float dot_keys(const float (&x)[kKeys], const float (&S)[kKeys][kColumns], int c) {
-  float acc[4] = {0, 0, 0, 0};
-#pragma unroll
-  for (int i = 0; i < kKeys; ++i) acc[i & 3] = fmaf(x[i], S[i][c], acc[i & 3]);
+  for (int i = 0; i < N; ++i) acc[i & 3] = fmaf(a[i], b[i], acc[i & 3]);
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "kernels/common/format.h"
 #include "kernels/common/fused_recurrent/backward_columns.cuh"
@@ -19,6 +20,15 @@ inline Geometry geometry_of(const Problem& p) {
 // Workspace (fp32): the forward's checkpoints [B*H, chunks, K, V]; for the low-rank term a^T S_{t-1} and
 // dS_t^T b_t per token [B, T, H, V]; for a per-head gate the per-row terms of dg [B, T, H, K]; for the bonus
 // the per-(batch, head) partial sums of du [B*H, K].
+// Calls fn(std::integral_constant<int, KPT>) with the geometry's keys per lane as a compile-time constant.
+template <class Fn>
+void with_keys_per_lane(const Geometry& g, Fn&& fn) {
+  if (g.KPT == 8)
+    fn(std::integral_constant<int, 8>{});
+  else
+    fn(std::integral_constant<int, 16>{});
+}
+
 template <class Form>
 struct WorkspaceLayout {
   std::size_t checkpoints, sa, dsa, dg_rows, du_partial, total;  // offsets in floats
@@ -122,10 +132,12 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   float* checkpoints = call.save_for_backward ? workspace + layout.checkpoints : nullptr;
   float* sa = call.save_for_backward && Form::value.low_rank ? workspace + layout.sa : nullptr;
   const std::size_t shared = column_shared_bytes<Form>(plan, g);
-  auto kernel = fused_recurrent_fwd_kernel<Form, T>;
-  allow_shared_memory(kernel, shared);
-  kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), 32 * g.W, shared, call.stream>>>(pointers, g, plan,
-                                                                                      checkpoints, sa);
+  with_keys_per_lane(g, [&](auto keys) {
+    auto kernel = fused_recurrent_fwd_kernel<Form, T, decltype(keys)::value>;
+    allow_shared_memory(kernel, shared);
+    kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), 32 * g.W, shared, call.stream>>>(pointers, g, plan,
+                                                                                        checkpoints, sa);
+  });
   FLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -140,10 +152,12 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
 
   const StagePlan columns = column_plan<Form, T>(pointers, grads.d_o, g);
   const std::size_t columns_shared = column_shared_bytes<Form>(columns, g);
-  auto columns_kernel = fused_recurrent_bwd_columns_kernel<Form, T>;
-  allow_shared_memory(columns_kernel, columns_shared);
-  columns_kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), 32 * g.W, columns_shared, call.stream>>>(
-      pointers, grads, g, columns, workspace + layout.dsa);
+  with_keys_per_lane(g, [&](auto keys) {
+    auto columns_kernel = fused_recurrent_bwd_columns_kernel<Form, T, decltype(keys)::value>;
+    allow_shared_memory(columns_kernel, columns_shared);
+    columns_kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), 32 * g.W, columns_shared, call.stream>>>(
+        pointers, grads, g, columns, workspace + layout.dsa);
+  });
   FLA_CUDA_CHECK_LAUNCH();
 
   const StagePlan rows =
