@@ -41,13 +41,13 @@ __host__ __device__ constexpr int power_of_two_divisor(int n, int limit) {
 }
 
 struct Geometry {
-  int B, T, H, K, V;
-  int chunks;
-  float scale;
+  int B = 0, T = 0, H = 0, K = 0, V = 0;
+  int chunks = 0;
+  float scale = 1;
   // column passes: KPT keys per lane, KG lanes per column, BV columns per warp, W warps per block
-  int KPT, KG, BV, W;
+  int KPT = 8, KG = 1, BV = 1, W = 1;
   // row pass: VG lanes per row, BK rows per warp, W_rows warps per block
-  int VG, BK, W_rows;
+  int VG = 1, BK = 1, W_rows = 1;
   __host__ __device__ int block_columns() const { return BV * W; }
   __host__ __device__ int block_rows() const { return BK * W_rows; }
 };
@@ -56,8 +56,10 @@ struct Geometry {
 // own scheduler, so a block of 4 is as fast per token as 4 blocks of 1 and does a quarter of the shared work.
 inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, std::int64_t K, std::int64_t V,
                               double scale, int chunk) {
-  Geometry g{int(B), int(T), int(H), int(K), int(V), int((T + chunk - 1) / chunk), float(scale), 0,
-             0,      1,      0,      0,      1};
+  Geometry g;
+  g.B = int(B), g.T = int(T), g.H = int(H), g.K = int(K), g.V = int(V);
+  g.chunks = int((T + chunk - 1) / chunk);
+  g.scale = float(scale);
   g.KPT = keys_per_lane(g.K);
   g.KG = g.K / g.KPT;
   g.BV = power_of_two_divisor(g.V, 32 / g.KG);

@@ -1,0 +1,58 @@
+// Every CUDA variant answers "can you run this?" for every head-dim pair, dtype and mode without a GPU, and
+// the answers match what each variant promises (kernels/notes/*.md): naive runs up to 128 x 128 everywhere,
+// and fused_recurrent runs K, V in {16 .. 256} on a Hopper's shared memory (K <= 128 on an RTX 40xx's).
+#include <gtest/gtest.h>
+
+#include "kernels/registry.h"
+
+namespace flabench {
+namespace {
+
+constexpr DeviceLimits kHopper{227 * 1024, 90};
+constexpr DeviceLimits kAda{99 * 1024, 89};  // RTX 4070 Ti: 99 KiB of shared memory per block
+
+TEST(VariantSupport, EveryCudaVariantAnswersForEveryShape) {
+  for (const OpSpec* op : product_registry().ops())
+    for (const Variant* variant : product_registry().variants_of(op->name)) {
+      if (variant->backend != Backend::cuda) continue;
+      for (int K : {8, 16, 32, 48, 64, 100, 128, 256, 512})
+        for (int V : {8, 16, 32, 48, 64, 100, 128, 256, 512})
+          for (DType dtype : kAllDTypes)
+            for (Mode mode : {Mode::fwd, Mode::fwdbwd})
+              for (const DeviceLimits& limits : {kHopper, kAda}) {
+                const Problem p{2, 100, 3, K, V, dtype};
+                const auto reason = why_unsupported(*variant, p, mode, limits);
+                if (reason) {
+                  EXPECT_FALSE(reason->empty()) << op->name << "/" << variant->name;
+                }
+              }
+    }
+}
+
+bool runs(const std::string& op, const std::string& variant, int K, int V, Mode mode,
+          const DeviceLimits& limits) {
+  const Problem p{1, 64, 1, K, V, DType::bf16};
+  return !why_unsupported(*product_registry().find_variant(op, variant), p, mode, limits);
+}
+
+TEST(VariantSupport, FusedRecurrentCoversThePowersOfTwoFrom16To256) {
+  for (const OpSpec* op : product_registry().ops())
+    for (int K : {16, 32, 64, 128, 256})
+      for (int V : {16, 32, 64, 128, 256}) {
+        EXPECT_TRUE(runs(op->name, "fused_recurrent", K, V, Mode::fwdbwd, kHopper))
+            << op->name << " " << K << "x" << V;
+        EXPECT_EQ(runs(op->name, "fused_recurrent", K, V, Mode::fwd, kAda), K <= 128)
+            << op->name << " " << K << "x" << V;
+      }
+  EXPECT_FALSE(runs("gla", "fused_recurrent", 48, 64, Mode::fwd, kHopper));
+  EXPECT_FALSE(runs("gla", "fused_recurrent", 64, 100, Mode::fwd, kHopper));
+}
+
+TEST(VariantSupport, NaiveKeepsTheStateInSharedMemory) {
+  EXPECT_TRUE(runs("rwkv7", "naive", 128, 128, Mode::fwdbwd, kHopper));
+  EXPECT_TRUE(runs("rwkv7", "naive", 100, 60, Mode::fwdbwd, kAda));
+  EXPECT_FALSE(runs("rwkv7", "naive", 256, 256, Mode::fwd, kHopper));
+}
+
+}  // namespace
+}  // namespace flabench
