@@ -1,6 +1,6 @@
 // Every CUDA variant answers "can you run this?" for every head-dim pair, dtype and mode without a GPU, and
 // the answers match what each variant promises (kernels/notes/*.md): naive runs up to 128 x 128 everywhere,
-// and fused_recurrent runs K, V in {16 .. 256} on a Hopper's shared memory (K <= 128 on an RTX 40xx's).
+// and fused_recurrent runs K, V in {16 .. 256} on a Hopper's shared memory (K <= 64 on an RTX 40xx's).
 #include <gtest/gtest.h>
 
 #include "kernels/registry.h"
