@@ -41,8 +41,10 @@ TEST(VariantSupport, FusedRecurrentCoversThePowersOfTwoFrom16To256) {
       for (int V : {16, 32, 64, 128, 256}) {
         EXPECT_TRUE(runs(op->name, "fused_recurrent", K, V, Mode::fwdbwd, kHopper))
             << op->name << " " << K << "x" << V;
-        EXPECT_EQ(runs(op->name, "fused_recurrent", K, V, Mode::fwd, kAda), K <= 128)
-            << op->name << " " << K << "x" << V;
+        if (K <= 64) {
+          EXPECT_TRUE(runs(op->name, "fused_recurrent", K, V, Mode::fwdbwd, kAda))
+              << op->name << " " << K << "x" << V;
+        }
       }
   EXPECT_FALSE(runs("gla", "fused_recurrent", 48, 64, Mode::fwd, kHopper));
   EXPECT_FALSE(runs("gla", "fused_recurrent", 64, 100, Mode::fwd, kHopper));
