@@ -14,9 +14,9 @@ struct Shape {
   std::int64_t B, T, H, K, V;
 };
 
-const Shape kShapes[] = {{2, 1, 2, 64, 64},  {1, 15, 3, 64, 16},  {2, 16, 2, 16, 64},   {1, 17, 2, 32, 32},
-                         {1, 63, 3, 64, 16}, {2, 65, 2, 16, 64},  {1, 130, 2, 128, 128}, {1, 40, 1, 32, 48},
-                         {1, 1000, 2, 64, 64}};
+const Shape kShapes[] = {{2, 1, 2, 64, 64},  {1, 15, 3, 64, 16},  {2, 16, 2, 16, 64}, {1, 17, 2, 32, 32},
+                         {1, 63, 3, 64, 16}, {2, 64, 2, 64, 64},  {2, 65, 2, 16, 64}, {1, 130, 2, 128, 128},
+                         {1, 40, 1, 32, 48}, {1, 1000, 2, 64, 64}};
 
 class CudaVariant : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {
  protected:
@@ -41,11 +41,29 @@ TEST_P(CudaVariant, MatchesTheReferenceForwardAndBackward) {
         continue;
       }
       const CheckRecord check = run_check(*device, op, variant, p, Mode::fwdbwd, 3);
-      EXPECT_TRUE(check.passed) << op.name << "/" << variant.name << " " << dtype_name(dtype) << " " << check.shape
-                                << ": " << check_summary(check);
+      EXPECT_TRUE(check.passed) << op.name << "/" << variant.name << " " << dtype_name(dtype) << " "
+                                << check.shape << ": " << check_summary(check);
       ++checked;
     }
   EXPECT_GE(checked, 3 * 7) << "too few shapes supported to mean anything";
+}
+
+// The whole 24,576-token sequence of the peer shapes, checked unshortened: errors that grow with T show here.
+TEST_P(CudaVariant, HoldsOverTheLongestSequence) {
+  const auto& [op_name, variant_name] = GetParam();
+  if (variant_name != "fused_recurrent")
+    GTEST_SKIP() << "the long check runs for fused_recurrent only (device time)";
+  const OpSpec& op = testing::op_named(op_name);
+  const Variant& variant = *product_registry().find_variant(op_name, variant_name);
+  for (DType dtype : {DType::bf16, DType::fp32}) {
+    const Problem p = testing::small_problem(op, 1, 24576, 1, 64, 64, dtype);
+    const CheckRecord check = run_check(*device, op, variant, p, Mode::fwdbwd, 4);
+    EXPECT_TRUE(check.passed) << op.name << " " << dtype_name(dtype) << ": " << check_summary(check);
+    double worst = 0;
+    for (const TensorCheckRecord& t : check.tensors) worst = std::max(worst, t.rms_ratio);
+    std::cout << "  " << op.name << "/" << variant.name << " " << dtype_name(dtype)
+              << " T=24576: worst rms ratio " << worst << " (" << check_summary(check) << ")\n";
+  }
 }
 
 std::vector<std::tuple<std::string, std::string>> cuda_variants() {
