@@ -27,6 +27,21 @@ std::string host_name() {
   return gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
 }
 
+// CLI11's stock range validators print the whole double range; this one says what is allowed in words.
+CLI::Validator at_least(double lowest, bool inclusive, const std::string& what) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        try {
+          std::size_t used = 0;
+          const double value = std::stod(text, &used);
+          if (used == text.size() && (inclusive ? value >= lowest : value > lowest)) return "";
+        } catch (const std::exception&) {
+        }
+        return "'" + text + "' is not " + what;
+      },
+      what);
+}
+
 }  // namespace
 
 void add_selection_options(CLI::App& app, CommandLine& line) {
@@ -46,18 +61,18 @@ void add_run_options(CLI::App& app, CommandLine& line) {
   app.add_option("--seed", line.seed, "seed of the generated inputs")->capture_default_str();
   app.add_flag("--no-check", line.no_check, "skip the correctness spot check of each case");
   app.add_option("--min-time", line.min_time_s, "seconds of timed samples per case, at least")
-      ->check(CLI::PositiveNumber)
+      ->check(at_least(0, false, "a positive number of seconds"))
       ->capture_default_str();
   app.add_option("--min-samples", line.min_samples, "timed samples per case, at least")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   app.add_option("--warmup", line.warmup_time_s, "seconds of untimed calls before timing")
-      ->check(CLI::NonNegativeNumber)
+      ->check(at_least(0, true, "a non-negative number of seconds"))
       ->capture_default_str();
   app.add_flag("--no-l2-flush", line.no_l2_flush, "keep the L2 cache warm between samples");
   app.add_option("--bandwidth", line.bandwidth_gbs,
                  "GB/s for the byte floor instead of the measured copy rate")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(0, false, "a positive bandwidth in GB/s"));
 }
 
 Session open_session(const CommandLine& line) {

@@ -58,7 +58,8 @@ TEST(Cli, BadInputIsOneLineAndExitStatusTwo) {
                      "--out: /nonexistent-dir/run.json");
   expect_usage_error("--device cpu --preset nope", "--preset: unknown preset 'nope'");
   expect_usage_error("--bogus", "fla-bench: error:");
-  expect_usage_error("--min-time -1", "--min-time");
+  expect_usage_error("--min-time=-1", "--min-time: '-1' is not a positive number of seconds");
+  expect_usage_error("--bandwidth=0", "--bandwidth: '0' is not a positive bandwidth in GB/s");
   expect_usage_error("list extra-argument", "fla-bench: error:");
 }
 

@@ -29,23 +29,12 @@ __global__ void __launch_bounds__(128)
 
   const ChunkRing ring{plan, smem, g.chunks, b, h, g.T, g.H, /*reverse=*/true};
   ring.prime();
-  float gate_next = 0;
-  if constexpr (!KV::per_key_gate) {
-    const ChunkSpan last = chunk_span(0, g.chunks, g.T, true);
-    gate_next = gate_of_lane(p.g, b, h, g.T, g.H, last.t0, last.length);
-  }
+  HeadGates<KV, T> gates(p.g, g, b, h, /*reverse=*/true);
 
   for (int index = 0; index < g.chunks; ++index) {
     ring.acquire(index);
     const ChunkSpan span = chunk_span(index, g.chunks, g.T, true);
-    float gate_now = 0;
-    if constexpr (!KV::per_key_gate) {
-      gate_now = gate_next;
-      if (index + 1 < g.chunks) {
-        const ChunkSpan next = chunk_span(index + 1, g.chunks, g.T, true);
-        gate_next = gate_of_lane(p.g, b, h, g.T, g.H, next.t0, next.length);
-      }
-    }
+    gates.advance(index);
     convert_column_chunk<Form, T, KPT>(plan, ring.slot(index), span.length, g, chunk);
 
     // Token s's arithmetic (backwards in time); the caller has the previous token's loads in flight.
@@ -75,9 +64,7 @@ __global__ void __launch_bounds__(128)
       if (Form::value.low_rank && lane.active && lane.key_group == 0)
         dsa_store[token_row(b, span.t0 + s, h, g) * g.V + lane.v] = dsa;
     };
-    auto load = [&](ColumnKeys<Form, KPT>& x, int s) {
-      x.load(chunk + s * record, g, lane, gate_decay<KV>(gate_now, s));
-    };
+    auto load = [&](ColumnKeys<Form, KPT>& x, int s) { x.load(chunk + s * record, g, lane, gates.decay(s)); };
     ColumnKeys<Form, KPT> even, odd;
     const int last = span.length - 1;
     load(even, last);

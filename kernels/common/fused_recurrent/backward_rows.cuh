@@ -145,11 +145,7 @@ __global__ void __launch_bounds__(128)
 
   const ChunkRing ring{plan, smem, g.chunks, b, h, g.T, g.H, /*reverse=*/true};
   ring.prime();
-  float gate_next = 0;
-  if constexpr (!KV::per_key_gate) {
-    const ChunkSpan last = chunk_span(0, g.chunks, g.T, true);
-    gate_next = gate_of_lane(p.g, b, h, g.T, g.H, last.t0, last.length);
-  }
+  HeadGates<KV, T> gates(p.g, g, b, h, /*reverse=*/true);
 
   for (int index = 0; index < g.chunks; ++index) {
     const int chunk = g.chunks - 1 - index;
@@ -158,18 +154,11 @@ __global__ void __launch_bounds__(128)
                 checkpoints + (std::int64_t(bh) * g.chunks + chunk) * g.K * g.V + std::int64_t(k) * g.V + v0);
     ring.acquire(index);
     const ChunkSpan span = chunk_span(index, g.chunks, g.T, true);
-    float gate_now = 0;
-    if constexpr (!KV::per_key_gate) {
-      gate_now = gate_next;
-      if (index + 1 < g.chunks) {
-        const ChunkSpan next = chunk_span(index + 1, g.chunks, g.T, true);
-        gate_next = gate_of_lane(p.g, b, h, g.T, g.H, next.t0, next.length);
-      }
-    }
+    gates.advance(index);
     convert_row_chunk<Form, T>(plan, ring.slot(index), span.length, g, records);
     auto token = [&](int s, bool gradients) {
       RowToken<Form> x;
-      x.load(records + s * record_floats, g, row, value_group, gate_decay<KV>(gate_now, s), gradients);
+      x.load(records + s * record_floats, g, row, value_group, gates.decay(s), gradients);
       return x;
     };
 

@@ -34,20 +34,12 @@ __global__ void __launch_bounds__(128) fused_recurrent_fwd_kernel(Pointers<T> p,
 
   const ChunkRing ring{plan, smem, g.chunks, b, h, g.T, g.H, /*reverse=*/false};
   ring.prime();
-  float gate_next = 0;
-  if constexpr (!KV::per_key_gate) gate_next = gate_of_lane(p.g, b, h, g.T, g.H, 0, min(kChunk, g.T));
+  HeadGates<KV, T> gates(p.g, g, b, h, /*reverse=*/false);
 
   for (int index = 0; index < g.chunks; ++index) {
     ring.acquire(index);
     const ChunkSpan span = chunk_span(index, g.chunks, g.T, false);
-    float gate_now = 0;
-    if constexpr (!KV::per_key_gate) {
-      gate_now = gate_next;
-      if (index + 1 < g.chunks) {
-        const ChunkSpan next = chunk_span(index + 1, g.chunks, g.T, false);
-        gate_next = gate_of_lane(p.g, b, h, g.T, g.H, next.t0, next.length);
-      }
-    }
+    gates.advance(index);
     if (checkpoints)
       store_state_column(checkpoints + (std::int64_t(bh) * g.chunks + index) * g.K * g.V, S, g.V, lane);
     convert_column_chunk<Form, T, KPT>(plan, ring.slot(index), span.length, g, chunk);
@@ -73,9 +65,7 @@ __global__ void __launch_bounds__(128) fused_recurrent_fwd_kernel(Pointers<T> p,
       if (Form::value.low_rank && sa_store && lane.active && lane.key_group == 0)
         sa_store[token_row(b, span.t0 + s, h, g) * g.V + lane.v] = sa;
     };
-    auto load = [&](ColumnKeys<Form, KPT>& x, int s) {
-      x.load(chunk + s * record, g, lane, gate_decay<KV>(gate_now, s));
-    };
+    auto load = [&](ColumnKeys<Form, KPT>& x, int s) { x.load(chunk + s * record, g, lane, gates.decay(s)); };
     ColumnKeys<Form, KPT> even, odd;
     load(even, 0);
     for (int s = 0; s < span.length; s += 2) {

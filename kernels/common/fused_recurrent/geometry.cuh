@@ -18,6 +18,7 @@ namespace flabench::fused {
 constexpr int kSpan = 16;        // columns per lane in the row pass
 constexpr int kPaddedSpan = 20;  // floats per 16 values in shared memory, for the same reason
 constexpr unsigned kFullWarp = 0xffffffffu;
+constexpr int kChunk = 16;  // tokens staged at a time, and the checkpoint interval of the backward
 
 // Keys per lane in the column passes: fewer keys per lane means more lanes per head, which pays while each
 // scheduler has at most one warp (small B*H); past K = 64 the per-block work of more, thinner blocks wins.
@@ -136,19 +137,39 @@ __device__ __forceinline__ void store16(float* dst, const float (&x)[kSpan]) {
     *reinterpret_cast<float4*>(dst + j) = make_float4(x[j], x[j + 1], x[j + 2], x[j + 3]);
 }
 
-// The decay of a per-head gate at token s of the chunk (lane s holds its log); 1 where the gate is per key.
-template <class KV>
-__device__ __forceinline__ float gate_decay(float gate_of_lane_s, int s) {
-  if constexpr (KV::per_key_gate) return 1.0f;
-  return __expf(__shfl_sync(kFullWarp, gate_of_lane_s, s));
-}
+// A per-head gate [B, T, H] has 2 bytes per token in bf16, too few for cp.async: lane l holds the log decay
+// of token l of the current chunk in a register, loaded one chunk ahead. For a per-key gate it does nothing
+// and decay() is 1 (the decays come with the staged key vectors).
+template <class KV, class T>
+struct HeadGates {
+  const T* g;
+  int b, h, T_, H, chunks;
+  bool reverse;
+  float now = 0, next = 0;
 
-// A per-head gate [B, T, H] has 2 bytes per token in bf16 (too few for cp.async): lane l holds token l of
-// a chunk in a register, loaded one chunk ahead.
-template <class T>
-__device__ __forceinline__ float gate_of_lane(const T* g, int b, int h, int T_, int H, int t0, int length) {
-  const int lane = threadIdx.x & 31;
-  return lane < length ? to_float(g[(std::int64_t(b) * T_ + t0 + lane) * H + h]) : 0.0f;
-}
+  __device__ HeadGates(const T* gate, const Geometry& geometry, int b_, int h_, bool reverse_)
+      : g(gate), b(b_), h(h_), T_(geometry.T), H(geometry.H), chunks(geometry.chunks), reverse(reverse_) {
+    if constexpr (!KV::per_key_gate) next = load(0);
+  }
+  // Moves to chunk `index` (in visiting order) and starts loading the one after it.
+  __device__ void advance(int index) {
+    if constexpr (!KV::per_key_gate) {
+      now = next;
+      if (index + 1 < chunks) next = load(index + 1);
+    }
+  }
+  // exp of the gate at token s of the current chunk; the whole warp must call it together.
+  __device__ float decay(int s) const {
+    if constexpr (KV::per_key_gate) return 1.0f;
+    return __expf(__shfl_sync(kFullWarp, now, s));
+  }
+
+ private:
+  __device__ float load(int index) const {
+    const int chunk = reverse ? chunks - 1 - index : index;
+    const int t0 = chunk * kChunk, lane = threadIdx.x & 31;
+    return t0 + lane < T_ && lane < kChunk ? to_float(g[(std::int64_t(b) * T_ + t0 + lane) * H + h]) : 0.0f;
+  }
+};
 
 }  // namespace flabench::fused

@@ -5,9 +5,10 @@
 
 #include <cstdint>
 
+#include "kernels/common/fused_recurrent/geometry.cuh"
+
 namespace flabench::fused {
 
-constexpr int kChunk = 16;  // tokens per ring slot, and the checkpoint interval of the backward
 constexpr int kStages = 2;  // one chunk in flight while the other is used: 16 token steps hide the latency
 constexpr int kMaxSegments = 9;
 
