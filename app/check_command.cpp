@@ -1,25 +1,51 @@
-#include <algorithm>
+#include <iostream>
 
 #include "app/commands.h"
-#include "suites/checks.h"
+#include "app/run_output.h"
+#include "suites/battery.h"
+#include "suites/usage_error.h"
 
 namespace flabench {
+namespace {
 
-// The spot checks alone: each selected case on its shortened check shape, each distinct one once.
-int check_command(const CommandLine& line) {
-  Session session = open_session(line);
-  std::vector<Case> checks;
-  for (Case c : session.cases) {
-    c.problem = check_problem(c.problem);
-    c.name = case_name(*c.op, *c.variant, c.mode, c.problem);
-    const bool seen =
-        std::any_of(checks.begin(), checks.end(), [&](const Case& other) { return other.name == c.name; });
-    if (!seen) checks.push_back(std::move(c));
+void list_battery(const std::vector<BatteryCase>& cases) {
+  for (const BatteryCase& c : cases) {
+    std::cout << c.name;
+    if (c.skip_reason) std::cout << "  (skipped: " << *c.skip_reason << ")";
+    std::cout << "\n";
   }
-  RunSettings settings = run_settings(line, *session.device);
+  std::cout << cases.size() << " checks\n";
+}
+
+}  // namespace
+
+// The check battery (suites/battery.h) on every variant of the device's backend.
+int check_command(const CommandLine& line) {
+  if (!line.axes.empty() || !line.preset.empty())
+    throw UsageError(
+        "check runs the battery's own shapes, so --axis and --preset do not apply; select checks "
+        "with --filter, e.g. '^decay/' or '/bf16/'");
+  std::string note;
+  std::unique_ptr<Device> device = open_device(line.device, note);
+  if (!note.empty()) std::cerr << "fla-bench: " << note << "\n";
+  const BatterySpec spec{line.filter, device->backend(), device->limits(), !line.no_long};
+  const std::vector<BatteryCase> cases = battery_cases(product_registry(), spec);
+  if (cases.empty())
+    throw UsageError("no check matches --filter '" + line.filter + "' on the " +
+                     std::string(backend_name(spec.backend)) +
+                     " backend (fla-bench check --list shows them)");
+  if (line.list_checks) {
+    list_battery(cases);
+    return 0;
+  }
+
+  RunSettings settings = run_settings(line, *device);
   settings.time = false;
   settings.check = true;
-  return execute_cases(line, session, checks, settings);
+  RunOutput output(line, RunOutput::longest_name(cases));
+  output.reporter().begin(run_context(line, *device, settings));
+  const std::string reproduce = "fla-bench check --device " + line.device;
+  return output.finish(run_battery(*device, cases, line.seed, reproduce, output.reporter()));
 }
 
 }  // namespace flabench

@@ -19,8 +19,12 @@ int main(int argc, char** argv) {
   add_run_options(app, line);
   CLI::App* run = app.add_subcommand("run", "time and check the selected cases (the default)");
   CLI::App* list = app.add_subcommand("list", "show the selected cases and why any would be skipped");
-  CLI::App* check = app.add_subcommand("check", "run only the correctness checks of the selected cases");
+  CLI::App* check = app.add_subcommand(
+      "check", "the numerics battery on every variant: accuracy, decay, shapes, state, cross, hygiene");
   list->add_flag("--presets", line.list_presets, "show the named shape presets instead");
+  check->add_flag("--list", line.list_checks, "show the selected checks and why any would be skipped");
+  check->add_flag("--no-long", line.no_long,
+                  "leave out the 24,576-token checks (seconds of fp64 reference each)");
   for (CLI::App* sub : {run, list, check}) sub->fallthrough();
   app.require_subcommand(0, 1);
 

@@ -30,6 +30,8 @@ struct CommandLine {
   bool no_l2_flush = false;
   double bandwidth_gbs = 0;  // 0: the measured copy bandwidth
   bool list_presets = false;
+  bool list_checks = false;  // check --list
+  bool no_long = false;      // check --no-long
   std::vector<std::string> argv;
 };
 

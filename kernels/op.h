@@ -37,6 +37,13 @@ struct OpSpec {
   std::string math;  // one line, for `fla-bench list`
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
+  std::string log_decay;  // the input that holds the log decay (gate), for the checks' decay extremes
+  // The recurrent state: the input a run starts from and the output it ends with, for the checks' state
+  // handoff (a prefix's final state is the suffix's initial state). Empty for an op without one.
+  std::string initial_state, final_state;
+  // The most negative log decay the op's models produce: the checks' decay extremes drive the gate down to
+  // it.
+  double log_decay_floor = -40.0;
   std::function<double(const Problem&)> default_scale;
   InputGenerator make_inputs;
   // FLOPs of one forward call in the recurrent form (state update + output); the backward counts as twice

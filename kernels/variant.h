@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -32,6 +33,10 @@ struct Support {
   int default_chunk_size = 0;
   bool backward = true;
   bool tf32 = false;  // fp32 inputs go through tf32 tensor cores (looser fp32 thresholds)
+  // The most negative log decay the variant is made for (a chunked kernel may bound it); checks beyond it are
+  // skipped with that reason.
+  double log_decay_floor = -std::numeric_limits<double>::infinity();
+  bool deterministic = true;  // two calls on the same inputs give bitwise equal results
   // Head dims, memory and device limits: the reason the variant cannot run `problem`, or nullopt.
   std::function<std::optional<std::string>(const Problem&, Mode, const DeviceLimits&)> limits;
 };

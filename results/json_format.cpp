@@ -31,6 +31,8 @@ void to_json(json& j, const CaseRecord& r) {
       {"scale", r.scale},
       {"status", status_name(r.status)},
       {"reason", r.reason}};
+  if (!r.family.empty()) j["family"] = r.family;
+  if (!r.reproduce.empty()) j["reproduce"] = r.reproduce;
   put_optional(j, "timing", r.timing);
   put_optional(j, "derived", r.derived);
   put_optional(j, "check", r.check);
@@ -38,6 +40,8 @@ void to_json(json& j, const CaseRecord& r) {
 
 void from_json(const json& j, CaseRecord& r) {
   j.at("name").get_to(r.name);
+  r.family = j.value("family", "");  // family, reproduce and a tensor's detail: added in schema 1.1
+  r.reproduce = j.value("reproduce", "");
   j.at("op").get_to(r.op);
   j.at("variant").get_to(r.variant);
   j.at("mode").get_to(r.mode);

@@ -20,8 +20,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TimingRecord, samples, median_ms, mean_ms, st
                                    q1_ms, q3_ms, samples_ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DerivedRecord, tokens_per_s, flops, tflops_per_s, floor_bytes, floor_ms,
                                    achieved_gbs, floor_pct)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TensorCheckRecord, tensor, rms_ratio, max_abs, threshold, nonfinite,
-                                   passed)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TensorCheckRecord, tensor, rms_ratio, max_abs, threshold,
+                                                nonfinite, passed, detail)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckRecord, passed, shape, tensors)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunSummary, cases, ok, failed, skipped, wall_s)
 

@@ -1,6 +1,5 @@
 #include "results/record.h"
 
-#include <algorithm>
 #include "kernels/common/format.h"
 
 namespace flabench {
@@ -28,14 +27,17 @@ std::string check_summary(const CheckRecord& check) {
   if (!check.passed) {
     for (const TensorCheckRecord& t : check.tensors) {
       if (t.passed) continue;
+      if (!t.detail.empty()) return format("FAIL %s: %s", t.tensor.c_str(), t.detail.c_str());
       if (t.nonfinite > 0)
         return format("FAIL %s has %lld NaN/Inf", t.tensor.c_str(), (long long)t.nonfinite);
       return format("FAIL %s %.1e > %.1e", t.tensor.c_str(), t.rms_ratio, t.threshold);
     }
   }
-  const auto worst = std::max_element(
-      check.tensors.begin(), check.tensors.end(),
-      [](const auto& a, const auto& b) { return a.rms_ratio / a.threshold < b.rms_ratio / b.threshold; });
+  const TensorCheckRecord* worst = nullptr;  // the tensor closest to its threshold, among numeric ones
+  for (const TensorCheckRecord& t : check.tensors)
+    if (t.threshold > 0 && (!worst || t.rms_ratio / t.threshold > worst->rms_ratio / worst->threshold))
+      worst = &t;
+  if (!worst) return "ok";
   return format("ok %.1e (%s)", worst->rms_ratio, worst->tensor.c_str());
 }
 

@@ -11,7 +11,7 @@ namespace flabench {
 
 inline constexpr const char* kResultSchemaName = "fla-bench-result";
 // Semantic version of the JSON layout: a reader refuses another major version.
-inline constexpr const char* kResultSchemaVersion = "1.0.0";
+inline constexpr const char* kResultSchemaVersion = "1.1.0";
 
 struct DeviceRecord {
   std::string backend;  // "cuda" or "cpu"
@@ -85,6 +85,7 @@ struct TensorCheckRecord {
   double threshold = 0;
   std::int64_t nonfinite = 0;  // NaN or Inf elements in x
   bool passed = false;
+  std::string detail{};  // what a non-numeric check found, e.g. "3 elements changed"
   bool operator==(const TensorCheckRecord&) const = default;
 };
 
@@ -105,12 +106,14 @@ std::optional<CaseStatus> parse_status(std::string_view text);
 
 struct CaseRecord {
   std::string name;
+  std::string family{};  // the check battery's family; empty for benchmark cases
   std::string op, variant, mode, dtype;
   std::int64_t B = 0, T = 0, H = 0, K = 0, V = 0;
   int chunk_size = 0;
   double scale = 0;
   CaseStatus status = CaseStatus::ok;
-  std::string reason;  // why skipped or failed
+  std::string reason;       // why skipped or failed
+  std::string reproduce{};  // a failed battery case: the command that runs it alone
   std::optional<TimingRecord> timing;
   std::optional<DerivedRecord> derived;
   std::optional<CheckRecord> check;

@@ -48,8 +48,8 @@ Arrays64 CaseTensors::download(const TensorMap& tensors) {
   return arrays;
 }
 
-void CaseTensors::poison(const TensorMap& tensors) {
-  for (const auto& [name, tensor] : tensors) device_.poison(tensor.data, tensor.bytes());
+void CaseTensors::fill(const TensorMap& tensors, unsigned char byte) {
+  for (const auto& [name, tensor] : tensors) device_.fill(tensor.data, byte, tensor.bytes());
 }
 
 }  // namespace flabench

@@ -17,8 +17,9 @@ class CaseTensors {
   void upload(const HostValuesMap& values, const TensorMap& tensors);
   // Copies tensors back and decodes them to fp64.
   Arrays64 download(const TensorMap& tensors);
-  // Fills tensors with NaN, so elements a variant never writes cannot pass a check.
-  void poison(const TensorMap& tensors);
+  // Sets every byte of the tensors to `byte`: 0xFF makes them NaN, so elements a variant never writes cannot
+  // pass a check.
+  void fill(const TensorMap& tensors, unsigned char byte);
 
   TensorMap inputs, outputs, grad_outputs, grads;
   std::span<std::byte> workspace;

@@ -36,15 +36,17 @@ std::vector<Shape5> apply_size_overrides(const std::vector<Shape5>& shapes, cons
   return result;
 }
 
-std::vector<Case> expand_cases(const Registry& registry, const SuiteSpec& spec) {
-  std::optional<std::regex> filter;
-  if (!spec.filter.empty()) {
-    try {
-      filter.emplace(spec.filter, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      throw UsageError("--filter: invalid regular expression '" + spec.filter + "': " + e.what());
-    }
+std::optional<std::regex> compile_filter(const std::string& filter) {
+  if (filter.empty()) return std::nullopt;
+  try {
+    return std::regex(filter, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    throw UsageError("--filter: invalid regular expression '" + filter + "': " + e.what());
   }
+}
+
+std::vector<Case> expand_cases(const Registry& registry, const SuiteSpec& spec) {
+  const std::optional<std::regex> filter = compile_filter(spec.filter);
   const std::vector<DType> dtypes =
       spec.axes.dtypes.empty() ? std::vector<DType>{DType::bf16, DType::fp16, DType::fp32} : spec.axes.dtypes;
   const std::vector<Mode> modes =

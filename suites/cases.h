@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ std::string case_name(const OpSpec& op, const Variant& variant, Mode mode, const
 
 // The shapes after the size overrides: each given size replaces that dimension of every shape.
 std::vector<Shape5> apply_size_overrides(const std::vector<Shape5>& shapes, const AxisOverrides& axes);
+
+// The --filter regex (ECMAScript, searched in case names); nullopt for an empty one. Throws UsageError for a
+// bad one.
+std::optional<std::regex> compile_filter(const std::string& filter);
 
 // Every case of the spec's backend that the filter selects, in run order (cases that share inputs are
 // adjacent). Throws UsageError for a bad regex.

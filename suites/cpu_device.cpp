@@ -49,7 +49,7 @@ class CpuDevice : public Device {
   void release(void* pointer) noexcept override { ::operator delete(pointer, std::align_val_t(64)); }
   void upload(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
   void download(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
-  void poison(void* dst, std::size_t bytes) override { std::memset(dst, 0xFF, bytes); }
+  void fill(void* dst, unsigned char byte, std::size_t bytes) override { std::memset(dst, byte, bytes); }
   void flush_l2() override {}
   cudaStream_t stream() const override { return nullptr; }
   void synchronize() override {}

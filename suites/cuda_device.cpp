@@ -82,8 +82,8 @@ class CudaDevice : public Device {
     FLA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
     synchronize();
   }
-  void poison(void* dst, std::size_t bytes) override {
-    FLA_CUDA_CHECK(cudaMemsetAsync(dst, 0xFF, bytes, stream_));
+  void fill(void* dst, unsigned char byte, std::size_t bytes) override {
+    FLA_CUDA_CHECK(cudaMemsetAsync(dst, byte, bytes, stream_));
   }
   void flush_l2() override {
     FLA_CUDA_CHECK(cudaMemsetAsync(flush_buffer_.data(), 0, flush_buffer_.bytes(), stream_));

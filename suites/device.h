@@ -32,8 +32,8 @@ class Device {
   virtual void release(void* pointer) noexcept = 0;
   virtual void upload(void* device_dst, const void* host_src, std::size_t bytes) = 0;
   virtual void download(void* host_dst, const void* device_src, std::size_t bytes) = 0;
-  // Every byte set to 0xFF: NaN in fp32, fp16 and bf16, so an element a variant never writes shows up.
-  virtual void poison(void* device_dst, std::size_t bytes) = 0;
+  // Every byte set to `byte`; 0xFF is NaN in fp32, fp16 and bf16, so an element never written shows up.
+  virtual void fill(void* device_dst, unsigned char byte, std::size_t bytes) = 0;
   // Evicts the inputs from the L2 cache before a cold sample (a no-op on the host).
   virtual void flush_l2() = 0;
   virtual cudaStream_t stream() const = 0;  // null on the host

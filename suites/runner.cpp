@@ -4,8 +4,8 @@
 #include <map>
 #include <optional>
 
-#include "kernels/common/cuda_check.h"
 #include "profiles/nvtx_range.h"
+#include "suites/case_guard.h"
 #include "suites/case_tensors.h"
 #include "suites/checks.h"
 #include "suites/inputs.h"
@@ -67,16 +67,17 @@ TimingRecord time_one(Device& device, const Case& c, const RunSettings& settings
 
 }  // namespace
 
-CaseRecord base_record(const Case& c) {
+CaseRecord base_record(const std::string& name, const OpSpec& op, const std::string& variant, Mode mode,
+                       const Problem& p) {
   CaseRecord r;
-  r.name = c.name;
-  r.op = c.op->name;
-  r.variant = c.variant->name;
-  r.mode = mode_name(c.mode);
-  r.dtype = dtype_name(c.problem.dtype);
-  r.B = c.problem.B, r.T = c.problem.T, r.H = c.problem.H, r.K = c.problem.K, r.V = c.problem.V;
-  r.chunk_size = c.problem.chunk_size;
-  r.scale = c.problem.scale;
+  r.name = name;
+  r.op = op.name;
+  r.variant = variant;
+  r.mode = mode_name(mode);
+  r.dtype = dtype_name(p.dtype);
+  r.B = p.B, r.T = p.T, r.H = p.H, r.K = p.K, r.V = p.V;
+  r.chunk_size = p.chunk_size;
+  r.scale = p.scale;
   return r;
 }
 
@@ -102,48 +103,30 @@ RunSummary run_cases(Device& device, const std::vector<Case>& cases, const RunSe
   RunSummary summary;
   InputCache cache;
   std::map<std::string, CheckRecord> checks;  // by the name of the checked (shortened) case
-  std::optional<std::string> context_lost;
+  CaseGuard guard;
 
   for (const Case& c : cases) {
-    CaseRecord record = base_record(c);
-    if (c.skip_reason) {
-      record.status = CaseStatus::skipped;
-      record.reason = *c.skip_reason;
-    } else if (context_lost) {
-      record.status = CaseStatus::failed;
-      record.reason = "not run: " + *context_lost;
-    } else {
-      try {
-        if (settings.check) {
-          const Problem checked = check_problem(c.problem);
-          const std::string key = case_name(*c.op, *c.variant, c.mode, checked);
-          auto found = checks.find(key);
-          if (found == checks.end())
-            found = checks.emplace(key, run_check(device, *c.op, *c.variant, checked, c.mode, settings.seed))
-                        .first;
-          record.check = found->second;
-        }
-        if (settings.time) {
-          record.timing = time_one(device, c, settings, cache);
-          record.derived = derive_metrics(c, *record.timing, settings.floor_bandwidth_gbs);
-        }
-        if (record.check && !record.check->passed) {
-          record.status = CaseStatus::failed;
-          record.reason = "check failed: " + check_summary(*record.check);
-        }
-      } catch (const CudaError& e) {
-        record.status = CaseStatus::failed;
-        record.reason = e.what();
-        if (e.is_sticky()) context_lost = "the CUDA context was lost at " + c.name + ": " + e.what();
-      } catch (const std::exception& e) {
-        record.status = CaseStatus::failed;
-        record.reason = e.what();
+    CaseRecord record = base_record(c.name, *c.op, c.variant->name, c.mode, c.problem);
+    guard.run(record, c.skip_reason, [&] {
+      if (settings.check) {
+        const Problem checked = check_problem(c.problem);
+        const std::string key = case_name(*c.op, *c.variant, c.mode, checked);
+        auto found = checks.find(key);
+        if (found == checks.end())
+          found =
+              checks.emplace(key, run_check(device, *c.op, *c.variant, checked, c.mode, settings.seed)).first;
+        record.check = found->second;
       }
-    }
-    ++summary.cases;
-    if (record.status == CaseStatus::ok) ++summary.ok;
-    if (record.status == CaseStatus::failed) ++summary.failed;
-    if (record.status == CaseStatus::skipped) ++summary.skipped;
+      if (settings.time) {
+        record.timing = time_one(device, c, settings, cache);
+        record.derived = derive_metrics(c, *record.timing, settings.floor_bandwidth_gbs);
+      }
+      if (record.check && !record.check->passed) {
+        record.status = CaseStatus::failed;
+        record.reason = "check failed: " + check_summary(*record.check);
+      }
+    });
+    count_case(summary, record);
     reporter.record(record);
   }
   summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -25,8 +25,10 @@ struct RunSettings {
 RunSummary run_cases(Device& device, const std::vector<Case>& cases, const RunSettings& settings,
                      Reporter& reporter);
 
-// The record of a case before it runs: names and axes.
-CaseRecord base_record(const Case& c);
+// The record of a case before it runs: names and axes (`variant` names the variant, or a battery case's
+// pair).
+CaseRecord base_record(const std::string& name, const OpSpec& op, const std::string& variant, Mode mode,
+                       const Problem& problem);
 
 DerivedRecord derive_metrics(const Case& c, const TimingRecord& timing, double floor_bandwidth_gbs);
 

@@ -16,4 +16,14 @@ double check_threshold(DType dtype, TensorRole role, bool tf32) {
   return 0;
 }
 
+Thresholds reference_thresholds(DType dtype, bool tf32) {
+  return {check_threshold(dtype, TensorRole::forward, tf32),
+          check_threshold(dtype, TensorRole::gradient, tf32)};
+}
+
+Thresholds cross_thresholds(DType dtype, bool tf32_first, bool tf32_second) {
+  const Thresholds a = reference_thresholds(dtype, tf32_first), b = reference_thresholds(dtype, tf32_second);
+  return {a.forward + b.forward, a.gradient + b.gradient};
+}
+
 }  // namespace flabench

@@ -10,4 +10,14 @@ enum class TensorRole { forward, gradient };  // o and final state; every gradie
 
 double check_threshold(DType dtype, TensorRole role, bool tf32);
 
+struct Thresholds {
+  double forward = 0, gradient = 0;
+};
+
+// A variant against the fp64 reference.
+Thresholds reference_thresholds(DType dtype, bool tf32);
+// Two variants against each other: each may sit its own threshold away from the reference, so the pair may
+// differ by the sum (the triangle inequality on RMS(ref - x)).
+Thresholds cross_thresholds(DType dtype, bool tf32_first, bool tf32_second);
+
 }  // namespace flabench

@@ -32,6 +32,10 @@ OpSpec recurrence_op(RecurrenceOpParts parts) {
   op.math = std::move(parts.math);
   op.inputs = std::move(parts.inputs);
   op.outputs = {{"o", kTokenValue}, {"ht", kState, /*in_case_dtype=*/false}};
+  op.log_decay = parts.binding.g;
+  op.log_decay_floor = parts.log_decay_floor;
+  op.initial_state = parts.binding.h0;
+  op.final_state = parts.binding.ht;
   op.default_scale = std::move(parts.default_scale);
   op.make_inputs = std::move(parts.make_inputs);
   op.forward_flops = [per_element = parts.flops_per_state_element](const Problem& p) {

@@ -38,6 +38,7 @@ struct RecurrenceOpParts {
   double flops_per_state_element;  // per token, in the recurrent form
   std::function<double(const Problem&)> default_scale;
   InputGenerator make_inputs;
+  double log_decay_floor = -40.0;  // OpSpec::log_decay_floor
 };
 
 // An op of the recurrence family (kernels/common/recurrence.h): outputs o and ht, its fp64 reference from the

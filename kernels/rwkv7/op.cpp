@@ -11,6 +11,9 @@ namespace {
 
 using namespace op_helpers;
 
+// The layer bounds its log decay: w = -exp(-1/2) * sigmoid(x) > -exp(-1/2).
+constexpr double kLogDecayFloor = -0.6065306597126334;
+
 // The RWKV-7 layer's ranges, as FLA's benchmark draws them: w = -exp(-1/2) * sigmoid(x) (at most -1e-6),
 // k halved, kk = normalize(x) per (token, head), a = -kk, b = kk * sigmoid(y).
 void make_inputs(const Problem& p, std::uint64_t seed, HostValuesMap& in) {
@@ -18,7 +21,7 @@ void make_inputs(const Problem& p, std::uint64_t seed, HostValuesMap& in) {
   std::vector<float>& w = in.at("w").values;
   std::vector<float>& k = in.at("k").values;
   parallel_for_elements(static_cast<std::int64_t>(w.size()), [&](std::int64_t i) {
-    w[i] = static_cast<float>(std::min(-0.6065306597126334 * sigmoid(w[i]), -1e-6));
+    w[i] = static_cast<float>(std::min(kLogDecayFloor * sigmoid(w[i]), -1e-6));
     k[i] *= 0.5f;
   });
   const RandomStream kk_stream(seed, "kk"), gate_stream(seed, "a_gate");
@@ -55,7 +58,8 @@ void register_rwkv7(Registry& registry) {
            .binding = kRwkv7Binding,
            .flops_per_state_element = 9,  // a^T S (2), decay + low rank + outer product (5), output (2)
            .default_scale = [](const Problem&) { return 1.0; },  // chunk_rwkv7's default
-           .make_inputs = make_inputs}),
+           .make_inputs = make_inputs,
+           .log_decay_floor = kLogDecayFloor}),
       {rwkv7_naive_variant(), rwkv7_fused_recurrent_variant()});
 }
 

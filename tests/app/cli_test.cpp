@@ -94,19 +94,36 @@ TEST(Cli, CpuRunWritesAValidResultFile) {
   EXPECT_NE(o.out.find("12 cases: 12 ok, 0 failed, 0 skipped"), std::string::npos) << o.out;
 }
 
-TEST(Cli, CheckRunsOnlyTheChecks) {
+TEST(Cli, CheckRunsTheBatteryAndWritesEveryFamily) {
   const fs::path path = fs::temp_directory_path() / ("cli-check-" + std::to_string(::getpid()) + ".json");
-  const Outcome o = fla_bench("check --device cpu --filter '^rwkv6/.*/bf16/B1' --out " + path.string());
+  const Outcome o =
+      fla_bench("check --device cpu --filter '^[a-z]+/gla/.*/bf16/' --seed 5 --out " + path.string());
   ASSERT_EQ(o.status, 0) << o.err << o.out;
   const ResultFile file = read_result_file(path);
   fs::remove(path);
-  ASSERT_EQ(file.cases.size(), 2u);
+  ASSERT_EQ(file.cases.size(), 31u);  // the cpu reference variant's families; no pairs with one variant
   for (const CaseRecord& c : file.cases) {
     EXPECT_FALSE(c.timing);
-    ASSERT_TRUE(c.check);
-    EXPECT_TRUE(c.check->passed);
+    ASSERT_TRUE(c.check) << c.name;
+    EXPECT_TRUE(c.check->passed) << c.name;
+    EXPECT_EQ(c.name.substr(0, c.family.size() + 1), c.family + "/");
   }
   EXPECT_FALSE(file.context.settings.time);
+  EXPECT_EQ(file.context.settings.seed, 5u);
+  EXPECT_NE(o.out.find("decay          3       0        0"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("31 cases: 31 ok, 0 failed, 0 skipped"), std::string::npos) << o.out;
+}
+
+TEST(Cli, CheckListsTheBatteryAndRefusesBenchmarkAxes) {
+  const Outcome o = fla_bench("check --device cpu --list --filter '^state/rwkv7/.*/fp16/'");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("state/rwkv7/reference>reference/fwd/fp16/B2-T65-H2-K64-V32/prefill40\n"),
+            std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("6 checks"), std::string::npos) << o.out;
+  expect_usage_error("check --device cpu --axis T=64", "--axis and --preset do not apply");
+  expect_usage_error("check --device cpu --filter '^nothing'", "no check matches --filter '^nothing'");
+  expect_usage_error("check --device cpu --filter '('", "--filter: invalid regular expression");
 }
 
 }  // namespace

@@ -107,5 +107,26 @@ TEST(JsonFormat, OptionalPartsAreLeftOutAndStatusIsAName) {
   EXPECT_EQ(j.get<CaseRecord>(), r);
 }
 
+TEST(JsonFormat, BatteryRecordsKeepFamilyDetailAndReproduceAndOldRecordsStillRead) {
+  CaseRecord r = testing::sample_case("hygiene/rwkv7/naive/fwdbwd/bf16/B2-T65-H2-K64-V32/inputs_unchanged");
+  r.family = "hygiene";
+  r.timing.reset(), r.derived.reset();
+  r.status = CaseStatus::failed;
+  r.check->passed = false;
+  r.check->tensors[0] = {"k", 0, 1.0, 0, 0, false, "1 of 16640 elements changed"};
+  r.reason = "check failed: " + check_summary(*r.check);
+  r.reproduce = "fla-bench check --device cuda --filter '^" + r.name + "$' --seed 0";
+  const nlohmann::json j = r;
+  EXPECT_EQ(j.at("family"), "hygiene");
+  EXPECT_EQ(j.at("check").at("tensors").at(0).at("detail"), "1 of 16640 elements changed");
+  EXPECT_EQ(r.reason, "check failed: FAIL k: 1 of 16640 elements changed");
+  EXPECT_EQ(j.get<CaseRecord>(), r);
+
+  nlohmann::json old = testing::sample_case();  // a 1.0 record: no family, reproduce or detail
+  for (auto& tensor : old.at("check").at("tensors")) tensor.erase("detail");
+  EXPECT_FALSE(old.contains("family"));
+  EXPECT_EQ(old.get<CaseRecord>(), testing::sample_case());
+}
+
 }  // namespace
 }  // namespace flabench

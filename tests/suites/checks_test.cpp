@@ -17,21 +17,38 @@ TEST(CompareTensor, RatioMaxAbsAndNonFinite) {
   Array64 ref({4}), got({4});
   ref.values = {1, -2, 3, 4};
   got.values = {1, -2, 3, 4.3};
-  TensorCheckRecord r = compare_tensor("o", ref, got, 0.1);
+  TensorCheckRecord r = compare_tensor("o", ref, got, DType::fp32, 0.1);
   EXPECT_NEAR(r.rms_ratio, 0.3 / std::sqrt(30.0), 1e-12);
   EXPECT_NEAR(r.max_abs, 0.3, 1e-12);
   EXPECT_TRUE(r.passed);
-  EXPECT_FALSE(compare_tensor("o", ref, got, 0.01).passed);
+  EXPECT_FALSE(compare_tensor("o", ref, got, DType::fp32, 0.01).passed);
 
   got.values[1] = std::numeric_limits<double>::quiet_NaN();
-  r = compare_tensor("o", ref, got, 1.0);
+  r = compare_tensor("o", ref, got, DType::fp32, 1.0);
   EXPECT_EQ(r.nonfinite, 1);
   EXPECT_FALSE(r.passed);
 
   Array64 zeros({2}), small({2});
   small.values = {0, 1e-30};
-  EXPECT_TRUE(compare_tensor("du", zeros, zeros, 1e-5).passed);
-  EXPECT_FALSE(compare_tensor("du", zeros, small, 1e-5).passed);
+  EXPECT_TRUE(compare_tensor("du", zeros, zeros, DType::fp32, 1e-5).passed);
+  EXPECT_FALSE(compare_tensor("du", zeros, small, DType::fp32, 1e-5).passed);
+}
+
+TEST(CompareTensor, RaisesTheBarOnlyWhereTheDtypeCannotHoldTheReference) {
+  Array64 tiny({2}), zeros({2});
+  tiny.values = {1e-18, -2e-18};  // below fp16's smallest subnormal (6e-8); bf16 holds it
+  TensorCheckRecord r = compare_tensor("dg", tiny, zeros, DType::fp16, 3e-3);
+  EXPECT_TRUE(r.passed);
+  EXPECT_DOUBLE_EQ(r.threshold, 2.0);
+  EXPECT_NE(r.detail.find("raised"), std::string::npos);
+  EXPECT_FALSE(compare_tensor("dg", tiny, zeros, DType::bf16, 6e-3).passed);
+
+  Array64 ref({3}), got({3});
+  ref.values = {1.001, -2.002, 3.003};  // bf16 rounds these by ~1e-3, well under half the threshold
+  got.values = {1.0, -2.0, 3.0};
+  r = compare_tensor("o", ref, got, DType::bf16, 5e-3);
+  EXPECT_EQ(r.threshold, 5e-3);
+  EXPECT_TRUE(r.detail.empty());
 }
 
 TEST(Thresholds, FollowTheNumericsSpec) {

@@ -1,0 +1,95 @@
+// The check battery of `fla-bench check`: named families of cases that catch the failures chunked and
+// recurrent kernels are known for (shared/spec/ops.md section 10), on every variant the registry holds for
+// the device's backend, so a variant added later is covered without extra work.
+//
+//   accuracy  every output and gradient against the fp64 reference, fwd and fwdbwd
+//   decay     log decays near 0 (-1e-6), at the op's floor (-40; rwkv7's layer bounds w at -exp(-1/2)), and
+//             both mixed with typical values per channel inside one chunk: no NaN/Inf, errors in bounds
+//   shapes    K != V both ways, T around chunk and checkpoint boundaries and odd primes, B*H = 1, the head
+//   dims a
+//             variant claims, and (on a GPU) the whole 24,576-token sequence
+//   state     the initial state in, its gradient and the final state's with K != V and slow decay (so the
+//             state dominates); prefill T1 tokens with one variant and hand its final state to another for T2
+//             more: the same outputs and final state as one pass over T1 + T2 (against the fp64 reference)
+//   cross     every pair of variants of an op on the same inputs
+//   hygiene   inputs bitwise unchanged by forward and backward; every output and gradient element written;
+//             two calls bitwise equal (unless the variant declares it is not deterministic)
+//
+// Case names: family/op/variant/mode/dtype/shape/probe, e.g.
+// decay/gla/fused_recurrent/fwdbwd/bf16/B2-T65-H2-K64-V32/floor,
+// state/gla/naive>fused_recurrent/fwd/bf16/B2-T65-H2-K64-V32/prefill40, cross/gla/naive~fused_recurrent/...
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/registry.h"
+#include "results/record.h"
+#include "results/reporter.h"
+#include "suites/device.h"
+
+namespace flabench {
+
+enum class Family { accuracy, decay, shapes, state, cross, hygiene };
+std::string_view family_name(Family family);
+
+// The log decays of a case's gate input.
+enum class DecayScenario {
+  typical,    // as the op's generator draws them
+  near_zero,  // every log decay -1e-6 (rounded to the dtype)
+  floor,      // every log decay at the op's floor
+  mixed,      // each element drawn from {-1e-6, typical, floor}
+};
+
+// What a case measures.
+enum class Probe {
+  reference,         // the variant against the fp64 reference
+  handoff,           // prefix with `variant`, suffix with `second` from the prefix's final state, against the
+                     // reference
+  cross,             // `second` against `variant` on the same inputs
+  inputs_unchanged,  // input bytes after forward and backward
+  writes_all,        // output and gradient elements left as they were before the call
+  deterministic,     // two calls on the same inputs
+};
+
+struct BatteryCase {
+  Family family = Family::accuracy;
+  Probe probe = Probe::reference;
+  DecayScenario decay = DecayScenario::typical;
+  const OpSpec* op = nullptr;
+  const Variant* variant = nullptr;
+  const Variant* second = nullptr;  // handoff: the suffix's variant; cross: the variant compared
+  Problem problem{};
+  Mode mode = Mode::fwdbwd;
+  std::int64_t split = 0;  // handoff: tokens of the prefix
+  std::string name{};
+  std::optional<std::string> skip_reason{};
+};
+
+struct BatterySpec {
+  std::string filter;  // ECMAScript regex searched in case names; empty selects all
+  Backend backend = Backend::cuda;
+  DeviceLimits limits;
+  bool long_sequences = true;  // the 24,576-token shapes (the fp64 reference takes seconds per case)
+};
+
+// The variant part of a case name: "naive", or a pair "naive>fused_recurrent" (handoff),
+// "naive~fused_recurrent" (cross).
+std::string variant_label(const BatteryCase& c);
+
+// `problem` at the chunk size `variant` runs (the cases of a pair hold the first variant's).
+Problem with_chunk_of(Problem problem, const Variant& variant);
+
+// Every selected case, in order. Throws UsageError for a bad regex.
+std::vector<BatteryCase> battery_cases(const Registry& registry, const BatterySpec& spec);
+
+// Runs the cases in order and reports each record as it finishes (inputs and fp64 reference results are
+// shared between the cases that use the same ones). A failed case's record says by how much and carries the
+// command that reproduces it alone: `reproduce_prefix` (e.g. "fla-bench check --device cuda:0") with the
+// case's filter and the seed.
+RunSummary run_battery(Device& device, const std::vector<BatteryCase>& cases, std::uint64_t seed,
+                       const std::string& reproduce_prefix, Reporter& reporter);
+
+}  // namespace flabench

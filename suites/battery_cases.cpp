@@ -1,0 +1,169 @@
+// Which cases each family of the check battery holds.
+#include "suites/battery.h"
+#include "suites/cases.h"
+
+namespace flabench {
+namespace {
+
+struct Dims {
+  std::int64_t B, T, H, K, V;
+};
+
+// accuracy: a typical shape in both modes, and the other common head dim.
+constexpr Dims kAccuracy[] = {{2, 65, 3, 64, 64}, {1, 33, 2, 128, 128}};
+// decay, hygiene, state handoff: small, K != V, T one past a chunk and checkpoint boundary.
+constexpr Dims kSmall{2, 65, 2, 64, 32};
+// shapes: K != V both ways, T around the chunk (16) and checkpoint (64) boundaries and odd primes, B*H = 1,
+// the other head dims a variant may claim.
+constexpr Dims kShapes[] = {
+    {2, 65, 2, 64, 16}, {2, 65, 2, 16, 64}, {2, 65, 2, 128, 64}, {1, 1, 2, 64, 64},
+    {1, 15, 2, 64, 64}, {1, 16, 2, 64, 64}, {1, 17, 2, 64, 64},  {1, 31, 2, 64, 64},
+    {1, 63, 2, 64, 64}, {1, 64, 2, 64, 64}, {1, 65, 2, 64, 64},  {1, 97, 2, 64, 64},
+    {1, 65, 1, 64, 64}, {1, 33, 2, 16, 16}, {1, 33, 2, 32, 32},  {1, 33, 2, 256, 256}};
+constexpr Dims kLongShape{1, 24576, 1, 64, 64};
+// state: the initial state's path with K != V both ways; T = 17 crosses one chunk boundary.
+constexpr Dims kInitialState[] = {{2, 17, 2, 64, 16}, {2, 17, 2, 16, 64}, {2, 17, 2, 64, 64}};
+constexpr std::int64_t kHandoffSplits[] = {40, 64, 1};  // of kSmall's 65 tokens
+
+std::optional<std::string> decay_skip_reason(const BatteryCase& c, const Variant& v) {
+  if (c.decay == DecayScenario::typical) return std::nullopt;
+  if (c.op->log_decay.empty()) return c.op->name + " has no log decay";
+  if (c.decay != DecayScenario::near_zero && c.op->log_decay_floor < v.support.log_decay_floor)
+    return v.name + " is made for log decays down to " + std::to_string(v.support.log_decay_floor);
+  return std::nullopt;
+}
+
+struct Builder {
+  const BatterySpec& spec;
+  const std::optional<std::regex>& filter;
+  std::vector<BatteryCase>& out;
+
+  // `c` holds family, probe, decay, op, variants, mode and split; this adds the shape, name and skip reason.
+  void add(BatteryCase c, Dims d, DType dtype, const std::string& probe_name) {
+    c.problem = Problem{d.B, d.T, d.H, d.K, d.V, dtype, c.variant->support.default_chunk_size};
+    c.problem.scale = c.op->default_scale(c.problem);
+    c.name = std::string(family_name(c.family)) + "/" + c.op->name + "/" + variant_label(c) + "/" +
+             std::string(mode_name(c.mode)) + "/" + std::string(dtype_name(dtype)) + "/" +
+             shape_label(c.problem) + "/" + probe_name;
+    if (filter && !std::regex_search(c.name, *filter)) return;
+    for (const Variant* v : {c.variant, c.second}) {
+      if (!v || c.skip_reason) continue;
+      c.skip_reason = why_unsupported(*v, with_chunk_of(c.problem, *v), c.mode, spec.limits);
+      if (!c.skip_reason) c.skip_reason = decay_skip_reason(c, *v);
+    }
+    if (!c.skip_reason && d.T == kLongShape.T && !spec.long_sequences)
+      c.skip_reason = "24,576-token checks left out by --no-long";
+    out.push_back(std::move(c));
+  }
+
+  void add_single_variant_families(const OpSpec& op, const Variant& v, DType dtype) {
+    const BatteryCase base{.op = &op, .variant = &v};
+    BatteryCase c = base;
+    c.mode = Mode::fwd;
+    add(c, kAccuracy[0], dtype, "reference");
+    for (const Dims& d : kAccuracy) add(base, d, dtype, "reference");
+
+    c = base;
+    c.family = Family::decay;
+    const std::pair<DecayScenario, const char*> decays[] = {{DecayScenario::near_zero, "near_zero"},
+                                                            {DecayScenario::floor, "floor"},
+                                                            {DecayScenario::mixed, "mixed"}};
+    for (const auto& [decay, name] : decays) {
+      c.decay = decay;
+      add(c, kSmall, dtype, name);
+    }
+
+    c = base;
+    c.family = Family::shapes;
+    for (const Dims& d : kShapes) add(c, d, dtype, "reference");
+    if (spec.backend == Backend::cuda) add(c, kLongShape, dtype, "reference");
+
+    c = base;
+    c.family = Family::state;
+    c.decay = DecayScenario::near_zero;
+    for (const Dims& d : kInitialState) add(c, d, dtype, "initial_state");
+
+    c = base;
+    c.family = Family::hygiene;
+    const std::pair<Probe, const char*> hygiene[] = {{Probe::inputs_unchanged, "inputs_unchanged"},
+                                                     {Probe::writes_all, "writes_all"},
+                                                     {Probe::deterministic, "deterministic"}};
+    for (const auto& [probe, name] : hygiene) {
+      c.probe = probe;
+      add(c, kSmall, dtype, name);
+    }
+  }
+
+  void add_pair_families(const OpSpec& op, const std::vector<const Variant*>& variants, DType dtype) {
+    for (const Variant* prefix : variants) {
+      for (const Variant* suffix : variants) {
+        for (std::int64_t split : kHandoffSplits) {
+          add({.family = Family::state,
+               .probe = Probe::handoff,
+               .op = &op,
+               .variant = prefix,
+               .second = suffix,
+               .mode = Mode::fwd,
+               .split = split},
+              kSmall, dtype, "prefill" + std::to_string(split));
+        }
+      }
+    }
+    for (std::size_t i = 0; i < variants.size(); ++i)
+      for (std::size_t j = i + 1; j < variants.size(); ++j)
+        add({.family = Family::cross,
+             .probe = Probe::cross,
+             .op = &op,
+             .variant = variants[i],
+             .second = variants[j]},
+            kAccuracy[0], dtype, "same_inputs");
+  }
+};
+
+}  // namespace
+
+std::string variant_label(const BatteryCase& c) {
+  if (!c.second) return c.variant->name;
+  return c.variant->name + (c.probe == Probe::handoff ? ">" : "~") + c.second->name;
+}
+
+Problem with_chunk_of(Problem problem, const Variant& variant) {
+  problem.chunk_size = variant.support.default_chunk_size;
+  return problem;
+}
+
+std::string_view family_name(Family family) {
+  switch (family) {
+    case Family::accuracy:
+      return "accuracy";
+    case Family::decay:
+      return "decay";
+    case Family::shapes:
+      return "shapes";
+    case Family::state:
+      return "state";
+    case Family::cross:
+      return "cross";
+    case Family::hygiene:
+      return "hygiene";
+  }
+  return "?";
+}
+
+std::vector<BatteryCase> battery_cases(const Registry& registry, const BatterySpec& spec) {
+  const std::optional<std::regex> filter = compile_filter(spec.filter);
+  std::vector<BatteryCase> cases;
+  Builder builder{spec, filter, cases};
+  for (const OpSpec* op : registry.ops()) {
+    std::vector<const Variant*> variants;
+    for (const Variant* v : registry.variants_of(op->name))
+      if (v->backend == spec.backend) variants.push_back(v);
+    for (DType dtype : kAllDTypes) {
+      for (const Variant* v : variants) builder.add_single_variant_families(*op, *v, dtype);
+      builder.add_pair_families(*op, variants, dtype);
+    }
+  }
+  return cases;
+}
+
+}  // namespace flabench

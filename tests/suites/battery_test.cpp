@@ -1,0 +1,291 @@
+// The check battery fires on each fault it exists for: test-only variants of gla (never registered in the
+// product) plant one fault each, and the battery must name the family and tensor that catch it.
+#include "suites/battery.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <set>
+
+#include "kernels/common/reference_variant.h"
+#include "suites/battery_probes.h"
+#include "suites/usage_error.h"
+#include "tests/test_support.h"
+
+namespace flabench {
+namespace {
+
+class Collector : public Reporter {
+ public:
+  void begin(const RunContext&) override {}
+  void record(const CaseRecord& r) override { records.push_back(r); }
+  void end(const RunSummary&) override {}
+  std::vector<CaseRecord> records;
+};
+
+struct BatteryOutcome {
+  RunSummary summary;
+  std::vector<CaseRecord> records;
+
+  std::vector<CaseRecord> failed() const {
+    std::vector<CaseRecord> out;
+    std::copy_if(records.begin(), records.end(), std::back_inserter(out),
+                 [](const CaseRecord& r) { return r.status == CaseStatus::failed; });
+    return out;
+  }
+  std::set<std::string> failed_families() const {
+    std::set<std::string> families;
+    for (const CaseRecord& r : failed()) families.insert(r.family);
+    return families;
+  }
+};
+
+BatteryOutcome run_on_cpu(const Registry& registry, const std::string& filter) {
+  const std::vector<BatteryCase> cases = battery_cases(registry, {filter, Backend::cpu, {}, false});
+  EXPECT_FALSE(cases.empty()) << filter;
+  const std::unique_ptr<Device> cpu = open_cpu_device();
+  Collector collector;
+  const RunSummary summary = run_battery(*cpu, cases, 7, "fla-bench check --device cpu", collector);
+  return {summary, collector.records};
+}
+
+// gla with its reference variant and one test-only variant, "faulty": the reference with `plant` applied.
+class FaultyGla {
+ public:
+  explicit FaultyGla(const std::function<void(Variant&)>& plant) {
+    const OpSpec& op = registry.add_op(testing::op_named("gla"));
+    registry.add_variant(make_reference_variant(op));
+    Variant faulty = make_reference_variant(op);
+    faulty.name = "faulty";
+    plant(faulty);
+    registry.add_variant(std::move(faulty));
+  }
+  Registry registry;
+};
+
+// Applies `edit` to a host tensor's values.
+void edit_tensor(const Tensor& tensor, const std::function<void(Array64&)>& edit) {
+  Array64 values = decode_tensor(tensor);
+  edit(values);
+  encode_tensor(values, tensor);
+}
+
+const TensorCheckRecord* failing_tensor(const CaseRecord& r) {
+  if (!r.check) return nullptr;
+  for (const TensorCheckRecord& t : r.check->tensors)
+    if (!t.passed) return &t;
+  return nullptr;
+}
+
+TEST(Battery, TheProductReferencePassesEveryCheckOnTheCpu) {
+  const BatteryOutcome outcome = run_on_cpu(product_registry(), "");
+  EXPECT_EQ(outcome.summary.failed, 0);
+  for (const CaseRecord& r : outcome.failed()) ADD_FAILURE() << r.name << ": " << r.reason;
+  const std::set<std::string> families = [&] {
+    std::set<std::string> all;
+    for (const CaseRecord& r : outcome.records) all.insert(r.family);
+    return all;
+  }();
+  // the cpu backend has one variant per op, so no cross pairs
+  EXPECT_EQ(families, (std::set<std::string>{"accuracy", "decay", "shapes", "state", "hygiene"}));
+}
+
+TEST(Battery, AllFamiliesRunOnAPairOfCorrectVariants) {
+  const FaultyGla correct([](Variant&) {});
+  const BatteryOutcome outcome = run_on_cpu(correct.registry, "/fp32/");
+  EXPECT_EQ(outcome.summary.failed, 0);
+  for (const CaseRecord& r : outcome.failed()) ADD_FAILURE() << r.name << ": " << r.reason;
+  const auto named = [&](const std::string& name) {
+    return std::any_of(outcome.records.begin(), outcome.records.end(),
+                       [&](const CaseRecord& r) { return r.name == name && r.status == CaseStatus::ok; });
+  };
+  EXPECT_TRUE(named("cross/gla/reference~faulty/fwdbwd/fp32/B2-T65-H3-K64-V64/same_inputs"));
+  EXPECT_TRUE(named("state/gla/faulty>reference/fwd/fp32/B2-T65-H2-K64-V32/prefill40"));
+  EXPECT_TRUE(named("state/gla/reference>faulty/fwd/fp32/B2-T65-H2-K64-V32/prefill1"));
+}
+
+TEST(Battery, NamesAVariantThatMutatesAnInput) {
+  const FaultyGla mutates([](Variant& v) {
+    v.backward = [inner = v.backward](const BackwardCall& call) {
+      inner(call);
+      edit_tensor(call.inputs.at("k"), [](Array64& k) { k.values[5] += 1; });
+    };
+  });
+  const BatteryOutcome outcome = run_on_cpu(mutates.registry, "/fp32/");
+  const std::vector<CaseRecord> failed = outcome.failed();
+  ASSERT_EQ(failed.size(), 1u);
+  const CaseRecord& r = failed[0];
+  EXPECT_EQ(r.name, "hygiene/gla/faulty/fwdbwd/fp32/B2-T65-H2-K64-V32/inputs_unchanged");
+  ASSERT_NE(failing_tensor(r), nullptr);
+  EXPECT_EQ(failing_tensor(r)->tensor, "k");
+  EXPECT_EQ(failing_tensor(r)->detail, "1 of 16640 elements changed");
+  EXPECT_EQ(r.reproduce, "fla-bench check --device cpu --filter '^" + r.name + "$' --seed 7");
+}
+
+TEST(Battery, NamesAVariantThatLeavesAnOutputElementUnwritten) {
+  const FaultyGla unwritten([](Variant& v) {
+    v.forward = [inner = v.forward](const ForwardCall& call) {
+      const Tensor& o = call.outputs.at("o");
+      std::byte* last = static_cast<std::byte*>(o.data) + o.bytes() - dtype_size(o.dtype);
+      const std::vector<std::byte> before(last, last + dtype_size(o.dtype));
+      inner(call);
+      std::copy(before.begin(), before.end(), last);
+    };
+  });
+  const BatteryOutcome outcome = run_on_cpu(unwritten.registry, "/fp32/");
+  const std::vector<CaseRecord> failed = outcome.failed();
+  const auto writes_all = std::find_if(failed.begin(), failed.end(), [](const CaseRecord& r) {
+    return r.name == "hygiene/gla/faulty/fwdbwd/fp32/B2-T65-H2-K64-V32/writes_all";
+  });
+  ASSERT_NE(writes_all, failed.end());
+  EXPECT_EQ(failing_tensor(*writes_all)->tensor, "o");
+  EXPECT_EQ(failing_tensor(*writes_all)->detail, "1 of 8320 elements not written");
+  // the poisoned element also fails every comparison of o, and nothing of the correct variant fails alone
+  for (const CaseRecord& r : failed) EXPECT_NE(r.variant, "reference") << r.name;
+  EXPECT_TRUE(outcome.failed_families().contains("accuracy"));
+}
+
+TEST(Battery, NamesANondeterministicVariantUnlessItSaysSo) {
+  const auto plant = [](bool declared) {
+    return [declared](Variant& v) {
+      v.support.deterministic = !declared;
+      v.forward = [inner = v.forward, calls = std::make_shared<int>(0)](const ForwardCall& call) {
+        inner(call);
+        const int parity = ++*calls % 2;
+        edit_tensor(call.outputs.at("o"), [&](Array64& o) { o.values[0] *= 1 + 0x1p-20 * parity; });
+      };
+    };
+  };
+  const FaultyGla silent(plant(false));
+  const BatteryOutcome outcome = run_on_cpu(silent.registry, "/fp32/");
+  const std::vector<CaseRecord> failed = outcome.failed();
+  ASSERT_EQ(failed.size(), 1u);
+  const CaseRecord& r = failed[0];
+  EXPECT_EQ(r.name, "hygiene/gla/faulty/fwdbwd/fp32/B2-T65-H2-K64-V32/deterministic");
+  EXPECT_EQ(failing_tensor(r)->tensor, "o");
+  EXPECT_EQ(failing_tensor(r)->detail, "1 of 8320 elements differ");
+  EXPECT_GT(failing_tensor(r)->max_abs, 0);  // the spread
+
+  const FaultyGla declared(plant(true));
+  const BatteryOutcome allowed = run_on_cpu(declared.registry, "/fp32/.*/deterministic$");
+  EXPECT_EQ(allowed.summary.failed, 0);
+  EXPECT_EQ(allowed.records.at(1).check->tensors.at(0).detail,
+            "1 of 8320 elements differ (declared nondeterministic)");
+}
+
+TEST(Battery, NamesAVariantThatOverflowsAtLargeDecay) {
+  // A chunked kernel's trap: exp(-G) * exp(G) with G the cumulative log decay within a 16-token chunk, in
+  // fp32: at a log decay of -40, exp(-G) is inf and exp(G) is 0, so dk turns NaN.
+  const FaultyGla overflows([](Variant& v) {
+    v.backward = [inner = v.backward](const BackwardCall& call) {
+      inner(call);
+      const Problem& p = call.problem;
+      const Array64 g = decode_tensor(call.inputs.at("g"));
+      edit_tensor(call.grads.at("dk"), [&](Array64& dk) {
+        for (std::int64_t row = 0; row < p.B; ++row)
+          for (std::int64_t h = 0; h < p.H; ++h)
+            for (std::int64_t k = 0; k < p.K; ++k) {
+              float G = 0;
+              for (std::int64_t t = 0; t < p.T; ++t) {
+                const std::int64_t i = ((row * p.T + t) * p.H + h) * p.K + k;
+                G = (t % 16 == 0 ? 0.0f : G) + static_cast<float>(g.values[i]);
+                dk.values[i] *= std::exp(-G) * std::exp(G);
+              }
+            }
+      });
+    };
+  });
+  const BatteryOutcome outcome = run_on_cpu(overflows.registry, "/fp32/");
+  EXPECT_EQ(outcome.failed_families(), std::set<std::string>{"decay"});
+  std::set<std::string> names;
+  for (const CaseRecord& r : outcome.failed()) {
+    names.insert(r.name);
+    EXPECT_EQ(failing_tensor(r)->tensor, "dk");
+    EXPECT_GT(failing_tensor(r)->nonfinite, 0);
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"decay/gla/faulty/fwdbwd/fp32/B2-T65-H2-K64-V32/floor",
+                                          "decay/gla/faulty/fwdbwd/fp32/B2-T65-H2-K64-V32/mixed"}));
+}
+
+TEST(Battery, NamesAVariantWithAWrongInitialStateGradientWhenKDiffersFromV) {
+  // The backward only fills the square min(K, V) block of dh0, as if it indexed the state with one head dim.
+  const FaultyGla square([](Variant& v) {
+    v.backward = [inner = v.backward](const BackwardCall& call) {
+      inner(call);
+      const Problem& p = call.problem;
+      const std::int64_t side = std::min(p.K, p.V);
+      edit_tensor(call.grads.at("dh0"), [&](Array64& dh0) {
+        for (std::size_t i = 0; i < dh0.values.size(); ++i) {
+          const std::int64_t key = (static_cast<std::int64_t>(i) / p.V) % p.K, value = i % p.V;
+          if (key >= side || value >= side) dh0.values[i] = 0;
+        }
+      });
+    };
+  });
+  const BatteryOutcome outcome = run_on_cpu(square.registry, "/fp32/");
+  ASSERT_FALSE(outcome.failed().empty());
+  for (const CaseRecord& r : outcome.failed()) {
+    EXPECT_NE(r.K, r.V) << r.name;
+    EXPECT_EQ(failing_tensor(r)->tensor, "dh0") << r.name;
+  }
+  const std::set<std::string> families = outcome.failed_families();
+  EXPECT_TRUE(families.contains("shapes"));
+  EXPECT_TRUE(families.contains("state"));
+  const std::vector<CaseRecord> failed = outcome.failed();
+  for (const char* name : {"shapes/gla/faulty/fwdbwd/fp32/B2-T65-H2-K64-V16/reference",
+                           "shapes/gla/faulty/fwdbwd/fp32/B2-T65-H2-K16-V64/reference",
+                           "state/gla/faulty/fwdbwd/fp32/B2-T17-H2-K64-V16/initial_state"})
+    EXPECT_TRUE(std::any_of(failed.begin(), failed.end(), [&](const CaseRecord& r) {
+      return r.name == name;
+    })) << name;
+}
+
+TEST(Battery, DecayExtremesReachTheOpsFloorAndSkipBeyondAVariantsDeclaredRange) {
+  const FaultyGla bounded([](Variant& v) { v.support.log_decay_floor = -5; });
+  const std::vector<BatteryCase> cases =
+      battery_cases(bounded.registry, {"^decay/gla/faulty/.*/bf16/", Backend::cpu, {}, true});
+  ASSERT_EQ(cases.size(), 3u);
+  EXPECT_FALSE(cases[0].skip_reason);  // near_zero
+  for (int i : {1, 2}) {
+    ASSERT_TRUE(cases[i].skip_reason) << cases[i].name;
+    EXPECT_NE(cases[i].skip_reason->find("down to -5"), std::string::npos);
+  }
+
+  const auto decay_of = [](const std::string& op, DecayScenario scenario) {
+    BatteryCase c{.decay = scenario, .op = &testing::op_named(op)};
+    c.problem = testing::small_problem(*c.op, 2, 65, 2, 64, 32, DType::bf16);
+    return battery_inputs(c, 3).inputs.at(c.op->log_decay).values;
+  };
+  for (float g : decay_of("gla", DecayScenario::floor)) ASSERT_EQ(g, -40.0f);
+  for (float g : decay_of("rwkv7", DecayScenario::floor))
+    ASSERT_EQ(g, round_to_dtype(DType::bf16, -0.6065306597126334f));
+  for (float g : decay_of("simple_gla", DecayScenario::near_zero)) ASSERT_NEAR(g, -1e-6, 1e-8);
+  const std::vector<float> mixed = decay_of("rwkv6", DecayScenario::mixed);
+  const auto share = [&](auto predicate) {
+    return static_cast<double>(std::count_if(mixed.begin(), mixed.end(), predicate)) / mixed.size();
+  };
+  EXPECT_NEAR(share([](float g) { return g == -40.0f; }), 1.0 / 3, 0.02);
+  EXPECT_NEAR(share([](float g) { return g > -1e-5f; }), 1.0 / 3, 0.02);
+}
+
+TEST(Battery, CasesCoverEveryCudaVariantAndPair) {
+  const BatterySpec spec{"/gla/.*/bf16/", Backend::cuda, {227 * 1024, 90}, false};
+  const std::vector<BatteryCase> cases = battery_cases(product_registry(), spec);
+  const auto find = [&](const std::string& name) {
+    return std::find_if(cases.begin(), cases.end(), [&](const BatteryCase& c) { return c.name == name; });
+  };
+  EXPECT_NE(find("cross/gla/naive~fused_recurrent/fwdbwd/bf16/B2-T65-H3-K64-V64/same_inputs"), cases.end());
+  EXPECT_NE(find("state/gla/fused_recurrent>naive/fwd/bf16/B2-T65-H2-K64-V32/prefill64"), cases.end());
+  EXPECT_NE(find("decay/gla/fused_recurrent/fwdbwd/bf16/B2-T65-H2-K64-V32/mixed"), cases.end());
+  const auto long_case = find("shapes/gla/naive/fwdbwd/bf16/B1-T24576-H1-K64-V64/reference");
+  ASSERT_NE(long_case, cases.end());
+  ASSERT_TRUE(long_case->skip_reason);
+  EXPECT_NE(long_case->skip_reason->find("--no-long"), std::string::npos);
+  for (const BatteryCase& c : cases) EXPECT_EQ(c.op->name, "gla") << c.name;
+  EXPECT_THROW(battery_cases(product_registry(), {"(", Backend::cuda, {}, true}), UsageError);
+}
+
+}  // namespace
+}  // namespace flabench
