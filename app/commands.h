@@ -1,5 +1,5 @@
 // The subcommands. Each returns the process exit status: 0 all cases passed, 1 a case failed (check or
-// error); bad input throws UsageError (status 2).
+// error) or, with --fail-on-regression, a case regressed; bad input throws UsageError (status 2).
 #pragma once
 
 #include "app/options.h"
@@ -9,6 +9,10 @@ namespace flabench {
 int run_command(const CommandLine& line);
 int list_command(const CommandLine& line);
 int check_command(const CommandLine& line);
+int compare_command(const CommandLine& line);
+int history_command(const CommandLine& line);
+int plot_command(const CommandLine& line);    // runs plots/plot_results.py
+int report_command(const CommandLine& line);  // runs plots/report.py
 
 // Runs `cases` with `settings`, printing the table and writing the result file.
 int execute_cases(const CommandLine& line, Session& session, const std::vector<Case>& cases,

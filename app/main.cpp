@@ -21,11 +21,20 @@ int main(int argc, char** argv) {
   CLI::App* list = app.add_subcommand("list", "show the selected cases and why any would be skipped");
   CLI::App* check = app.add_subcommand(
       "check", "the numerics battery on every variant: accuracy, decay, shapes, state, cross, hygiene");
+  CLI::App* compare =
+      app.add_subcommand("compare", "verdicts of a new run against a base run (or GPUs side by side)");
+  CLI::App* history = app.add_subcommand("history", "trends and step changes over a GPU's nightly runs");
+  CLI::App* plot = app.add_subcommand("plot", "figures (PNG and SVG) from result files");
+  CLI::App* report = app.add_subcommand("report", "one static HTML page of tables and figures");
+  add_compare_options(*compare, line);
+  add_history_options(*history, line);
+  add_plot_options(*plot, line);
+  add_plot_options(*report, line);
   list->add_flag("--presets", line.list_presets, "show the named shape presets instead");
   check->add_flag("--list", line.list_checks, "show the selected checks and why any would be skipped");
   check->add_flag("--no-long", line.no_long,
                   "leave out the 24,576-token checks (seconds of fp64 reference each)");
-  for (CLI::App* sub : {run, list, check}) sub->fallthrough();
+  for (CLI::App* sub : {run, list, check, compare, history, plot, report}) sub->fallthrough();
   app.require_subcommand(0, 1);
 
   try {
@@ -44,6 +53,10 @@ int main(int argc, char** argv) {
   try {
     if (list->parsed()) return list_command(line);
     if (check->parsed()) return check_command(line);
+    if (compare->parsed()) return compare_command(line);
+    if (history->parsed()) return history_command(line);
+    if (plot->parsed()) return plot_command(line);
+    if (report->parsed()) return report_command(line);
     return run_command(line);
   } catch (const UsageError& e) {
     std::cerr << "fla-bench: error: " << e.what() << "\n";

@@ -8,6 +8,8 @@
 #include <iostream>
 
 #include "app/build_info.h"
+#include "results/result_file.h"
+#include "suites/cases.h"
 #include "suites/usage_error.h"
 
 namespace flabench {
@@ -42,7 +44,70 @@ CLI::Validator at_least(double lowest, bool inclusive, const std::string& what) 
       what);
 }
 
+// "5%" or "5": a percentage, stored as a fraction.
+CLI::Validator percentage(const std::string& what) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        std::string number = text;
+        if (!number.empty() && number.back() == '%') number.pop_back();
+        try {
+          std::size_t used = 0;
+          const double value = std::stod(number, &used);
+          if (used == number.size() && value > 0 && value < 1000) {
+            text = std::to_string(value / 100);
+            return "";
+          }
+        } catch (const std::exception&) {
+        }
+        return "'" + text + "' is not " + what;
+      },
+      what);
+}
+
 }  // namespace
+
+void add_compare_options(CLI::App& compare, CommandLine& line) {
+  compare
+      .add_option("results", line.inputs,
+                  "BASE NEW (result files or folders); with --across-gpus one per GPU")
+      ->required()
+      ->expected(2, -1);
+  compare.add_option("--threshold", line.threshold, "smallest change of the median that counts, e.g. 5%")
+      ->transform(percentage("a percentage such as 5%"))
+      ->default_str("5%");
+  compare.add_option("--alpha", line.alpha, "significance level of the Mann-Whitney U test")
+      ->check(CLI::Range(1e-9, 0.5))
+      ->capture_default_str();
+  compare.add_flag("--fail-on-regression", line.fail_on_regression,
+                   "exit 1 when a case is slower or newly failing");
+  compare.add_flag("--across-gpus", line.across_gpus,
+                   "the same cases on different GPUs side by side, against each GPU's floor and peak");
+}
+
+void add_history_options(CLI::App& history, CommandLine& line) {
+  history.add_option("folder", line.inputs, "one GPU's folder of runs (with --add: the store)")
+      ->required()
+      ->expected(1);
+  history.add_option("--add", line.history_add, "file RESULT into the store as <gpu>/<start>-<commit>.json");
+  history.add_option("--last", line.last_runs, "only the newest N runs")->check(CLI::Range(2, 100000));
+  history.add_option("--lookback", line.lookback, "runs in a case's baseline")
+      ->check(CLI::Range(2, 1000))
+      ->capture_default_str();
+  history.add_option("--threshold", line.threshold, "smallest step that counts, e.g. 5%")
+      ->transform(percentage("a percentage such as 5%"))
+      ->default_str("5%");
+  history.add_option("--min-z", line.min_z, "robust z-score a step must reach")
+      ->check(CLI::Range(0.5, 1000.0))
+      ->capture_default_str();
+  history.add_flag("--fail-on-regression", line.fail_on_regression,
+                   "exit 1 when a case's newest run is a step slower");
+}
+
+void add_plot_options(CLI::App& plot, CommandLine& line) {
+  plot.add_option("results", line.inputs, "result files or folders")->required()->expected(1, -1);
+  plot.add_option("-o,--output-dir", line.output_dir, "folder for the figures (created)")->required();
+  plot.add_option("--history", line.history_file, "a history analysis (fla-bench history --out) to plot");
+}
 
 void add_selection_options(CLI::App& app, CommandLine& line) {
   app.add_option("--filter", line.filter,
@@ -128,6 +193,22 @@ RunContext run_context(const CommandLine& line, const Device& device, const RunS
   s.floor_bandwidth_gbs = settings.floor_bandwidth_gbs;
   s.floor_bandwidth_source = line.bandwidth_gbs > 0 ? "user" : "measured";
   return context;
+}
+
+CaseSelector case_selector(const std::string& filter) {
+  const std::optional<std::regex> regex = compile_filter(filter);
+  if (!regex) return {};
+  return [regex](const std::string& name) { return std::regex_search(name, *regex); };
+}
+
+void write_json_out(const CommandLine& line, const nlohmann::json& j) {
+  if (line.out.empty()) return;
+  try {
+    write_file_atomically(line.out, j.dump(1) + "\n");
+  } catch (const ResultFileError& e) {
+    throw UsageError(std::string("--out: ") + e.what());
+  }
+  std::cout << "written: " << line.out << "\n";
 }
 
 std::filesystem::path output_path(const CommandLine& line) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "results/compare.h"
 #include "suites/cases.h"
 #include "suites/device.h"
 #include "suites/runner.h"
@@ -32,11 +34,27 @@ struct CommandLine {
   bool list_presets = false;
   bool list_checks = false;  // check --list
   bool no_long = false;      // check --no-long
+
+  // compare, history, plot and report
+  std::vector<std::string> inputs;  // result files or folders (history: the GPU's folder)
+  double threshold = 0.05;          // --threshold, a fraction
+  double alpha = 0.01;
+  bool fail_on_regression = false;
+  bool across_gpus = false;
+  std::string history_add;  // history --add RESULT
+  std::size_t last_runs = 0;
+  int lookback = 7;
+  double min_z = 4;
+  std::string output_dir;    // plot and report -o
+  std::string history_file;  // plot and report --history
   std::vector<std::string> argv;
 };
 
 void add_selection_options(CLI::App& app, CommandLine& line);  // filter, axis, preset, device
 void add_run_options(CLI::App& app, CommandLine& line);        // out, seed, timing, checks
+void add_compare_options(CLI::App& compare, CommandLine& line);
+void add_history_options(CLI::App& history, CommandLine& line);
+void add_plot_options(CLI::App& plot, CommandLine& line);  // plot and report
 
 struct Session {
   std::unique_ptr<Device> device;
@@ -50,5 +68,11 @@ Session open_session(const CommandLine& line);
 RunSettings run_settings(const CommandLine& line, const Device& device);
 RunContext run_context(const CommandLine& line, const Device& device, const RunSettings& settings);
 std::filesystem::path output_path(const CommandLine& line);
+
+// The --filter regex as a case selector (empty for no filter). Throws UsageError for a bad regex.
+CaseSelector case_selector(const std::string& filter);
+
+// Writes `j` to --out, when given, and says so (compare and history). Throws UsageError when it cannot.
+void write_json_out(const CommandLine& line, const nlohmann::json& j);
 
 }  // namespace flabench

@@ -70,6 +70,14 @@ ResultFile read_partial(const std::filesystem::path& path, std::istream& in) {
 
 }  // namespace
 
+void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
+  const std::filesystem::path temporary(path.string() + ".tmp");
+  write_all(temporary, text);
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  if (error) fail(path, "cannot rename " + temporary.string() + " into place: " + error.message());
+}
+
 std::filesystem::path partial_path(const std::filesystem::path& path) {
   return std::filesystem::path(path.string() + ".partial");
 }
@@ -130,13 +138,10 @@ void JsonFileReporter::record(const CaseRecord& record) {
 void JsonFileReporter::end(const RunSummary& summary) {
   file_.summary = summary;
   file_.complete = true;
-  const std::filesystem::path temporary(path_.string() + ".tmp");
-  write_all(temporary, result_file_json(file_).dump(1) + "\n");
-  std::error_code error;
-  std::filesystem::rename(temporary, path_, error);
-  if (error) fail(path_, "cannot rename " + temporary.string() + " into place: " + error.message());
+  write_file_atomically(path_, result_file_json(file_).dump(1) + "\n");
   std::fclose(partial_);
   partial_ = nullptr;
+  std::error_code error;
   std::filesystem::remove(partial_path(path_), error);
 }
 

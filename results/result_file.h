@@ -28,6 +28,10 @@ ResultFile read_result_file(const std::filesystem::path& path);
 
 std::filesystem::path partial_path(const std::filesystem::path& path);
 
+// Writes `text` to `<path>.tmp`, flushes it to disk and renames it to `path`, so a reader never sees half a
+// file. Throws ResultFileError.
+void write_file_atomically(const std::filesystem::path& path, const std::string& text);
+
 class JsonFileReporter : public Reporter {
  public:
   // Creates `<path>.partial` at once, so an unwritable path fails before anything is measured.

@@ -13,6 +13,7 @@ packages=(
   nlohmann-json3-dev    # nlohmann/json >= 3.10
   libcli11-dev          # CLI11 >= 2.1
   python3-jsonschema    # the result-schema test (/usr/bin/python3)
+  python3-matplotlib    # fla-bench plot and report (/usr/bin/python3; matplotlib >= 3.6)
 )
 
 missing=()

@@ -6,14 +6,6 @@
 
 namespace flabench {
 
-double quantile_of_sorted(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  const double position = q * static_cast<double>(sorted.size() - 1);
-  const std::size_t below = static_cast<std::size_t>(std::floor(position));
-  const std::size_t above = std::min(below + 1, sorted.size() - 1);
-  return sorted[below] + (position - static_cast<double>(below)) * (sorted[above] - sorted[below]);
-}
-
 TimingRecord summarize_samples(std::vector<double> samples_ms) {
   TimingRecord t;
   t.samples = static_cast<std::int64_t>(samples_ms.size());

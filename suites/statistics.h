@@ -4,12 +4,11 @@
 #include <vector>
 
 #include "results/record.h"
+#include "results/statistics.h"
 
 namespace flabench {
 
 // Median and quartiles by linear interpolation between order statistics; stddev with n - 1.
 TimingRecord summarize_samples(std::vector<double> samples_ms);
-
-double quantile_of_sorted(const std::vector<double>& sorted, double q);
 
 }  // namespace flabench

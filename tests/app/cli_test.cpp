@@ -1,50 +1,14 @@
 // The fla-bench command as a user runs it: exit codes, one-line errors, and a cpu run end to end.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include "results/result_file.h"
+#include "tests/app/cli_support.h"
 
 namespace flabench {
 namespace {
 
-namespace fs = std::filesystem;
-
-struct Outcome {
-  int status;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& path) {
-  std::stringstream text;
-  text << std::ifstream(path).rdbuf();
-  return text.str();
-}
-
-Outcome fla_bench(const std::string& arguments) {
-  const fs::path dir = fs::temp_directory_path();
-  const std::string tag = std::to_string(::getpid());
-  const fs::path out = dir / ("cli-out-" + tag), err = dir / ("cli-err-" + tag);
-  const std::string command =
-      std::string(FLA_BENCH_BINARY) + " " + arguments + " >" + out.string() + " 2>" + err.string();
-  const int raw = std::system(command.c_str());
-  Outcome outcome{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
-  fs::remove(out);
-  fs::remove(err);
-  return outcome;
-}
-
-void expect_usage_error(const std::string& arguments, const std::string& fragment) {
-  const Outcome o = fla_bench(arguments);
-  EXPECT_EQ(o.status, 2) << arguments << "\n" << o.err;
-  EXPECT_NE(o.err.find(fragment), std::string::npos) << arguments << "\nstderr: " << o.err;
-  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << "one line: " << o.err;
-  EXPECT_EQ(o.out, "") << arguments;
-}
+using namespace testing;
 
 TEST(Cli, BadInputIsOneLineAndExitStatusTwo) {
   expect_usage_error("--device cpu --axis X=1", "unknown axis 'X'");

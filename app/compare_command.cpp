@@ -1,0 +1,66 @@
+#include <iostream>
+
+#include "app/commands.h"
+#include "results/comparison_text.h"
+#include "suites/cases.h"
+#include "suites/usage_error.h"
+
+namespace flabench {
+namespace {
+
+std::vector<LoadedResult> load_or_usage_error(const std::string& input) {
+  try {
+    return load_results(input);
+  } catch (const ResultFileError& e) {
+    throw UsageError(e.what());
+  }
+}
+
+int compare_across_gpus(const CommandLine& line, const CaseSelector& selected) {
+  std::vector<std::pair<std::string, std::vector<LoadedResult>>> sides;
+  for (const std::string& input : line.inputs) sides.emplace_back(input, load_or_usage_error(input));
+  AcrossGpus table;
+  try {
+    table = across_gpus(sides, selected);
+  } catch (const ResultFileError& e) {
+    throw UsageError(std::string(e.what()) + " (--across-gpus takes one GPU per file or folder)");
+  }
+  if (table.rows.empty()) throw UsageError("no case is timed on two of the GPUs (after --filter)");
+  print_across_gpus(std::cout, table);
+  write_json_out(line, across_gpus_json(table));
+  return 0;
+}
+
+}  // namespace
+
+int compare_command(const CommandLine& line) {
+  const CaseSelector selected = case_selector(line.filter);
+  if (line.across_gpus) return compare_across_gpus(line, selected);
+  if (line.inputs.size() != 2)
+    throw UsageError("compare takes BASE and NEW, " + std::to_string(line.inputs.size()) +
+                     " given (several GPUs side by side: --across-gpus)");
+  const std::vector<LoadedResult> base = load_or_usage_error(line.inputs[0]);
+  const std::vector<LoadedResult> next = load_or_usage_error(line.inputs[1]);
+  const CompareSettings settings{line.threshold, line.alpha};
+  Comparison comparison;
+  try {
+    comparison = compare_runs(base, next, settings, selected);
+  } catch (const ResultFileError& e) {
+    throw UsageError(e.what());
+  }
+  if (comparison.cases.empty())
+    throw UsageError("no case matches --filter '" + line.filter + "' in either run");
+  std::cout << "base: " << describe_results(line.inputs[0], base) << "\n"
+            << "new:  " << describe_results(line.inputs[1], next) << "\n";
+  const std::string base_device = device_label(base.front().file.context.device);
+  const std::string new_device = device_label(next.front().file.context.device);
+  if (base_device != new_device)
+    std::cout << "note: base ran on " << base_device << " and new on " << new_device
+              << "; --across-gpus sets GPUs side by side against their own floors\n";
+  std::cout << "\n";
+  print_comparison(std::cout, comparison, settings);
+  write_json_out(line, comparison_json(comparison, settings));
+  return line.fail_on_regression && comparison.regressed() ? 1 : 0;
+}
+
+}  // namespace flabench

@@ -1,0 +1,59 @@
+// Run-against-run verdicts: the cases of a base and a new run paired by name, each judged from its stored
+// samples. A case is slower or faster only when both hold:
+//   - significance: the Mann-Whitney U test of the two sample sets gives p < alpha (default 0.01), and
+//   - effect size: the median moved by at least the threshold (default 5%) in log terms, new/base >= 1 + t
+//     or <= 1 / (1 + t),
+// so noise alone (many samples, tiny shift) and a lucky few samples (big shift, no evidence) are both "same".
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/result_set.h"
+
+namespace flabench {
+
+enum class Verdict {
+  faster,
+  slower,
+  same,
+  broken,    // ok in base, failed in new (a regression too)
+  untested,  // not timed on a side (skipped, failed, check-only), or too few samples for a test at alpha
+  only_base,
+  only_new,
+};
+std::string_view verdict_name(Verdict verdict);
+
+struct CompareSettings {
+  double threshold = 0.05;  // the smallest change of the median that counts, as a fraction
+  double alpha = 0.01;      // significance level of the rank test
+};
+
+struct CaseComparison {
+  std::string name;
+  Verdict verdict = Verdict::same;
+  std::optional<double> base_ms{}, new_ms{};  // medians
+  double ratio = 0;                           // new / base median, when both are timed
+  std::optional<double> p_value{};
+  std::string note{};  // why untested or broken
+};
+
+struct Comparison {
+  std::vector<CaseComparison> cases;  // by name
+  double geomean_ratio = 0;           // over the cases timed on both sides (0 for none)
+  int timed_pairs = 0;
+  int count(Verdict verdict) const;
+  bool regressed() const { return count(Verdict::slower) + count(Verdict::broken) > 0; }
+};
+
+// Selects cases by name (the --filter regex); empty selects all.
+using CaseSelector = std::function<bool(const std::string& name)>;
+
+// Pairs the cases of `base` and `next` by name. Throws ResultFileError for duplicate names within a side
+// (cases_by_name).
+Comparison compare_runs(const std::vector<LoadedResult>& base, const std::vector<LoadedResult>& next,
+                        const CompareSettings& settings, const CaseSelector& selected = {});
+
+}  // namespace flabench
