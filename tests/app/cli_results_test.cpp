@@ -123,5 +123,29 @@ TEST_F(CliResults, HistoryFilesNightlyRunsAndFailsOnTheNewestStep) {
   EXPECT_EQ(fla_bench("history " + folder + " --fail-on-regression --filter fp16").status, 0);
 }
 
+TEST_F(CliResults, PlotAndReportRunThePythonScripts) {
+  const std::string probe = std::string(FLA_BENCH_PYTHON) + " -c 'import matplotlib' 2>/dev/null";
+  if (std::system(probe.c_str()) != 0)
+    GTEST_SKIP() << FLA_BENCH_PYTHON << " cannot import matplotlib (apt-get install python3-matplotlib)";
+  const std::string h100 = write_run("h100.json", 5.0, 1);
+  const std::string h200 = write_run("h200.json", 4.0, 2, "NVIDIA H200");
+  const fs::path figures = dir / "figures", report = dir / "report";
+  Outcome o = fla_bench("plot " + h100 + " " + h200 + " -o " + figures.string());
+  ASSERT_EQ(o.status, 0) << o.out << o.err;
+  for (const char* figure : {"gpu_vs_gpu_gla_fwd_bf16", "floor_pct_gla_fwd_fp16", "check_heatmap"}) {
+    EXPECT_TRUE(fs::exists(figures / (std::string(figure) + ".png"))) << figure << "\n" << o.out << o.err;
+    EXPECT_NE(slurp(figures / (std::string(figure) + ".svg")).find("NVIDIA H200"), std::string::npos)
+        << figure;
+  }
+  o = fla_bench("report " + h100 + " " + h200 + " -o " + report.string());
+  ASSERT_EQ(o.status, 0) << o.out << o.err;
+  const std::string page = slurp(report / "index.html");
+  EXPECT_NE(page.find("gpu_vs_gpu_gla_fwd_bf16.png"), std::string::npos);
+  EXPECT_NE(page.find(kRegressed), std::string::npos);
+  o = fla_bench("plot " + (dir / "absent.json").string() + " -o " + figures.string());
+  EXPECT_EQ(o.status, 2) << o.out << o.err;
+  EXPECT_NE(o.err.find("absent.json"), std::string::npos) << o.err;
+}
+
 }  // namespace
 }  // namespace flabench

@@ -22,9 +22,14 @@ inline std::vector<double> samples_around(double median_ms, double noise, int co
   return samples;
 }
 
+// A timed case; a name of the form op/variant/mode/dtype/... also sets those fields.
 inline CaseRecord timed_case(const std::string& name, const std::vector<double>& samples_ms) {
   CaseRecord r = sample_case(name);
   r.timing = summarize_samples(samples_ms);
+  std::vector<std::string> parts;
+  for (std::size_t start = 0, end = 0; end != std::string::npos; start = end + 1)
+    parts.push_back(name.substr(start, (end = name.find('/', start)) - start));
+  if (parts.size() >= 4) r.op = parts[0], r.variant = parts[1], r.mode = parts[2], r.dtype = parts[3];
   return r;
 }
 
