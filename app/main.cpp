@@ -21,6 +21,14 @@ int main(int argc, char** argv) {
   CLI::App* list = app.add_subcommand("list", "show the selected cases and why any would be skipped");
   CLI::App* check = app.add_subcommand(
       "check", "the numerics battery on every variant: accuracy, decay, shapes, state, cross, hygiene");
+  CLI::App* profile = app.add_subcommand(
+      "profile", "time and check, then CUPTI counters and per-kernel times of every selected case");
+  profile
+      ->add_option("--metrics", line.metrics,
+                   "default, deep, or a comma-separated list of CUPTI metric names")
+      ->capture_default_str();
+  profile->add_flag("--no-kernel-times", line.no_kernel_times,
+                    "leave out the per-kernel times (CUPTI activity)");
   CLI::App* compare =
       app.add_subcommand("compare", "verdicts of a new run against a base run (or GPUs side by side)");
   CLI::App* history = app.add_subcommand("history", "trends and step changes over a GPU's nightly runs");
@@ -34,7 +42,7 @@ int main(int argc, char** argv) {
   check->add_flag("--list", line.list_checks, "show the selected checks and why any would be skipped");
   check->add_flag("--no-long", line.no_long,
                   "leave out the 24,576-token checks (seconds of fp64 reference each)");
-  for (CLI::App* sub : {run, list, check, compare, history, plot, report}) sub->fallthrough();
+  for (CLI::App* sub : {run, list, check, profile, compare, history, plot, report}) sub->fallthrough();
   app.require_subcommand(0, 1);
 
   try {
@@ -53,6 +61,7 @@ int main(int argc, char** argv) {
   try {
     if (list->parsed()) return list_command(line);
     if (check->parsed()) return check_command(line);
+    if (profile->parsed()) return profile_command(line);
     if (compare->parsed()) return compare_command(line);
     if (history->parsed()) return history_command(line);
     if (plot->parsed()) return plot_command(line);

@@ -135,6 +135,9 @@ void add_run_options(CLI::App& app, CommandLine& line) {
       ->check(at_least(0, true, "a non-negative number of seconds"))
       ->capture_default_str();
   app.add_flag("--no-l2-flush", line.no_l2_flush, "keep the L2 cache warm between samples");
+  app.add_flag(
+      "--profile-once", line.profile_once,
+      "run each case once (no checks, warm-up, timing or CUPTI of fla-bench's own), for ncu or nsys");
   app.add_option("--bandwidth", line.bandwidth_gbs,
                  "GB/s for the byte floor instead of the measured copy rate")
       ->check(at_least(0, false, "a positive bandwidth in GB/s"));
@@ -166,7 +169,9 @@ RunSettings run_settings(const CommandLine& line, const Device& device) {
   settings.timing.min_samples = line.min_samples;
   settings.timing.warmup_time_s = line.warmup_time_s;
   settings.timing.l2_flush = !line.no_l2_flush;
-  settings.check = !line.no_check;
+  settings.check = !line.no_check && !line.profile_once;
+  settings.time = !line.profile_once;
+  settings.profile_once = line.profile_once;
   settings.seed = line.seed;
   settings.floor_bandwidth_gbs =
       line.bandwidth_gbs > 0 ? line.bandwidth_gbs : device.record().bandwidth_measured_gbs;

@@ -32,8 +32,11 @@ struct CommandLine {
   bool no_l2_flush = false;
   double bandwidth_gbs = 0;  // 0: the measured copy bandwidth
   bool list_presets = false;
-  bool list_checks = false;  // check --list
-  bool no_long = false;      // check --no-long
+  bool profile_once = false;
+  std::string metrics = "default";  // profile --metrics
+  bool no_kernel_times = false;     // profile --no-kernel-times
+  bool list_checks = false;         // check --list
+  bool no_long = false;             // check --no-long
 
   // compare, history, plot and report
   std::vector<std::string> inputs;  // result files or folders (history: the GPU's folder)

@@ -36,6 +36,8 @@ void to_json(json& j, const CaseRecord& r) {
   put_optional(j, "timing", r.timing);
   put_optional(j, "derived", r.derived);
   put_optional(j, "check", r.check);
+  put_optional(j, "counters", r.counters);
+  put_optional(j, "kernel_times", r.kernel_times);
 }
 
 void from_json(const json& j, CaseRecord& r) {
@@ -61,6 +63,8 @@ void from_json(const json& j, CaseRecord& r) {
   get_optional(j, "timing", r.timing);
   get_optional(j, "derived", r.derived);
   get_optional(j, "check", r.check);
+  get_optional(j, "counters", r.counters);
+  get_optional(j, "kernel_times", r.kernel_times);
 }
 
 json result_file_json(const ResultFile& file) {

@@ -23,6 +23,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DerivedRecord, tokens_per_s, flops, tflops_pe
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TensorCheckRecord, tensor, rms_ratio, max_abs, threshold,
                                                 nonfinite, passed, detail)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckRecord, passed, shape, tensors)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelCounterRecord, kernel, metrics)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CounterRecord, available, reason, chip, passes, dropped, metrics, kernels)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelTimeRecord, kernel, calls, ms, share_pct)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunSummary, cases, ok, failed, skipped, wall_s)
 
 // Optional parts (timing, derived, check) are left out when absent.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,7 +12,7 @@ namespace flabench {
 
 inline constexpr const char* kResultSchemaName = "fla-bench-result";
 // Semantic version of the JSON layout: a reader refuses another major version.
-inline constexpr const char* kResultSchemaVersion = "1.1.0";
+inline constexpr const char* kResultSchemaVersion = "1.2.0";
 
 struct DeviceRecord {
   std::string backend;  // "cuda" or "cpu"
@@ -96,6 +97,33 @@ struct CheckRecord {
   bool operator==(const CheckRecord&) const = default;
 };
 
+// Hardware counters of a case (fla-bench profile), or why there are none.
+struct KernelCounterRecord {
+  std::string kernel;
+  std::map<std::string, double> metrics;  // by CUPTI metric name
+  bool operator==(const KernelCounterRecord&) const = default;
+};
+
+struct CounterRecord {
+  bool available = false;
+  std::string reason;  // why unavailable
+  std::string chip;
+  int passes = 0;
+  std::vector<std::string> dropped;       // metrics of the set this chip lacks
+  std::map<std::string, double> metrics;  // the case's totals over its kernels
+  std::vector<KernelCounterRecord> kernels;
+  bool operator==(const CounterRecord&) const = default;
+};
+
+// A kernel's share of the case (CUPTI activity records).
+struct KernelTimeRecord {
+  std::string kernel;
+  double calls = 0;  // per run of the case
+  double ms = 0;     // GPU time per run
+  double share_pct = 0;
+  bool operator==(const KernelTimeRecord&) const = default;
+};
+
 // One line: "ok 2.1e-03 (dk)" (the tensor closest to its threshold) or "FAIL dk 3.1e-02 > 6.0e-03".
 std::string check_summary(const CheckRecord& check);
 
@@ -117,6 +145,8 @@ struct CaseRecord {
   std::optional<TimingRecord> timing;
   std::optional<DerivedRecord> derived;
   std::optional<CheckRecord> check;
+  std::optional<CounterRecord> counters;
+  std::optional<std::vector<KernelTimeRecord>> kernel_times;
   bool operator==(const CaseRecord&) const = default;
 };
 

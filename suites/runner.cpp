@@ -6,6 +6,7 @@
 
 #include "profiles/nvtx_range.h"
 #include "suites/case_guard.h"
+#include "suites/case_profiler.h"
 #include "suites/case_tensors.h"
 #include "suites/checks.h"
 #include "suites/inputs.h"
@@ -44,26 +45,43 @@ class InputCache {
   std::optional<HostValuesMap> inputs_, grad_outputs_;
 };
 
-TimingRecord time_one(Device& device, const Case& c, const RunSettings& settings, InputCache& cache) {
-  const bool backward = c.mode == Mode::fwdbwd;
-  const Problem& p = c.problem;
-  CaseTensors tensors(device, *c.op, *c.variant, p, c.mode);
-  tensors.upload(cache.inputs(*c.op, p, settings.seed), tensors.inputs);
-  if (backward) tensors.upload(cache.grad_outputs(*c.op, p, settings.seed), tensors.grad_outputs);
-  const NvtxRange case_range(c.name);
-  auto run = [&] {
+// A case ready to run on the device: its tensors hold the inputs, `run` is one call (forward, and backward in
+// fwdbwd) inside NVTX ranges named after the case, so ncu and nsys can pick it out.
+class ReadyCase {
+ public:
+  ReadyCase(Device& device, const Case& c, const RunSettings& settings, InputCache& cache)
+      : device_(device), case_(c), tensors_(device, *c.op, *c.variant, c.problem, c.mode) {
+    restore_inputs(settings, cache);
+  }
+
+  void run() {
+    const bool backward = case_.mode == Mode::fwdbwd;
+    const Problem& p = case_.problem;
+    const NvtxRange case_range(case_.name);
     {
       const NvtxRange range("forward");
-      c.variant->forward({p, tensors.inputs, tensors.outputs, tensors.workspace, device.stream(), backward});
+      case_.variant->forward(
+          {p, tensors_.inputs, tensors_.outputs, tensors_.workspace, device_.stream(), backward});
     }
     if (backward) {
       const NvtxRange range("backward");
-      c.variant->backward(
-          {p, tensors.inputs, tensors.grad_outputs, tensors.grads, tensors.workspace, device.stream()});
+      case_.variant->backward(
+          {p, tensors_.inputs, tensors_.grad_outputs, tensors_.grads, tensors_.workspace, device_.stream()});
     }
-  };
-  return summarize_samples(time_case(device, c.name, run, settings.timing));
-}
+  }
+
+  // The inputs as generated (a variant must not change them, but a profile pass must not depend on that).
+  void restore_inputs(const RunSettings& settings, InputCache& cache) {
+    tensors_.upload(cache.inputs(*case_.op, case_.problem, settings.seed), tensors_.inputs);
+    if (case_.mode == Mode::fwdbwd)
+      tensors_.upload(cache.grad_outputs(*case_.op, case_.problem, settings.seed), tensors_.grad_outputs);
+  }
+
+ private:
+  Device& device_;
+  const Case& case_;
+  CaseTensors tensors_;
+};
 
 }  // namespace
 
@@ -98,7 +116,7 @@ DerivedRecord derive_metrics(const Case& c, const TimingRecord& timing, double f
 }
 
 RunSummary run_cases(Device& device, const std::vector<Case>& cases, const RunSettings& settings,
-                     Reporter& reporter) {
+                     Reporter& reporter, CaseProfiler* profiler) {
   const auto start = std::chrono::steady_clock::now();
   RunSummary summary;
   InputCache cache;
@@ -108,6 +126,11 @@ RunSummary run_cases(Device& device, const std::vector<Case>& cases, const RunSe
   for (const Case& c : cases) {
     CaseRecord record = base_record(c.name, *c.op, c.variant->name, c.mode, c.problem);
     guard.run(record, c.skip_reason, [&] {
+      if (settings.profile_once) {
+        ReadyCase(device, c, settings, cache).run();
+        device.synchronize();
+        return;
+      }
       if (settings.check) {
         const Problem checked = check_problem(c.problem);
         const std::string key = case_name(*c.op, *c.variant, c.mode, checked);
@@ -117,9 +140,21 @@ RunSummary run_cases(Device& device, const std::vector<Case>& cases, const RunSe
               checks.emplace(key, run_check(device, *c.op, *c.variant, checked, c.mode, settings.seed)).first;
         record.check = found->second;
       }
-      if (settings.time) {
-        record.timing = time_one(device, c, settings, cache);
-        record.derived = derive_metrics(c, *record.timing, settings.floor_bandwidth_gbs);
+      if (settings.time || profiler) {
+        ReadyCase ready(device, c, settings, cache);
+        if (settings.time) {
+          record.timing = summarize_samples(time_case(
+              device, c.name, [&] { ready.run(); }, settings.timing));
+          record.derived = derive_metrics(c, *record.timing, settings.floor_bandwidth_gbs);
+        }
+        if (profiler) {
+          const auto restore = [&] {
+            ready.restore_inputs(settings, cache);
+            device.flush_l2();
+          };
+          profiler->profile(
+              restore, [&] { ready.run(); }, record);
+        }
       }
       if (record.check && !record.check->passed) {
         record.status = CaseStatus::failed;

@@ -14,6 +14,7 @@
 #include "kernels/common/recurrence.h"
 #include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/variant.h"
+#include "profiles/nvtx_range.h"
 
 namespace flabench::naive {
 
@@ -334,11 +335,15 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
   allow_shared_memory(kernel, shared);
   const Workspace ws = carve_workspace(call.workspace, p);
   const GradPointers<T> grads = bind_grads<T>(binding, call.grad_outputs, call.grads);
-  kernel<<<int(p.B * p.H), kThreads, shared, call.stream>>>(bind_inputs<T>(binding, call.inputs), grads,
-                                                            make_dims(p), ws);
-  FLA_CUDA_CHECK_LAUNCH();
+  {
+    const NvtxRange range("recurrence");  // each launch of the backward is its own range for nsys and ncu
+    kernel<<<int(p.B * p.H), kThreads, shared, call.stream>>>(bind_inputs<T>(binding, call.inputs), grads,
+                                                              make_dims(p), ws);
+    FLA_CUDA_CHECK_LAUNCH();
+  }
   if constexpr (Form::value.bonus) {
     const int count = int(p.H * p.K);
+    const NvtxRange range("sum_bonus_grad");
     sum_bonus_grad_kernel<T>
         <<<(count + 255) / 256, 256, 0, call.stream>>>(ws.du_partial, grads.du, int(p.B), int(p.H), int(p.K));
     FLA_CUDA_CHECK_LAUNCH();

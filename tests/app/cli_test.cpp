@@ -90,5 +90,42 @@ TEST(Cli, CheckListsTheBatteryAndRefusesBenchmarkAxes) {
   expect_usage_error("check --device cpu --filter '('", "--filter: invalid regular expression");
 }
 
+TEST(Cli, ProfileRecordsWhyCountersAreMissingAndKeepsTiming) {
+  const fs::path path = fs::temp_directory_path() / ("cli-profile-" + std::to_string(::getpid()) + ".json");
+  const Outcome o = fla_bench(
+      "profile --device cpu --filter 'rwkv6/reference/fwd/bf16/B1' --min-time 0.01 --out " + path.string());
+  ASSERT_EQ(o.status, 0) << o.err << o.out;
+  EXPECT_NE(o.err.find("counters unavailable: the cpu backend has no GPU counters; timing goes on"),
+            std::string::npos)
+      << o.err;
+  const ResultFile file = read_result_file(path);
+  fs::remove(path);
+  ASSERT_FALSE(file.cases.empty());
+  for (const CaseRecord& c : file.cases) {
+    EXPECT_TRUE(c.timing) << c.name;
+    ASSERT_TRUE(c.counters) << c.name;
+    EXPECT_FALSE(c.counters->available);
+    EXPECT_NE(c.counters->reason, "");
+  }
+  expect_usage_error("profile --device cpu --metrics fastest", "--metrics: 'fastest' is neither a set");
+}
+
+TEST(Cli, ProfileOnceRunsEachCaseOnceWithoutTiming) {
+  const fs::path path = fs::temp_directory_path() / ("cli-once-" + std::to_string(::getpid()) + ".json");
+  const Outcome o =
+      fla_bench("--device cpu --filter 'gla/reference/fwdbwd/fp32' --profile-once --out " + path.string());
+  ASSERT_EQ(o.status, 0) << o.err << o.out;
+  const ResultFile file = read_result_file(path);
+  fs::remove(path);
+  ASSERT_FALSE(file.cases.empty());
+  for (const CaseRecord& c : file.cases) {
+    EXPECT_EQ(c.status, CaseStatus::ok);
+    EXPECT_FALSE(c.timing);
+    EXPECT_FALSE(c.check);
+  }
+  EXPECT_FALSE(file.context.settings.time);
+  EXPECT_FALSE(file.context.settings.check);
+}
+
 }  // namespace
 }  // namespace flabench

@@ -17,14 +17,6 @@
 namespace flabench {
 namespace {
 
-class Collector : public Reporter {
- public:
-  void begin(const RunContext&) override {}
-  void record(const CaseRecord& r) override { records.push_back(r); }
-  void end(const RunSummary&) override {}
-  std::vector<CaseRecord> records;
-};
-
 struct BatteryOutcome {
   RunSummary summary;
   std::vector<CaseRecord> records;
@@ -46,7 +38,7 @@ BatteryOutcome run_on_cpu(const Registry& registry, const std::string& filter) {
   const std::vector<BatteryCase> cases = battery_cases(registry, {filter, Backend::cpu, {}, false});
   EXPECT_FALSE(cases.empty()) << filter;
   const std::unique_ptr<Device> cpu = open_cpu_device();
-  Collector collector;
+  testing::CollectingReporter collector;
   const RunSummary summary = run_battery(*cpu, cases, 7, "fla-bench check --device cpu", collector);
   return {summary, collector.records};
 }

@@ -10,6 +10,7 @@
 #include "kernels/common/fused_recurrent/backward_columns.cuh"
 #include "kernels/common/fused_recurrent/backward_rows.cuh"
 #include "kernels/common/fused_recurrent/forward.cuh"
+#include "profiles/nvtx_range.h"
 
 namespace flabench::fused {
 
@@ -153,6 +154,7 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
   const StagePlan columns = column_plan<Form, T>(pointers, grads.d_o, g);
   const std::size_t columns_shared = column_shared_bytes<Form>(columns, g);
   with_keys_per_lane(g, [&](auto keys) {
+    const NvtxRange range("columns");  // each launch of the backward is its own range for nsys and ncu
     auto columns_kernel = fused_recurrent_bwd_columns_kernel<Form, T, decltype(keys)::value>;
     allow_shared_memory(columns_kernel, columns_shared);
     columns_kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), 32 * g.W, columns_shared, call.stream>>>(
@@ -165,19 +167,24 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
   const std::size_t rows_shared = rows_shared_bytes<Form>(rows, g);
   auto rows_kernel = fused_recurrent_bwd_rows_kernel<Form, T>;
   allow_shared_memory(rows_kernel, rows_shared);
-  rows_kernel<<<dim3(g.B * g.H, g.K / g.block_rows()), 32 * g.W_rows, rows_shared, call.stream>>>(
-      pointers, grads, g, rows, workspace + layout.checkpoints, workspace + layout.dg_rows,
-      workspace + layout.du_partial);
-  FLA_CUDA_CHECK_LAUNCH();
+  {
+    const NvtxRange range("rows");
+    rows_kernel<<<dim3(g.B * g.H, g.K / g.block_rows()), 32 * g.W_rows, rows_shared, call.stream>>>(
+        pointers, grads, g, rows, workspace + layout.checkpoints, workspace + layout.dg_rows,
+        workspace + layout.du_partial);
+    FLA_CUDA_CHECK_LAUNCH();
+  }
 
   if constexpr (Form::value.gate == GateKind::per_head) {
     const std::int64_t token_rows = p.B * p.T * p.H;
+    const NvtxRange range("sum_key_terms");
     sum_key_terms_kernel<T><<<int((token_rows + 255) / 256), 256, 0, call.stream>>>(
         workspace + layout.dg_rows, pointers.g, grads.dg, token_rows, g.K);
     FLA_CUDA_CHECK_LAUNCH();
   }
   if constexpr (Form::value.bonus) {
     const int count = g.H * g.K;
+    const NvtxRange range("sum_bonus_grad");
     sum_bonus_grad_kernel<T><<<(count + 255) / 256, 256, 0, call.stream>>>(workspace + layout.du_partial,
                                                                            grads.du, g.B, g.H, g.K);
     FLA_CUDA_CHECK_LAUNCH();

@@ -1,0 +1,64 @@
+// fla-bench profile on a GPU: counters for every kernel of a case, DRAM bytes near the op's byte count, and
+// per-kernel times that add up to the case. Without a GPU, or where the counters are refused, the tests skip
+// and say why.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "suites/case_profiler.h"
+#include "suites/runner.h"
+#include "tests/test_support.h"
+
+namespace flabench {
+namespace {
+
+TEST(GpuProfile, CountersAndKernelTimesOfAMultiKernelCase) {
+  std::string why;
+  if (cuda_device_count(why) == 0) GTEST_SKIP() << "no CUDA device: " << why;
+  const std::unique_ptr<Device> device = open_cuda_device(0);
+  CaseProfiler profiler(*device, {});
+  if (profiler.summary().rfind("counters unavailable", 0) == 0) GTEST_SKIP() << profiler.summary();
+
+  Case c;
+  c.op = &testing::op_named("gla");
+  c.variant = product_registry().find_variant("gla", "fused_recurrent");
+  c.mode = Mode::fwdbwd;
+  c.problem = testing::small_problem(*c.op, 4, 4096, 16, 64, 64, DType::bf16);
+  c.name = case_name(*c.op, *c.variant, c.mode, c.problem);
+  RunSettings settings;
+  settings.timing.min_time_s = 0.2;
+  settings.floor_bandwidth_gbs = device->record().bandwidth_measured_gbs;
+  testing::CollectingReporter collector;
+  run_cases(*device, {c}, settings, collector, &profiler);
+  ASSERT_EQ(collector.records.size(), 1u);
+  const CaseRecord& r = collector.records[0];
+  ASSERT_EQ(r.status, CaseStatus::ok) << r.reason;
+  ASSERT_TRUE(r.counters && r.counters->available) << (r.counters ? r.counters->reason : "no counters");
+  std::cout << "  " << profiler.summary() << "\n";
+
+  // forward, the backward's column and row passes: every launch has its own counters
+  EXPECT_GE(r.counters->kernels.size(), 3u);
+  for (const KernelCounterRecord& k : r.counters->kernels) std::cout << "  kernel " << k.kernel << "\n";
+  const double dram =
+      r.counters->metrics.at("dram__bytes_read.sum") + r.counters->metrics.at("dram__bytes_write.sum");
+  std::cout << "  DRAM bytes " << dram << ", byte floor " << r.derived->floor_bytes << "\n";
+  EXPECT_GT(dram,
+            0.5 * r.derived->floor_bytes);  // the floor is what must move; a kernel moves at least most of it
+  const double counted_ms = r.counters->metrics.at("gpu__time_duration.sum") * 1e-6;
+  EXPECT_GT(counted_ms, 0);
+
+  ASSERT_TRUE(r.kernel_times);
+  double shares = 0, kernel_ms = 0;
+  for (const KernelTimeRecord& k : *r.kernel_times) {
+    shares += k.share_pct;
+    kernel_ms += k.ms;
+    std::cout << "  " << k.kernel << ": " << k.calls << " calls, " << k.ms << " ms, " << k.share_pct << "%\n";
+  }
+  EXPECT_NEAR(shares, 100, 1e-6);
+  std::cout << "  kernel time " << kernel_ms << " ms per run, timed median " << r.timing->median_ms
+            << " ms\n";
+  EXPECT_NEAR(kernel_ms, r.timing->median_ms, 0.15 * r.timing->median_ms);
+}
+
+}  // namespace
+}  // namespace flabench
