@@ -12,6 +12,7 @@ int check_command(const CommandLine& line);
 int compare_command(const CommandLine& line);
 int profile_command(const CommandLine& line);
 int history_command(const CommandLine& line);
+int merge_command(const CommandLine& line);
 int plot_command(const CommandLine& line);    // runs plots/plot_results.py
 int report_command(const CommandLine& line);  // runs plots/report.py
 

@@ -1,7 +1,10 @@
 #include <iostream>
 
 #include "app/commands.h"
+#include "kernels/common/format.h"
 #include "results/comparison_text.h"
+#include "results/json_format.h"
+#include "results/merge.h"
 #include "suites/cases.h"
 #include "suites/usage_error.h"
 
@@ -32,6 +35,25 @@ int compare_across_gpus(const CommandLine& line, const CaseSelector& selected) {
 }
 
 }  // namespace
+
+int merge_command(const CommandLine& line) {
+  std::vector<LoadedResult> shards;
+  for (std::size_t i = 1; i < line.inputs.size(); ++i) {
+    std::vector<LoadedResult> loaded = load_or_usage_error(line.inputs[i]);
+    shards.insert(shards.end(), std::make_move_iterator(loaded.begin()),
+                  std::make_move_iterator(loaded.end()));
+  }
+  try {
+    const ResultFile merged = merge_shards(shards, line.argv);
+    write_file_atomically(line.inputs[0], result_file_json(merged).dump(1) + "\n");
+    std::cout << format("merged %zu shards, %zu cases (%d ok, %d failed, %d skipped) into %s\n",
+                        shards.size(), merged.cases.size(), merged.summary->ok, merged.summary->failed,
+                        merged.summary->skipped, line.inputs[0].c_str());
+  } catch (const ResultFileError& e) {
+    throw UsageError(e.what());
+  }
+  return 0;
+}
 
 int compare_command(const CommandLine& line) {
   const CaseSelector selected = case_selector(line.filter);

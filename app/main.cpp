@@ -32,17 +32,20 @@ int main(int argc, char** argv) {
   CLI::App* compare =
       app.add_subcommand("compare", "verdicts of a new run against a base run (or GPUs side by side)");
   CLI::App* history = app.add_subcommand("history", "trends and step changes over a GPU's nightly runs");
+  CLI::App* merge =
+      app.add_subcommand("merge", "join the shard files of one selection (--shard I/N) into OUT");
   CLI::App* plot = app.add_subcommand("plot", "figures (PNG and SVG) from result files");
   CLI::App* report = app.add_subcommand("report", "one static HTML page of tables and figures");
   add_compare_options(*compare, line);
   add_history_options(*history, line);
+  add_merge_options(*merge, line);
   add_plot_options(*plot, line);
   add_plot_options(*report, line);
   list->add_flag("--presets", line.list_presets, "show the named shape presets instead");
   check->add_flag("--list", line.list_checks, "show the selected checks and why any would be skipped");
   check->add_flag("--no-long", line.no_long,
                   "leave out the 24,576-token checks (seconds of fp64 reference each)");
-  for (CLI::App* sub : {run, list, check, profile, compare, history, plot, report}) sub->fallthrough();
+  for (CLI::App* sub : {run, list, check, profile, compare, history, merge, plot, report}) sub->fallthrough();
   app.require_subcommand(0, 1);
 
   try {
@@ -64,6 +67,7 @@ int main(int argc, char** argv) {
     if (profile->parsed()) return profile_command(line);
     if (compare->parsed()) return compare_command(line);
     if (history->parsed()) return history_command(line);
+    if (merge->parsed()) return merge_command(line);
     if (plot->parsed()) return plot_command(line);
     if (report->parsed()) return report_command(line);
     return run_command(line);

@@ -103,6 +103,12 @@ void add_history_options(CLI::App& history, CommandLine& line) {
                    "exit 1 when a case's newest run is a step slower");
 }
 
+void add_merge_options(CLI::App& merge, CommandLine& line) {
+  merge.add_option("files", line.inputs, "OUT and the shard files (or folders of them)")
+      ->required()
+      ->expected(2, -1);
+}
+
 void add_plot_options(CLI::App& plot, CommandLine& line) {
   plot.add_option("results", line.inputs, "result files or folders")->required()->expected(1, -1);
   plot.add_option("-o,--output-dir", line.output_dir, "folder for the figures (created)")->required();
@@ -118,6 +124,10 @@ void add_selection_options(CLI::App& app, CommandLine& line) {
   app.add_option("--preset", line.preset, "shape groups or shapes, e.g. peer,fla or B4_T2048_H16_D128")
       ->default_str("peer on a GPU, cpu without");
   app.add_option("--device", line.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+  app.add_option(
+      "--shard", line.shard,
+      "I/N: only the I-th of N slices of the selection, balanced by expected cost (fla-bench merge "
+      "joins the shard files)");
 }
 
 void add_run_options(CLI::App& app, CommandLine& line) {
@@ -144,7 +154,8 @@ void add_run_options(CLI::App& app, CommandLine& line) {
 }
 
 Session open_session(const CommandLine& line) {
-  const AxisOverrides axes = parse_axes(line.axes);  // bad axes fail before the device is touched
+  const AxisOverrides axes = parse_axes(line.axes);  // bad axes and shards fail before the device is touched
+  const ShardSpec shard = line.shard.empty() ? ShardSpec{} : parse_shard(line.shard);
   std::string note;
   Session session;
   session.device = open_device(line.device, note);
@@ -160,6 +171,15 @@ Session open_session(const CommandLine& line) {
   if (session.cases.empty())
     throw UsageError("no case matches --filter '" + line.filter + "' on the " +
                      std::string(backend_name(spec.backend)) + " backend (fla-bench list shows the cases)");
+  session.selection_cases = static_cast<std::int64_t>(session.cases.size());
+  session.selection_digest = selection_digest(session.cases);
+  if (!line.shard.empty()) {
+    session.shard = shard;
+    session.cases = shard_cases(session.cases, shard);
+    if (session.cases.empty())
+      throw UsageError("--shard " + line.shard + " holds no case: the selection has only " +
+                       std::to_string(session.selection_cases));
+  }
   return session;
 }
 
@@ -214,6 +234,17 @@ void write_json_out(const CommandLine& line, const nlohmann::json& j) {
     throw UsageError(std::string("--out: ") + e.what());
   }
   std::cout << "written: " << line.out << "\n";
+}
+
+RunContext run_context(const CommandLine& line, const Session& session, const RunSettings& settings) {
+  RunContext context = run_context(line, *session.device, settings);
+  if (!line.shard.empty()) {
+    context.settings.shard_index = session.shard.index;
+    context.settings.shard_count = session.shard.count;
+  }
+  context.settings.selection_cases = session.selection_cases;
+  context.settings.selection_digest = session.selection_digest;
+  return context;
 }
 
 std::filesystem::path output_path(const CommandLine& line) {

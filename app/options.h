@@ -15,6 +15,7 @@
 #include "suites/cases.h"
 #include "suites/device.h"
 #include "suites/runner.h"
+#include "suites/shards.h"
 
 namespace flabench {
 
@@ -23,7 +24,8 @@ struct CommandLine {
   std::vector<std::string> axes;
   std::string preset;  // empty: the device's default group
   std::string device = "auto";
-  std::string out;  // empty: fla-bench-<time>.json
+  std::string shard;  // --shard I/N
+  std::string out;    // empty: fla-bench-<time>.json
   bool no_check = false;
   std::uint64_t seed = 0;
   double min_time_s = 0.5;
@@ -58,10 +60,14 @@ void add_run_options(CLI::App& app, CommandLine& line);        // out, seed, tim
 void add_compare_options(CLI::App& compare, CommandLine& line);
 void add_history_options(CLI::App& history, CommandLine& line);
 void add_plot_options(CLI::App& plot, CommandLine& line);  // plot and report
+void add_merge_options(CLI::App& merge, CommandLine& line);
 
 struct Session {
   std::unique_ptr<Device> device;
-  std::vector<Case> cases;
+  std::vector<Case> cases;  // this shard's, with --shard
+  ShardSpec shard{1, 1};
+  std::int64_t selection_cases = 0;  // the whole selection's
+  std::string selection_digest;
 };
 
 // Opens the device (printing one line to stderr when it falls back to the cpu backend) and expands the
@@ -70,6 +76,8 @@ Session open_session(const CommandLine& line);
 
 RunSettings run_settings(const CommandLine& line, const Device& device);
 RunContext run_context(const CommandLine& line, const Device& device, const RunSettings& settings);
+// run_context with the session's shard and selection recorded.
+RunContext run_context(const CommandLine& line, const Session& session, const RunSettings& settings);
 std::filesystem::path output_path(const CommandLine& line);
 
 // The --filter regex as a case selector (empty for no filter). Throws UsageError for a bad regex.

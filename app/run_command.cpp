@@ -11,7 +11,7 @@ namespace flabench {
 int execute_cases(const CommandLine& line, Session& session, const std::vector<Case>& cases,
                   const RunSettings& settings, CaseProfiler* profiler) {
   RunOutput output(line, RunOutput::longest_name(cases));
-  output.reporter().begin(run_context(line, *session.device, settings));
+  output.reporter().begin(run_context(line, session, settings));
   return output.finish(run_cases(*session.device, cases, settings, output.reporter(), profiler));
 }
 

@@ -12,8 +12,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceRecord, backend, index, name, uuid, com
                                    sm_clock_mhz, memory_clock_mhz, memory_bus_bits, memory_bytes, l2_bytes,
                                    shared_memory_per_block, bandwidth_theoretical_gbs, bandwidth_measured_gbs,
                                    cuda_runtime, cuda_driver)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SettingsRecord, min_time_s, min_samples, warmup_time_s, l2_flush, check,
-                                   time, seed, floor_bandwidth_gbs, floor_bandwidth_source)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SettingsRecord, min_time_s, min_samples, warmup_time_s,
+                                                l2_flush, check, time, seed, floor_bandwidth_gbs,
+                                                floor_bandwidth_source, shard_index, shard_count,
+                                                selection_cases, selection_digest)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunContext, schema, schema_version, started_utc, host, fla_bench_version,
                                    git_sha, git_dirty, command_line, device, settings)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TimingRecord, samples, median_ms, mean_ms, stddev_ms, min_ms, max_ms,

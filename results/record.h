@@ -44,6 +44,11 @@ struct SettingsRecord {
   std::uint64_t seed = 0;
   double floor_bandwidth_gbs = 0;      // the bandwidth the byte floor is timed at
   std::string floor_bandwidth_source;  // "measured", "theoretical" or "user"
+  // A shard of a larger selection (--shard I/N): I and N, 0 when the run is the whole selection; the whole
+  // selection's case count and a digest of its case names, so `fla-bench merge` can tell a shard is missing.
+  int shard_index = 0, shard_count = 0;
+  std::int64_t selection_cases = 0;
+  std::string selection_digest{};
   bool operator==(const SettingsRecord&) const = default;
 };
 
