@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "app/commands.h"
+#include "app/isolation.h"
 #include "app/run_output.h"
 #include "suites/battery.h"
 #include "suites/usage_error.h"
@@ -42,10 +43,21 @@ int check_command(const CommandLine& line) {
   RunSettings settings = run_settings(line, *device);
   settings.time = false;
   settings.check = true;
+  const std::string reproduce = "fla-bench check --device " + line.device;
+  if (line.worker) {
+    BatteryRunner runner(*device, line.seed, reproduce);
+    return serve_cases(
+        *device, cases.size(), [&](std::size_t i) { return cases[i].name; },
+        [&](std::size_t i) { return runner.run(cases[i]); });
+  }
   RunOutput output(line, RunOutput::longest_name(cases));
   output.reporter().begin(run_context(line, *device, settings));
-  const std::string reproduce = "fla-bench check --device " + line.device;
-  return output.finish(run_battery(*device, cases, line.seed, reproduce, output.reporter()));
+  if (!isolated(line, /*check=*/true))
+    return output.finish(run_battery(*device, cases, line.seed, reproduce, output.reporter()));
+  std::vector<IsolatedJob> jobs;
+  for (const BatteryCase& c : cases) jobs.push_back({battery_record(c), c.skip_reason});
+  return output.finish(run_isolated(jobs, worker_command(line, "check", 0), isolation_settings(line, *device),
+                                    output.reporter()));
 }
 
 }  // namespace flabench

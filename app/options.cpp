@@ -146,6 +146,19 @@ void add_run_options(CLI::App& app, CommandLine& line) {
       ->capture_default_str();
   app.add_flag("--no-l2-flush", line.no_l2_flush, "keep the L2 cache warm between samples");
   app.add_flag(
+      "--isolate", line.isolate,
+      "run cases in worker processes: a case that crashes, hangs or poisons the GPU context is recorded "
+      "as failed and the run goes on (on by default for check)");
+  app.add_flag("--no-isolate", line.no_isolate,
+               "run every case in this process (check's default is --isolate)");
+  app.add_option("--devices", line.devices,
+                 "all or 0,2,3: spread the cases over these GPUs, one worker each");
+  app.add_option("--case-timeout", line.case_timeout_s,
+                 "seconds an isolated case may take before it is killed")
+      ->check(at_least(0, false, "a positive number of seconds"))
+      ->capture_default_str();
+  app.add_flag("--worker", line.worker, "(internal) serve cases to an isolating parent")->group("");
+  app.add_flag(
       "--profile-once", line.profile_once,
       "run each case once (no checks, warm-up, timing or CUPTI of fla-bench's own), for ncu or nsys");
   app.add_option("--bandwidth", line.bandwidth_gbs,

@@ -25,7 +25,11 @@ struct CommandLine {
   std::string preset;  // empty: the device's default group
   std::string device = "auto";
   std::string shard;  // --shard I/N
-  std::string out;    // empty: fla-bench-<time>.json
+  bool isolate = false, no_isolate = false;
+  std::string devices;  // --devices all|0,2,3
+  double case_timeout_s = 600;
+  bool worker = false;  // a worker process of an isolated run (hidden)
+  std::string out;      // empty: fla-bench-<time>.json
   bool no_check = false;
   std::uint64_t seed = 0;
   double min_time_s = 0.5;

@@ -33,6 +33,7 @@ void to_json(json& j, const CaseRecord& r) {
       {"reason", r.reason}};
   if (!r.family.empty()) j["family"] = r.family;
   if (!r.reproduce.empty()) j["reproduce"] = r.reproduce;
+  if (!r.device.empty()) j["device"] = r.device;
   put_optional(j, "timing", r.timing);
   put_optional(j, "derived", r.derived);
   put_optional(j, "check", r.check);
@@ -44,6 +45,7 @@ void from_json(const json& j, CaseRecord& r) {
   j.at("name").get_to(r.name);
   r.family = j.value("family", "");  // family, reproduce and a tensor's detail: added in schema 1.1
   r.reproduce = j.value("reproduce", "");
+  r.device = j.value("device", "");  // added in schema 1.3
   j.at("op").get_to(r.op);
   j.at("variant").get_to(r.variant);
   j.at("mode").get_to(r.mode);

@@ -12,7 +12,7 @@ namespace flabench {
 
 inline constexpr const char* kResultSchemaName = "fla-bench-result";
 // Semantic version of the JSON layout: a reader refuses another major version.
-inline constexpr const char* kResultSchemaVersion = "1.2.0";
+inline constexpr const char* kResultSchemaVersion = "1.3.0";
 
 struct DeviceRecord {
   std::string backend;  // "cuda" or "cpu"
@@ -147,6 +147,7 @@ struct CaseRecord {
   CaseStatus status = CaseStatus::ok;
   std::string reason;       // why skipped or failed
   std::string reproduce{};  // a failed battery case: the command that runs it alone
+  std::string device{};     // the GPU it ran on ("cuda:2") when a run spreads over several (--devices)
   std::optional<TimingRecord> timing;
   std::optional<DerivedRecord> derived;
   std::optional<CheckRecord> check;

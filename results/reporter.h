@@ -33,4 +33,13 @@ class ReporterFanout : public Reporter {
   std::vector<Reporter*> reporters_;
 };
 
+// Keeps the records, for a caller that runs cases in-process and wants them back (a worker, a test).
+class RecordCollector : public Reporter {
+ public:
+  void begin(const RunContext&) override {}
+  void record(const CaseRecord& record) override { records.push_back(record); }
+  void end(const RunSummary&) override {}
+  std::vector<CaseRecord> records;
+};
+
 }  // namespace flabench

@@ -19,7 +19,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 status=0
-"$fla_bench" --out "$work/run.json" "$@" || status=$?  # a failed check still files the run
+"$fla_bench" --isolate --out "$work/run.json" "$@" || status=$?  # a failed case still files the run
 [ -f "$work/run.json" ] || { echo "nightly: the run left no result file" >&2; exit 1; }
 filed=$("$fla_bench" history "$store" --add "$work/run.json" | sed -n 's/^filed: //p')
 gpu_folder=$(dirname "$filed")

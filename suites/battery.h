@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -82,13 +83,30 @@ std::string variant_label(const BatteryCase& c);
 // `problem` at the chunk size `variant` runs (the cases of a pair hold the first variant's).
 Problem with_chunk_of(Problem problem, const Variant& variant);
 
+// The record of a case before it runs: names, axes and family.
+CaseRecord battery_record(const BatteryCase& c);
+
 // Every selected case, in order. Throws UsageError for a bad regex.
 std::vector<BatteryCase> battery_cases(const Registry& registry, const BatterySpec& spec);
 
-// Runs the cases in order and reports each record as it finishes (inputs and fp64 reference results are
-// shared between the cases that use the same ones). A failed case's record says by how much and carries the
-// command that reproduces it alone: `reproduce_prefix` (e.g. "fla-bench check --device cuda:0") with the
-// case's filter and the seed.
+// Runs battery cases one at a time, sharing inputs and fp64 references between consecutive cases that use the
+// same ones (a worker process keeps one for its life). A failed case's record says by how much and carries
+// the command that reproduces it alone: `reproduce_prefix` with the case's filter and the seed.
+class BatteryRunner {
+ public:
+  BatteryRunner(Device& device, std::uint64_t seed, std::string reproduce_prefix);
+  ~BatteryRunner();
+  BatteryRunner(const BatteryRunner&) = delete;
+  BatteryRunner& operator=(const BatteryRunner&) = delete;
+  CaseRecord run(const BatteryCase& c);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// Runs the cases in order with one BatteryRunner and reports each record as it finishes; `reproduce_prefix`
+// is e.g. "fla-bench check --device cuda:0".
 RunSummary run_battery(Device& device, const std::vector<BatteryCase>& cases, std::uint64_t seed,
                        const std::string& reproduce_prefix, Reporter& reporter);
 

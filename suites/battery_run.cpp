@@ -35,12 +35,6 @@ class PreparedInputs {
   std::map<std::string, Entry> entries_;
 };
 
-CaseRecord battery_record(const BatteryCase& c) {
-  CaseRecord r = base_record(c.name, *c.op, variant_label(c), c.mode, c.problem);
-  r.family = family_name(c.family);
-  return r;
-}
-
 // `name` as a regex that matches itself only.
 std::string exact_regex(const std::string& name) {
   std::string regex = "^";
@@ -53,29 +47,53 @@ std::string exact_regex(const std::string& name) {
 
 }  // namespace
 
+CaseRecord battery_record(const BatteryCase& c) {
+  CaseRecord r = base_record(c.name, *c.op, variant_label(c), c.mode, c.problem);
+  r.family = family_name(c.family);
+  return r;
+}
+
+struct BatteryRunner::State {
+  Device& device;
+  std::uint64_t seed;
+  std::string reproduce_prefix;
+  PreparedInputs prepared;
+  CaseGuard guard;
+};
+
+BatteryRunner::BatteryRunner(Device& device, std::uint64_t seed, std::string reproduce_prefix)
+    : state_(new State{device, seed, std::move(reproduce_prefix), {}, {}}) {}
+
+BatteryRunner::~BatteryRunner() = default;
+
+CaseRecord BatteryRunner::run(const BatteryCase& c) {
+  State& s = *state_;
+  CaseRecord record = battery_record(c);
+  s.guard.run(record, c.skip_reason, [&] {
+    PreparedInputs::Entry& entry = s.prepared.get(c, s.seed);
+    const ReferenceSource reference = [&]() -> const CallResults& {
+      if (!entry.reference) entry.reference = reference_results(*c.op, c.problem, entry.inputs);
+      return *entry.reference;
+    };
+    record.check = run_probe(s.device, c, entry.inputs, reference);
+    if (!record.check->passed) {
+      record.status = CaseStatus::failed;
+      record.reason = "check failed: " + check_summary(*record.check);
+    }
+  });
+  if (record.status == CaseStatus::failed)
+    record.reproduce =
+        s.reproduce_prefix + " --filter '" + exact_regex(c.name) + "' --seed " + std::to_string(s.seed);
+  return record;
+}
+
 RunSummary run_battery(Device& device, const std::vector<BatteryCase>& cases, std::uint64_t seed,
                        const std::string& reproduce_prefix, Reporter& reporter) {
   const auto start = std::chrono::steady_clock::now();
   RunSummary summary;
-  PreparedInputs prepared;
-  CaseGuard guard;
+  BatteryRunner runner(device, seed, reproduce_prefix);
   for (const BatteryCase& c : cases) {
-    CaseRecord record = battery_record(c);
-    guard.run(record, c.skip_reason, [&] {
-      PreparedInputs::Entry& entry = prepared.get(c, seed);
-      const ReferenceSource reference = [&]() -> const CallResults& {
-        if (!entry.reference) entry.reference = reference_results(*c.op, c.problem, entry.inputs);
-        return *entry.reference;
-      };
-      record.check = run_probe(device, c, entry.inputs, reference);
-      if (!record.check->passed) {
-        record.status = CaseStatus::failed;
-        record.reason = "check failed: " + check_summary(*record.check);
-      }
-    });
-    if (record.status == CaseStatus::failed)
-      record.reproduce =
-          reproduce_prefix + " --filter '" + exact_regex(c.name) + "' --seed " + std::to_string(seed);
+    const CaseRecord record = runner.run(c);
     count_case(summary, record);
     reporter.record(record);
   }

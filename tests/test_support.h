@@ -4,7 +4,6 @@
 #include <string>
 
 #include "kernels/registry.h"
-#include "results/reporter.h"
 #include "suites/inputs.h"
 
 namespace flabench::testing {
@@ -27,15 +26,6 @@ inline Arrays64 reference_outputs(const OpSpec& op, const Problem& p, const Arra
   op.reference_forward(p, inputs, outputs);
   return outputs;
 }
-
-// Keeps every record a run reports, for tests that run cases in-process.
-class CollectingReporter : public Reporter {
- public:
-  void begin(const RunContext&) override {}
-  void record(const CaseRecord& r) override { records.push_back(r); }
-  void end(const RunSummary&) override {}
-  std::vector<CaseRecord> records;
-};
 
 inline const OpSpec& op_named(const std::string& name) {
   return *product_registry().find_op(name);

@@ -28,7 +28,7 @@ TEST(GpuProfile, CountersAndKernelTimesOfAMultiKernelCase) {
   RunSettings settings;
   settings.timing.min_time_s = 0.2;
   settings.floor_bandwidth_gbs = device->record().bandwidth_measured_gbs;
-  testing::CollectingReporter collector;
+  RecordCollector collector;
   run_cases(*device, {c}, settings, collector, &profiler);
   ASSERT_EQ(collector.records.size(), 1u);
   const CaseRecord& r = collector.records[0];

@@ -38,7 +38,7 @@ BatteryOutcome run_on_cpu(const Registry& registry, const std::string& filter) {
   const std::vector<BatteryCase> cases = battery_cases(registry, {filter, Backend::cpu, {}, false});
   EXPECT_FALSE(cases.empty()) << filter;
   const std::unique_ptr<Device> cpu = open_cpu_device();
-  testing::CollectingReporter collector;
+  RecordCollector collector;
   const RunSummary summary = run_battery(*cpu, cases, 7, "fla-bench check --device cpu", collector);
   return {summary, collector.records};
 }
