@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -24,6 +25,12 @@ inline std::string slurp(const fs::path& path) {
   std::stringstream text;
   text << std::ifstream(path).rdbuf();
   return text.str();
+}
+
+// The binary under test: the build's, or FLA_BENCH_BINARY from the environment (a bundle on a GPU machine).
+inline std::string fla_bench_binary() {
+  const char* bundled = std::getenv("FLA_BENCH_BINARY");
+  return bundled && *bundled ? bundled : FLA_BENCH_BINARY;
 }
 
 // `environment`: "NAME=value ..." set for the command alone.
