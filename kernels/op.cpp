@@ -21,6 +21,12 @@ Shape TensorSpec::shape(const Problem& p) const {
       case Extent::V:
         shape.push_back(p.V);
         break;
+      case Extent::M:
+        shape.push_back(p.M);
+        break;
+      case Extent::HQ:
+        shape.push_back(p.H * p.G);
+        break;
     }
   }
   return shape;

@@ -12,7 +12,8 @@
 
 namespace flabench {
 
-enum class Extent { B, T, H, K, V };
+// HQ: query heads, G x H (grouped queries); M: slots.
+enum class Extent { B, T, H, K, V, M, HQ };
 
 struct TensorSpec {
   std::string name;
@@ -38,9 +39,12 @@ struct OpSpec {
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
   std::string log_decay;  // the input that holds the log decay (gate), for the checks' decay extremes
-  // The recurrent state: the input a run starts from and the output it ends with, for the checks' state
-  // handoff (a prefix's final state is the suffix's initial state). Empty for an op without one.
-  std::string initial_state, final_state;
+  // The recurrent states: (the input a run starts from, the output it ends with) per state, for the checks'
+  // state handoff (a prefix's final states are the suffix's initial states).
+  std::vector<std::pair<std::string, std::string>> states;
+  // Slot counts (M) the op's cases take unless --axis M says otherwise; empty for ops without slots.
+  std::vector<std::int64_t> slots;
+  bool grouped_queries = false;  // takes --axis G (query heads per key/value head)
   // The most negative log decay the op's models produce: the checks' decay extremes drive the gate down to
   // it.
   double log_decay_floor = -40.0;
@@ -51,6 +55,8 @@ struct OpSpec {
   std::function<double(const Problem&)> forward_flops;
   ReferenceForward reference_forward;
   ReferenceBackward reference_backward;
+  // The fp64 bytes the reference backward keeps per (batch, head): it bounds what the cpu backend runs.
+  std::function<double(const Problem&)> reference_backward_bytes;
 };
 
 // Gradients flowing in: "d" + each output (do, dht). Gradients flowing out: "d" + each differentiable input.

@@ -34,6 +34,8 @@ void to_json(json& j, const CaseRecord& r) {
   if (!r.family.empty()) j["family"] = r.family;
   if (!r.reproduce.empty()) j["reproduce"] = r.reproduce;
   if (!r.device.empty()) j["device"] = r.device;
+  if (r.M > 0) j["axes"]["M"] = r.M;
+  if (r.G > 1) j["axes"]["G"] = r.G;
   put_optional(j, "timing", r.timing);
   put_optional(j, "derived", r.derived);
   put_optional(j, "check", r.check);
@@ -57,6 +59,8 @@ void from_json(const json& j, CaseRecord& r) {
   axes.at("K").get_to(r.K);
   axes.at("V").get_to(r.V);
   axes.at("chunk_size").get_to(r.chunk_size);
+  r.M = axes.value("M", std::int64_t{0});
+  r.G = axes.value("G", std::int64_t{1});
   j.at("scale").get_to(r.scale);
   const auto status = parse_status(j.at("status").get<std::string>());
   if (!status) throw std::invalid_argument("unknown case status '" + j.at("status").get<std::string>() + "'");

@@ -142,6 +142,7 @@ struct CaseRecord {
   std::string family{};  // the check battery's family; empty for benchmark cases
   std::string op, variant, mode, dtype;
   std::int64_t B = 0, T = 0, H = 0, K = 0, V = 0;
+  std::int64_t M = 0, G = 1;  // slots and query heads per key head, for the ops that have them
   int chunk_size = 0;
   double scale = 0;
   CaseStatus status = CaseStatus::ok;

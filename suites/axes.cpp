@@ -65,7 +65,7 @@ std::vector<std::int64_t> parse_sizes(std::string_view spec, std::string_view va
 }  // namespace
 
 std::vector<std::string> known_axis_names() {
-  return {"B", "T", "H", "K", "V", "D", "C", "dtype", "mode"};
+  return {"B", "T", "H", "K", "V", "D", "M", "G", "C", "dtype", "mode"};
 }
 
 AxisOverrides parse_axes(const std::vector<std::string>& specs) {
@@ -89,7 +89,8 @@ AxisOverrides parse_axes(const std::vector<std::string>& specs) {
         bad(spec, "axis " + name + " is already set by --axis " + earlier);
     seen.push_back(name);
 
-    if (name == "B" || name == "T" || name == "H" || name == "K" || name == "V") {
+    if (name == "B" || name == "T" || name == "H" || name == "K" || name == "V" || name == "M" ||
+        name == "G") {
       axes.sizes[name] = parse_sizes(spec, values, pow2);
     } else if (name == "D") {
       axes.sizes["K"] = axes.sizes["V"] = parse_sizes(spec, values, pow2);

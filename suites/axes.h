@@ -1,11 +1,13 @@
 // Axis overrides from the command line: `--axis NAME=VALUES`.
 //
-//   NAME   B, T, H, K, V (sizes), D (sets K and V), C (chunk size), dtype, mode
+//   NAME   B, T, H, K, V (sizes), D (sets K and V), M (slots) and G (query heads per key head) of the ops
+//          that have them, C (chunk size), dtype, mode
 //   VALUES a comma list (T=1024,4096), an inclusive range start:stop[:step] (T=1024:4096:1024), and for sizes
 //   a
 //          power-of-two form: T[pow2]=10:14 means 2^10 .. 2^14 (exponents, as nvbench writes it)
 //
-// Sizes replace that dimension in every preset shape (duplicates are dropped); dtype, mode and C multiply.
+// Sizes replace that dimension in every preset shape (duplicates are dropped); dtype, mode, C, M and G
+// multiply (M and G only for ops with slots or grouped queries).
 #pragma once
 
 #include <cstdint>

@@ -7,6 +7,7 @@ namespace {
 
 struct Dims {
   std::int64_t B, T, H, K, V;
+  std::int64_t M = 0, G = 0;  // slots and query groups; 0: the op's default (its first slot count, G = 1)
 };
 
 // accuracy: a typical shape in both modes, and the other common head dim.
@@ -21,6 +22,12 @@ constexpr Dims kShapes[] = {
     {1, 63, 2, 64, 64}, {1, 64, 2, 64, 64}, {1, 65, 2, 64, 64},  {1, 97, 2, 64, 64},
     {1, 65, 1, 64, 64}, {1, 33, 2, 16, 16}, {1, 33, 2, 32, 32},  {1, 33, 2, 256, 256}};
 constexpr Dims kLongShape{1, 24576, 1, 64, 64};
+// shapes, for ops with slots (gsa): M below, at and above the default, K != M both ways, grouped queries.
+constexpr Dims kSlotShapes[] = {{2, 65, 2, 64, 64, 32, 1},
+                                {2, 65, 2, 64, 64, 128, 1},
+                                {1, 33, 2, 128, 64, 32, 1},
+                                {1, 33, 2, 16, 64, 64, 1},
+                                {2, 65, 2, 64, 32, 64, 4}};
 // state: the initial state's path with K != V both ways; T = 17 crosses one chunk boundary.
 constexpr Dims kInitialState[] = {{2, 17, 2, 64, 16}, {2, 17, 2, 16, 64}, {2, 17, 2, 64, 64}};
 constexpr std::int64_t kHandoffSplits[] = {40, 64, 1};  // of kSmall's 65 tokens
@@ -41,6 +48,8 @@ struct Builder {
   // `c` holds family, probe, decay, op, variants, mode and split; this adds the shape, name and skip reason.
   void add(BatteryCase c, Dims d, DType dtype, const std::string& probe_name) {
     c.problem = Problem{d.B, d.T, d.H, d.K, d.V, dtype, c.variant->support.default_chunk_size};
+    c.problem.M = d.M > 0 ? d.M : c.op->slots.empty() ? 0 : c.op->slots.front();
+    c.problem.G = d.G > 0 ? d.G : 1;
     c.problem.scale = c.op->default_scale(c.problem);
     c.name = std::string(family_name(c.family)) + "/" + c.op->name + "/" + variant_label(c) + "/" +
              std::string(mode_name(c.mode)) + "/" + std::string(dtype_name(dtype)) + "/" +
@@ -51,6 +60,8 @@ struct Builder {
       c.skip_reason = why_unsupported(*v, with_chunk_of(c.problem, *v), c.mode, spec.limits);
       if (!c.skip_reason) c.skip_reason = decay_skip_reason(c, *v);
     }
+    if (!c.skip_reason && c.probe == Probe::handoff && c.op->states.empty())
+      c.skip_reason = c.op->name + " has no recurrent state to hand over";
     if (!c.skip_reason && d.T == kLongShape.T && !spec.long_sequences)
       c.skip_reason = "24,576-token checks left out by --no-long";
     out.push_back(std::move(c));
@@ -76,6 +87,8 @@ struct Builder {
     c = base;
     c.family = Family::shapes;
     for (const Dims& d : kShapes) add(c, d, dtype, "reference");
+    if (!op.slots.empty())
+      for (const Dims& d : kSlotShapes) add(c, d, dtype, "reference");
     if (spec.backend == Backend::cuda) add(c, kLongShape, dtype, "reference");
 
     c = base;

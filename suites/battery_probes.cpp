@@ -86,10 +86,12 @@ CheckRecord handoff(Device& device, const BatteryCase& c, const CheckInputs& inp
   const CallResults first =
       variant_results(device, op, *c.variant, prefix, slice_inputs(op, inputs, T, 0, c.split));
   CheckInputs rest = slice_inputs(op, inputs, T, c.split, T);
-  HostValues& h0 = rest.inputs.at(op.initial_state);
-  const Array64& ht = first.outputs.at(op.final_state);
-  std::transform(ht.values.begin(), ht.values.end(), h0.values.begin(),
-                 [&](double v) { return round_to_dtype(h0.dtype, static_cast<float>(v)); });
+  for (const auto& [initial, final] : op.states) {
+    HostValues& h0 = rest.inputs.at(initial);
+    const Array64& ht = first.outputs.at(final);
+    std::transform(ht.values.begin(), ht.values.end(), h0.values.begin(),
+                   [&](double v) { return round_to_dtype(h0.dtype, static_cast<float>(v)); });
+  }
   const CallResults second = variant_results(device, op, *c.second, suffix, rest);
 
   CallResults joined;

@@ -36,6 +36,19 @@ std::vector<Shape5> apply_size_overrides(const std::vector<Shape5>& shapes, cons
   return result;
 }
 
+namespace {
+
+// An op's values of the M or G axis: --axis NAME where the op has that dimension (its `defaults` are not
+// empty), else the defaults, else `absent` alone.
+std::vector<std::int64_t> op_axis(const std::vector<std::int64_t>& defaults, const AxisOverrides& axes,
+                                  const std::string& name, std::int64_t absent) {
+  if (defaults.empty()) return {absent};
+  const auto given = axes.sizes.find(name);
+  return given == axes.sizes.end() ? defaults : given->second;
+}
+
+}  // namespace
+
 std::optional<std::regex> compile_filter(const std::string& filter) {
   if (filter.empty()) return std::nullopt;
   try {
@@ -57,25 +70,31 @@ std::vector<Case> expand_cases(const Registry& registry, const SuiteSpec& spec) 
     std::vector<const Variant*> variants;
     for (const Variant* variant : registry.variants_of(op->name))
       if (variant->backend == spec.backend) variants.push_back(variant);
+    const std::vector<std::int64_t> slot_counts = op_axis(op->slots, spec.axes, "M", 0);
+    const std::vector<std::int64_t> groups = op_axis(
+        op->grouped_queries ? std::vector<std::int64_t>{1} : std::vector<std::int64_t>{}, spec.axes, "G", 1);
     for (const Shape5& shape : apply_size_overrides(spec.shapes, spec.axes))
-      for (DType dtype : dtypes)
-        for (const Variant* variant : variants) {
-          std::vector<int> chunk_sizes{0};
-          if (!variant->support.chunk_sizes.empty())
-            chunk_sizes = spec.axes.chunk_sizes.empty()
-                              ? std::vector<int>{variant->support.default_chunk_size}
-                              : spec.axes.chunk_sizes;
-          for (int chunk_size : chunk_sizes)
-            for (Mode mode : modes) {
-              Case c{op, variant, mode,
-                     Problem{shape.B, shape.T, shape.H, shape.K, shape.V, dtype, chunk_size}};
-              c.problem.scale = op->default_scale(c.problem);
-              c.name = case_name(*op, *variant, mode, c.problem);
-              if (filter && !std::regex_search(c.name, *filter)) continue;
-              c.skip_reason = why_unsupported(*variant, c.problem, mode, spec.limits);
-              cases.push_back(std::move(c));
+      for (std::int64_t M : slot_counts)
+        for (std::int64_t G : groups)
+          for (DType dtype : dtypes)
+            for (const Variant* variant : variants) {
+              std::vector<int> chunk_sizes{0};
+              if (!variant->support.chunk_sizes.empty())
+                chunk_sizes = spec.axes.chunk_sizes.empty()
+                                  ? std::vector<int>{variant->support.default_chunk_size}
+                                  : spec.axes.chunk_sizes;
+              for (int chunk_size : chunk_sizes)
+                for (Mode mode : modes) {
+                  Case c{op, variant, mode,
+                         Problem{shape.B, shape.T, shape.H, shape.K, shape.V, dtype, chunk_size}};
+                  c.problem.M = M, c.problem.G = G;
+                  c.problem.scale = op->default_scale(c.problem);
+                  c.name = case_name(*op, *variant, mode, c.problem);
+                  if (filter && !std::regex_search(c.name, *filter)) continue;
+                  c.skip_reason = why_unsupported(*variant, c.problem, mode, spec.limits);
+                  cases.push_back(std::move(c));
+                }
             }
-        }
   }
   return cases;
 }

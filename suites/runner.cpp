@@ -93,7 +93,7 @@ CaseRecord base_record(const std::string& name, const OpSpec& op, const std::str
   r.variant = variant;
   r.mode = mode_name(mode);
   r.dtype = dtype_name(p.dtype);
-  r.B = p.B, r.T = p.T, r.H = p.H, r.K = p.K, r.V = p.V;
+  r.B = p.B, r.T = p.T, r.H = p.H, r.K = p.K, r.V = p.V, r.M = p.M, r.G = p.G;
   r.chunk_size = p.chunk_size;
   r.scale = p.scale;
   return r;

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "kernels/common/op_helpers.h"
+#include "kernels/gsa/gsa.h"
 #include "kernels/registry.h"
 #include "suites/inputs.h"
 
@@ -11,6 +13,8 @@ namespace flabench::testing {
 inline Problem small_problem(const OpSpec& op, std::int64_t B, std::int64_t T, std::int64_t H, std::int64_t K,
                              std::int64_t V, DType dtype = DType::fp32) {
   Problem p{B, T, H, K, V, dtype};
+  p.M = op.slots.empty() ? 0 : 4;  // small, != K and V, for the references' tests
+  p.G = op.grouped_queries ? 2 : 1;
   p.scale = op.default_scale(p);
   return p;
 }
@@ -27,8 +31,19 @@ inline Arrays64 reference_outputs(const OpSpec& op, const Problem& p, const Arra
   return outputs;
 }
 
+// The product's ops and those staged for it (gsa, until its CUDA variants land), each with its cpu reference.
+inline const Registry& test_registry() {
+  static const Registry registry = [] {
+    Registry r;
+    register_all_ops(r);
+    op_helpers::register_op(r, gsa_op(), {});
+    return r;
+  }();
+  return registry;
+}
+
 inline const OpSpec& op_named(const std::string& name) {
-  return *product_registry().find_op(name);
+  return *test_registry().find_op(name);
 }
 
 }  // namespace flabench::testing

@@ -34,8 +34,7 @@ OpSpec recurrence_op(RecurrenceOpParts parts) {
   op.outputs = {{"o", kTokenValue}, {"ht", kState, /*in_case_dtype=*/false}};
   op.log_decay = parts.binding.g;
   op.log_decay_floor = parts.log_decay_floor;
-  op.initial_state = parts.binding.h0;
-  op.final_state = parts.binding.ht;
+  op.states = {{parts.binding.h0, parts.binding.ht}};
   op.default_scale = std::move(parts.default_scale);
   op.make_inputs = std::move(parts.make_inputs);
   op.forward_flops = [per_element = parts.flops_per_state_element](const Problem& p) {
@@ -43,6 +42,7 @@ OpSpec recurrence_op(RecurrenceOpParts parts) {
   };
   op.reference_forward = make_reference_forward(parts.binding);
   op.reference_backward = make_reference_backward(parts.binding);
+  op.reference_backward_bytes = recurrence_reference_backward_bytes;
   return op;
 }
 

@@ -1,7 +1,6 @@
 #include "kernels/common/reference_variant.h"
 
 #include "kernels/common/format.h"
-#include "kernels/common/recurrence_reference.h"
 
 namespace flabench {
 namespace {
@@ -33,9 +32,10 @@ Variant make_reference_variant(const OpSpec& op) {
   variant.name = "reference";
   variant.description = "fp64 recurrence on the host (the oracle of every check), I/O in the case dtype";
   variant.backend = Backend::cpu;
-  variant.support.limits = [](const Problem& p, Mode mode,
-                              const DeviceLimits&) -> std::optional<std::string> {
-    const double bytes = recurrence_reference_backward_bytes(p);
+  variant.support.limits = [backward_bytes = op.reference_backward_bytes](
+                               const Problem& p, Mode mode,
+                               const DeviceLimits&) -> std::optional<std::string> {
+    const double bytes = backward_bytes(p);
     if (mode == Mode::fwdbwd && bytes > kMaxBackwardBytesPerHead) {
       return format("the fp64 reference backward keeps every state: %.1f GiB per head, limit %.0f GiB",
                     bytes / (1 << 30), kMaxBackwardBytesPerHead / (1 << 30));

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "kernels/common/random.h"
+#include "tests/kernels/gsa_closed_form.h"
 #include "tests/test_support.h"
 
 namespace flabench {
@@ -157,7 +158,9 @@ TEST_P(ReferenceTest, ForwardMatchesClosedForm) {
   for (const auto& [T, K, V] : {std::tuple{1, 4, 4}, {6, 5, 3}, {9, 3, 6}}) {
     const Problem p = small_problem(op, 2, T, 2, K, V);
     const Arrays64 in = to_arrays64(make_input_values(op, p, 7));
-    const Arrays64 want = op.name == "rwkv7" ? closed_form_rwkv7(op, p, in) : closed_form_gated(op, p, in);
+    const Arrays64 want = op.name == "rwkv7" ? closed_form_rwkv7(op, p, in)
+                          : op.name == "gsa" ? testing::closed_form_gsa(op, p, in)
+                                             : closed_form_gated(op, p, in);
     expect_close(reference_outputs(op, p, in), want);
   }
 }
@@ -209,10 +212,16 @@ TEST_P(ReferenceTest, GradientsHaveTheInputsShapes) {
     ASSERT_NE(input, op.inputs.end()) << grad.name;
     EXPECT_EQ(grad.shape(p), input->shape(p)) << grad.name;
   }
-  EXPECT_TRUE(op.inputs.back().name == "h0" && !op.inputs.back().in_case_dtype);
+  // the fp32 inputs are exactly the initial states
+  for (const TensorSpec& input : op.inputs) {
+    const bool state = std::any_of(op.states.begin(), op.states.end(),
+                                   [&](const auto& pair) { return pair.first == input.name; });
+    EXPECT_EQ(state, !input.in_case_dtype) << input.name;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOps, ReferenceTest, ::testing::Values("rwkv6", "rwkv7", "gla", "simple_gla"));
+INSTANTIATE_TEST_SUITE_P(SlotOps, ReferenceTest, ::testing::Values("gsa"));
 
 }  // namespace
 }  // namespace flabench

@@ -107,6 +107,18 @@ TEST(JsonFormat, OptionalPartsAreLeftOutAndStatusIsAName) {
   EXPECT_EQ(j.get<CaseRecord>(), r);
 }
 
+TEST(JsonFormat, SlotAndGroupAxesAreWrittenOnlyForTheOpsThatHaveThem) {
+  CaseRecord r = testing::sample_case("gsa/naive/fwd/bf16/B2-T64-H2-K64-V64-M32-G4");
+  r.M = 32, r.G = 4;
+  const nlohmann::json j = r;
+  EXPECT_EQ(j.at("axes").at("M"), 32);
+  EXPECT_EQ(j.at("axes").at("G"), 4);
+  EXPECT_EQ(j.get<CaseRecord>(), r);
+  const nlohmann::json plain = testing::sample_case();
+  EXPECT_FALSE(plain.at("axes").contains("M"));
+  EXPECT_FALSE(plain.at("axes").contains("G"));
+}
+
 TEST(JsonFormat, BatteryRecordsKeepFamilyDetailAndReproduceAndOldRecordsStillRead) {
   CaseRecord r = testing::sample_case("hygiene/rwkv7/naive/fwdbwd/bf16/B2-T65-H2-K64-V32/inputs_unchanged");
   r.family = "hygiene";

@@ -36,7 +36,7 @@ void expect_usage_error(const std::vector<std::string>& specs, const std::string
 }
 
 TEST(Axes, BadInputNamesTheArgument) {
-  expect_usage_error({"X=3"}, "unknown axis 'X' (known: B, T, H, K, V, D, C, dtype, mode)");
+  expect_usage_error({"X=3"}, "unknown axis 'X' (known: B, T, H, K, V, D, M, G, C, dtype, mode)");
   expect_usage_error({"T=-5"}, "--axis T=-5: value -5 is not allowed (sizes are >= 1)");
   expect_usage_error({"D=0"}, "--axis D=0: value 0 is not allowed");
   expect_usage_error({"T=abc"}, "'abc' is not an integer");

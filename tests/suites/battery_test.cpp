@@ -84,6 +84,20 @@ TEST(Battery, TheProductReferencePassesEveryCheckOnTheCpu) {
   EXPECT_EQ(families, (std::set<std::string>{"accuracy", "decay", "shapes", "state", "hygiene"}));
 }
 
+TEST(Battery, TheStagedGsaReferencePassesWithItsSlotShapesAndTwoStates) {
+  const BatteryOutcome outcome = run_on_cpu(testing::test_registry(), "/gsa/.*/fp32/");
+  EXPECT_EQ(outcome.summary.failed, 0);
+  for (const CaseRecord& r : outcome.failed()) ADD_FAILURE() << r.name << ": " << r.reason;
+  const auto ran = [&](const std::string& name) {
+    return std::any_of(outcome.records.begin(), outcome.records.end(),
+                       [&](const CaseRecord& r) { return r.name == name && r.status == CaseStatus::ok; });
+  };
+  EXPECT_TRUE(ran("shapes/gsa/reference/fwdbwd/fp32/B2-T65-H2-K64-V32-M64-G4/reference"));  // grouped queries
+  EXPECT_TRUE(ran("shapes/gsa/reference/fwdbwd/fp32/B1-T33-H2-K128-V64-M32/reference"));    // K != M
+  EXPECT_TRUE(ran("state/gsa/reference>reference/fwd/fp32/B2-T65-H2-K64-V32-M64/prefill40"));  // hk and hv
+  EXPECT_TRUE(ran("decay/gsa/reference/fwdbwd/fp32/B2-T65-H2-K64-V32-M64/floor"));
+}
+
 TEST(Battery, AllFamiliesRunOnAPairOfCorrectVariants) {
   const FaultyGla correct([](Variant&) {});
   const BatteryOutcome outcome = run_on_cpu(correct.registry, "/fp32/");

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "suites/usage_error.h"
+#include "tests/test_support.h"
 
 namespace flabench {
 namespace {
@@ -49,6 +50,28 @@ TEST(Cases, SizeOverridesReplaceEachPresetDimension) {
   // all five given: the plain cartesian product, duplicates dropped
   EXPECT_EQ(apply_size_overrides(resolve_presets("peer"), parse_axes({"B=1", "T=64", "H=2", "D=32"})).size(),
             1u);
+}
+
+TEST(Cases, SlotAndGroupAxesApplyToTheOpsThatHaveThem) {
+  SuiteSpec spec = gpu_spec("^(gsa|gla)/reference/fwd/bf16/", {"M=32,128", "G=1,4"});
+  spec.backend = Backend::cpu;
+  spec.shapes = resolve_presets("B2_T64_H2_D64");
+  const std::vector<Case> cases = expand_cases(testing::test_registry(), spec);
+  std::vector<std::string> names;
+  for (const Case& c : cases) names.push_back(c.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"gla/reference/fwd/bf16/B2-T64-H2-K64-V64",
+                                             "gsa/reference/fwd/bf16/B2-T64-H2-K64-V64-M32",
+                                             "gsa/reference/fwd/bf16/B2-T64-H2-K64-V64-M32-G4",
+                                             "gsa/reference/fwd/bf16/B2-T64-H2-K64-V64-M128",
+                                             "gsa/reference/fwd/bf16/B2-T64-H2-K64-V64-M128-G4"}));
+  EXPECT_EQ(cases.back().problem.M, 128);
+  EXPECT_EQ(cases.back().problem.G, 4);
+  // without --axis M, gsa takes its default 64 slots
+  spec.axes = parse_axes({});
+  spec.filter = "^gsa/reference/fwd/bf16/";
+  ASSERT_EQ(expand_cases(testing::test_registry(), spec).size(), 1u);
+  EXPECT_EQ(expand_cases(testing::test_registry(), spec)[0].name,
+            "gsa/reference/fwd/bf16/B2-T64-H2-K64-V64-M64");
 }
 
 TEST(Cases, FilterIsARegexAndABadOneIsAUsageError) {

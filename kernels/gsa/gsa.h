@@ -1,0 +1,21 @@
+// Gated Slot Attention (FLA's fla/ops/gsa), per batch b and key/value head h, M slots:
+//
+//   pass 1  Hk_t = Hk_{t-1} diag(exp(f_t)) + k_t s_t^T      in R^{K x M};   ok_t = scale * Hk_t^T q_t
+//           p_t  = softmax over the M slots of ok_t (fp32)
+//   pass 2  Hv_t = diag(exp(f_t)) Hv_{t-1} + s_t v_t^T      in R^{M x V};   o_t  = Hv_t^T p_t
+//
+// q [B,T,HQ,K] with HQ = G x H query heads (grouped queries share their key/value head's states), k
+// [B,T,H,K], v [B,T,H,V], slot logits s and log forget gate f [B,T,H,M]; the state is the pair (hk [B,H,K,M],
+// hv [B,H,M,V]) in fp32.
+#pragma once
+
+#include "kernels/op.h"
+
+namespace flabench {
+
+// The op: tensors, inputs, FLOPs and its fp64 reference. It joins the product registry (kernels/all_ops.cpp)
+// with its CUDA variants (the naive, fused_recurrent and chunk kernels of issue 10); until then the tests
+// build registries with it to check the reference, the axes and the battery.
+OpSpec gsa_op();
+
+}  // namespace flabench
