@@ -1,7 +1,8 @@
 // Hardware counters of one case's kernels with the CUPTI Range Profiler: auto ranges (each kernel launch is a
-// range, named after the kernel) and user replay (fla-bench reruns the case once per pass, restoring its
-// inputs and flushing the L2 before each pass, outside the profiled region), so multi-pass metric sets see
-// the same work every pass. Never overlaps timing: the profiler serializes kernels.
+// range; CUDA 13 names them by launch index, so the caller names them from a kernel trace) and user replay
+// (fla-bench reruns the case once per pass, restoring its inputs and flushing the L2 before each pass,
+// outside the profiled region), so multi-pass metric sets see the same work every pass. Never overlaps
+// timing: the profiler serializes kernels.
 #pragma once
 
 #include <functional>
@@ -13,7 +14,7 @@
 namespace flabench {
 
 struct KernelCounters {
-  std::string kernel;
+  std::string kernel;          // the range's name: the launch index
   std::vector<double> values;  // by the plan's metrics
 };
 

@@ -4,6 +4,7 @@
 #include <cupti_activity.h>
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -94,7 +95,7 @@ KernelTracer::~KernelTracer() {
   cupti->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
-std::vector<KernelTime> KernelTracer::measure(const std::function<void()>& run, int repeats) {
+KernelTrace KernelTracer::measure(const std::function<void()>& run, int repeats) {
   const CuptiLibrary* cupti = library();
   cudaDeviceSynchronize();
   cupti->cuptiActivityFlushAll(
@@ -110,15 +111,19 @@ std::vector<KernelTime> KernelTracer::measure(const std::function<void()>& run, 
   std::lock_guard lock(collected().mutex);
   if (collected().dropped > 0)
     throw std::runtime_error("CUPTI dropped " + std::to_string(collected().dropped) + " kernel records");
-  std::vector<KernelTime> times;
+  KernelTrace trace;
   std::map<std::string, std::size_t> index;
-  for (const auto& [name, ms] : collected().kernels) {
-    auto [found, added] = index.emplace(name, times.size());
-    if (added) times.push_back({name, 0, 0});
-    times[found->second].calls += 1.0 / repeats;
-    times[found->second].ms += ms / repeats;
+  const std::vector<std::pair<std::string, double>>& records = collected().kernels;
+  for (const auto& [name, ms] : records) {
+    auto [found, added] = index.emplace(name, trace.kernels.size());
+    if (added) trace.kernels.push_back({name, 0, 0});
+    trace.kernels[found->second].calls += 1.0 / repeats;
+    trace.kernels[found->second].ms += ms / repeats;
   }
-  return times;
+  // One stream: records complete in launch order, so the first run's launches lead the list.
+  for (std::size_t i = 0; i < records.size() / std::max(repeats, 1); ++i)
+    trace.launches.push_back(records[i].first);
+  return trace;
 }
 
 }  // namespace flabench

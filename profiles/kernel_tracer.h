@@ -16,6 +16,11 @@ struct KernelTime {
   double ms = 0;       // GPU time per run of the case
 };
 
+struct KernelTrace {
+  std::vector<KernelTime> kernels;    // in order of first launch
+  std::vector<std::string> launches;  // the kernels of one run, in launch order
+};
+
 class KernelTracer {
  public:
   // Starts tracing, or returns nullptr with the reason in `why` (CUPTI missing, another profiler attached).
@@ -24,9 +29,9 @@ class KernelTracer {
   KernelTracer(const KernelTracer&) = delete;
   KernelTracer& operator=(const KernelTracer&) = delete;
 
-  // Runs `run` `repeats` times and returns each kernel's calls and time per run, in order of first launch.
+  // Runs `run` `repeats` times and returns each kernel's calls and time per run, and one run's launches.
   // Throws std::runtime_error when CUPTI dropped records.
-  std::vector<KernelTime> measure(const std::function<void()>& run, int repeats);
+  KernelTrace measure(const std::function<void()>& run, int repeats);
 
  private:
   KernelTracer() = default;

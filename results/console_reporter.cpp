@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 #include "kernels/common/format.h"
+#include "results/profile_text.h"
 
 namespace flabench {
 namespace {
@@ -61,6 +62,7 @@ void ConsoleReporter::record(const CaseRecord& r) {
   out_ << "  " << (r.check ? check_summary(*r.check) : "-");
   if (r.status == CaseStatus::failed && !r.check) out_ << "  FAILED: " << r.reason;
   out_ << "\n";
+  for (const std::string& line : profile_lines(r)) out_ << "    " << line << "\n";
   out_.flush();
 }
 

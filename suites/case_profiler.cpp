@@ -62,6 +62,8 @@ std::string CaseProfiler::summary() const {
 
 void CaseProfiler::profile(const std::function<void()>& restore, const std::function<void()>& run,
                            CaseRecord& record) {
+  // Kernel times first: their trace names the counter ranges, which CUPTI numbers by launch.
+  const std::vector<std::string> launches = trace_kernel_times(restore, run, record);
   CounterRecord counters;
   counters.reason = unavailable_;
   if (counters_) {
@@ -74,9 +76,11 @@ void CaseProfiler::profile(const std::function<void()>& restore, const std::func
       const std::vector<KernelCounters> kernels = session.collect(restore, run);
       const std::vector<double> totals = case_totals(plan.metrics, kernels);
       for (std::size_t m = 0; m < plan.metrics.size(); ++m) counters.metrics[plan.metrics[m]] = totals[m];
-      for (const KernelCounters& k : kernels) {
-        KernelCounterRecord kernel{k.kernel, {}};
-        for (std::size_t m = 0; m < plan.metrics.size(); ++m) kernel.metrics[plan.metrics[m]] = k.values[m];
+      const bool named = launches.size() == kernels.size();
+      for (std::size_t i = 0; i < kernels.size(); ++i) {
+        KernelCounterRecord kernel{named ? launches[i] : "launch " + kernels[i].kernel, {}};
+        for (std::size_t m = 0; m < plan.metrics.size(); ++m)
+          kernel.metrics[plan.metrics[m]] = kernels[i].values[m];
         counters.kernels.push_back(std::move(kernel));
       }
       counters.available = true;
@@ -88,20 +92,26 @@ void CaseProfiler::profile(const std::function<void()>& restore, const std::func
     }
   }
   record.counters = counters;
+}
 
-  if (!settings_.kernel_times || !gpu_) return;
+std::vector<std::string> CaseProfiler::trace_kernel_times(const std::function<void()>& restore,
+                                                          const std::function<void()>& run,
+                                                          CaseRecord& record) {
+  if (!settings_.kernel_times || !gpu_) return {};
   std::string why;
   std::unique_ptr<KernelTracer> tracer = KernelTracer::start(why);
-  if (!tracer) return;  // counters.reason already says why CUPTI is missing; nothing to add per case
+  if (!tracer) return {};  // the counters' reason already says why CUPTI is missing; nothing to add per case
   restore();
+  const KernelTrace trace = tracer->measure(run, settings_.kernel_time_runs);
   std::vector<KernelTimeRecord> times;
   double total_ms = 0;
-  for (const KernelTime& k : tracer->measure(run, settings_.kernel_time_runs)) {
+  for (const KernelTime& k : trace.kernels) {
     times.push_back({k.kernel, k.calls, k.ms, 0});
     total_ms += k.ms;
   }
   for (KernelTimeRecord& t : times) t.share_pct = total_ms > 0 ? 100 * t.ms / total_ms : 0;
   record.kernel_times = times;
+  return trace.launches;
 }
 
 }  // namespace flabench

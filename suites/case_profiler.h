@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "results/record.h"
 #include "suites/device.h"
@@ -36,6 +37,10 @@ class CaseProfiler {
 
  private:
   struct Counters;
+  // Fills record.kernel_times (when asked for and CUPTI is there); returns one run's launches by name.
+  std::vector<std::string> trace_kernel_times(const std::function<void()>& restore,
+                                              const std::function<void()>& run, CaseRecord& record);
+
   ProfileSettings settings_;
   std::unique_ptr<Counters> counters_;
   std::string unavailable_;  // why counters are off, for every case

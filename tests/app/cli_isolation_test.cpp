@@ -84,8 +84,9 @@ TEST(CliIsolation, AnIllegalAddressOnTheGpuFailsOneCaseAndAFreshWorkerRunsTheRes
   if (cuda_device_count(why) == 0) GTEST_SKIP() << "no CUDA device: " << why;
   Outcome o;
   const std::string victim = "gla/fused_recurrent/fwd/bf16/B8-T1024-H8-K64-V64";
-  const ResultFile file = run_with_fault(
-      "--device cuda --filter 'gla/fused_recurrent/fwd/bf16' --min-time 0.05 --isolate", victim + "=cuda", o);
+  const ResultFile file =
+      run_with_fault("--device cuda --filter '^gla/fused_recurrent/fwd/bf16' --min-time 0.05 --isolate",
+                     "^" + victim + "=cuda", o);
   EXPECT_EQ(o.status, 1) << o.out << o.err;
   EXPECT_EQ(file.cases.size(), 5u);
   expect_only_failure(file, victim, "illegal memory access");

@@ -38,8 +38,8 @@ inline Outcome fla_bench(const std::string& arguments, const std::string& enviro
   const fs::path dir = fs::temp_directory_path();
   const std::string tag = std::to_string(::getpid());
   const fs::path out = dir / ("cli-out-" + tag), err = dir / ("cli-err-" + tag);
-  const std::string command = environment + " " + std::string(FLA_BENCH_BINARY) + " " + arguments + " >" +
-                              out.string() + " 2>" + err.string();
+  const std::string command =
+      environment + " " + fla_bench_binary() + " " + arguments + " >" + out.string() + " 2>" + err.string();
   const int raw = std::system(command.c_str());
   Outcome outcome{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
   fs::remove(out);

@@ -38,7 +38,11 @@ TEST(GpuProfile, CountersAndKernelTimesOfAMultiKernelCase) {
 
   // forward, the backward's column and row passes: every launch has its own counters
   EXPECT_GE(r.counters->kernels.size(), 3u);
-  for (const KernelCounterRecord& k : r.counters->kernels) std::cout << "  kernel " << k.kernel << "\n";
+  for (const KernelCounterRecord& k : r.counters->kernels) {
+    std::cout << "  kernel " << k.kernel << "\n";
+    // Ranges come back numbered; the kernel trace names them.
+    EXPECT_NE(k.kernel.find("_kernel"), std::string::npos) << k.kernel;
+  }
   const double dram =
       r.counters->metrics.at("dram__bytes_read.sum") + r.counters->metrics.at("dram__bytes_write.sum");
   std::cout << "  DRAM bytes " << dram << ", byte floor " << r.derived->floor_bytes << "\n";
