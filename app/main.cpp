@@ -13,7 +13,8 @@ int main(int argc, char** argv) {
   CommandLine line;
   line.argv.assign(argv, argv + argc);
 
-  CLI::App app{"fla-bench: benchmark and check linear-attention kernels (rwkv6, rwkv7, gla, simple_gla)"};
+  CLI::App app{
+      "fla-bench: benchmark and check linear-attention kernels (rwkv6, rwkv7, gla, simple_gla, gsa)"};
   app.set_version_flag("--version", std::string(kFlaBenchVersion) + " (" + kGitSha + ")");
   add_selection_options(app, line);
   add_run_options(app, line);

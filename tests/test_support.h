@@ -3,8 +3,6 @@
 
 #include <string>
 
-#include "kernels/common/op_helpers.h"
-#include "kernels/gsa/gsa.h"
 #include "kernels/registry.h"
 #include "suites/inputs.h"
 
@@ -31,19 +29,8 @@ inline Arrays64 reference_outputs(const OpSpec& op, const Problem& p, const Arra
   return outputs;
 }
 
-// The product's ops and those staged for it (gsa, until its CUDA variants land), each with its cpu reference.
-inline const Registry& test_registry() {
-  static const Registry registry = [] {
-    Registry r;
-    register_all_ops(r);
-    op_helpers::register_op(r, gsa_op(), {});
-    return r;
-  }();
-  return registry;
-}
-
 inline const OpSpec& op_named(const std::string& name) {
-  return *test_registry().find_op(name);
+  return *product_registry().find_op(name);
 }
 
 }  // namespace flabench::testing

@@ -10,12 +10,15 @@
 #pragma once
 
 #include "kernels/op.h"
+#include "kernels/registry.h"
 
 namespace flabench {
 
-// The op: tensors, inputs, FLOPs and its fp64 reference. It joins the product registry (kernels/all_ops.cpp)
-// with its CUDA variants (the naive, fused_recurrent and chunk kernels of issue 10); until then the tests
-// build registries with it to check the reference, the axes and the battery.
+// The op: tensors, inputs, FLOPs and its fp64 reference.
 OpSpec gsa_op();
+
+void register_gsa(Registry& registry);
+
+Variant gsa_naive_variant();
 
 }  // namespace flabench

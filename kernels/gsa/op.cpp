@@ -54,4 +54,8 @@ OpSpec gsa_op() {
   return op;
 }
 
+void register_gsa(Registry& registry) {
+  op_helpers::register_op(registry, gsa_op(), {gsa_naive_variant()});
+}
+
 }  // namespace flabench

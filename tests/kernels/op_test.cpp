@@ -19,7 +19,7 @@ TEST(Registry, EveryOpHasTheReferenceAndANaiveVariant) {
     EXPECT_EQ(naive->backend, Backend::cuda);
     EXPECT_TRUE(naive->support.backward);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"rwkv6", "rwkv7", "gla", "simple_gla"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"rwkv6", "rwkv7", "gla", "simple_gla", "gsa"}));
 }
 
 TEST(Registry, RejectsDuplicatesAndOrphans) {

@@ -1,6 +1,7 @@
 // Every CUDA variant answers "can you run this?" for every head-dim pair, dtype and mode without a GPU, and
-// the answers match what each variant promises (kernels/notes/*.md): naive runs up to 128 x 128 everywhere,
-// and fused_recurrent runs K, V in {16 .. 256} on a Hopper's shared memory (K, V <= 64 on an RTX 40xx's).
+// the answers match what each variant promises (kernels/notes/*.md): naive runs up to 128 x 128 everywhere
+// (gsa's two states up to K, V, M = 128 on a Hopper, 64 on an RTX 40xx), and fused_recurrent runs K, V in
+// {16 .. 256} on a Hopper's shared memory (K, V <= 64 on an RTX 40xx's).
 #include <gtest/gtest.h>
 
 #include "kernels/registry.h"
@@ -29,21 +30,21 @@ TEST(VariantSupport, EveryCudaVariantAnswersForEveryShape) {
     }
 }
 
+// M slots and G query heads per key/value head matter to gsa only.
 bool runs(const std::string& op, const std::string& variant, int K, int V, Mode mode,
-          const DeviceLimits& limits) {
-  const Problem p{1, 64, 1, K, V, DType::bf16};
+          const DeviceLimits& limits, int M = 0, int G = 1) {
+  Problem p{1, 64, 1, K, V, DType::bf16};
+  p.M = M, p.G = G;
   return !why_unsupported(*product_registry().find_variant(op, variant), p, mode, limits);
 }
 
 TEST(VariantSupport, FusedRecurrentCoversThePowersOfTwoFrom16To256) {
-  for (const OpSpec* op : product_registry().ops())
+  for (const std::string op : {"rwkv6", "rwkv7", "gla", "simple_gla"})
     for (int K : {16, 32, 64, 128, 256})
       for (int V : {16, 32, 64, 128, 256}) {
-        EXPECT_TRUE(runs(op->name, "fused_recurrent", K, V, Mode::fwdbwd, kHopper))
-            << op->name << " " << K << "x" << V;
+        EXPECT_TRUE(runs(op, "fused_recurrent", K, V, Mode::fwdbwd, kHopper)) << op << " " << K << "x" << V;
         if (K <= 64 && V <= 64) {
-          EXPECT_TRUE(runs(op->name, "fused_recurrent", K, V, Mode::fwdbwd, kAda))
-              << op->name << " " << K << "x" << V;
+          EXPECT_TRUE(runs(op, "fused_recurrent", K, V, Mode::fwdbwd, kAda)) << op << " " << K << "x" << V;
         }
       }
   EXPECT_FALSE(runs("gla", "fused_recurrent", 48, 64, Mode::fwd, kHopper));
@@ -54,6 +55,13 @@ TEST(VariantSupport, NaiveKeepsTheStateInSharedMemory) {
   EXPECT_TRUE(runs("rwkv7", "naive", 128, 128, Mode::fwdbwd, kHopper));
   EXPECT_TRUE(runs("rwkv7", "naive", 100, 60, Mode::fwdbwd, kAda));
   EXPECT_FALSE(runs("rwkv7", "naive", 256, 256, Mode::fwd, kHopper));
+}
+
+TEST(VariantSupport, GsaNaiveKeepsBothStatesInSharedMemory) {
+  EXPECT_TRUE(runs("gsa", "naive", 128, 128, Mode::fwdbwd, kHopper, 128, 4));
+  EXPECT_TRUE(runs("gsa", "naive", 64, 64, Mode::fwdbwd, kAda, 64, 4));
+  EXPECT_FALSE(runs("gsa", "naive", 128, 128, Mode::fwd, kAda, 128, 1));  // 2 x 64 KiB of state
+  EXPECT_FALSE(runs("gsa", "naive", 256, 256, Mode::fwd, kHopper, 128, 1));
 }
 
 }  // namespace

@@ -85,7 +85,7 @@ TEST(Battery, TheProductReferencePassesEveryCheckOnTheCpu) {
 }
 
 TEST(Battery, TheStagedGsaReferencePassesWithItsSlotShapesAndTwoStates) {
-  const BatteryOutcome outcome = run_on_cpu(testing::test_registry(), "/gsa/.*/fp32/");
+  const BatteryOutcome outcome = run_on_cpu(product_registry(), "/gsa/.*/fp32/");
   EXPECT_EQ(outcome.summary.failed, 0);
   for (const CaseRecord& r : outcome.failed()) ADD_FAILURE() << r.name << ": " << r.reason;
   const auto ran = [&](const std::string& name) {

@@ -56,7 +56,7 @@ TEST(Cases, SlotAndGroupAxesApplyToTheOpsThatHaveThem) {
   SuiteSpec spec = gpu_spec("^(gsa|gla)/reference/fwd/bf16/", {"M=32,128", "G=1,4"});
   spec.backend = Backend::cpu;
   spec.shapes = resolve_presets("B2_T64_H2_D64");
-  const std::vector<Case> cases = expand_cases(testing::test_registry(), spec);
+  const std::vector<Case> cases = expand_cases(product_registry(), spec);
   std::vector<std::string> names;
   for (const Case& c : cases) names.push_back(c.name);
   EXPECT_EQ(names, (std::vector<std::string>{"gla/reference/fwd/bf16/B2-T64-H2-K64-V64",
@@ -69,9 +69,8 @@ TEST(Cases, SlotAndGroupAxesApplyToTheOpsThatHaveThem) {
   // without --axis M, gsa takes its default 64 slots
   spec.axes = parse_axes({});
   spec.filter = "^gsa/reference/fwd/bf16/";
-  ASSERT_EQ(expand_cases(testing::test_registry(), spec).size(), 1u);
-  EXPECT_EQ(expand_cases(testing::test_registry(), spec)[0].name,
-            "gsa/reference/fwd/bf16/B2-T64-H2-K64-V64-M64");
+  ASSERT_EQ(expand_cases(product_registry(), spec).size(), 1u);
+  EXPECT_EQ(expand_cases(product_registry(), spec)[0].name, "gsa/reference/fwd/bf16/B2-T64-H2-K64-V64-M64");
 }
 
 TEST(Cases, FilterIsARegexAndABadOneIsAUsageError) {
