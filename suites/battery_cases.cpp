@@ -128,7 +128,10 @@ struct Builder {
              .probe = Probe::cross,
              .op = &op,
              .variant = variants[i],
-             .second = variants[j]},
+             .second = variants[j],
+             // forward and backward where both have a backward; a forward-only variant still meets its peers
+             .mode =
+                 variants[i]->support.backward && variants[j]->support.backward ? Mode::fwdbwd : Mode::fwd},
             kAccuracy[0], dtype, "same_inputs");
   }
 };

@@ -20,5 +20,6 @@ OpSpec gsa_op();
 void register_gsa(Registry& registry);
 
 Variant gsa_naive_variant();
+Variant gsa_fused_recurrent_variant();
 
 }  // namespace flabench

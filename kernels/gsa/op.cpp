@@ -55,7 +55,7 @@ OpSpec gsa_op() {
 }
 
 void register_gsa(Registry& registry) {
-  op_helpers::register_op(registry, gsa_op(), {gsa_naive_variant()});
+  op_helpers::register_op(registry, gsa_op(), {gsa_naive_variant(), gsa_fused_recurrent_variant()});
 }
 
 }  // namespace flabench

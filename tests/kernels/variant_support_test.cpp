@@ -64,5 +64,16 @@ TEST(VariantSupport, GsaNaiveKeepsBothStatesInSharedMemory) {
   EXPECT_FALSE(runs("gsa", "naive", 256, 256, Mode::fwd, kHopper, 128, 1));
 }
 
+TEST(VariantSupport, GsaFusedRecurrentHoldsColumnsOf32) {
+  EXPECT_TRUE(runs("gsa", "fused_recurrent", 128, 128, Mode::fwd, kHopper, 64, 4));
+  EXPECT_FALSE(runs("gsa", "fused_recurrent", 128, 128, Mode::fwd, kHopper, 128, 1)) << "512 + 512 threads";
+  EXPECT_TRUE(runs("gsa", "fused_recurrent", 64, 32, Mode::fwd, kAda, 32, 1));
+  EXPECT_FALSE(runs("gsa", "fused_recurrent", 64, 64, Mode::fwd, kHopper, 48, 1));
+  EXPECT_FALSE(runs("gsa", "fused_recurrent", 64, 48, Mode::fwd, kHopper, 64, 1))
+      << "V = 48: 3 pieces of 16 bytes";
+  EXPECT_FALSE(runs("gsa", "fused_recurrent", 64, 64, Mode::fwd, kHopper, 64, 3));
+  EXPECT_FALSE(runs("gsa", "fused_recurrent", 64, 64, Mode::fwdbwd, kHopper, 64, 1)) << "no backward yet";
+}
+
 }  // namespace
 }  // namespace flabench

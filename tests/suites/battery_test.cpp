@@ -84,7 +84,7 @@ TEST(Battery, TheProductReferencePassesEveryCheckOnTheCpu) {
   EXPECT_EQ(families, (std::set<std::string>{"accuracy", "decay", "shapes", "state", "hygiene"}));
 }
 
-TEST(Battery, TheStagedGsaReferencePassesWithItsSlotShapesAndTwoStates) {
+TEST(Battery, TheGsaReferencePassesWithItsSlotShapesAndTwoStates) {
   const BatteryOutcome outcome = run_on_cpu(product_registry(), "/gsa/.*/fp32/");
   EXPECT_EQ(outcome.summary.failed, 0);
   for (const CaseRecord& r : outcome.failed()) ADD_FAILURE() << r.name << ": " << r.reason;
@@ -291,6 +291,14 @@ TEST(Battery, CasesCoverEveryCudaVariantAndPair) {
   EXPECT_NE(long_case->skip_reason->find("--no-long"), std::string::npos);
   for (const BatteryCase& c : cases) EXPECT_EQ(c.op->name, "gla") << c.name;
   EXPECT_THROW(battery_cases(product_registry(), {"(", Backend::cuda, {}, true}), UsageError);
+}
+
+TEST(Battery, AForwardOnlyVariantMeetsItsPeersOnTheForward) {
+  const BatterySpec spec{"^cross/gsa/.*/bf16/", Backend::cuda, {227 * 1024, 90}, false};
+  const std::vector<BatteryCase> cases = battery_cases(product_registry(), spec);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_EQ(cases[0].name, "cross/gsa/naive~fused_recurrent/fwd/bf16/B2-T65-H3-K64-V64-M64/same_inputs");
+  EXPECT_FALSE(cases[0].skip_reason) << *cases[0].skip_reason;
 }
 
 }  // namespace

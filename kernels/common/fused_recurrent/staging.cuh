@@ -78,14 +78,15 @@ __device__ __forceinline__ ChunkSpan chunk_span(int index, int chunks, int T, bo
   return {t0, min(kChunk, T - t0)};
 }
 
-// The block fills `slot` with the rows of tokens [span.t0, span.t0 + span.length) of (b, h) and commits the
+// The block (or its threads [0, threads) as numbered by `thread`, for a kernel whose warps take different
+// roles) fills `slot` with the rows of tokens [span.t0, span.t0 + span.length) of (b, h) and commits the
 // copies as one group.
 __device__ inline void stage_chunk(const StagePlan& plan, char* slot, ChunkSpan span, int b, int h, int T,
-                                   int H) {
+                                   int H, int thread = threadIdx.x, int threads = blockDim.x) {
   for (int seg = 0; seg < plan.num_segments; ++seg) {
     const StageSegment& s = plan.segments[seg];
     const int mask = (1 << s.piece_shift) - 1;
-    for (int idx = threadIdx.x; idx < (span.length << s.piece_shift); idx += blockDim.x) {
+    for (int idx = thread; idx < (span.length << s.piece_shift); idx += threads) {
       const int token = idx >> s.piece_shift, piece = idx & mask;
       const std::int64_t row = (std::int64_t(b) * T + span.t0 + token) * H + h;
       const std::int64_t first = row * s.row_stride + std::int64_t(blockIdx.y) * s.block_stride;
