@@ -30,7 +30,18 @@ constexpr Dims kSlotShapes[] = {{2, 65, 2, 64, 64, 32, 1},
                                 {2, 65, 2, 64, 32, 64, 4}};
 // state: the initial state's path with K != V both ways; T = 17 crosses one chunk boundary.
 constexpr Dims kInitialState[] = {{2, 17, 2, 64, 16}, {2, 17, 2, 16, 64}, {2, 17, 2, 64, 64}};
-constexpr std::int64_t kHandoffSplits[] = {40, 64, 1};  // of kSmall's 65 tokens
+// state handoff: a prefix of `split` tokens by one variant, the rest by another from its final state. Short
+// splits of kSmall's 65 tokens, and inference as it runs: a 2048-token prefill, then 61 decode steps
+// (chunked prefill against recurrent decode is where FLA's rwkv7 kernels drift apart).
+struct Handoff {
+  Dims dims;
+  std::int64_t split;
+  const char* label;
+};
+constexpr Handoff kHandoffs[] = {{kSmall, 40, "prefill40"},
+                                 {kSmall, 64, "prefill64"},
+                                 {kSmall, 1, "prefill1"},
+                                 {{1, 2048 + 61, 2, 64, 64}, 2048, "prefill2048_decode"}};
 
 std::optional<std::string> decay_skip_reason(const BatteryCase& c, const Variant& v) {
   if (c.decay == DecayScenario::typical) return std::nullopt;
@@ -110,15 +121,15 @@ struct Builder {
   void add_pair_families(const OpSpec& op, const std::vector<const Variant*>& variants, DType dtype) {
     for (const Variant* prefix : variants) {
       for (const Variant* suffix : variants) {
-        for (std::int64_t split : kHandoffSplits) {
+        for (const Handoff& handoff : kHandoffs) {
           add({.family = Family::state,
                .probe = Probe::handoff,
                .op = &op,
                .variant = prefix,
                .second = suffix,
                .mode = Mode::fwd,
-               .split = split},
-              kSmall, dtype, "prefill" + std::to_string(split));
+               .split = handoff.split},
+              handoff.dims, dtype, handoff.label);
         }
       }
     }

@@ -1,6 +1,6 @@
 #include "suites/case_profiler.h"
 
-#include <numeric>
+#include <algorithm>
 
 #include "kernels/common/format.h"
 #include "profiles/counter_probe.h"
@@ -102,7 +102,11 @@ std::vector<std::string> CaseProfiler::trace_kernel_times(const std::function<vo
   std::unique_ptr<KernelTracer> tracer = KernelTracer::start(why);
   if (!tracer) return {};  // the counters' reason already says why CUPTI is missing; nothing to add per case
   restore();
-  const KernelTrace trace = tracer->measure(run, settings_.kernel_time_runs);
+  // Up to kernel_time_runs runs, fewer for a slow case: a quarter second of traced runs is plenty of signal.
+  int runs = settings_.kernel_time_runs;
+  if (record.timing && record.timing->median_ms > 0)
+    runs = std::clamp(int(250.0 / record.timing->median_ms), 1, runs);
+  const KernelTrace trace = tracer->measure(run, runs);
   std::vector<KernelTimeRecord> times;
   double total_ms = 0;
   for (const KernelTime& k : trace.kernels) {

@@ -17,7 +17,7 @@ namespace flabench {
 struct ProfileSettings {
   std::string metrics = "default";  // a set (default, deep) or a comma-separated list of CUPTI metric names
   bool kernel_times = true;
-  int kernel_time_runs = 5;  // runs of the case the activity records are averaged over
+  int kernel_time_runs = 5;  // runs the activity records are averaged over (fewer for a case over 50 ms)
 };
 
 class CaseProfiler {

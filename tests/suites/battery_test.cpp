@@ -284,6 +284,8 @@ TEST(Battery, CasesCoverEveryCudaVariantAndPair) {
   };
   EXPECT_NE(find("cross/gla/naive~fused_recurrent/fwdbwd/bf16/B2-T65-H3-K64-V64/same_inputs"), cases.end());
   EXPECT_NE(find("state/gla/fused_recurrent>naive/fwd/bf16/B2-T65-H2-K64-V32/prefill64"), cases.end());
+  EXPECT_NE(find("state/gla/naive>fused_recurrent/fwd/bf16/B1-T2109-H2-K64-V64/prefill2048_decode"),
+            cases.end());
   EXPECT_NE(find("decay/gla/fused_recurrent/fwdbwd/bf16/B2-T65-H2-K64-V32/mixed"), cases.end());
   const auto long_case = find("shapes/gla/naive/fwdbwd/bf16/B1-T24576-H1-K64-V64/reference");
   ASSERT_NE(long_case, cases.end());
