@@ -19,5 +19,6 @@ void register_gla(Registry& registry);
 
 Variant gla_naive_variant();
 Variant gla_fused_recurrent_variant();
+Variant gla_chunk_variant();
 
 }  // namespace flabench

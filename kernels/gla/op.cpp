@@ -16,7 +16,7 @@ void register_gla(Registry& registry) {
            .flops_per_state_element = 5,  // decay + outer product (3), output (2)
            .default_scale = inverse_sqrt_key_dim,
            .make_inputs = normal_inputs_with_log_sigmoid_gate("g")}),
-      {gla_naive_variant(), gla_fused_recurrent_variant()});
+      {gla_naive_variant(), gla_fused_recurrent_variant(), gla_chunk_variant()});
 }
 
 }  // namespace flabench

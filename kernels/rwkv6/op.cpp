@@ -19,7 +19,7 @@ void register_rwkv6(Registry& registry) {
                                          .flops_per_state_element = 5,
                                          .default_scale = inverse_sqrt_key_dim,
                                          .make_inputs = normal_inputs_with_log_sigmoid_gate("w")}),
-                          {rwkv6_naive_variant(), rwkv6_fused_recurrent_variant()});
+                          {rwkv6_naive_variant(), rwkv6_fused_recurrent_variant(), rwkv6_chunk_variant()});
 }
 
 }  // namespace flabench

@@ -21,5 +21,6 @@ void register_rwkv6(Registry& registry);
 
 Variant rwkv6_naive_variant();
 Variant rwkv6_fused_recurrent_variant();
+Variant rwkv6_chunk_variant();
 
 }  // namespace flabench

@@ -16,7 +16,7 @@ void register_simple_gla(Registry& registry) {
            .flops_per_state_element = 5,
            .default_scale = inverse_sqrt_key_dim,
            .make_inputs = normal_inputs_with_log_sigmoid_gate("g")}),
-      {simple_gla_naive_variant(), simple_gla_fused_recurrent_variant()});
+      {simple_gla_naive_variant(), simple_gla_fused_recurrent_variant(), simple_gla_chunk_variant()});
 }
 
 }  // namespace flabench

@@ -19,5 +19,6 @@ void register_simple_gla(Registry& registry);
 
 Variant simple_gla_naive_variant();
 Variant simple_gla_fused_recurrent_variant();
+Variant simple_gla_chunk_variant();
 
 }  // namespace flabench

@@ -1,0 +1,10 @@
+#include "kernels/common/chunk/variant.cuh"
+#include "kernels/gla/gla.h"
+
+namespace flabench {
+
+Variant gla_chunk_variant() {
+  return chunk::make_variant<GlaForm>("gla", kGlaBinding);
+}
+
+}  // namespace flabench

@@ -1,0 +1,10 @@
+#include "kernels/common/chunk/variant.cuh"
+#include "kernels/rwkv6/rwkv6.h"
+
+namespace flabench {
+
+Variant rwkv6_chunk_variant() {
+  return chunk::make_variant<Rwkv6Form>("rwkv6", kRwkv6Binding);
+}
+
+}  // namespace flabench
