@@ -10,6 +10,7 @@ import json
 import os
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 RESULT_SCHEMA = "fla-bench-result"
@@ -65,13 +66,25 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--history", metavar="HISTORY_JSON", help="the file `fla-bench history --out` wrote")
 
 
-def load_inputs(result_paths: list[str], history_path: str | None) -> tuple[list[ResultFile], dict | None]:
-    """Reads everything add_input_arguments() named, refusing the first file that cannot be read."""
-    return load_results(result_paths), load_history(history_path) if history_path else None
+def run_tool(parser: argparse.ArgumentParser, argv: list[str] | None,
+             produce: Callable[[argparse.Namespace, list[ResultFile], dict | None], None]) -> int:
+    """The body of both command line tools: parse argv, read the results and history add_input_arguments()
+    named, then produce(args, results, history). A file that cannot be read or an output that cannot be
+    written ends it with one error line and the tools' exit status for each."""
+    args = parser.parse_args(argv)
+    try:
+        results = load_results(args.results)
+        history = load_history(args.history) if args.history else None
+    except InputError as error:
+        return _error(parser.prog, error, INPUT_ERROR_EXIT_STATUS)
+    try:
+        produce(args, results, history)
+    except OSError as error:
+        return _error(parser.prog, error, OUTPUT_ERROR_EXIT_STATUS)
+    return 0
 
 
-def print_error(program: str, error: Exception, status: int) -> int:
-    """Prints the one-line error both command line tools give, and returns the exit status to end with."""
+def _error(program: str, error: Exception, status: int) -> int:
     print(f"{program}: error: {error}", file=sys.stderr)
     return status
 

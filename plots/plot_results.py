@@ -15,8 +15,7 @@ import sys
 
 from check_figure import plot_check_heatmap
 from figure_output import SUPPORTED_FORMATS, FigureSink
-from fla_results import (INPUT_ERROR_EXIT_STATUS, OUTPUT_ERROR_EXIT_STATUS, InputError, ResultFile,
-                         add_input_arguments, load_inputs, print_error)
+from fla_results import ResultFile, add_input_arguments, run_tool
 from history_figure import plot_history
 from timing_figures import plot_timing_figures
 
@@ -54,19 +53,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-o", "--outdir", required=True, metavar="OUTDIR", help="folder for the figures")
     parser.add_argument("--formats", type=_formats, default=SUPPORTED_FORMATS, metavar="png,svg",
                         help="comma-separated image formats (default: png,svg)")
-    args = parser.parse_args(argv)
-    try:
-        results, history = load_inputs(args.results, args.history)
-    except InputError as error:
-        return print_error(parser.prog, error, INPUT_ERROR_EXIT_STATUS)
-    try:
+
+    def produce(args, results, history):
         sink = make_figures(results, args.outdir, args.formats, history)
-    except OSError as error:
-        return print_error(parser.prog, error, OUTPUT_ERROR_EXIT_STATUS)
-    print_notes(parser.prog, sink)
-    for figure in sink.written:
-        print("\n".join(figure.paths))
-    return 0
+        print_notes(parser.prog, sink)
+        for figure in sink.written:
+            print("\n".join(figure.paths))
+
+    return run_tool(parser, argv, produce)
 
 
 if __name__ == "__main__":

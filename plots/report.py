@@ -16,8 +16,7 @@ from html import escape
 
 import report_sections as sections
 from figure_output import SUPPORTED_FORMATS, FigureSink
-from fla_results import (INPUT_ERROR_EXIT_STATUS, OUTPUT_ERROR_EXIT_STATUS, InputError, ResultFile,
-                         add_input_arguments, load_inputs, print_error)
+from fla_results import ResultFile, add_input_arguments, run_tool
 from plot_results import make_figures, print_notes
 
 STYLE = """
@@ -66,16 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     add_input_arguments(parser)
     parser.add_argument("-o", "--outdir", required=True, metavar="OUTDIR",
                         help="folder for index.html and the figures")
-    args = parser.parse_args(argv)
-    try:
-        results, history = load_inputs(args.results, args.history)
-    except InputError as error:
-        return print_error(parser.prog, error, INPUT_ERROR_EXIT_STATUS)
-    try:
-        print(write_report(results, args.outdir, history, parser.prog))
-    except OSError as error:
-        return print_error(parser.prog, error, OUTPUT_ERROR_EXIT_STATUS)
-    return 0
+    return run_tool(parser, argv,
+                    lambda args, results, history: print(write_report(results, args.outdir, history, parser.prog)))
 
 
 if __name__ == "__main__":

@@ -5,46 +5,57 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <string>
+#include <vector>
 
 namespace flabench {
 
-struct FlaBenchNvtxDomain {
-  static constexpr const char* name{"fla-bench"};
-};
+inline nvtxDomainHandle_t fla_bench_nvtx_domain() {
+  static const nvtxDomainHandle_t handle = nvtxDomainCreateA("fla-bench");
+  return handle;
+}
 
-// One push/pop range per '/'-separated part of `path`: ncu reads '/' in `--nvtx-include 'fla-bench@a/b/'` as
-// range b nested in range a, so a case named "gla/chunk/fwd/bf16/B4-..." becomes that stack of ranges and
-// `--nvtx-include 'fla-bench@<case name>/'` selects exactly its kernels. A plain name is a single range.
-class NvtxRange {
+// A case's range names: one per '/'-separated part of its name, because ncu reads '/' in
+// `--nvtx-include 'fla-bench@a/b/'` as range b nested in range a; "gla/chunk/fwd/bf16/B4-..." becomes that
+// stack of ranges, and `--nvtx-include 'fla-bench@<case name>/'` selects exactly its kernels. Split once per
+// case, so the timed calls push them without building strings.
+class NvtxPath {
  public:
-  explicit NvtxRange(const std::string& path) {
-    std::size_t begin = 0;
-    while (true) {
+  explicit NvtxPath(const std::string& path) {
+    for (std::size_t begin = 0;;) {
       const std::size_t end = path.find('/', begin);
-      push(path.substr(begin, end - begin));
-      ++depth_;
+      parts_.push_back(path.substr(begin, end - begin));
       if (end == std::string::npos) break;
       begin = end + 1;
     }
   }
+  const std::vector<std::string>& parts() const { return parts_; }
+
+ private:
+  std::vector<std::string> parts_;
+};
+
+// A push/pop range for a scope: one named range (a literal), or the stack of a case's NvtxPath.
+class NvtxRange {
+ public:
+  explicit NvtxRange(const char* name) { push(name); }
+  explicit NvtxRange(const NvtxPath& path) {
+    for (const std::string& part : path.parts()) push(part.c_str());
+  }
   ~NvtxRange() {
-    for (int i = 0; i < depth_; ++i) nvtxDomainRangePop(domain());
+    for (int i = 0; i < depth_; ++i) nvtxDomainRangePop(fla_bench_nvtx_domain());
   }
   NvtxRange(const NvtxRange&) = delete;
   NvtxRange& operator=(const NvtxRange&) = delete;
 
  private:
-  static void push(const std::string& name) {
+  void push(const char* name) {
     nvtxEventAttributes_t attributes{};
     attributes.version = NVTX_VERSION;
     attributes.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
     attributes.messageType = NVTX_MESSAGE_TYPE_ASCII;
-    attributes.message.ascii = name.c_str();
-    nvtxDomainRangePushEx(domain(), &attributes);
-  }
-  static nvtxDomainHandle_t domain() {
-    static const nvtxDomainHandle_t handle = nvtxDomainCreateA(FlaBenchNvtxDomain::name);
-    return handle;
+    attributes.message.ascii = name;
+    nvtxDomainRangePushEx(fla_bench_nvtx_domain(), &attributes);
+    ++depth_;
   }
 
   int depth_ = 0;

@@ -66,6 +66,14 @@ std::map<std::string, double> dram_by_kernel(const CaseRecord& r) {
   return bytes;
 }
 
+// The console's kernel name: the project's namespaces left out (the JSON keeps the whole name).
+std::string short_kernel_name(std::string name) {
+  for (const std::string prefix : {"flabench::fused::", "flabench::naive::", "flabench::"})
+    for (std::size_t at = name.find(prefix); at != std::string::npos; at = name.find(prefix, at))
+      name.erase(at, prefix.size());
+  return name;
+}
+
 }  // namespace
 
 std::vector<std::string> profile_lines(const CaseRecord& r) {
@@ -78,7 +86,7 @@ std::vector<std::string> profile_lines(const CaseRecord& r) {
     const auto bytes = dram.find(k.kernel);
     lines.push_back(format("  %5.1f%%  %8.4f  %5.3g  %8s  %s", k.share_pct, k.ms, k.calls,
                            bytes == dram.end() ? "-" : format("%.3g", bytes->second / 1e9).c_str(),
-                           k.kernel.c_str()));
+                           short_kernel_name(k.kernel).c_str()));
   }
   return lines;
 }

@@ -82,10 +82,10 @@ std::size_t shared_bytes(const Problem& p, const Plan& work) {
   return shared_floats(p, work) * sizeof(float) + fused::kStages * kChunk * ((record + 15) / 16 * 16);
 }
 
-// The fp32 buffers; s, decay, v and weights hold two chunks: [2][C][...], chunk i in half i % 2.
+// The fp32 buffers: k [C][K], q [C][G][K], then s, decay [2][C][M], v [2][C][slice] and weights [2][C][G][M],
+// which hold two chunks (chunk i in half i % 2).
 struct ChunkBuffers {
-  float *k, *q, *s, *decay, *v,
-      *weights;  // [C][K], [C][G][K], [2][C][M], [2][C][M], [2][C][slice], [2][C][G][M]
+  float *k, *q, *s, *decay, *v, *weights;
   int M, slice, GM;
 
   __device__ static ChunkBuffers carve(float* base, const Dims& d, int slice) {

@@ -70,6 +70,35 @@ TEST(GsaChunkForm, MatchesTheRecurrenceWithGroupedQueries) {
       }
 }
 
+// Every gradient (q, k, v, s, f, both initial states) with incoming final-state gradients.
+TEST(GsaChunkForm, BackwardMatchesBackpropagationThroughTheRecurrence) {
+  const OpSpec& op = testing::op_named("gsa");
+  double worst = 0;
+  std::string worst_at;
+  for (double steep : {0.0, -40.0})
+    for (int C : {16, 64})
+      for (std::int64_t T : {1, 65, 100}) {
+        const Problem p = gsa_problem(T);
+        const Arrays64 in = gsa_inputs(p, steep);
+        const Arrays64 grad_out = to_arrays64(make_grad_output_values(op, p, 9));
+        Arrays64 want = testing::zero_arrays(grad_specs(op), p);
+        op.reference_backward(p, in, grad_out, want);
+        Arrays64 exact = testing::zero_arrays(grad_specs(op), p), single = exact;
+        testing::gsa_chunk_backward<double>(p, in, grad_out, exact, C);
+        testing::gsa_chunk_backward<float>(p, in, grad_out, single, C);
+        for (const TensorSpec& g : grad_specs(op)) {
+          const std::string at =
+              g.name + " C=" + std::to_string(C) + " T=" + std::to_string(T) + " f=" + std::to_string(steep);
+          EXPECT_LT(rms_ratio(exact.at(g.name).values, want.at(g.name).values), 1e-11) << at;
+          EXPECT_TRUE(all_finite(single.at(g.name).values)) << at;
+          const double e = rms_ratio(single.at(g.name).values, want.at(g.name).values);
+          EXPECT_LT(e, 1e-5) << at << " (fp32)";
+          if (e > worst) worst = e, worst_at = at;
+        }
+      }
+  std::cout << "  backward, fp32: worst rms ratio " << worst << " (" << worst_at << ")\n";
+}
+
 TEST(GsaChunkForm, TheOneReferenceFactorisationTurnsSteepForgetGatesIntoNaN) {
   const Problem p = gsa_problem(64);
   EXPECT_TRUE(
