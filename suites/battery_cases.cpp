@@ -57,18 +57,22 @@ struct Builder {
   std::vector<BatteryCase>& out;
 
   // `c` holds family, probe, decay, op, variants, mode and split; this adds the shape, name and skip reason.
-  void add(BatteryCase c, Dims d, DType dtype, const std::string& probe_name) {
-    c.problem = Problem{d.B, d.T, d.H, d.K, d.V, dtype, c.variant->support.default_chunk_size};
+  // A chunk size of 0 is the variant's default; a chunked single variant's name carries its chunk size.
+  void add(BatteryCase c, Dims d, DType dtype, const std::string& probe_name, int chunk_size = 0) {
+    c.problem = Problem{
+        d.B, d.T, d.H, d.K, d.V, dtype, chunk_size > 0 ? chunk_size : c.variant->support.default_chunk_size};
     c.problem.M = d.M > 0 ? d.M : c.op->slots.empty() ? 0 : c.op->slots.front();
     c.problem.G = d.G > 0 ? d.G : 1;
     c.problem.scale = c.op->default_scale(c.problem);
     c.name = std::string(family_name(c.family)) + "/" + c.op->name + "/" + variant_label(c) + "/" +
              std::string(mode_name(c.mode)) + "/" + std::string(dtype_name(dtype)) + "/" +
-             shape_label(c.problem) + "/" + probe_name;
+             shape_label(c.problem) + "/" + (chunk_size > 0 ? "C" + std::to_string(chunk_size) + "/" : "") +
+             probe_name;
     if (filter && !std::regex_search(c.name, *filter)) return;
     for (const Variant* v : {c.variant, c.second}) {
       if (!v || c.skip_reason) continue;
-      c.skip_reason = why_unsupported(*v, with_chunk_of(c.problem, *v), c.mode, spec.limits);
+      c.skip_reason =
+          why_unsupported(*v, v == c.variant ? c.problem : with_chunk_of(c.problem, *v), c.mode, spec.limits);
       if (!c.skip_reason) c.skip_reason = decay_skip_reason(c, *v);
     }
     if (!c.skip_reason && c.probe == Probe::handoff && c.op->states.empty())
@@ -78,12 +82,21 @@ struct Builder {
     out.push_back(std::move(c));
   }
 
+  // Every family at every chunk size the variant takes (chunk-size bugs hide at the sizes not tried).
   void add_single_variant_families(const OpSpec& op, const Variant& v, DType dtype) {
+    if (v.support.chunk_sizes.empty()) return add_single_variant_families(op, v, dtype, 0);
+    for (int chunk_size : v.support.chunk_sizes) add_single_variant_families(op, v, dtype, chunk_size);
+  }
+
+  void add_single_variant_families(const OpSpec& op, const Variant& v, DType dtype, int chunk_size) {
+    const auto add_here = [&](const BatteryCase& c, const Dims& d, const char* probe_name) {
+      this->add(c, d, dtype, probe_name, chunk_size);
+    };
     const BatteryCase base{.op = &op, .variant = &v};
     BatteryCase c = base;
     c.mode = Mode::fwd;
-    add(c, kAccuracy[0], dtype, "reference");
-    for (const Dims& d : kAccuracy) add(base, d, dtype, "reference");
+    add_here(c, kAccuracy[0], "reference");
+    for (const Dims& d : kAccuracy) add_here(base, d, "reference");
 
     c = base;
     c.family = Family::decay;
@@ -92,20 +105,20 @@ struct Builder {
                                                             {DecayScenario::mixed, "mixed"}};
     for (const auto& [decay, name] : decays) {
       c.decay = decay;
-      add(c, kSmall, dtype, name);
+      add_here(c, kSmall, name);
     }
 
     c = base;
     c.family = Family::shapes;
-    for (const Dims& d : kShapes) add(c, d, dtype, "reference");
+    for (const Dims& d : kShapes) add_here(c, d, "reference");
     if (!op.slots.empty())
-      for (const Dims& d : kSlotShapes) add(c, d, dtype, "reference");
-    if (spec.backend == Backend::cuda) add(c, kLongShape, dtype, "reference");
+      for (const Dims& d : kSlotShapes) add_here(c, d, "reference");
+    if (spec.backend == Backend::cuda) add_here(c, kLongShape, "reference");
 
     c = base;
     c.family = Family::state;
     c.decay = DecayScenario::near_zero;
-    for (const Dims& d : kInitialState) add(c, d, dtype, "initial_state");
+    for (const Dims& d : kInitialState) add_here(c, d, "initial_state");
 
     c = base;
     c.family = Family::hygiene;
@@ -114,7 +127,7 @@ struct Builder {
                                                      {Probe::deterministic, "deterministic"}};
     for (const auto& [probe, name] : hygiene) {
       c.probe = probe;
-      add(c, kSmall, dtype, name);
+      add_here(c, kSmall, name);
     }
   }
 

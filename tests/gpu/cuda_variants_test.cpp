@@ -1,8 +1,8 @@
 // Every CUDA variant against the fp64 reference, through the suite's own check, forward and backward (forward
 // alone for a variant without a backward), on awkward shapes: T = 1, T around the 16-token chunks and the
 // 64-token checkpoints, K != V both ways, and a longer sequence; gsa with 32 slots (K != M) and two query
-// heads per key/value head. Shapes a variant declares unsupported are skipped by name. Without a GPU every
-// test skips, saying why.
+// heads per key/value head; every chunk size of a chunked variant. Shapes a variant declares unsupported are
+// skipped by name. Without a GPU every test skips, saying why.
 #include <gtest/gtest.h>
 
 #include "suites/checks.h"
@@ -19,6 +19,11 @@ Problem gpu_problem(const OpSpec& op, const Shape& s, DType dtype) {
   Problem p = testing::small_problem(op, s.B, s.T, s.H, s.K, s.V, dtype);
   if (!op.slots.empty()) p.M = 32;  // the smallest the fused kernel takes; 4 (the cpu tests') is too few
   return p;
+}
+
+// Every chunk size a chunked variant takes; {0} for the others.
+std::vector<int> chunk_sizes(const Variant& variant) {
+  return variant.support.chunk_sizes.empty() ? std::vector<int>{0} : variant.support.chunk_sizes;
 }
 
 Mode widest_mode(const Variant& variant) {
@@ -45,23 +50,25 @@ TEST_P(CudaVariant, MatchesTheReferenceForwardAndBackward) {
   const Variant& variant = *product_registry().find_variant(op_name, variant_name);
   int checked = 0;
   for (const Shape& s : kShapes)
-    for (DType dtype : kAllDTypes) {
-      const Problem p = gpu_problem(op, s, dtype);
-      if (auto reason = why_unsupported(variant, p, widest_mode(variant), device->limits())) {
-        std::cout << "  not supported: " << shape_label(p) << ": " << *reason << "\n";
-        continue;
+    for (DType dtype : kAllDTypes)
+      for (int chunk_size : chunk_sizes(variant)) {
+        Problem p = gpu_problem(op, s, dtype);
+        p.chunk_size = chunk_size;
+        const std::string at = op.name + "/" + variant.name + " " + std::string(dtype_name(dtype)) + " " +
+                               shape_label(p) + (chunk_size ? " C" + std::to_string(chunk_size) : "");
+        if (auto reason = why_unsupported(variant, p, widest_mode(variant), device->limits())) {
+          std::cout << "  not supported: " << at << ": " << *reason << "\n";
+          continue;
+        }
+        CheckRecord check;
+        try {
+          check = run_check(*device, op, variant, p, widest_mode(variant), 3);
+        } catch (const std::exception& e) {  // a CUDA error poisons the context: name the shape and stop
+          FAIL() << at << ": " << e.what();
+        }
+        EXPECT_TRUE(check.passed) << at << ": " << check_summary(check);
+        ++checked;
       }
-      CheckRecord check;
-      try {
-        check = run_check(*device, op, variant, p, widest_mode(variant), 3);
-      } catch (const std::exception& e) {  // a CUDA error poisons the context: name the shape and stop
-        FAIL() << op.name << "/" << variant.name << " " << dtype_name(dtype) << " " << shape_label(p) << ": "
-               << e.what();
-      }
-      EXPECT_TRUE(check.passed) << op.name << "/" << variant.name << " " << dtype_name(dtype) << " "
-                                << check.shape << ": " << check_summary(check);
-      ++checked;
-    }
   EXPECT_GE(checked, 3 * 7) << "too few shapes supported to mean anything";
 }
 

@@ -193,12 +193,18 @@ void chunk_backward(const RecurrenceBinding& r, const Problem& p, int C, const A
         const std::int64_t t0 = n * C, L = std::min<std::int64_t>(C, p.T - t0);
         const ChunkDecays<Real> d = chunk_decays<Real>(x, b, h, t0, L);
         const std::vector<Real>& S0 = states[n];
-        const std::vector<Real>& S1 = states[n + 1];
         const auto reads = [&](std::int64_t i, std::int64_t s) {
           return r.form.output_before_update ? s < i : s <= i;
         };
-        // v_s . do_i for every pair, and dq, dk, dv without the bonus (the decays' gradient needs them so)
-        std::vector<Real> vdo(L * L), dq(L * K, 0), dk(L * K, 0), dv(L * V, 0);
+        // v_s . do_i for every pair, and dq, dk, dv without the bonus (the decays' gradient needs them so).
+        // dq and dk are kept in parts for dg (below): the terms through at least one decay (decayed), the
+        // pair whose exponent spans no decay (undecayed: s = i, or s = i - 1 when the output reads the state
+        // before the update), and dk's term through the state handed on (handed).
+        std::vector<Real> vdo(L * L), dq(L * K, 0), dq_undecayed(L * K, 0), dk(L * K, 0),
+            dk_undecayed(L * K, 0), dk_handed(L * K, 0), dv(L * V, 0);
+        const auto undecayed = [&](std::int64_t i, std::int64_t s) {
+          return s == (r.form.output_before_update ? i - 1 : i);
+        };
         for (std::int64_t i = 0; i < L; ++i)
           for (std::int64_t s = 0; s < L; ++s) {
             Real dot = 0;
@@ -217,8 +223,15 @@ void chunk_backward(const RecurrenceBinding& r, const Problem& p, int C, const A
                 const auto [left, right] = d.factors(i, s, c, Factorisation::sub_chunk_reference);
                 const Real decay = left * right;
                 const std::int64_t ts = x.row(b, h, t0 + s);
-                acc += Real(k[ts * K + c]) * decay * vdo[i * L + s];
-                dk[s * K + c] += scale * Real(q[ti * K + c]) * decay * vdo[i * L + s];
+                const Real from_q = Real(k[ts * K + c]) * decay * vdo[i * L + s];
+                const Real from_k = scale * Real(q[ti * K + c]) * decay * vdo[i * L + s];
+                if (undecayed(i, s)) {
+                  dq_undecayed[i * K + c] += scale * from_q;
+                  dk_undecayed[s * K + c] += from_k;
+                } else {
+                  acc += from_q;
+                  dk[s * K + c] += from_k;
+                }
               }
             dq[i * K + c] = scale * acc;
           }
@@ -228,7 +241,7 @@ void chunk_backward(const RecurrenceBinding& r, const Problem& p, int C, const A
           for (std::int64_t c = 0; c < K; ++c) {  // through the state the chunk hands on
             Real acc = 0;
             for (std::int64_t j = 0; j < V; ++j) acc += Real(v[ts * V + j]) * dS[c * V + j];
-            dk[s * K + c] += std::exp(d.to_end(s, c)) * acc;
+            dk_handed[s * K + c] = std::exp(d.to_end(s, c)) * acc;
           }
           for (std::int64_t j = 0; j < V; ++j) {
             Real acc = 0;
@@ -246,22 +259,34 @@ void chunk_backward(const RecurrenceBinding& r, const Problem& p, int C, const A
             dv[s * V + j] = acc;
           }
         }
-        // dg_t = sum over the decays that hold g_t: the outputs' (q.dq at and after t, or after t when the
-        // output reads the state before the update), minus the keys' (k.dk at and after t), plus the chunk's
-        // end state's S1 . dS.
+        // dg_t sums the terms whose decay holds g_t: q.dq of the outputs at and after t (after t when the
+        // output reads the state before the update) minus k.dk of the keys at and after t, plus the end
+        // state's S1 . dS. The terms with no decay in them appear in both sums and cancel exactly, so they
+        // are left out of both rather than subtracted: at log decays of -40 everything else is ~e^-40, and
+        // O(1) terms cancelling in fp32 would leave O(1e-7) where the answer is ~1e-18. Likewise S1 . dS less
+        // the keys' handed-on terms at and after t is e^{whole} S0 . dS plus those before t: a prefix sum.
         std::vector<Real> dg(L * K);
         for (std::int64_t c = 0; c < K; ++c) {
-          Real end = 0;
-          for (std::int64_t j = 0; j < V; ++j) end += S1[c * V + j] * dS[c * V + j];
+          Real before = 0;
+          for (std::int64_t j = 0; j < V; ++j) before += S0[c * V + j] * dS[c * V + j];
+          before *= std::exp(d.whole(c));
+          for (std::int64_t t = 0; t < L; ++t) {
+            dg[t * K + c] = before;
+            before += Real(k[x.row(b, h, t0 + t) * K + c]) * dk_handed[t * K + c];
+          }
           Real outputs = 0, keys = 0;
           for (std::int64_t t = L - 1; t >= 0; --t) {
             const std::int64_t tt = x.row(b, h, t0 + t);
-            if (r.form.output_before_update) dg[t * K + c] = outputs;  // q.dq of the tokens after t
+            if (r.form.output_before_update) dg[t * K + c] += outputs;  // q.dq of the tokens after t
             outputs += Real(q[tt * K + c]) * dq[t * K + c];
             keys += Real(k[tt * K + c]) * dk[t * K + c];
-            if (!r.form.output_before_update) dg[t * K + c] = outputs;
-            dg[t * K + c] += end - keys;
+            if (!r.form.output_before_update) dg[t * K + c] += outputs;
+            dg[t * K + c] -= keys;
           }
+        }
+        for (std::int64_t e = 0; e < L * K; ++e) {
+          dq[e] += dq_undecayed[e];
+          dk[e] += dk_undecayed[e] + dk_handed[e];
         }
         for (std::int64_t t = 0; t < L; ++t) {  // the bonus's own terms, which no decay touches
           const std::int64_t tt = x.row(b, h, t0 + t);

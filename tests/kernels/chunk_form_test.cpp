@@ -42,11 +42,12 @@ Error error(const std::vector<double>& a, const std::vector<double>& b) {
   return {std::sqrt(diff / std::max(norm, 1e-300)), finite};
 }
 
-Arrays64 inputs(const OpSpec& op, const Problem& p, double steep_gate) {
+// With a steep gate, every `every`-th log decay is set to it (3: steep among typical; 1: all steep).
+Arrays64 inputs(const OpSpec& op, const Problem& p, double steep_gate, std::size_t every = 3) {
   Arrays64 in = to_arrays64(make_input_values(op, p, 7));
   if (steep_gate != 0) {
     auto& g = in.at(op.log_decay).values;
-    for (std::size_t e = 0; e < g.size(); ++e) g[e] = e % 3 == 0 ? steep_gate : g[e];  // steep among typical
+    for (std::size_t e = 0; e < g.size(); ++e) g[e] = e % every == 0 ? steep_gate : g[e];
   }
   return in;
 }
@@ -103,12 +104,14 @@ TEST(ChunkForm, BackwardMatchesBackpropagationThroughTheRecurrence) {
   for (const Subject& s : kSubjects) {
     double worst = 0;
     std::string worst_at;
-    for (double steep : {0.0, -40.0})
+    // typical decays, -40 among them, and -40 everywhere (where every gradient of g is ~e^-40: the test
+    // that terms without a decay are not cancelled in fp32)
+    for (const auto& [steep, every] : {std::pair{0.0, 3}, {-40.0, 3}, {-40.0, 1}})
       for (int C : {16, 64})
         for (std::int64_t T : {1, 65, 100}) {
           const OpSpec& op = testing::op_named(s.op);
           const Problem p = testing::small_problem(op, 2, T, 2, 32, 16);
-          const Arrays64 in = inputs(op, p, steep);
+          const Arrays64 in = inputs(op, p, steep, every);
           const Arrays64 grad_out = to_arrays64(make_grad_output_values(op, p, 11));
           Arrays64 want = testing::zero_arrays(grad_specs(op), p);
           op.reference_backward(p, in, grad_out, want);
@@ -117,7 +120,8 @@ TEST(ChunkForm, BackwardMatchesBackpropagationThroughTheRecurrence) {
           testing::chunk_backward<float>(*s.binding, p, C, in, grad_out, single);
           for (const TensorSpec& g : grad_specs(op)) {
             const std::string at = std::string(s.op) + " " + g.name + " C=" + std::to_string(C) +
-                                   " T=" + std::to_string(T) + " steep=" + std::to_string(steep);
+                                   " T=" + std::to_string(T) + " steep=" + std::to_string(steep) +
+                                   " every=" + std::to_string(every);
             EXPECT_LT(error(exact.at(g.name).values, want.at(g.name).values).rms_ratio, 1e-11) << at;
             const Error e = error(single.at(g.name).values, want.at(g.name).values);
             EXPECT_TRUE(e.finite) << at;

@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(kThreads) chunk_state_kernel(Pointers<T> p, Di
   for (int n = 0; n < d.chunks(); ++n) {
     const int t0 = n * C, length = min(C, d.T - t0);
     __syncthreads();
-    float* saved = states + (std::int64_t(bh) * (d.chunks() + 1) + n) * K * V;
+    float* saved = states + (std::int64_t(bh) * d.chunks() + n) * K * V;
     for (int idx = threadIdx.x; idx < K * VT; idx += blockDim.x)
       saved[(idx / VT) * V + j0 + idx % VT] = S[idx];
     dec.build<Form>(p.g, d, b, h, t0, length);
@@ -137,11 +137,8 @@ __global__ void __launch_bounds__(kThreads) chunk_state_kernel(Pointers<T> p, Di
     }
   }
   __syncthreads();
-  float* last = states + (std::int64_t(bh) * (d.chunks() + 1) + d.chunks()) * K * V;  // for the backward's dg
-  for (int idx = threadIdx.x; idx < K * VT; idx += blockDim.x) {
+  for (int idx = threadIdx.x; idx < K * VT; idx += blockDim.x)
     p.ht[std::int64_t(bh) * K * V + (idx / VT) * V + j0 + idx % VT] = S[idx];
-    last[(idx / VT) * V + j0 + idx % VT] = S[idx];
-  }
 }
 
 template <class Form, class T>
@@ -161,7 +158,7 @@ __global__ void __launch_bounds__(kThreads) chunk_output_kernel(Pointers<T> p, D
   stage_rows(p.q, d, b, h, t0, length, K, 0, K, q);
   stage_rows(p.k, d, b, h, t0, length, K, 0, K, k);
   stage_rows(p.v, d, b, h, t0, length, V, j0, VT, v);
-  const float* saved = states + (std::int64_t(bh) * (d.chunks() + 1) + n) * K * V;
+  const float* saved = states + (std::int64_t(bh) * d.chunks() + n) * K * V;
   for (int idx = threadIdx.x; idx < K * VT; idx += blockDim.x)
     S0[idx] = saved[(idx / VT) * V + j0 + idx % VT];
   __syncthreads();
@@ -197,7 +194,7 @@ __global__ void __launch_bounds__(kThreads) chunk_output_kernel(Pointers<T> p, D
 // ---------------------------------------------------------------------------------------------------------
 // Backward (the algorithm of chunk_backward in tests/kernels/chunk_form.h)
 
-// Workspace: the forward's states before every chunk and after the last [B*H, chunks + 1, K, V], the state
+// Workspace: the forward's states before every chunk [B*H, chunks, K, V], the state
 // gradients after every chunk [B*H, chunks, K, V], and rwkv6's per-chunk bonus-gradient partials
 // [B*H, chunks, K].
 struct Workspace {
@@ -206,11 +203,11 @@ struct Workspace {
 inline Workspace carve_workspace(std::span<std::byte> bytes, const Problem& p) {
   auto* base = reinterpret_cast<float*>(bytes.data());
   const std::size_t heads = p.B * p.H, chunks = (p.T + p.chunk_size - 1) / p.chunk_size, KV = p.K * p.V;
-  return {base, base + heads * (chunks + 1) * KV, base + heads * (chunks + 1) * KV + heads * chunks * KV};
+  return {base, base + heads * chunks * KV, base + 2 * heads * chunks * KV};
 }
 inline std::size_t workspace_floats(const Problem& p) {
   const std::size_t heads = p.B * p.H, chunks = (p.T + p.chunk_size - 1) / p.chunk_size;
-  return heads * ((2 * chunks + 1) * p.K * p.V + chunks * p.K);
+  return heads * chunks * (2 * p.K * p.V + p.K);
 }
 
 // Chunks in reverse: the gradient of the state after each chunk is saved, then carried back through the
@@ -265,22 +262,24 @@ __global__ void __launch_bounds__(kThreads)
   Decays dec = Decays::carve(smem, C, K);
   float* q = smem + Decays::floats(C, K);  // [C][K]
   float* k = q + C * K;                    // [C][K]
-  float* dq = k + C * K;                   // [C][K], without the bonus
-  float* dk = dq + C * K;                  // [C][K], without the bonus
-  float* dg = dk + C * K;                  // [C][K]
-  float* v = dg + C * K;                   // [C][V]
+  float* qdq = k + C * K;                  // [C][K]: q . (dq's decayed terms), then dg
+  float* kdk = qdq + C * K;                // [C][K]: k . (dk's decayed terms within the chunk)
+  float* handed = kdk + C * K;             // [C][K]: k . (dk's term through the state handed on)
+  float* v = handed + C * K;               // [C][V]
   float* dO = v + C * V;                   // [C][V]
   float* S0 = dO + C * V;                  // [K][V]
   float* dS = S0 + K * V;                  // [K][V]: dL/d(state after the chunk)
   float* vdo = dS + K * V;                 // [C][C]: v_s . do_i
   float* A = vdo + C * C;                  // [C][C]
   const auto reads = [](int i, int s) { return Form::value.output_before_update ? s < i : s <= i; };
+  // The pair whose exponent spans no decay: its terms cancel out of dg exactly, so they stay out of it.
+  const auto undecayed = [](int i, int s) { return s == (Form::value.output_before_update ? i - 1 : i); };
   dec.build<Form>(p.g, d, b, h, t0, length);
   stage_rows(p.q, d, b, h, t0, length, K, 0, K, q);
   stage_rows(p.k, d, b, h, t0, length, K, 0, K, k);
   stage_rows(p.v, d, b, h, t0, length, V, 0, V, v);
   stage_rows(g.d_o, d, b, h, t0, length, V, 0, V, dO);
-  const float* start = ws.states + (std::int64_t(bh) * (d.chunks() + 1) + n) * K * V;
+  const float* start = ws.states + (std::int64_t(bh) * d.chunks() + n) * K * V;
   const float* end_grad = ws.dstates + (std::int64_t(bh) * d.chunks() + n) * K * V;
   for (int idx = threadIdx.x; idx < K * V; idx += blockDim.x) S0[idx] = start[idx], dS[idx] = end_grad[idx];
   __syncthreads();
@@ -295,15 +294,29 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
   for (int idx = threadIdx.x; idx < length * K; idx += blockDim.x) {
     const int i = idx / K, c = idx % K;  // dq of token i; dk of token s = i
-    float from_state = 0, intra_q = 0, intra_k = 0, to_state = 0;
+    float from_state = 0, intra_q = 0, intra_k = 0, to_state = 0, plain_q = 0, plain_k = 0;
     for (int j = 0; j < V; ++j)
       from_state += S0[c * V + j] * dO[i * V + j], to_state += v[i * V + j] * dS[c * V + j];
     for (int s = 0; s < length; ++s) {
-      if (reads(i, s)) intra_q += k[s * K + c] * __expf(dec.pair(i, s, c)) * vdo[i * C + s];
-      if (reads(s, i)) intra_k += q[s * K + c] * __expf(dec.pair(s, i, c)) * vdo[s * C + i];
+      if (reads(i, s))
+        (undecayed(i, s) ? plain_q : intra_q) += k[s * K + c] * __expf(dec.pair(i, s, c)) * vdo[i * C + s];
+      if (reads(s, i))
+        (undecayed(s, i) ? plain_k : intra_k) += q[s * K + c] * __expf(dec.pair(s, i, c)) * vdo[s * C + i];
     }
-    dq[idx] = d.scale * (__expf(dec.seen_from_start(i, c)) * from_state + intra_q);
-    dk[idx] = d.scale * intra_k + __expf(dec.after(i, dec.subs, c)) * to_state;
+    const float decayed_q = d.scale * (__expf(dec.seen_from_start(i, c)) * from_state + intra_q);
+    const float handed_k = __expf(dec.after(i, dec.subs, c)) * to_state;
+    qdq[idx] = q[idx] * decayed_q;
+    kdk[idx] = k[idx] * d.scale * intra_k;
+    handed[idx] = k[idx] * handed_k;
+    float gq = decayed_q + d.scale * plain_q, gk = d.scale * (intra_k + plain_k) + handed_k;
+    if constexpr (Form::value.bonus) {  // terms no decay touches
+      const float u = to_float(p.u[h * K + c]), weight = d.scale * vdo[i * C + i];
+      gq += weight * u * k[idx];
+      gk += weight * u * q[idx];
+    }
+    const std::int64_t r = d.row(b, h, t0 + i);
+    g.dq[r * K + c] = from_float<T>(gq);
+    g.dk[r * K + c] = from_float<T>(gk);
   }
   for (int idx = threadIdx.x; idx < length * V; idx += blockDim.x) {
     const int s = idx / V, j = idx % V;
@@ -318,35 +331,35 @@ __global__ void __launch_bounds__(kThreads)
     g.dv[d.row(b, h, t0 + s) * V + j] = from_float<T>(acc);
   }
   __syncthreads();
-  // dg_t = (q.dq summed from t on, or after t when the output reads the state before the update) - (k.dk from
-  // t on) + S_end . dS summed over V; one thread per channel walks the chunk backwards.
-  const float* after_chunk = ws.states + (std::int64_t(bh) * (d.chunks() + 1) + n + 1) * K * V;
+  // dg_t = (q.dq of the outputs from t on, or after t when the output reads the state before the update)
+  // - (k.dk of the keys from t on) + S_end . dS, with the undecayed terms (which cancel) left out of both
+  // sums and S_end . dS less the keys' handed-on terms from t on taken as e^{whole} S0 . dS plus those
+  // before t: nothing O(1) cancels, so at log decays of -40 dg keeps its ~e^-40 size and relative accuracy
+  // (tests/kernels/chunk_form.h, the every-token -40 case). One thread per channel walks the chunk.
+  float* dg = qdq;
   for (int c = threadIdx.x; c < K; c += blockDim.x) {
-    float end = 0, outputs = 0, keys = 0;
-    for (int j = 0; j < V; ++j) end += after_chunk[c * V + j] * dS[c * V + j];
+    float before = 0;
+    for (int j = 0; j < V; ++j) before += S0[c * V + j] * dS[c * V + j];
+    before *= __expf(dec.whole(c));
+    for (int t = 0; t < length; ++t) {
+      const float next = before + handed[t * K + c];
+      handed[t * K + c] = before;
+      before = next;
+    }
+    float outputs = 0, keys = 0;
     for (int t = length - 1; t >= 0; --t) {
-      if (Form::value.output_before_update) dg[t * K + c] = outputs;
-      outputs += q[t * K + c] * dq[t * K + c];
-      keys += k[t * K + c] * dk[t * K + c];
-      if (!Form::value.output_before_update) dg[t * K + c] = outputs;
-      dg[t * K + c] += end - keys;
+      const float own = qdq[t * K + c];
+      if (!Form::value.output_before_update) outputs += own;
+      keys += kdk[t * K + c];
+      dg[t * K + c] = handed[t * K + c] + outputs - keys;
+      if (Form::value.output_before_update) outputs += own;
     }
   }
   __syncthreads();
-  for (int idx = threadIdx.x; idx < length * K; idx += blockDim.x) {
-    const int t = idx / K, c = idx % K;
-    float gq = dq[idx], gk = dk[idx];
-    if constexpr (Form::value.bonus) {
-      const float u = to_float(p.u[h * K + c]), weight = d.scale * vdo[t * C + t];
-      gq += weight * u * k[idx];
-      gk += weight * u * q[idx];
-    }
-    const std::int64_t r = d.row(b, h, t0 + t);
-    g.dq[r * K + c] = from_float<T>(gq);
-    g.dk[r * K + c] = from_float<T>(gk);
-    if constexpr (Form::value.gate == GateKind::per_key) g.dg[r * K + c] = from_float<T>(dg[idx]);
-  }
-  if constexpr (Form::value.gate == GateKind::per_head) {
+  if constexpr (Form::value.gate == GateKind::per_key) {
+    for (int idx = threadIdx.x; idx < length * K; idx += blockDim.x)
+      g.dg[d.row(b, h, t0 + idx / K) * K + idx % K] = from_float<T>(dg[idx]);
+  } else {
     for (int t = threadIdx.x; t < length; t += blockDim.x) {
       float sum = 0;
       for (int c = 0; c < K; ++c) sum += dg[t * K + c];
