@@ -1,0 +1,97 @@
+// One warp's share of a small matrix product, the building block of the chunk kernels: a strip of NT tiles of
+// 16 x 8 fp32 accumulators, acc += A[16 x 16] B[16 x 8 each], in mma.sync's m16n8k16 register layout.
+// Operands come from functions a(m, k) and b(k, n) returning fp32, so a caller scales them on the way in
+// (a decay factor per key channel, a zero past the sequence's end) without staging a scaled copy. Op picks
+// the arithmetic: bf16 or fp16 operands on the tensor cores with fp32 accumulation, or fp32 on the CUDA
+// cores (fp32 inputs keep fp32 products: tf32 would cost them three decimal digits).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace flabench::chunk {
+
+struct Lane {
+  int group, pair;  // mma.sync's groupID (lane / 4) and thread-in-group (lane % 4)
+  __device__ Lane() : group((threadIdx.x & 31) >> 2), pair(threadIdx.x & 3) {}
+};
+
+template <class Op>
+__device__ std::uint32_t pack(float low, float high) {
+  if constexpr (std::is_same_v<Op, __nv_bfloat16>) {
+    const __nv_bfloat162 two = __floats2bfloat162_rn(low, high);
+    return *reinterpret_cast<const std::uint32_t*>(&two);
+  } else {
+    const __half2 two = __floats2half2_rn(low, high);
+    return *reinterpret_cast<const std::uint32_t*>(&two);
+  }
+}
+
+template <class Op>
+__device__ void mma_16x8x16(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2]) {
+  if constexpr (std::is_same_v<Op, __nv_bfloat16>)
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  else
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// acc[x] (rows m0..m0+15, columns n0 + 8x .. + 7, for x < count) += sum over k0 <= k < k0 + 16 of
+// a(m, k) b(k, n). The whole warp calls it.
+template <class Op, int NT, class A, class B>
+__device__ void mma_k16(float (&acc)[NT][4], int count, int m0, int n0, int k0, const A& a, const B& b) {
+  const Lane lane;
+  const int top = m0 + lane.group, bottom = top + 8;
+  if constexpr (std::is_same_v<Op, float>) {
+#pragma unroll 4
+    for (int k = k0; k < k0 + 16; ++k) {
+      const float a0 = a(top, k), a1 = a(bottom, k);
+#pragma unroll
+      for (int x = 0; x < NT; ++x) {
+        if (x >= count) break;
+        const int n = n0 + 8 * x + 2 * lane.pair;
+        const float b0 = b(k, n), b1 = b(k, n + 1);
+        acc[x][0] += a0 * b0, acc[x][1] += a0 * b1, acc[x][2] += a1 * b0, acc[x][3] += a1 * b1;
+      }
+    }
+  } else {
+    const int k = k0 + 2 * lane.pair;
+    const std::uint32_t af[4] = {pack<Op>(a(top, k), a(top, k + 1)), pack<Op>(a(bottom, k), a(bottom, k + 1)),
+                                 pack<Op>(a(top, k + 8), a(top, k + 9)),
+                                 pack<Op>(a(bottom, k + 8), a(bottom, k + 9))};
+#pragma unroll
+    for (int x = 0; x < NT; ++x) {
+      if (x >= count) break;
+      const int n = n0 + 8 * x + lane.group;
+      const std::uint32_t bf[2] = {pack<Op>(b(k, n), b(k + 1, n)), pack<Op>(b(k + 8, n), b(k + 9, n))};
+      mma_16x8x16<Op>(acc[x], af, bf);
+    }
+  }
+}
+
+// Visits every accumulator of the strip with its (row, column): f(row, column, value&).
+template <int NT, class F>
+__device__ void for_each_accumulator(float (&acc)[NT][4], int count, int m0, int n0, const F& f) {
+  const Lane lane;
+#pragma unroll
+  for (int x = 0; x < NT; ++x) {
+    if (x >= count) break;
+    const int n = n0 + 8 * x + 2 * lane.pair;
+    f(m0 + lane.group, n, acc[x][0]);
+    f(m0 + lane.group, n + 1, acc[x][1]);
+    f(m0 + lane.group + 8, n, acc[x][2]);
+    f(m0 + lane.group + 8, n + 1, acc[x][3]);
+  }
+}
+
+}  // namespace flabench::chunk

@@ -1,0 +1,41 @@
+// The chunk variant's scratch memory, one allocation per call (Variant::workspace_bytes), in this order:
+//   states       [B*H, chunks, K, V] fp32  the state before every chunk (forward, read by the backward)
+//   dstates      [B*H, chunks, K, V] fp32  the gradient of the state after every chunk (backward)
+//   du_partial   [B*H, chunks, K]    fp32  rwkv6's per-chunk bonus-gradient partials (backward)
+//   whole        [B*H, chunks, K]    fp32  each chunk's summed log decay per key channel (forward)
+//   keys_to_end  [B*H, chunks, C, K] T     k e^{decay after it to its chunk's end} (forward): the state
+//                                          pass's operand, prepared in parallel so the sequential pass
+//                                          does nothing but the product
+#pragma once
+
+#include <cstddef>
+#include <span>
+
+#include "kernels/variant.h"
+
+namespace flabench::chunk {
+
+struct Workspace {
+  float *states, *dstates, *du_partial, *whole;
+  std::byte* keys_to_end;  // of the call's dtype
+};
+
+inline std::size_t chunk_count(const Problem& p) {
+  return std::size_t((p.T + p.chunk_size - 1) / p.chunk_size);
+}
+
+inline std::size_t workspace_bytes(const Problem& p) {
+  const std::size_t heads = p.B * p.H, chunks = chunk_count(p);
+  return sizeof(float) * heads * chunks * (2 * p.K * p.V + 2 * p.K) +
+         dtype_size(p.dtype) * heads * chunks * p.chunk_size * p.K;
+}
+
+inline Workspace carve_workspace(std::span<std::byte> bytes, const Problem& p) {
+  auto* base = reinterpret_cast<float*>(bytes.data());
+  const std::size_t heads = p.B * p.H, chunks = chunk_count(p), KV = p.K * p.V, states = heads * chunks * KV,
+                    per_channel = heads * chunks * p.K;
+  float* whole = base + 2 * states + per_channel;
+  return {base, base + states, base + 2 * states, whole, reinterpret_cast<std::byte*>(whole + per_channel)};
+}
+
+}  // namespace flabench::chunk
