@@ -15,6 +15,7 @@
 #pragma once
 
 #include "kernels/common/chunk/decays.cuh"
+#include "kernels/common/chunk/intra_chunk.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/chunk/workspace.cuh"
 #include "kernels/common/recurrence.h"
@@ -131,7 +132,7 @@ __global__ void __launch_bounds__(kOutputThreads)
   constexpr int kVT = kOutputValues, kLdV = kVT + kPad;
   const int K = d.K, V = d.V, C = d.C, ldK = K + kPad, ldC = C + kPad;
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y, j0 = blockIdx.z * kVT;
-  const int t0 = n * C, length = min(C, d.T - t0), subs = C / kSubChunk;
+  const int t0 = n * C, length = min(C, d.T - t0);
   Decays dec = Decays::carve(smem, C, K);
   float* q = smem + Decays::floats(C, K);  // [C][K + pad]: q, then q e^{seen within its sub-chunk}
   float* k = q + C * ldK;      // [C][K + pad]: k, then k e^{decay after it to its sub-chunk's end}
@@ -149,52 +150,8 @@ __global__ void __launch_bounds__(kOutputThreads)
   }
   dec.build(GlobalGate<Form, T>{p.g, d, b, h, t0}, length, Form::value.output_before_update);
 
-  // A's diagonal blocks, element by element in fp32 (factorising them the way the blocks below are, through
-  // e^{-local_s}, rounds both factors to the operand type: measured 6.6e-3 on o at T = 1 in bf16, over the
-  // 5e-3 threshold); above them zero. A warp's lanes hold 16 different keys s, so each lane starts at its own
-  // channel (lane mod K) and wraps: their reads fall on different banks.
-  const auto reads = [](int i, int s) { return Form::value.output_before_update ? s < i : s <= i; };
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  for (int item = threadIdx.x; item < subs * kSubChunk * kSubChunk; item += kOutputThreads) {
-    const int I = item / (kSubChunk * kSubChunk), i = I * kSubChunk + (item / kSubChunk) % kSubChunk,
-              s = I * kSubChunk + item % kSubChunk;
-    float a = 0;
-    if (reads(i, s))
-      for (int step = 0, c = lane % K; step < K; ++step, c = c + 1 == K ? 0 : c + 1)
-        a += q[i * ldK + c] * k[s * ldK + c] * __expf(dec.seen(i, c) - dec.local[s * K + c]);
-    A[i * ldC + s] = a;
-  }
-  for (int idx = threadIdx.x; idx < C * C; idx += kOutputThreads)
-    if ((idx % C) / kSubChunk > (idx / C) / kSubChunk) A[(idx / C) * ldC + idx % C] = 0;
-  if constexpr (Form::value.bonus)
-    for (int i = threadIdx.x; i < C; i += kOutputThreads) {
-      float w = 0;
-      for (int c = 0; c < K; ++c) w += q[i * ldK + c] * to_float(p.u[h * K + c]) * k[i * ldK + c];
-      bonus[i] = w;
-    }
-  __syncthreads();
-  for (int idx = threadIdx.x; idx < C * K; idx += kOutputThreads) {
-    const int t = idx / K, c = idx % K;
-    q[t * ldK + c] *= __expf(dec.seen(t, c));
-    k[t * ldK + c] *= __expf(dec.total[(t / kSubChunk) * K + c] - dec.local[idx]);
-  }
-  __syncthreads();
-
-  // A's blocks below the diagonal, one warp each: (q to I's start, times the sub-chunks between) . (k to
-  // J's end).
-  if (warp < subs * (subs - 1) / 2) {
-    int I = 1, J = warp;
-    while (J >= I) J -= I, ++I;
-    float acc[2][4] = {};
-    for (int k0 = 0; k0 < K; k0 += 16)
-      mma_k16<T>(
-          acc, 2, I * kSubChunk, 0, k0,
-          [&](int i, int c) { return q[i * ldK + c] * (I - J > 1 ? __expf(dec.between(J, I, c)) : 1.f); },
-          [&](int c, int s) { return k[(J * kSubChunk + s) * ldK + c]; });
-    for_each_accumulator(acc, 2, I * kSubChunk, 0,
-                         [&](int i, int s, float& a) { A[i * ldC + J * kSubChunk + s] = a; });
-  }
-  __syncthreads();
+  intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, Form::value.bonus ? p.u + h * K : nullptr, bonus);
+  const int warp = threadIdx.x / 32;
 
   // o: each warp a 16-row strip of (C / 16) 8-column tiles.
   constexpr int kMaxTiles = kMaxChunk / kSubChunk;
@@ -202,12 +159,12 @@ __global__ void __launch_bounds__(kOutputThreads)
             n0 = (warp / strips) * 8 * tiles;
   float acc[kMaxTiles][4] = {};
   for (int k0 = 0; k0 < K; k0 += 16)
-    mma_k16<T>(
+    mma_k16<T, kMaxTiles, Exact::b>(
         acc, tiles, m0, n0, k0,
         [&](int i, int c) { return q[i * ldK + c] * __expf(dec.prefix[(i / kSubChunk) * K + c]); },
         [&](int c, int j) { return S0[c * kLdV + j]; });
   for (int k0 = 0; k0 < C; k0 += 16)
-    mma_k16<T>(
+    mma_k16<T, kMaxTiles, Exact::a>(
         acc, tiles, m0, n0, k0, [&](int i, int s) { return A[i * ldC + s]; },
         [&](int s, int j) { return v[s * kLdV + j]; });
   for_each_accumulator(acc, tiles, m0, n0, [&](int i, int j, float& o) {

@@ -1,7 +1,8 @@
 // The chunk variant of the gated recurrences without a low-rank term (gla, simple_gla, rwkv6): the
 // chunkwise-parallel form of kernels/notes/chunk.md, checked on the host by tests/kernels/chunk_form.h.
 // Forward: kernels/common/chunk/forward.cuh (version 1, tensor cores); backward:
-// kernels/common/chunk/backward.cuh (version 0, CUDA cores).
+// kernels/common/chunk/backward.cuh (the state gradients, version 0 on CUDA cores) and
+// kernels/common/chunk/chunk_grads.cuh (the gradients inside the chunks, version 1, tensor cores).
 #pragma once
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "kernels/common/chunk/backward.cuh"
+#include "kernels/common/chunk/chunk_grads.cuh"
 #include "kernels/common/chunk/forward.cuh"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/format.h"
@@ -19,6 +21,12 @@ namespace flabench::chunk {
 
 inline std::size_t decay_shared_bytes(const Problem& p) {
   return sizeof(float) * decay_pass_floats(p.chunk_size, int(p.K));
+}
+inline std::size_t value_grads_shared_bytes(const Problem& p) {
+  return sizeof(float) * value_grads_floats(p.chunk_size, int(p.K));
+}
+inline std::size_t key_grads_shared_bytes(const Problem& p) {
+  return sizeof(float) * key_grads_floats(p.chunk_size);
 }
 inline std::size_t output_shared_bytes(const Problem& p) {
   return sizeof(float) * output_pass_floats(p.chunk_size, int(p.K));
@@ -70,11 +78,27 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
             pointers, grads, d, ws.dstates);
     FLA_CUDA_CHECK_LAUNCH();
   }
+  const dim3 chunks(unsigned(p.B * p.H), unsigned(d.chunks()));
   {
-    const NvtxRange range("grads");
-    allow_shared_memory(chunk_grads_kernel<Form, T>, grads_shared_bytes(p));
-    chunk_grads_kernel<Form, T><<<dim3(unsigned(p.B * p.H), unsigned(d.chunks())), kBackwardThreads,
-                                  grads_shared_bytes(p), call.stream>>>(pointers, grads, d, ws);
+    const NvtxRange range("value_grads");
+    allow_shared_memory(chunk_value_grads_kernel<Form, T>, value_grads_shared_bytes(p));
+    chunk_value_grads_kernel<Form, T>
+        <<<dim3(chunks.x, chunks.y, unsigned((p.V + kGradValues - 1) / kGradValues)), kGradThreads,
+           value_grads_shared_bytes(p), call.stream>>>(pointers, grads, d, ws);
+    FLA_CUDA_CHECK_LAUNCH();
+  }
+  {
+    const NvtxRange range("key_grads");
+    allow_shared_memory(chunk_key_grads_kernel<Form, T>, key_grads_shared_bytes(p));
+    chunk_key_grads_kernel<Form, T><<<dim3(chunks.x, chunks.y, unsigned(key_tiles(p))), kGradThreads,
+                                      key_grads_shared_bytes(p), call.stream>>>(pointers, grads, d, ws);
+    FLA_CUDA_CHECK_LAUNCH();
+  }
+  if constexpr (Form::value.gate == GateKind::per_head) {
+    const NvtxRange range("sum_key_tiles");
+    const std::int64_t rows = p.B * p.T * p.H;
+    chunk_sum_key_tiles_kernel<T><<<unsigned((rows + 255) / 256), 256, 0, call.stream>>>(
+        ws.dg_partial, grads.dg, d, int(key_tiles(p)));
     FLA_CUDA_CHECK_LAUNCH();
   }
   if constexpr (Form::value.bonus) {
@@ -96,7 +120,8 @@ inline std::optional<std::string> limits(const Problem& p, Mode mode, const Devi
     return format("chunk takes value dims in multiples of 8 (16-byte loads), not %lld",
                   static_cast<long long>(p.V));
   std::size_t bytes = std::max(decay_shared_bytes(p), output_shared_bytes(p));
-  if (mode == Mode::fwdbwd) bytes = std::max({bytes, dstate_shared_bytes(p), grads_shared_bytes(p)});
+  if (mode == Mode::fwdbwd)
+    bytes = std::max({bytes, dstate_shared_bytes(p), value_grads_shared_bytes(p), key_grads_shared_bytes(p)});
   if (bytes > device.shared_memory_per_block)
     return format(
         "chunk stages a %d-token chunk of K = %lld in %zu KiB of shared memory, the device allows %zu KiB",
@@ -112,7 +137,7 @@ Variant make_variant(const std::string& op, const RecurrenceBinding& binding) {
   variant.name = "chunk";
   variant.description =
       "chunkwise: a state pass over the chunks, then the chunks' outputs in parallel (tensor cores for "
-      "bf16/fp16); backward likewise (v0: CUDA cores)";
+      "bf16/fp16); backward likewise";
   variant.backend = Backend::cuda;
   variant.support.chunk_sizes = {16, 32, 64};
   variant.support.default_chunk_size = 64;

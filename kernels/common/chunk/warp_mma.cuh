@@ -30,6 +30,25 @@ __device__ std::uint32_t pack(float low, float high) {
   }
 }
 
+// An fp32 value as two 16-bit parts, high + low: a product with it keeps ~16 bits instead of 8 (bf16).
+template <class Op>
+struct Parts {
+  std::uint32_t high, low;
+};
+template <class Op>
+__device__ Parts<Op> split(float x0, float x1) {
+  const std::uint32_t high = pack<Op>(x0, x1);
+  float h0, h1;
+  if constexpr (std::is_same_v<Op, __nv_bfloat16>) {
+    const __nv_bfloat162 two = *reinterpret_cast<const __nv_bfloat162*>(&high);
+    h0 = __low2float(two), h1 = __high2float(two);
+  } else {
+    const __half2 two = *reinterpret_cast<const __half2*>(&high);
+    h0 = __low2float(two), h1 = __high2float(two);
+  }
+  return {high, pack<Op>(x0 - h0, x1 - h1)};
+}
+
 template <class Op>
 __device__ void mma_16x8x16(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2]) {
   if constexpr (std::is_same_v<Op, __nv_bfloat16>)
@@ -46,9 +65,14 @@ __device__ void mma_16x8x16(float (&d)[4], const std::uint32_t (&a)[4], const st
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// Which operand holds fp32 values (a state, accumulated scores, inputs scaled by decays) rather than 16-bit
+// inputs: it goes to the tensor cores in two parts (an extra product each), so its rounding to 16 bits does
+// not reach the result.
+enum class Exact { none, a, b, both };
+
 // acc[x] (rows m0..m0+15, columns n0 + 8x .. + 7, for x < count) += sum over k0 <= k < k0 + 16 of
 // a(m, k) b(k, n). The whole warp calls it.
-template <class Op, int NT, class A, class B>
+template <class Op, int NT, Exact exact = Exact::none, class A, class B>
 __device__ void mma_k16(float (&acc)[NT][4], int count, int m0, int n0, int k0, const A& a, const B& b) {
   const Lane lane;
   const int top = m0 + lane.group, bottom = top + 8;
@@ -66,15 +90,20 @@ __device__ void mma_k16(float (&acc)[NT][4], int count, int m0, int n0, int k0, 
     }
   } else {
     const int k = k0 + 2 * lane.pair;
-    const std::uint32_t af[4] = {pack<Op>(a(top, k), a(top, k + 1)), pack<Op>(a(bottom, k), a(bottom, k + 1)),
-                                 pack<Op>(a(top, k + 8), a(top, k + 9)),
-                                 pack<Op>(a(bottom, k + 8), a(bottom, k + 9))};
+    const Parts<Op> a0 = split<Op>(a(top, k), a(top, k + 1)), a1 = split<Op>(a(bottom, k), a(bottom, k + 1)),
+                    a2 = split<Op>(a(top, k + 8), a(top, k + 9)),
+                    a3 = split<Op>(a(bottom, k + 8), a(bottom, k + 9));
+    const std::uint32_t af[4] = {a0.high, a1.high, a2.high, a3.high};
+    const std::uint32_t af_low[4] = {a0.low, a1.low, a2.low, a3.low};
 #pragma unroll
     for (int x = 0; x < NT; ++x) {
       if (x >= count) break;
       const int n = n0 + 8 * x + lane.group;
-      const std::uint32_t bf[2] = {pack<Op>(b(k, n), b(k + 1, n)), pack<Op>(b(k + 8, n), b(k + 9, n))};
+      const Parts<Op> b0 = split<Op>(b(k, n), b(k + 1, n)), b1 = split<Op>(b(k + 8, n), b(k + 9, n));
+      const std::uint32_t bf[2] = {b0.high, b1.high}, bf_low[2] = {b0.low, b1.low};
       mma_16x8x16<Op>(acc[x], af, bf);
+      if constexpr (exact == Exact::a || exact == Exact::both) mma_16x8x16<Op>(acc[x], af_low, bf);
+      if constexpr (exact == Exact::b || exact == Exact::both) mma_16x8x16<Op>(acc[x], af, bf_low);
     }
   }
 }

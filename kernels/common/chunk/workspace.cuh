@@ -3,6 +3,8 @@
 //   dstates      [B*H, chunks, K, V] fp32  the gradient of the state after every chunk (backward)
 //   du_partial   [B*H, chunks, K]    fp32  rwkv6's per-chunk bonus-gradient partials (backward)
 //   whole        [B*H, chunks, K]    fp32  each chunk's summed log decay per key channel (forward)
+//   dg_partial   [B*H, chunks, C, K / 32] fp32  simple_gla's per-head dg summed over each 32-channel tile
+//                                          (backward; the tiles are added in a fixed order afterwards)
 //   keys_to_end  [B*H, chunks, C, K] T     k e^{decay after it to its chunk's end} (forward): the state
 //                                          pass's operand, prepared in parallel so the sequential pass
 //                                          does nothing but the product
@@ -15,8 +17,10 @@
 
 namespace flabench::chunk {
 
+constexpr int kKeyTile = 32;  // key channels per block of the backward's dq/dk/dg kernel
+
 struct Workspace {
-  float *states, *dstates, *du_partial, *whole;
+  float *states, *dstates, *du_partial, *whole, *dg_partial;
   std::byte* keys_to_end;  // of the call's dtype
 };
 
@@ -24,9 +28,13 @@ inline std::size_t chunk_count(const Problem& p) {
   return std::size_t((p.T + p.chunk_size - 1) / p.chunk_size);
 }
 
+inline std::size_t key_tiles(const Problem& p) {
+  return std::size_t((p.K + kKeyTile - 1) / kKeyTile);
+}
+
 inline std::size_t workspace_bytes(const Problem& p) {
   const std::size_t heads = p.B * p.H, chunks = chunk_count(p);
-  return sizeof(float) * heads * chunks * (2 * p.K * p.V + 2 * p.K) +
+  return sizeof(float) * heads * chunks * (2 * p.K * p.V + 2 * p.K + p.chunk_size * key_tiles(p)) +
          dtype_size(p.dtype) * heads * chunks * p.chunk_size * p.K;
 }
 
@@ -35,7 +43,13 @@ inline Workspace carve_workspace(std::span<std::byte> bytes, const Problem& p) {
   const std::size_t heads = p.B * p.H, chunks = chunk_count(p), KV = p.K * p.V, states = heads * chunks * KV,
                     per_channel = heads * chunks * p.K;
   float* whole = base + 2 * states + per_channel;
-  return {base, base + states, base + 2 * states, whole, reinterpret_cast<std::byte*>(whole + per_channel)};
+  float* dg_partial = whole + per_channel;
+  return {base,
+          base + states,
+          base + 2 * states,
+          whole,
+          dg_partial,
+          reinterpret_cast<std::byte*>(dg_partial + heads * chunks * p.chunk_size * key_tiles(p))};
 }
 
 }  // namespace flabench::chunk

@@ -1,0 +1,327 @@
+// The chunk variant's gradients inside each chunk, version 1: the products on the tensor cores (bf16, fp16;
+// fp32 on the CUDA cores), in two kernels that split the chunk differently so that K = V = 128 fits at every
+// chunk size (version 0 staged the whole chunk and took 420 KiB there). Both start from the gradient of the
+// state after the chunk (dS, the state-gradient pass) and the forward's state before it (S0).
+//   value grads  one block per (batch, head, chunk, 64 values):
+//                dv_s = scale (sum_i A_is do_i + bonus_s do_s) + (k_s e^{decay after s to the chunk's end})
+//                dS, with A rebuilt as the forward builds it (intra_chunk.cuh).
+//   key grads    one block per (batch, head, chunk, 32 key channels): dA_is = do_i . v_s, (do S0^T) and
+//                (v dS^T) over value tiles, then per channel c
+//                dq_ic = scale (e^{seen from the chunk's start} (do S0^T)_ic + sum_s dA_is k_sc e^{G_i -
+//                G_s}), dk_sc = scale sum_i dA_is q_ic e^{G_i - G_s} + e^{decay after s} (v dS^T)_sc, the
+//                sums between different sub-chunks as products of factors <= 1 (as A's), within one element
+//                by element, and dg by the cancellation-free walk of tests/kernels/chunk_form.h.
+#pragma once
+
+#include "kernels/common/chunk/decays.cuh"
+#include "kernels/common/chunk/forward.cuh"
+#include "kernels/common/chunk/intra_chunk.cuh"
+#include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/common/chunk/workspace.cuh"
+#include "kernels/common/recurrence.h"
+#include "kernels/common/recurrence_pointers.cuh"
+
+namespace flabench::chunk {
+
+constexpr int kGradThreads = 256;   // 8 warps
+constexpr int kGradValues = 64;     // values per block of the value-gradient kernel
+constexpr int kKeyGradValues = 32;  // values per step of the key-gradient kernel's loop over V
+
+__host__ __device__ inline int value_grads_floats(int C, int K) {
+  return Decays::floats(C, K) + 2 * C * (K + kPad) + C * (C + kPad) + C + (C + K) * (kGradValues + kPad);
+}
+__host__ __device__ inline int key_grads_floats(int C) {
+  constexpr int ldT = kKeyTile + kPad, ldV = kKeyGradValues + kPad;
+  // decays, q, k, dA and its diagonal, the value-loop tiles (later the plain terms), four [C][32] results,
+  // S0 . dS per channel
+  return Decays::floats(C, kKeyTile) + 2 * C * ldT + C * (C + kPad) + C +
+         max(2 * C * ldV + 2 * kKeyTile * ldV, 2 * C * ldT) + 4 * C * ldT + kKeyTile;
+}
+
+template <class Form, class T>
+__global__ void __launch_bounds__(kGradThreads)
+    chunk_value_grads_kernel(Pointers<T> p, GradPointers<T> g, Dims d, Workspace ws) {
+  extern __shared__ float smem[];
+  constexpr int kVT = kGradValues, kLdV = kVT + kPad;
+  const int K = d.K, V = d.V, C = d.C, ldK = K + kPad, ldC = C + kPad;
+  const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y, j0 = blockIdx.z * kVT;
+  const int t0 = n * C, length = min(C, d.T - t0);
+  const std::int64_t chunk = std::int64_t(bh) * d.chunks() + n;
+  Decays dec = Decays::carve(smem, C, K);
+  float* q = smem + Decays::floats(C, K);  // [C][K + pad]
+  float* k = q + C * ldK;                  // [C][K + pad]
+  float* A = k + C * ldK;                  // [C][C + pad]
+  float* bonus = A + C * ldC;              // [C]
+  float* dO = bonus + C;                   // [C][64 + pad]
+  float* dS = dO + C * kLdV;               // [K][64 + pad]
+  stage_tile(p.q, d, b, h, t0, length, C, K, 0, K, q, ldK);
+  stage_tile(p.k, d, b, h, t0, length, C, K, 0, K, k, ldK);
+  stage_tile(g.d_o, d, b, h, t0, length, C, V, j0, kVT, dO, kLdV);
+  const float* after = ws.dstates + chunk * K * V;
+  for (int idx = threadIdx.x; idx < K * kVT; idx += kGradThreads) {
+    const int c = idx / kVT, j = j0 + idx % kVT;
+    dS[c * kLdV + idx % kVT] = j < V ? after[std::int64_t(c) * V + j] : 0.f;
+  }
+  dec.build(GlobalGate<Form, T>{p.g, d, b, h, t0}, length, Form::value.output_before_update);
+  intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, Form::value.bonus ? p.u + h * K : nullptr, bonus);
+
+  constexpr int kMaxTiles = kMaxChunk / kSubChunk;
+  const int warp = threadIdx.x / 32, strips = C / kSubChunk, tiles = strips, m0 = (warp % strips) * kSubChunk,
+            n0 = (warp / strips) * 8 * tiles;
+  const T* keys_to_end = reinterpret_cast<const T*>(ws.keys_to_end) + chunk * C * K;
+  float acc[kMaxTiles][4] = {};
+  for (int k0 = 0; k0 < C; k0 += 16)
+    mma_k16<T, kMaxTiles, Exact::a>(
+        acc, tiles, m0, n0, k0, [&](int s, int i) { return A[i * ldC + s]; },
+        [&](int i, int j) { return dO[i * kLdV + j]; });
+  for_each_accumulator(acc, tiles, m0, n0, [&](int, int, float& a) { a *= d.scale; });
+  for (int k0 = 0; k0 < K; k0 += 16)
+    mma_k16<T, kMaxTiles, Exact::b>(
+        acc, tiles, m0, n0, k0, [&](int s, int c) { return to_float(keys_to_end[s * K + c]); },
+        [&](int c, int j) { return dS[c * kLdV + j]; });
+  for_each_accumulator(acc, tiles, m0, n0, [&](int s, int j, float& dv) {
+    if (s >= length || j0 + j >= V) return;
+    if constexpr (Form::value.bonus) dv += d.scale * bonus[s] * dO[s * kLdV + j];
+    g.dv[d.row(b, h, t0 + s) * V + j0 + j] = from_float<T>(dv);
+  });
+}
+
+template <class Form, class T>
+__global__ void __launch_bounds__(kGradThreads)
+    chunk_key_grads_kernel(Pointers<T> p, GradPointers<T> g, Dims d, Workspace ws) {
+  extern __shared__ float smem[];
+  constexpr int KT = kKeyTile, ldT = KT + kPad, kVT = kKeyGradValues, ldV = kVT + kPad;
+  constexpr bool exclusive = Form::value.output_before_update;
+  const int K = d.K, V = d.V, C = d.C, ldC = C + kPad, subs = C / kSubChunk;
+  const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y, c0 = blockIdx.z * KT;
+  const int t0 = n * C, length = min(C, d.T - t0);
+  const std::int64_t chunk = std::int64_t(bh) * d.chunks() + n;
+  Decays dec = Decays::carve(smem, C, KT);
+  float* q = smem + Decays::floats(C, KT);  // [C][32 + pad]: q, then q e^{seen within its sub-chunk}
+  float* k = q + C * ldT;              // [C][32 + pad]: k, then k e^{decay after it to its sub-chunk's end}
+  float* dA = k + C * ldT;             // [C][C + pad]: do_i . v_s where i reads s, else 0
+  float* vdo_diagonal = dA + C * ldC;  // [C]: do_i . v_i (rwkv6's bonus)
+  float* loop = vdo_diagonal + C;      // the value loop's tiles, then the undecayed terms
+  float* v = loop;                     // [C][32 + pad]
+  float* dO = v + C * ldV;             // [C][32 + pad]
+  float* S0 = dO + C * ldV;            // [32][32 + pad]: the state before the chunk, this tile's rows
+  float* dS = S0 + KT * ldV;           // [32][32 + pad]: the gradient of the state after it
+  float* plain_q = loop;               // [C][32 + pad]: dq's undecayed term (over scale)
+  float* plain_k = plain_q + C * ldT;  // [C][32 + pad]: dk's undecayed term (over scale)
+  float* from_state = loop + max(2 * C * ldV + 2 * KT * ldV, 2 * C * ldT);  // [C][32 + pad]: (do S0^T)
+  float* to_state = from_state + C * ldT;                                   // [C][32 + pad]: (v dS^T)
+  float* intra_q = to_state + C * ldT;  // [C][32 + pad]: sum_s dA_is k_sc e^{G_i - G_s}, decayed pairs
+  float* intra_k = intra_q + C * ldT;   // [C][32 + pad]: sum_i dA_is q_ic e^{G_i - G_s}, decayed pairs
+  float* before = intra_k + C * ldT;    // [32]: S0 . dS per channel
+  const auto reads = [](int i, int s) { return exclusive ? s < i : s <= i; };
+  const auto undecayed = [](int i, int s) { return s == (exclusive ? i - 1 : i); };
+
+  stage_tile(p.q, d, b, h, t0, length, C, K, c0, KT, q, ldT);
+  stage_tile(p.k, d, b, h, t0, length, C, K, c0, KT, k, ldT);
+  for (int c = threadIdx.x; c < KT; c += kGradThreads) before[c] = 0;
+  const GlobalGate<Form, T> gate{p.g, d, b, h, t0};
+  dec.build([&](int t, int c) { return c0 + c < K ? gate(t, c0 + c) : 0.f; }, length, exclusive);
+
+  // Over value tiles: dA (C x C), do S0^T and v dS^T (C x 32), one 16 x 8 tile per job.
+  const int warp = threadIdx.x / 32, score_jobs = (C / 16) * (C / 8), state_jobs = (C / 16) * (KT / 8);
+  float dA_acc[4][1][4] = {}, from_acc[2][1][4] = {}, to_acc[2][1][4] = {};
+  const float* S0_rows = ws.states + chunk * K * V;
+  const float* dS_rows = ws.dstates + chunk * K * V;
+  for (int j0 = 0; j0 < V; j0 += kVT) {
+    __syncthreads();
+    stage_tile(p.v, d, b, h, t0, length, C, V, j0, kVT, v, ldV);
+    stage_tile(g.d_o, d, b, h, t0, length, C, V, j0, kVT, dO, ldV);
+    for (int idx = threadIdx.x; idx < KT * kVT; idx += kGradThreads) {
+      const int c = idx / kVT, j = idx % kVT;
+      const bool in = c0 + c < K && j0 + j < V;
+      const std::int64_t at = std::int64_t(c0 + c) * V + j0 + j;
+      S0[c * ldV + j] = in ? S0_rows[at] : 0.f;
+      dS[c * ldV + j] = in ? dS_rows[at] : 0.f;
+    }
+    __syncthreads();
+    for (int c = threadIdx.x; c < KT; c += kGradThreads)
+      for (int j = 0; j < kVT; ++j) before[c] += S0[c * ldV + j] * dS[c * ldV + j];
+#pragma unroll
+    for (int x = 0; x < 4; ++x) {
+      const int job = warp + 8 * x;
+      if (job >= score_jobs) break;
+      for (int k0 = 0; k0 < kVT; k0 += 16)
+        mma_k16<T>(
+            dA_acc[x], 1, (job / (C / 8)) * 16, (job % (C / 8)) * 8, k0,
+            [&](int i, int j) { return dO[i * ldV + j]; }, [&](int j, int s) { return v[s * ldV + j]; });
+    }
+#pragma unroll
+    for (int x = 0; x < 2; ++x) {
+      const int job = warp + 8 * x;
+      if (job >= state_jobs) break;
+      const int m0 = (job / (KT / 8)) * 16, n0 = (job % (KT / 8)) * 8;
+      for (int k0 = 0; k0 < kVT; k0 += 16) {
+        mma_k16<T, 1, Exact::b>(
+            from_acc[x], 1, m0, n0, k0, [&](int i, int j) { return dO[i * ldV + j]; },
+            [&](int j, int c) { return S0[c * ldV + j]; });
+        mma_k16<T, 1, Exact::b>(
+            to_acc[x], 1, m0, n0, k0, [&](int s, int j) { return v[s * ldV + j]; },
+            [&](int j, int c) { return dS[c * ldV + j]; });
+      }
+    }
+  }
+#pragma unroll
+  for (int x = 0; x < 4; ++x) {
+    const int job = warp + 8 * x;
+    if (job >= score_jobs) break;
+    for_each_accumulator(dA_acc[x], 1, (job / (C / 8)) * 16, (job % (C / 8)) * 8,
+                         [&](int i, int s, float& a) {
+                           dA[i * ldC + s] = reads(i, s) ? a : 0.f;
+                           if (i == s) vdo_diagonal[i] = a;
+                         });
+  }
+#pragma unroll
+  for (int x = 0; x < 2; ++x) {
+    const int job = warp + 8 * x;
+    if (job >= state_jobs) break;
+    const int m0 = (job / (KT / 8)) * 16, n0 = (job % (KT / 8)) * 8;
+    for_each_accumulator(from_acc[x], 1, m0, n0,
+                         [&](int i, int c, float& a) { from_state[i * ldT + c] = a; });
+    for_each_accumulator(to_acc[x], 1, m0, n0, [&](int s, int c, float& a) { to_state[s * ldT + c] = a; });
+  }
+  __syncthreads();
+
+  // Within each sub-chunk, element by element; the undecayed pair apart (it cancels out of dg). For rwkv6 the
+  // undecayed pair (i, i - 1) crosses into the previous sub-chunk when i starts one: taken here too, and
+  // masked out of the tensor-core products below.
+  for (int idx = threadIdx.x; idx < C * KT; idx += kGradThreads) {
+    const int i = idx / KT, c = idx % KT, first = (i / kSubChunk) * kSubChunk, last = first + kSubChunk;
+    float decayed_q = 0, plain_qi = 0, decayed_k = 0, plain_ki = 0;
+    for (int s = first; s <= i; ++s)
+      if (reads(i, s)) {
+        const float term = k[s * ldT + c] * __expf(dec.seen(i, c) - dec.local[s * KT + c]) * dA[i * ldC + s];
+        (undecayed(i, s) ? plain_qi : decayed_q) += term;
+      }
+    for (int r = i; r < last; ++r)  // r reads i
+      if (reads(r, i)) {
+        const float term = q[r * ldT + c] * __expf(dec.seen(r, c) - dec.local[i * KT + c]) * dA[r * ldC + i];
+        (undecayed(r, i) ? plain_ki : decayed_k) += term;
+      }
+    if (exclusive && i == first && i > 0) plain_qi += k[(i - 1) * ldT + c] * dA[i * ldC + i - 1];
+    if (exclusive && i + 1 == last && last < C) plain_ki += q[last * ldT + c] * dA[last * ldC + i];
+    intra_q[i * ldT + c] = decayed_q, plain_q[i * ldT + c] = plain_qi;
+    intra_k[i * ldT + c] = decayed_k, plain_k[i * ldT + c] = plain_ki;
+  }
+  __syncthreads();
+  for (int idx = threadIdx.x; idx < C * KT; idx += kGradThreads) {
+    const int t = idx / KT, c = idx % KT;
+    q[t * ldT + c] *= __expf(dec.seen(t, c));
+    k[t * ldT + c] *= __expf(dec.total[(t / kSubChunk) * KT + c] - dec.local[idx]);
+  }
+  __syncthreads();
+
+  // Between sub-chunks on the tensor cores, one warp per sub-chunk and side: dq's rows of sub-chunk I take
+  // sum over J < I of dA_IJ (k_J to J's end, times the sub-chunks between), then e^{seen}; dk's rows of
+  // sub-chunk J take sum over I > J of dA_IJ^T (q_I to I's start, times the sub-chunks between), then the
+  // decay to J's end.
+  const auto masked = [&](int i, int s) { return undecayed(i, s) ? 0.f : dA[i * ldC + s]; };
+  const auto gap = [&](int J, int I, int c) { return I - J > 1 ? __expf(dec.between(J, I, c)) : 1.f; };
+  for (int job = warp; job < 2 * (subs - 1); job += kGradThreads / 32) {
+    float acc[4][4] = {};
+    if (job < subs - 1) {
+      const int I = job + 1;
+      for (int J = 0; J < I; ++J)
+        mma_k16<T, 4, Exact::both>(acc, 4, I * kSubChunk, 0, J * kSubChunk, masked,
+                                   [&](int s, int c) { return k[s * ldT + c] * gap(J, I, c); });
+      for_each_accumulator(acc, 4, I * kSubChunk, 0, [&](int i, int c, float& a) {
+        intra_q[i * ldT + c] += __expf(dec.seen(i, c)) * a;
+      });
+    } else {
+      const int J = job - (subs - 1);
+      for (int I = J + 1; I < subs; ++I)
+        mma_k16<T, 4, Exact::both>(
+            acc, 4, J * kSubChunk, 0, I * kSubChunk, [&](int s, int i) { return masked(i, s); },
+            [&](int i, int c) { return q[i * ldT + c] * gap(J, I, c); });
+      for_each_accumulator(acc, 4, J * kSubChunk, 0, [&](int s, int c, float& a) {
+        intra_k[s * ldT + c] += __expf(dec.total[J * KT + c] - dec.local[s * KT + c]) * a;
+      });
+    }
+  }
+  __syncthreads();
+
+  // dq, dk; then, per channel, q . dq and k . dk of the decayed terms and k . (the handed-on term) for dg.
+  for (int idx = threadIdx.x; idx < C * KT; idx += kGradThreads) {
+    const int t = idx / KT, c = idx % KT, channel = c0 + c;
+    float qdq = 0, kdk = 0, handed = 0;
+    if (t < length && channel < K) {
+      const std::int64_t r = d.row(b, h, t0 + t) * K + channel;
+      const float q_raw = to_float(p.q[r]), k_raw = to_float(p.k[r]);
+      const float decayed_q =
+          d.scale * (__expf(dec.seen_from_start(t, c)) * from_state[t * ldT + c] + intra_q[t * ldT + c]);
+      const float handed_k = __expf(dec.after(t, subs, c)) * to_state[t * ldT + c];
+      float gq = decayed_q + d.scale * plain_q[t * ldT + c];
+      float gk = d.scale * (intra_k[t * ldT + c] + plain_k[t * ldT + c]) + handed_k;
+      if constexpr (Form::value.bonus) {  // terms no decay touches
+        const float u = to_float(p.u[h * K + channel]), weight = d.scale * vdo_diagonal[t];
+        gq += weight * u * k_raw;
+        gk += weight * u * q_raw;
+      }
+      g.dq[r] = from_float<T>(gq);
+      g.dk[r] = from_float<T>(gk);
+      qdq = q_raw * decayed_q, kdk = k_raw * d.scale * intra_k[t * ldT + c], handed = k_raw * handed_k;
+      if constexpr (Form::value.bonus) q[t * ldT + c] = d.scale * vdo_diagonal[t] * q_raw * k_raw;
+    } else if constexpr (Form::value.bonus) {
+      q[t * ldT + c] = 0;
+    }
+    from_state[t * ldT + c] = qdq, intra_k[t * ldT + c] = kdk, to_state[t * ldT + c] = handed;
+  }
+  __syncthreads();
+
+  // dg_t = (q.dq of the outputs from t on, or after t when the output reads the state before the update)
+  // - (k.dk of the keys from t on) + e^{whole} S0 . dS + (k . handed-on of the keys before t): no O(1) terms
+  // cancel (the undecayed ones were kept apart), so log decays of -40 keep dg's relative accuracy.
+  float* dg = intra_q;
+  for (int c = threadIdx.x; c < KT; c += kGradThreads) {
+    float running = __expf(dec.whole(c)) * before[c];
+    for (int t = 0; t < C; ++t) {
+      const float next = running + to_state[t * ldT + c];
+      dg[t * ldT + c] = running;
+      running = next;
+    }
+    float outputs = 0, keys = 0;
+    for (int t = C - 1; t >= 0; --t) {
+      const float own = from_state[t * ldT + c];
+      if (!exclusive) outputs += own;
+      keys += intra_k[t * ldT + c];
+      dg[t * ldT + c] += outputs - keys;
+      if (exclusive) outputs += own;
+    }
+    if constexpr (Form::value.bonus) {
+      float du = 0;
+      for (int t = 0; t < C; ++t) du += q[t * ldT + c];
+      if (c0 + c < K) ws.du_partial[chunk * K + c0 + c] = du;
+    }
+  }
+  __syncthreads();
+  if constexpr (Form::value.gate == GateKind::per_key) {
+    for (int idx = threadIdx.x; idx < C * KT; idx += kGradThreads) {
+      const int t = idx / KT, c = idx % KT;
+      if (t < length && c0 + c < K) g.dg[d.row(b, h, t0 + t) * K + c0 + c] = from_float<T>(dg[t * ldT + c]);
+    }
+  } else {  // one gate per head: this tile's share, added over the tiles by chunk_sum_key_tiles_kernel
+    for (int t = threadIdx.x; t < C; t += kGradThreads) {
+      float sum = 0;
+      for (int c = 0; c < KT; ++c) sum += dg[t * ldT + c];
+      ws.dg_partial[(chunk * C + t) * gridDim.z + blockIdx.z] = sum;
+    }
+  }
+}
+
+// simple_gla's dg_t: its key tiles' shares added in a fixed order.
+template <class T>
+__global__ void chunk_sum_key_tiles_kernel(const float* partial, T* dg, Dims d, int tiles) {
+  const std::int64_t row = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;  // (b * T + t) * H + h
+  if (row >= std::int64_t(d.B) * d.T * d.H) return;
+  const int h = int(row % d.H), t = int((row / d.H) % d.T), b = int(row / (std::int64_t(d.H) * d.T));
+  const std::int64_t chunk = (std::int64_t(b) * d.H + h) * d.chunks() + t / d.C;
+  float sum = 0;
+  for (int tile = 0; tile < tiles; ++tile) sum += partial[(chunk * d.C + t % d.C) * tiles + tile];
+  dg[row] = from_float<T>(sum);
+}
+
+}  // namespace flabench::chunk
