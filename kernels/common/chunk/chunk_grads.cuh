@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(kGradThreads)
   constexpr int kMaxTiles = kMaxChunk / kSubChunk;
   const int warp = threadIdx.x / 32, strips = C / kSubChunk, tiles = strips, m0 = (warp % strips) * kSubChunk,
             n0 = (warp / strips) * 8 * tiles;
-  const T* keys_to_end = reinterpret_cast<const T*>(ws.keys_to_end) + chunk * C * K;
+  const auto* keys_to_end = reinterpret_cast<const Prepared<T>*>(ws.keys_to_end) + chunk * C * K;
   float acc[kMaxTiles][4] = {};
   for (int k0 = 0; k0 < C; k0 += 16)
     mma_k16<T, kMaxTiles, Exact::a>(
@@ -322,6 +322,18 @@ __global__ void chunk_sum_key_tiles_kernel(const float* partial, T* dg, Dims d, 
   float sum = 0;
   for (int tile = 0; tile < tiles; ++tile) sum += partial[(chunk * d.C + t % d.C) * tiles + tile];
   dg[row] = from_float<T>(sum);
+}
+
+// du[h, c] = the sum over the batch and the chunks of the partials, in a fixed order.
+template <class T>
+__global__ void chunk_sum_bonus_kernel(const float* partial, T* du, int B, int H, int chunks, int K) {
+  const int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  if (idx >= H * K) return;
+  const int h = idx / K, c = idx % K;
+  float sum = 0;
+  for (int b = 0; b < B; ++b)
+    for (int n = 0; n < chunks; ++n) sum += partial[((std::int64_t(b) * H + h) * chunks + n) * K + c];
+  du[idx] = from_float<T>(sum);
 }
 
 }  // namespace flabench::chunk

@@ -1,17 +1,18 @@
 // The chunk variant of the gated recurrences without a low-rank term (gla, simple_gla, rwkv6): the
 // chunkwise-parallel form of kernels/notes/chunk.md, checked on the host by tests/kernels/chunk_form.h.
-// Forward: kernels/common/chunk/forward.cuh (version 1, tensor cores); backward:
-// kernels/common/chunk/backward.cuh (the state gradients, version 0 on CUDA cores) and
-// kernels/common/chunk/chunk_grads.cuh (the gradients inside the chunks, version 1, tensor cores).
+// Forward: the scan of kernels/common/chunk/scan.cuh (the states) and kernels/common/chunk/forward.cuh (the
+// outputs); backward:
+// the scan of kernels/common/chunk/scan.cuh (the state gradients) and kernels/common/chunk/chunk_grads.cuh
+// (the gradients inside the chunks).
 #pragma once
 
 #include <algorithm>
 #include <optional>
 #include <string>
 
-#include "kernels/common/chunk/backward.cuh"
 #include "kernels/common/chunk/chunk_grads.cuh"
 #include "kernels/common/chunk/forward.cuh"
+#include "kernels/common/chunk/scan.cuh"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/format.h"
 #include "kernels/variant.h"
@@ -19,8 +20,8 @@
 
 namespace flabench::chunk {
 
-inline std::size_t decay_shared_bytes(const Problem& p) {
-  return sizeof(float) * decay_pass_floats(p.chunk_size, int(p.K));
+inline std::size_t prepare_shared_bytes(const Problem& p) {
+  return sizeof(float) * Decays::floats(p.chunk_size, int(p.K));
 }
 inline std::size_t value_grads_shared_bytes(const Problem& p) {
   return sizeof(float) * value_grads_floats(p.chunk_size, int(p.K));
@@ -32,6 +33,24 @@ inline std::size_t output_shared_bytes(const Problem& p) {
   return sizeof(float) * output_pass_floats(p.chunk_size, int(p.K));
 }
 
+// The scan's operand for every chunk, then the scan (kernels/common/chunk/scan.cuh).
+template <class Form, class T, Operand kind>
+void prepare_and_scan(const Pointers<T>& pointers, const Dims& d, const Workspace& ws, const Scan<T>& scan,
+                      const Problem& p, cudaStream_t stream) {
+  {
+    const NvtxRange range(kind == Operand::keys_to_end ? "decays" : "decays_seen");
+    allow_shared_memory(chunk_prepare_kernel<Form, T, kind>, prepare_shared_bytes(p));
+    chunk_prepare_kernel<Form, T, kind><<<dim3(unsigned(p.B * p.H), unsigned(d.chunks())), kPrepareThreads,
+                                          prepare_shared_bytes(p), stream>>>(pointers, d, ws);
+    FLA_CUDA_CHECK_LAUNCH();
+  }
+  const NvtxRange range(kind == Operand::keys_to_end ? "states" : "state_grads");
+  const auto tiles = [](std::int64_t size) { return unsigned((size + kScanTile - 1) / kScanTile); };
+  chunk_scan_kernel<T>
+      <<<dim3(unsigned(p.B * p.H), tiles(p.K), tiles(p.V)), kScanThreads, 0, stream>>>(scan, d);
+  FLA_CUDA_CHECK_LAUNCH();
+}
+
 template <class Form, class T>
 void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   const Problem& p = call.problem;
@@ -40,25 +59,16 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   pointers.o = call.outputs.at(binding.o).as<T>();
   pointers.ht = call.outputs.at(binding.ht).as<float>();
   const Workspace ws = carve_workspace(call.workspace, p);
-  const auto tiles = [](std::int64_t size, int tile) { return unsigned((size + tile - 1) / tile); };
-  {
-    const NvtxRange range("decays");
-    allow_shared_memory(chunk_decay_kernel<Form, T>, decay_shared_bytes(p));
-    chunk_decay_kernel<Form, T><<<dim3(unsigned(p.B * p.H), unsigned(d.chunks())), kDecayThreads,
-                                  decay_shared_bytes(p), call.stream>>>(pointers, d, ws);
-    FLA_CUDA_CHECK_LAUNCH();
-  }
-  {
-    const NvtxRange range("states");
-    chunk_state_kernel<Form, T><<<dim3(unsigned(p.B * p.H), tiles(p.K, kStateTile), tiles(p.V, kStateTile)),
-                                  kStateThreads, 0, call.stream>>>(pointers, d, ws);
-    FLA_CUDA_CHECK_LAUNCH();
-  }
+  prepare_and_scan<Form, T, Operand::keys_to_end>(
+      pointers, d, ws,
+      {reinterpret_cast<const Prepared<T>*>(ws.keys_to_end), pointers.v, ws.whole, pointers.h0, ws.states,
+       pointers.ht, false},
+      p, call.stream);
   const NvtxRange range("outputs");
   allow_shared_memory(chunk_output_kernel<Form, T>, output_shared_bytes(p));
   chunk_output_kernel<Form, T>
-      <<<dim3(unsigned(p.B * p.H), unsigned(d.chunks()), tiles(p.V, kOutputValues)), kOutputThreads,
-         output_shared_bytes(p), call.stream>>>(pointers, d, ws.states);
+      <<<dim3(unsigned(p.B * p.H), unsigned(d.chunks()), unsigned((p.V + kOutputValues - 1) / kOutputValues)),
+         kOutputThreads, output_shared_bytes(p), call.stream>>>(pointers, d, ws.states);
   FLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -69,15 +79,11 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
   const Pointers<T> pointers = bind_inputs<T>(binding, call.inputs);
   const GradPointers<T> grads = bind_grads<T>(binding, call.grad_outputs, call.grads);
   const Workspace ws = carve_workspace(call.workspace, p);
-  const unsigned tiles = unsigned((p.V + kValueTile - 1) / kValueTile);
-  {
-    const NvtxRange range("state_grads");
-    allow_shared_memory(chunk_dstate_kernel<Form, T>, dstate_shared_bytes(p));
-    chunk_dstate_kernel<Form, T>
-        <<<dim3(unsigned(p.B * p.H), tiles), kBackwardThreads, dstate_shared_bytes(p), call.stream>>>(
-            pointers, grads, d, ws.dstates);
-    FLA_CUDA_CHECK_LAUNCH();
-  }
+  prepare_and_scan<Form, T, Operand::queries_from_start>(
+      pointers, d, ws,
+      {reinterpret_cast<const Prepared<T>*>(ws.queries_from_start), grads.d_o, ws.whole, grads.d_ht,
+       ws.dstates, grads.dh0, true},
+      p, call.stream);
   const dim3 chunks(unsigned(p.B * p.H), unsigned(d.chunks()));
   {
     const NvtxRange range("value_grads");
@@ -119,9 +125,8 @@ inline std::optional<std::string> limits(const Problem& p, Mode mode, const Devi
   if (p.V % 8 != 0)
     return format("chunk takes value dims in multiples of 8 (16-byte loads), not %lld",
                   static_cast<long long>(p.V));
-  std::size_t bytes = std::max(decay_shared_bytes(p), output_shared_bytes(p));
-  if (mode == Mode::fwdbwd)
-    bytes = std::max({bytes, dstate_shared_bytes(p), value_grads_shared_bytes(p), key_grads_shared_bytes(p)});
+  std::size_t bytes = std::max(prepare_shared_bytes(p), output_shared_bytes(p));
+  if (mode == Mode::fwdbwd) bytes = std::max({bytes, value_grads_shared_bytes(p), key_grads_shared_bytes(p)});
   if (bytes > device.shared_memory_per_block)
     return format(
         "chunk stages a %d-token chunk of K = %lld in %zu KiB of shared memory, the device allows %zu KiB",

@@ -5,23 +5,35 @@
 //   whole        [B*H, chunks, K]    fp32  each chunk's summed log decay per key channel (forward)
 //   dg_partial   [B*H, chunks, C, K / 32] fp32  simple_gla's per-head dg summed over each 32-channel tile
 //                                          (backward; the tiles are added in a fixed order afterwards)
-//   keys_to_end  [B*H, chunks, C, K] T     k e^{decay after it to its chunk's end} (forward): the state
-//                                          pass's operand, prepared in parallel so the sequential pass
-//                                          does nothing but the product
+//   keys_to_end  [B*H, chunks, C, K] T     k e^{decay after it to its chunk's end} (forward) and
+//   queries_from_start                     scale q e^{decay seen from the chunk's start} (backward): the
+//                [B*H, chunks, C, K] T     scans' operands (kernels/common/chunk/scan.cuh)
 #pragma once
+
+#include <cuda_fp16.h>
 
 #include <cstddef>
 #include <span>
+#include <type_traits>
 
 #include "kernels/variant.h"
 
 namespace flabench::chunk {
 
-constexpr int kKeyTile = 32;  // key channels per block of the backward's dq/dk/dg kernel
+constexpr int kKeyTile = 32;
+
+// The scans' operands are stored as the inputs are, except fp16's: e^{-40 t} leaves fp16's range (6e-8)
+// within a chunk, and the gradient of the initial state at such decays is made of nothing else, so they stay
+// fp32.
+template <class T>
+using Prepared = std::conditional_t<std::is_same_v<T, __half>, float, T>;
+inline std::size_t prepared_size(DType dtype) {
+  return dtype == DType::fp16 ? sizeof(float) : dtype_size(dtype);
+}  // key channels per block of the backward's dq/dk/dg kernel
 
 struct Workspace {
   float *states, *dstates, *du_partial, *whole, *dg_partial;
-  std::byte* keys_to_end;  // of the call's dtype
+  std::byte *keys_to_end, *queries_from_start;  // of the call's dtype
 };
 
 inline std::size_t chunk_count(const Problem& p) {
@@ -35,7 +47,7 @@ inline std::size_t key_tiles(const Problem& p) {
 inline std::size_t workspace_bytes(const Problem& p) {
   const std::size_t heads = p.B * p.H, chunks = chunk_count(p);
   return sizeof(float) * heads * chunks * (2 * p.K * p.V + 2 * p.K + p.chunk_size * key_tiles(p)) +
-         dtype_size(p.dtype) * heads * chunks * p.chunk_size * p.K;
+         2 * prepared_size(p.dtype) * heads * chunks * p.chunk_size * p.K;
 }
 
 inline Workspace carve_workspace(std::span<std::byte> bytes, const Problem& p) {
@@ -44,12 +56,14 @@ inline Workspace carve_workspace(std::span<std::byte> bytes, const Problem& p) {
                     per_channel = heads * chunks * p.K;
   float* whole = base + 2 * states + per_channel;
   float* dg_partial = whole + per_channel;
+  auto* keys = reinterpret_cast<std::byte*>(dg_partial + heads * chunks * p.chunk_size * key_tiles(p));
   return {base,
           base + states,
           base + 2 * states,
           whole,
           dg_partial,
-          reinterpret_cast<std::byte*>(dg_partial + heads * chunks * p.chunk_size * key_tiles(p))};
+          keys,
+          keys + prepared_size(p.dtype) * heads * chunks * p.chunk_size * p.K};
 }
 
 }  // namespace flabench::chunk

@@ -1,0 +1,146 @@
+// The one sequential part of the chunk variant, shared by the forward and the backward: over a head's chunks,
+//   S <- e^{whole_n} S + X_n^T Y_n,
+// X_n the chunk's prepared [C][K] operand and Y_n its rows of an input [B, T, H, V]. Forward: X = k e^{decay
+// after it to the chunk's end}, Y = v, chunks in order, S the state (saved before every chunk for the output
+// pass). Backward: X = scale q e^{decay seen from the chunk's start}, Y = do, chunks in reverse, S the
+// gradient of the state after the chunk. The operands are prepared for all chunks at once (prepare kernel),
+// so the sequential loop holds nothing but the product; the next chunk's operands load while one computes.
+#pragma once
+
+#include "kernels/common/chunk/decays.cuh"
+#include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/common/chunk/workspace.cuh"
+#include "kernels/common/recurrence.h"
+#include "kernels/common/recurrence_pointers.cuh"
+
+namespace flabench::chunk {
+
+constexpr int kPrepareThreads = 256;
+constexpr int kScanThreads = 128;  // 4 warps, each a 16 x 16 piece of the 32 x 32 state tile
+constexpr int kScanTile = 32;
+
+enum class Operand { keys_to_end, queries_from_start };
+
+// One block per (batch, head, chunk): the chunk's summed log decay per channel and the scan's operand X.
+template <class Form, class T, Operand kind>
+__global__ void __launch_bounds__(kPrepareThreads) chunk_prepare_kernel(Pointers<T> p, Dims d, Workspace ws) {
+  extern __shared__ float smem[];
+  const int K = d.K, C = d.C;
+  const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y;
+  const int t0 = n * C, length = min(C, d.T - t0);
+  Decays dec = Decays::carve(smem, C, K);
+  dec.build(GlobalGate<Form, T>{p.g, d, b, h, t0}, length, Form::value.output_before_update);
+  const std::int64_t chunk = std::int64_t(bh) * d.chunks() + n;
+  constexpr bool keys = kind == Operand::keys_to_end;
+  auto* out = reinterpret_cast<Prepared<T>*>(keys ? ws.keys_to_end : ws.queries_from_start) + chunk * C * K;
+  for (int idx = threadIdx.x; idx < C * K; idx += kPrepareThreads) {
+    const int t = idx / K, c = idx % K;
+    float x = 0;
+    if (t < length) {
+      const std::int64_t r = d.row(b, h, t0 + t) * K + c;
+      x = keys ? to_float(p.k[r]) * __expf(dec.after(t, dec.subs, c))
+               : d.scale * to_float(p.q[r]) * __expf(dec.seen_from_start(t, c));
+    }
+    out[idx] = from_float<Prepared<T>>(x);
+  }
+  for (int c = threadIdx.x; c < K; c += kPrepareThreads) ws.whole[chunk * K + c] = dec.whole(c);
+}
+
+template <class T>
+struct Scan {
+  const Prepared<T>* operand;  // X: [B*H, chunks, C, K]
+  const T* rows;               // Y: [B, T, H, V]
+  const float* whole;          // [B*H, chunks, K]
+  const float* initial;        // [B*H, K, V]
+  float* saved;                // [B*H, chunks, K, V]: S before each chunk's update
+  float* last;                 // [B*H, K, V]
+  bool reverse;
+};
+
+// One block per (batch, head, 32 key channels, 32 values), the S tile in the warps' accumulators.
+template <class T>
+__global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, Dims d) {
+  // Operands move in 16-byte vectors: kVec elements, kRow vectors to a tile's row of 32 (X: of Prepared<T>).
+  using X = Prepared<T>;
+  constexpr int kTile = kScanTile, kVec = 16 / sizeof(T), kRow = kTile / kVec,
+                kLoads = kMaxChunk * kRow / kScanThreads, kVecX = 16 / sizeof(X), kRowX = kTile / kVecX,
+                kLoadsX = kMaxChunk * kRowX / kScanThreads;
+  // fp16 goes to the tensor cores as bf16 in two parts: fp32 X keeps its range, and both keep 16 bits.
+  using Op = std::conditional_t<std::is_same_v<T, __half>, __nv_bfloat16, T>;
+  constexpr Exact exact = std::is_same_v<T, __half> ? Exact::both : Exact::none;
+  __shared__ uint4 x_tile[kMaxChunk * kRowX];  // [C][32] of X
+  __shared__ uint4 y_tile[kMaxChunk * kRow];   // [C][32] of T
+  const X* xs = reinterpret_cast<const X*>(x_tile);
+  const T* ys = reinterpret_cast<const T*>(y_tile);
+  const int K = d.K, V = d.V, C = d.C, chunks = d.chunks();
+  const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H;
+  const int c0 = blockIdx.y * kTile, j0 = blockIdx.z * kTile;
+  const int warp = threadIdx.x / 32, m0 = (warp / 2) * 16, n0 = (warp % 2) * 16;
+  const Lane lane;
+  const auto chunk_at = [&](int step) { return scan.reverse ? chunks - 1 - step : step; };
+
+  uint4 next_x[kLoadsX], next_y[kLoads];
+  float next_whole[2];
+  const auto fetch = [&](int n) {
+    const int t0 = n * C, length = min(C, d.T - t0);
+    const std::int64_t chunk = std::int64_t(bh) * chunks + n;
+#pragma unroll
+    for (int e = 0; e < kLoadsX; ++e) {
+      const int idx = threadIdx.x + e * kScanThreads, t = idx / kRowX, col = (idx % kRowX) * kVecX;
+      next_x[e] = t < C && c0 + col < K
+                      ? *reinterpret_cast<const uint4*>(scan.operand + (chunk * C + t) * K + c0 + col)
+                      : uint4{};
+    }
+#pragma unroll
+    for (int e = 0; e < kLoads; ++e) {
+      const int idx = threadIdx.x + e * kScanThreads, t = idx / kRow, col = (idx % kRow) * kVec;
+      next_y[e] = t < length && j0 + col < V
+                      ? *reinterpret_cast<const uint4*>(scan.rows + d.row(b, h, t0 + t) * V + j0 + col)
+                      : uint4{};
+    }
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int c = c0 + m0 + lane.group + 8 * r;
+      next_whole[r] = c < K ? scan.whole[chunk * K + c] : 0.f;
+    }
+  };
+
+  const auto in_tile = [&](int row, int col) { return c0 + row < K && j0 + col < V; };
+  const auto at = [&](int row, int col) { return std::int64_t(c0 + row) * V + j0 + col; };
+  float S[2][4];
+  for_each_accumulator(S, 2, m0, n0, [&](int row, int col, float& s) {
+    s = in_tile(row, col) ? scan.initial[std::int64_t(bh) * K * V + at(row, col)] : 0.f;
+  });
+  fetch(chunk_at(0));
+  for (int step = 0; step < chunks; ++step) {
+    const int n = chunk_at(step);
+    __syncthreads();  // the previous chunk's readers are done with the tiles
+#pragma unroll
+    for (int e = 0; e < kLoadsX; ++e) {
+      const int idx = threadIdx.x + e * kScanThreads;
+      if (idx < C * kRowX) x_tile[idx] = next_x[e];
+    }
+#pragma unroll
+    for (int e = 0; e < kLoads; ++e) {
+      const int idx = threadIdx.x + e * kScanThreads;
+      if (idx < C * kRow) y_tile[idx] = next_y[e];
+    }
+    const float decay[2] = {__expf(next_whole[0]), __expf(next_whole[1])};
+    __syncthreads();
+    if (step + 1 < chunks) fetch(chunk_at(step + 1));  // in flight while this chunk computes
+    float* saved = scan.saved + (std::int64_t(bh) * chunks + n) * K * V;
+    for_each_accumulator(S, 2, m0, n0, [&](int row, int col, float& s) {
+      if (in_tile(row, col)) saved[at(row, col)] = s;
+      s *= decay[row - m0 < 8 ? 0 : 1];
+    });
+    for (int k0 = 0; k0 < C; k0 += 16)
+      mma_k16<Op, 2, exact>(
+          S, 2, m0, n0, k0, [&](int c, int s) { return to_float(xs[s * kTile + c]); },
+          [&](int s, int j) { return to_float(ys[s * kTile + j]); });
+  }
+  for_each_accumulator(S, 2, m0, n0, [&](int row, int col, float& s) {
+    if (in_tile(row, col)) scan.last[std::int64_t(bh) * K * V + at(row, col)] = s;
+  });
+}
+
+}  // namespace flabench::chunk
