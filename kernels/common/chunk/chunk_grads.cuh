@@ -28,7 +28,8 @@ constexpr int kGradValues = 64;     // values per block of the value-gradient ke
 constexpr int kKeyGradValues = 32;  // values per step of the key-gradient kernel's loop over V
 
 __host__ __device__ inline int value_grads_floats(int C, int K) {
-  return Decays::floats(C, K) + 2 * C * (K + kPad) + C * (C + kPad) + C + (C + K) * (kGradValues + kPad);
+  return Decays::floats(C, K) + 2 * C * (K + kPad) + C * (C + kPad) + C + (C + K) * (kGradValues + kPad) +
+         steep_list_ints(C, K);
 }
 __host__ __device__ inline int key_grads_floats(int C) {
   constexpr int ldT = kKeyTile + kPad, ldV = kKeyGradValues + kPad;
@@ -63,7 +64,8 @@ __global__ void __launch_bounds__(kGradThreads)
     dS[c * kLdV + idx % kVT] = j < V ? after[std::int64_t(c) * V + j] : 0.f;
   }
   dec.build(GlobalGate<Form, T>{p.g, d, b, h, t0}, length, Form::value.output_before_update);
-  intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, Form::value.bonus ? p.u + h * K : nullptr, bonus);
+  intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, Form::value.bonus ? p.u + h * K : nullptr, bonus,
+                              reinterpret_cast<int*>(dS + K * kLdV));
 
   constexpr int kMaxTiles = kMaxChunk / kSubChunk;
   const int warp = threadIdx.x / 32, strips = C / kSubChunk, tiles = strips, m0 = (warp % strips) * kSubChunk,
@@ -294,7 +296,8 @@ __global__ void __launch_bounds__(kGradThreads)
     if constexpr (Form::value.bonus) {
       float du = 0;
       for (int t = 0; t < C; ++t) du += q[t * ldT + c];
-      if (c0 + c < K) ws.du_partial[chunk * K + c0 + c] = du;
+      // laid out [B, chunks, H, K]: sum_bonus_grad_kernel adds over (batch, chunk) as over a batch
+      if (c0 + c < K) ws.du_partial[((std::int64_t(b) * d.chunks() + n) * d.H + h) * K + c0 + c] = du;
     }
   }
   __syncthreads();
@@ -322,18 +325,6 @@ __global__ void chunk_sum_key_tiles_kernel(const float* partial, T* dg, Dims d, 
   float sum = 0;
   for (int tile = 0; tile < tiles; ++tile) sum += partial[(chunk * d.C + t % d.C) * tiles + tile];
   dg[row] = from_float<T>(sum);
-}
-
-// du[h, c] = the sum over the batch and the chunks of the partials, in a fixed order.
-template <class T>
-__global__ void chunk_sum_bonus_kernel(const float* partial, T* du, int B, int H, int chunks, int K) {
-  const int idx = blockIdx.x * blockDim.x + threadIdx.x;
-  if (idx >= H * K) return;
-  const int h = idx / K, c = idx % K;
-  float sum = 0;
-  for (int b = 0; b < B; ++b)
-    for (int n = 0; n < chunks; ++n) sum += partial[((std::int64_t(b) * H + h) * chunks + n) * K + c];
-  du[idx] = from_float<T>(sum);
 }
 
 }  // namespace flabench::chunk

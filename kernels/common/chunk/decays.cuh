@@ -112,14 +112,26 @@ struct GlobalGate {
 
 // Stages rows t < rows of `cols` values from column `first` of rows `width` wide, as fp32, into
 // out[t * ld + col] (ld >= cols; padding keeps the tensor cores' operand reads off one bank): zero past the
-// sequence (t >= length) and past the row (first + col >= width).
+// sequence (t >= length) and past the row (first + col >= width). In 16-byte vectors: cols, first and width
+// are multiples of 8 (every caller's head dims and tiles are), ld and out's offset multiples of 4.
 template <class T>
 __device__ void stage_tile(const T* src, const Dims& d, int b, int h, int t0, int length, int rows, int width,
                            int first, int cols, float* out, int ld) {
-  for (int idx = threadIdx.x; idx < rows * cols; idx += blockDim.x) {
-    const int t = idx / cols, col = first + idx % cols;
-    out[t * ld + idx % cols] =
-        t < length && col < width ? to_float(src[d.row(b, h, t0 + t) * width + col]) : 0.f;
+  constexpr int kVec = 16 / sizeof(T);
+  const int per_row = cols / kVec;
+  for (int idx = threadIdx.x; idx < rows * per_row; idx += blockDim.x) {
+    const int t = idx / per_row, col = (idx % per_row) * kVec;
+    float values[kVec] = {};
+    if (t < length && first + col < width) {
+      const uint4 raw = *reinterpret_cast<const uint4*>(src + d.row(b, h, t0 + t) * width + first + col);
+      const T* x = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) values[e] = to_float(x[e]);
+    }
+    auto* to = reinterpret_cast<float4*>(out + t * ld + col);
+#pragma unroll
+    for (int e = 0; e < kVec / 4; ++e)
+      to[e] = make_float4(values[4 * e], values[4 * e + 1], values[4 * e + 2], values[4 * e + 3]);
   }
 }
 

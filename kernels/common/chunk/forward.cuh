@@ -19,58 +19,63 @@
 namespace flabench::chunk {
 
 constexpr int kOutputThreads = 256;  // 8 warps
-constexpr int kOutputValues = 64;
 constexpr int kPad = 4;  // floats added to a staged row: rows 4 banks apart keep fragment reads conflict-free
 
-__host__ __device__ inline int output_pass_floats(int C, int K) {
-  return Decays::floats(C, K) + 2 * C * (K + kPad) + (C + K) * (kOutputValues + kPad) + C * (C + kPad) + C;
+// A block's values (VT): 64, or 128 where it fits, so that A is built once for V = 128 rather than twice.
+__host__ __device__ inline int output_pass_floats(int C, int K, int VT) {
+  return Decays::floats(C, K) + 2 * C * (K + kPad) + (C + K) * (VT + kPad) + C * (C + kPad) + C +
+         steep_list_ints(C, K);
 }
 
 template <class Form, class T>
 __global__ void __launch_bounds__(kOutputThreads)
-    chunk_output_kernel(Pointers<T> p, Dims d, const float* states) {
+    chunk_output_kernel(Pointers<T> p, Dims d, const float* states, int VT) {
   extern __shared__ float smem[];
-  constexpr int kVT = kOutputValues, kLdV = kVT + kPad;
-  const int K = d.K, V = d.V, C = d.C, ldK = K + kPad, ldC = C + kPad;
-  const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y, j0 = blockIdx.z * kVT;
+  const int K = d.K, V = d.V, C = d.C, ldK = K + kPad, ldC = C + kPad, ldV = VT + kPad;
+  const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y, j0 = blockIdx.z * VT;
   const int t0 = n * C, length = min(C, d.T - t0);
   Decays dec = Decays::carve(smem, C, K);
-  float* q = smem + Decays::floats(C, K);  // [C][K + pad]: q, then q e^{seen within its sub-chunk}
+  float* q = smem + Decays::floats(C, K);  // [C][K + pad]: q, then q e^{seen}, then q e^{seen from the start}
   float* k = q + C * ldK;      // [C][K + pad]: k, then k e^{decay after it to its sub-chunk's end}
-  float* v = k + C * ldK;      // [C][64 + pad]
-  float* S0 = v + C * kLdV;    // [K][64 + pad]: the state before the chunk
-  float* A = S0 + K * kLdV;    // [C][C + pad]
+  float* v = k + C * ldK;      // [C][VT + pad]
+  float* S0 = v + C * ldV;     // [K][VT + pad]: the state before the chunk
+  float* A = S0 + K * ldV;     // [C][C + pad]
   float* bonus = A + C * ldC;  // [C]: rwkv6's q_i . (u k_i)
+  int* steep = reinterpret_cast<int*>(bonus + C);
   stage_tile(p.q, d, b, h, t0, length, C, K, 0, K, q, ldK);
   stage_tile(p.k, d, b, h, t0, length, C, K, 0, K, k, ldK);
-  stage_tile(p.v, d, b, h, t0, length, C, V, j0, kVT, v, kLdV);
+  stage_tile(p.v, d, b, h, t0, length, C, V, j0, VT, v, ldV);
   const float* saved = states + (std::int64_t(bh) * d.chunks() + n) * K * V;
-  for (int idx = threadIdx.x; idx < K * kVT; idx += kOutputThreads) {
-    const int c = idx / kVT, j = j0 + idx % kVT;
-    S0[c * kLdV + idx % kVT] = j < V ? saved[std::int64_t(c) * V + j] : 0.f;
+  for (int idx = threadIdx.x; idx < K * VT; idx += kOutputThreads) {
+    const int c = idx / VT, j = j0 + idx % VT;
+    S0[c * ldV + idx % VT] = j < V ? saved[std::int64_t(c) * V + j] : 0.f;
   }
   dec.build(GlobalGate<Form, T>{p.g, d, b, h, t0}, length, Form::value.output_before_update);
 
-  intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, Form::value.bonus ? p.u + h * K : nullptr, bonus);
-  const int warp = threadIdx.x / 32;
+  intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, Form::value.bonus ? p.u + h * K : nullptr, bonus,
+                              steep);
+  for (int idx = threadIdx.x; idx < C * K; idx += kOutputThreads) {
+    const int t = idx / K, c = idx % K;
+    q[t * ldK + c] *= __expf(dec.prefix[(t / kSubChunk) * K + c]);
+  }
+  __syncthreads();
 
-  // o: each warp a 16-row strip of (C / 16) 8-column tiles.
-  constexpr int kMaxTiles = kMaxChunk / kSubChunk;
-  const int strips = C / kSubChunk, tiles = strips, m0 = (warp % strips) * kSubChunk,
-            n0 = (warp / strips) * 8 * tiles;
+  // o: each warp a 16-row strip of (C / 16) * (VT / 64) 8-column tiles.
+  constexpr int kMaxTiles = 2 * kMaxChunk / kSubChunk;
+  const int warp = threadIdx.x / 32, strips = C / kSubChunk, tiles = strips * VT / 64,
+            m0 = (warp % strips) * kSubChunk, n0 = (warp / strips) * 8 * tiles;
   float acc[kMaxTiles][4] = {};
   for (int k0 = 0; k0 < K; k0 += 16)
     mma_k16<T, kMaxTiles, Exact::b>(
-        acc, tiles, m0, n0, k0,
-        [&](int i, int c) { return q[i * ldK + c] * __expf(dec.prefix[(i / kSubChunk) * K + c]); },
-        [&](int c, int j) { return S0[c * kLdV + j]; });
+        acc, tiles, m0, n0, k0, [&](int i, int c) { return q[i * ldK + c]; },
+        [&](int c, int j) { return S0[c * ldV + j]; });
   for (int k0 = 0; k0 < C; k0 += 16)
     mma_k16<T, kMaxTiles, Exact::a>(
         acc, tiles, m0, n0, k0, [&](int i, int s) { return A[i * ldC + s]; },
-        [&](int s, int j) { return v[s * kLdV + j]; });
+        [&](int s, int j) { return v[s * ldV + j]; });
   for_each_accumulator(acc, tiles, m0, n0, [&](int i, int j, float& o) {
     if (i >= length || j0 + j >= V) return;
-    if constexpr (Form::value.bonus) o += bonus[i] * v[i * kLdV + j];
+    if constexpr (Form::value.bonus) o += bonus[i] * v[i * ldV + j];
     p.o[d.row(b, h, t0 + i) * V + j0 + j] = from_float<T>(d.scale * o);
   });
 }

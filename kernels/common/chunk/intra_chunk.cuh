@@ -2,32 +2,57 @@
 // by the whole block; the forward's output pass and the backward's value gradients both start from them.
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/common/chunk/decays.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/recurrence.h"
 
 namespace flabench::chunk {
 
+// The largest summed log decay (in magnitude) of a sub-chunk's channel whose diagonal block goes through the
+// tensor cores as q_i e^{seen_i} . k_s e^{-local_s}: e^{-local_s} stays below e^40, far inside bf16's and
+// fp32's range. Steeper channels are summed element by element.
+constexpr float kFactorLimit = 40.f;
+
+__host__ __device__ inline int steep_list_ints(int C, int K) {
+  return (C / kSubChunk) * (K + 1);
+}
+
 // On entry q and k hold the chunk's rows (C x K, row stride ldK, zero past the sequence) and dec its decays;
 // on return A[i * ldC + s] holds the scores, q holds q e^{seen within its sub-chunk}, k holds k e^{decay
 // after it to its sub-chunk's end} (the factors of the callers' other products), and for rwkv6 bonus[i] holds
-// q_i . (u k_i) with u the head's bonus (unused otherwise).
+// q_i . (u k_i) with u the head's bonus (unused otherwise). steep is scratch of steep_list_ints(C, K).
 template <class Form, class T>
 __device__ void intra_chunk_scores(const Decays& dec, float* q, float* k, int ldK, int K, int C, float* A,
-                                   int ldC, const T* u, float* bonus) {
-  // A's diagonal blocks, element by element in fp32 (factorising them the way the blocks below are, through
-  // e^{-local_s}, rounds both factors to the operand type: measured 6.6e-3 on o at T = 1 in bf16, over the
-  // 5e-3 threshold); above them zero. A warp's lanes hold 16 different keys s, so each lane starts at its own
-  // channel (lane mod K) and wraps: their reads fall on different banks.
+                                   int ldC, const T* u, float* bonus, int* steep) {
   const auto reads = [](int i, int s) { return Form::value.output_before_update ? s < i : s <= i; };
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, subs = C / kSubChunk;
+  const auto gentle = [&](int I, int c) { return -dec.total[I * K + c] <= kFactorLimit; };
+  int* steep_count = steep + subs * K;
+  if (warp < subs)  // warp J lists sub-chunk J's steep channels
+    for (int base = 0, count = 0; base < K; base += 32) {
+      const int c = base + lane;
+      const bool is_steep = c < K && !gentle(warp, c);
+      const unsigned mask = __ballot_sync(0xffffffffu, is_steep);
+      if (is_steep) steep[warp * K + count + __popc(mask & ((1u << lane) - 1))] = c;
+      count += __popc(mask);
+      if (lane == 0) steep_count[warp] = count;
+    }
+  __syncthreads();
+
+  // A's diagonal blocks over the steep channels, element by element in fp32; above them zero. A warp's lanes
+  // hold 16 different keys s, so each lane starts at its own place in the list and wraps: their reads fall
+  // on different banks.
   for (int item = threadIdx.x; item < subs * kSubChunk * kSubChunk; item += int(blockDim.x)) {
     const int I = item / (kSubChunk * kSubChunk), i = I * kSubChunk + (item / kSubChunk) % kSubChunk,
-              s = I * kSubChunk + item % kSubChunk;
+              s = I * kSubChunk + item % kSubChunk, count = steep_count[I];
     float a = 0;
     if (reads(i, s))
-      for (int step = 0, c = lane % K; step < K; ++step, c = c + 1 == K ? 0 : c + 1)
+      for (int step = 0, e = count ? lane % count : 0; step < count; ++step, e = e + 1 == count ? 0 : e + 1) {
+        const int c = steep[I * K + e];
         a += q[i * ldK + c] * k[s * ldK + c] * __expf(dec.seen(i, c) - dec.local[s * K + c]);
+      }
     A[i * ldC + s] = a;
   }
   for (int idx = threadIdx.x; idx < C * C; idx += int(blockDim.x))
@@ -46,19 +71,37 @@ __device__ void intra_chunk_scores(const Decays& dec, float* q, float* k, int ld
   }
   __syncthreads();
 
-  // A's blocks below the diagonal, one warp each: (q to I's start, times the sub-chunks between) . (k to
-  // J's end).
-  for (int job = warp; job < subs * (subs - 1) / 2; job += blockDim.x / 32) {
-    int I = 1, J = job;
-    while (J >= I) J -= I, ++I;
+  // On the tensor cores, one warp per block. Below the diagonal: (q to I's start, times the sub-chunks
+  // between) . (k to J's end). On it, the gentle channels: (q to I's start) . (k to I's end, times
+  // e^{-total}: k e^{-local}), added to the steep channels' sum, what i does not read masked out. Both
+  // factors of the diagonal are fp32 values that one 16-bit rounding would spoil (6.6e-3 on o at T = 1 in
+  // bf16, over the 5e-3 threshold), so they go in two bf16 parts each (fp16 inputs too: e^{-local} needs
+  // bf16's range).
+  using Op = std::conditional_t<std::is_same_v<T, float>, float, __nv_bfloat16>;
+  for (int job = warp; job < subs * (subs + 1) / 2; job += blockDim.x / 32) {
+    int I = 0, J = job;
+    while (J > I) J -= I + 1, ++I;
     float acc[2][4] = {};
-    for (int k0 = 0; k0 < K; k0 += 16)
-      mma_k16<T>(
-          acc, 2, I * kSubChunk, 0, k0,
-          [&](int i, int c) { return q[i * ldK + c] * (I - J > 1 ? __expf(dec.between(J, I, c)) : 1.f); },
-          [&](int c, int s) { return k[(J * kSubChunk + s) * ldK + c]; });
-    for_each_accumulator(acc, 2, I * kSubChunk, 0,
-                         [&](int i, int s, float& a) { A[i * ldC + J * kSubChunk + s] = a; });
+    if (I > J) {
+      for (int k0 = 0; k0 < K; k0 += 16)
+        mma_k16<T>(
+            acc, 2, I * kSubChunk, 0, k0,
+            [&](int i, int c) { return q[i * ldK + c] * (I - J > 1 ? __expf(dec.between(J, I, c)) : 1.f); },
+            [&](int c, int s) { return k[(J * kSubChunk + s) * ldK + c]; });
+    } else {
+      for_each_accumulator(acc, 2, I * kSubChunk, 0,
+                           [&](int i, int s, float& a) { a = A[i * ldC + I * kSubChunk + s]; });
+      for (int k0 = 0; k0 < K; k0 += 16)
+        mma_k16<Op, 2, Exact::both>(
+            acc, 2, I * kSubChunk, 0, k0, [&](int i, int c) { return gentle(I, c) ? q[i * ldK + c] : 0.f; },
+            [&](int c, int s) {
+              return gentle(I, c) ? k[(I * kSubChunk + s) * ldK + c] * __expf(-dec.total[I * K + c]) : 0.f;
+            });
+    }
+    for_each_accumulator(acc, 2, I * kSubChunk, 0, [&](int i, int s, float& a) {
+      const int key = J * kSubChunk + s;
+      A[i * ldC + key] = I > J || reads(i, key) ? a : 0.f;
+    });
   }
   __syncthreads();
 }

@@ -29,8 +29,15 @@ inline std::size_t value_grads_shared_bytes(const Problem& p) {
 inline std::size_t key_grads_shared_bytes(const Problem& p) {
   return sizeof(float) * key_grads_floats(p.chunk_size);
 }
-inline std::size_t output_shared_bytes(const Problem& p) {
-  return sizeof(float) * output_pass_floats(p.chunk_size, int(p.K));
+inline std::size_t output_shared_bytes(const Problem& p, int VT) {
+  return sizeof(float) * output_pass_floats(p.chunk_size, int(p.K), VT);
+}
+// The output pass's value tile: 128 where V needs it and it fits the current device's shared memory.
+inline int output_values(const Problem& p) {
+  int device = 0, optin = 0;
+  FLA_CUDA_CHECK(cudaGetDevice(&device));
+  FLA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return p.V > 64 && output_shared_bytes(p, 128) <= std::size_t(optin) ? 128 : 64;
 }
 
 // The scan's operand for every chunk, then the scan (kernels/common/chunk/scan.cuh).
@@ -65,10 +72,11 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
        pointers.ht, false},
       p, call.stream);
   const NvtxRange range("outputs");
-  allow_shared_memory(chunk_output_kernel<Form, T>, output_shared_bytes(p));
+  const int VT = output_values(p);
+  allow_shared_memory(chunk_output_kernel<Form, T>, output_shared_bytes(p, VT));
   chunk_output_kernel<Form, T>
-      <<<dim3(unsigned(p.B * p.H), unsigned(d.chunks()), unsigned((p.V + kOutputValues - 1) / kOutputValues)),
-         kOutputThreads, output_shared_bytes(p), call.stream>>>(pointers, d, ws.states);
+      <<<dim3(unsigned(p.B * p.H), unsigned(d.chunks()), unsigned((p.V + VT - 1) / VT)), kOutputThreads,
+         output_shared_bytes(p, VT), call.stream>>>(pointers, d, ws.states, VT);
   FLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -110,8 +118,8 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
   if constexpr (Form::value.bonus) {
     const NvtxRange range("sum_bonus_grad");
     const int count = int(p.H * p.K);
-    chunk_sum_bonus_kernel<T>
-        <<<(count + 255) / 256, 256, 0, call.stream>>>(ws.du_partial, grads.du, d.B, d.H, d.chunks(), d.K);
+    sum_bonus_grad_kernel<T>
+        <<<(count + 255) / 256, 256, 0, call.stream>>>(ws.du_partial, grads.du, d.B * d.chunks(), d.H, d.K);
     FLA_CUDA_CHECK_LAUNCH();
   }
 }
@@ -125,7 +133,7 @@ inline std::optional<std::string> limits(const Problem& p, Mode mode, const Devi
   if (p.V % 8 != 0)
     return format("chunk takes value dims in multiples of 8 (16-byte loads), not %lld",
                   static_cast<long long>(p.V));
-  std::size_t bytes = std::max(prepare_shared_bytes(p), output_shared_bytes(p));
+  std::size_t bytes = std::max(prepare_shared_bytes(p), output_shared_bytes(p, 64));
   if (mode == Mode::fwdbwd) bytes = std::max({bytes, value_grads_shared_bytes(p), key_grads_shared_bytes(p)});
   if (bytes > device.shared_memory_per_block)
     return format(

@@ -1,7 +1,7 @@
 // The chunk variant's scratch memory, one allocation per call (Variant::workspace_bytes), in this order:
 //   states       [B*H, chunks, K, V] fp32  the state before every chunk (forward, read by the backward)
 //   dstates      [B*H, chunks, K, V] fp32  the gradient of the state after every chunk (backward)
-//   du_partial   [B*H, chunks, K]    fp32  rwkv6's per-chunk bonus-gradient partials (backward)
+//   du_partial   [B, chunks, H, K]   fp32  rwkv6's per-chunk bonus-gradient partials (backward)
 //   whole        [B*H, chunks, K]    fp32  each chunk's summed log decay per key channel (forward)
 //   dg_partial   [B*H, chunks, C, K / 32] fp32  simple_gla's per-head dg summed over each 32-channel tile
 //                                          (backward; the tiles are added in a fixed order afterwards)
