@@ -13,6 +13,8 @@
 //                by element, and dg by the cancellation-free walk of tests/kernels/chunk_form.h.
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/common/chunk/decays.cuh"
 #include "kernels/common/chunk/forward.cuh"
 #include "kernels/common/chunk/intra_chunk.cuh"
@@ -188,24 +190,25 @@ __global__ void __launch_bounds__(kGradThreads)
   }
   __syncthreads();
 
-  // Within each sub-chunk, element by element; the undecayed pair apart (it cancels out of dg). For rwkv6 the
-  // undecayed pair (i, i - 1) crosses into the previous sub-chunk when i starts one: taken here too, and
-  // masked out of the tensor-core products below.
+  // The undecayed pair (s = i, or s = i - 1 when the output reads the state before the update) apart: its
+  // terms cancel out of dg. Within a sub-chunk, the channels whose decay there exceeds e^40 (see
+  // intra_chunk.cuh) element by element; the others go through the tensor cores below.
+  const auto gentle = [&](int I, int c) { return -dec.total[I * KT + c] <= kFactorLimit; };
   for (int idx = threadIdx.x; idx < C * KT; idx += kGradThreads) {
-    const int i = idx / KT, c = idx % KT, first = (i / kSubChunk) * kSubChunk, last = first + kSubChunk;
-    float decayed_q = 0, plain_qi = 0, decayed_k = 0, plain_ki = 0;
-    for (int s = first; s <= i; ++s)
-      if (reads(i, s)) {
-        const float term = k[s * ldT + c] * __expf(dec.seen(i, c) - dec.local[s * KT + c]) * dA[i * ldC + s];
-        (undecayed(i, s) ? plain_qi : decayed_q) += term;
-      }
-    for (int r = i; r < last; ++r)  // r reads i
-      if (reads(r, i)) {
-        const float term = q[r * ldT + c] * __expf(dec.seen(r, c) - dec.local[i * KT + c]) * dA[r * ldC + i];
-        (undecayed(r, i) ? plain_ki : decayed_k) += term;
-      }
-    if (exclusive && i == first && i > 0) plain_qi += k[(i - 1) * ldT + c] * dA[i * ldC + i - 1];
-    if (exclusive && i + 1 == last && last < C) plain_ki += q[last * ldT + c] * dA[last * ldC + i];
+    const int i = idx / KT, c = idx % KT, I = i / kSubChunk, first = I * kSubChunk, last = first + kSubChunk;
+    float decayed_q = 0, decayed_k = 0;
+    const float plain_qi = exclusive ? (i > 0 ? k[(i - 1) * ldT + c] * dA[i * ldC + i - 1] : 0.f)
+                                     : k[i * ldT + c] * dA[i * ldC + i];
+    const float plain_ki = exclusive ? (i + 1 < C ? q[(i + 1) * ldT + c] * dA[(i + 1) * ldC + i] : 0.f)
+                                     : q[i * ldT + c] * dA[i * ldC + i];
+    if (!gentle(I, c)) {
+      for (int s = first; s <= i; ++s)
+        if (reads(i, s) && !undecayed(i, s))
+          decayed_q += k[s * ldT + c] * __expf(dec.seen(i, c) - dec.local[s * KT + c]) * dA[i * ldC + s];
+      for (int r = i; r < last; ++r)  // r reads i
+        if (reads(r, i) && !undecayed(r, i))
+          decayed_k += q[r * ldT + c] * __expf(dec.seen(r, c) - dec.local[i * KT + c]) * dA[r * ldC + i];
+    }
     intra_q[i * ldT + c] = decayed_q, plain_q[i * ldT + c] = plain_qi;
     intra_k[i * ldT + c] = decayed_k, plain_k[i * ldT + c] = plain_ki;
   }
@@ -217,28 +220,36 @@ __global__ void __launch_bounds__(kGradThreads)
   }
   __syncthreads();
 
-  // Between sub-chunks on the tensor cores, one warp per sub-chunk and side: dq's rows of sub-chunk I take
-  // sum over J < I of dA_IJ (k_J to J's end, times the sub-chunks between), then e^{seen}; dk's rows of
-  // sub-chunk J take sum over I > J of dA_IJ^T (q_I to I's start, times the sub-chunks between), then the
-  // decay to J's end.
+  // On the tensor cores, one warp per sub-chunk and side, the undecayed pair masked out. dq's rows of
+  // sub-chunk I: sum over J < I of dA_IJ (k_J to J's end, times the sub-chunks between) and, for the gentle
+  // channels, dA_II (k e^{-local}); then e^{seen}. dk's rows of sub-chunk J: sum over I > J of dA_IJ^T (q_I
+  // to I's start, times the sub-chunks between) and, for the gentle channels, dA_JJ^T (q to J's start times
+  // e^{-total_J}); then the decay to J's end. Every operand is an fp32 value, so each goes in two bf16 parts
+  // (fp16 inputs too: e^{-local} needs bf16's range).
+  using Op = std::conditional_t<std::is_same_v<T, float>, float, __nv_bfloat16>;
   const auto masked = [&](int i, int s) { return undecayed(i, s) ? 0.f : dA[i * ldC + s]; };
   const auto gap = [&](int J, int I, int c) { return I - J > 1 ? __expf(dec.between(J, I, c)) : 1.f; };
-  for (int job = warp; job < 2 * (subs - 1); job += kGradThreads / 32) {
+  for (int job = warp; job < 2 * subs; job += kGradThreads / 32) {
     float acc[4][4] = {};
-    if (job < subs - 1) {
-      const int I = job + 1;
-      for (int J = 0; J < I; ++J)
-        mma_k16<T, 4, Exact::both>(acc, 4, I * kSubChunk, 0, J * kSubChunk, masked,
-                                   [&](int s, int c) { return k[s * ldT + c] * gap(J, I, c); });
+    if (job < subs) {
+      const int I = job;
+      for (int J = 0; J <= I; ++J)
+        mma_k16<Op, 4, Exact::both>(acc, 4, I * kSubChunk, 0, J * kSubChunk, masked, [&](int s, int c) {
+          if (J < I) return k[s * ldT + c] * gap(J, I, c);
+          return gentle(I, c) ? k[s * ldT + c] * __expf(-dec.total[I * KT + c]) : 0.f;
+        });
       for_each_accumulator(acc, 4, I * kSubChunk, 0, [&](int i, int c, float& a) {
         intra_q[i * ldT + c] += __expf(dec.seen(i, c)) * a;
       });
     } else {
-      const int J = job - (subs - 1);
-      for (int I = J + 1; I < subs; ++I)
-        mma_k16<T, 4, Exact::both>(
+      const int J = job - subs;
+      for (int I = J; I < subs; ++I)
+        mma_k16<Op, 4, Exact::both>(
             acc, 4, J * kSubChunk, 0, I * kSubChunk, [&](int s, int i) { return masked(i, s); },
-            [&](int i, int c) { return q[i * ldT + c] * gap(J, I, c); });
+            [&](int i, int c) {
+              if (I > J) return q[i * ldT + c] * gap(J, I, c);
+              return gentle(J, c) ? q[i * ldT + c] * __expf(-dec.total[J * KT + c]) : 0.f;
+            });
       for_each_accumulator(acc, 4, J * kSubChunk, 0, [&](int s, int c, float& a) {
         intra_k[s * ldT + c] += __expf(dec.total[J * KT + c] - dec.local[s * KT + c]) * a;
       });
