@@ -1,6 +1,6 @@
-// The chunk variant's gradients inside each chunk, version 1: the products on the tensor cores (bf16, fp16;
-// fp32 on the CUDA cores), in two kernels that split the chunk differently so that K = V = 128 fits at every
-// chunk size (version 0 staged the whole chunk and took 420 KiB there). Both start from the gradient of the
+// The chunk variant's gradients inside each chunk: the products on the tensor cores (bf16, fp16; fp32 on the
+// CUDA cores), in two kernels that split the chunk differently so that K = V = 128 fits at every chunk size
+// (staging the whole chunk took 420 KiB there). Both start from the gradient of the
 // state after the chunk (dS, the state-gradient pass) and the forward's state before it (S0).
 //   value grads  one block per (batch, head, chunk, 64 values):
 //                dv_s = scale (sum_i A_is do_i + bonus_s do_s) + (k_s e^{decay after s to the chunk's end})
@@ -9,8 +9,9 @@
 //                (v dS^T) over value tiles, then per channel c
 //                dq_ic = scale (e^{seen from the chunk's start} (do S0^T)_ic + sum_s dA_is k_sc e^{G_i -
 //                G_s}), dk_sc = scale sum_i dA_is q_ic e^{G_i - G_s} + e^{decay after s} (v dS^T)_sc, the
-//                sums between different sub-chunks as products of factors <= 1 (as A's), within one element
-//                by element, and dg by the cancellation-free walk of tests/kernels/chunk_form.h.
+//                sums factorised as A's are (intra_chunk.cuh: between sub-chunks through factors <= 1, within
+//                one through e^{-local} for the gentle channels, element by element for the steep ones), and
+//                dg by the cancellation-free walk of tests/kernels/chunk_form.h.
 #pragma once
 
 #include <type_traits>
@@ -148,7 +149,7 @@ __global__ void __launch_bounds__(kGradThreads)
 #pragma unroll
     for (int x = 0; x < 4; ++x) {
       const int job = warp + 8 * x;
-      if (job >= score_jobs) break;
+      if (job >= score_jobs) continue;  // continue, not break: break makes the unrolled acc[x] spill
       for (int k0 = 0; k0 < kVT; k0 += 16)
         mma_k16<T>(
             dA_acc[x], 1, (job / (C / 8)) * 16, (job % (C / 8)) * 8, k0,
@@ -157,7 +158,7 @@ __global__ void __launch_bounds__(kGradThreads)
 #pragma unroll
     for (int x = 0; x < 2; ++x) {
       const int job = warp + 8 * x;
-      if (job >= state_jobs) break;
+      if (job >= state_jobs) continue;
       const int m0 = (job / (KT / 8)) * 16, n0 = (job % (KT / 8)) * 8;
       for (int k0 = 0; k0 < kVT; k0 += 16) {
         mma_k16<T, 1, Exact::b>(
@@ -172,7 +173,7 @@ __global__ void __launch_bounds__(kGradThreads)
 #pragma unroll
   for (int x = 0; x < 4; ++x) {
     const int job = warp + 8 * x;
-    if (job >= score_jobs) break;
+    if (job >= score_jobs) continue;
     for_each_accumulator(dA_acc[x], 1, (job / (C / 8)) * 16, (job % (C / 8)) * 8,
                          [&](int i, int s, float& a) {
                            dA[i * ldC + s] = reads(i, s) ? a : 0.f;
@@ -182,7 +183,7 @@ __global__ void __launch_bounds__(kGradThreads)
 #pragma unroll
   for (int x = 0; x < 2; ++x) {
     const int job = warp + 8 * x;
-    if (job >= state_jobs) break;
+    if (job >= state_jobs) continue;
     const int m0 = (job / (KT / 8)) * 16, n0 = (job % (KT / 8)) * 8;
     for_each_accumulator(from_acc[x], 1, m0, n0,
                          [&](int i, int c, float& a) { from_state[i * ldT + c] = a; });

@@ -1,12 +1,9 @@
 // The chunk variant's forward: the state pass (kernels/common/chunk/scan.cuh: the states before every
 // chunk), then the output pass, the products on the tensor cores (bf16 and fp16 inputs; fp32 inputs on the
 // CUDA cores, kernels/common/chunk/warp_mma.cuh).
-//   output pass  one block per (batch, head, chunk, 64 values): o = scale ((q e^{seen}) S0 + A v + bonus),
-//                A_is = sum_c q_ic k_sc e^{G_i - G_s}. A's blocks between different 16-token sub-chunks are
-//                products of two factors <= 1 (q to its sub-chunk's start, k to its sub-chunk's end, and the
-//                whole sub-chunks between on q's side); the diagonal 16 x 16 blocks take the exponent per
-//                element in fp32. No exponent is positive, so log decays of -40 neither overflow nor lose
-//                the nearest tokens' terms (kernels/notes/chunk.md).
+//   output pass  one block per (batch, head, chunk, 64 or 128 values):
+//                o = scale ((q e^{seen from the chunk's start}) S0 + A v + bonus), with A the intra-chunk
+//                scores of intra_chunk.cuh; S0 and A are fp32 and go to the tensor cores in two 16-bit parts.
 #pragma once
 
 #include "kernels/common/chunk/decays.cuh"

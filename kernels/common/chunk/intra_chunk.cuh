@@ -1,5 +1,10 @@
 // The chunk's intra-chunk scores A_is = sum_c q_ic k_sc e^{G_i - G_s} (s read by i), built in shared memory
 // by the whole block; the forward's output pass and the backward's value gradients both start from them.
+// Blocks between different 16-token sub-chunks are products of two factors <= 1 (q to its sub-chunk's start,
+// k to its sub-chunk's end, the whole sub-chunks between on q's side). Diagonal blocks factor through
+// e^{-local_s} for the channels whose sub-chunk decay stays within e^40, and are summed element by element in
+// fp32 for the others. So no factor overflows and no difference of two long sums is exponentiated: log
+// decays of -40 keep the nearest tokens' terms exact (kernels/notes/chunk.md).
 #pragma once
 
 #include <type_traits>
