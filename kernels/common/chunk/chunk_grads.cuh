@@ -129,9 +129,19 @@ __global__ void __launch_bounds__(kGradThreads, 3)
   const GlobalGate<Form, T> gate{p.g, d, b, h, t0};
   dec.build([&](int t, int c) { return c0 + c < K ? gate(t, c0 + c) : 0.f; }, length, exclusive);
 
-  // Over value tiles: dA (C x C), do S0^T and v dS^T (C x 32), one 16 x 8 tile per job.
-  const int warp = threadIdx.x / 32, score_jobs = (C / 16) * (C / 8), state_jobs = (C / 16) * (KT / 8);
-  float dA_acc[4][1][4] = {}, from_acc[2][1][4] = {}, to_acc[2][1][4] = {};
+  // Over value tiles: dA (C x C), do S0^T and v dS^T (C x 32). Each warp a strip of 16 rows and up to 4
+  // (dA) or 2 (the state products) 8-column tiles, so a row fragment serves every tile of the strip.
+  const int warp = threadIdx.x / 32, strips = C / 16, group = warp / strips,
+            groups = kGradThreads / 32 / strips;
+  struct Strip {
+    int m0, n0, count;
+  };
+  const auto strip_of = [&](int columns) {
+    const int tiles = columns / 8, per_warp = (tiles + groups - 1) / groups;
+    return Strip{(warp % strips) * 16, group * per_warp * 8, min(per_warp, tiles - group * per_warp)};
+  };
+  const Strip scores = strip_of(C), states = strip_of(KT);
+  float dA_acc[4][4] = {}, from_acc[2][4] = {}, to_acc[2][4] = {};
   const float* S0_rows = ws.states + chunk * K * V;
   const float* dS_rows = ws.dstates + chunk * K * V;
   for (int j0 = 0; j0 < V; j0 += kVT) {
@@ -148,48 +158,31 @@ __global__ void __launch_bounds__(kGradThreads, 3)
     __syncthreads();
     for (int c = threadIdx.x; c < KT; c += kGradThreads)
       for (int j = 0; j < kVT; ++j) before[c] += S0[c * ldV + j] * dS[c * ldV + j];
-#pragma unroll
-    for (int x = 0; x < 4; ++x) {
-      const int job = warp + 8 * x;
-      if (job >= score_jobs) continue;  // continue, not break: break makes the unrolled acc[x] spill
-      for (int k0 = 0; k0 < kVT; k0 += 16)
+    for (int k0 = 0; k0 < kVT; k0 += 16) {
+      if (scores.count > 0)
         mma_k16<T>(
-            dA_acc[x], 1, (job / (C / 8)) * 16, (job % (C / 8)) * 8, k0,
-            [&](int i, int j) { return dO[i * ldV + j]; }, [&](int j, int s) { return v[s * ldV + j]; });
-    }
-#pragma unroll
-    for (int x = 0; x < 2; ++x) {
-      const int job = warp + 8 * x;
-      if (job >= state_jobs) continue;
-      const int m0 = (job / (KT / 8)) * 16, n0 = (job % (KT / 8)) * 8;
-      for (int k0 = 0; k0 < kVT; k0 += 16) {
-        mma_k16<T, 1, Exact::b>(
-            from_acc[x], 1, m0, n0, k0, [&](int i, int j) { return dO[i * ldV + j]; },
+            dA_acc, scores.count, scores.m0, scores.n0, k0, [&](int i, int j) { return dO[i * ldV + j]; },
+            [&](int j, int s) { return v[s * ldV + j]; });
+      if (states.count > 0) {
+        mma_k16<T, 2, Exact::b>(
+            from_acc, states.count, states.m0, states.n0, k0, [&](int i, int j) { return dO[i * ldV + j]; },
             [&](int j, int c) { return S0[c * ldV + j]; });
-        mma_k16<T, 1, Exact::b>(
-            to_acc[x], 1, m0, n0, k0, [&](int s, int j) { return v[s * ldV + j]; },
+        mma_k16<T, 2, Exact::b>(
+            to_acc, states.count, states.m0, states.n0, k0, [&](int s, int j) { return v[s * ldV + j]; },
             [&](int j, int c) { return dS[c * ldV + j]; });
       }
     }
   }
-#pragma unroll
-  for (int x = 0; x < 4; ++x) {
-    const int job = warp + 8 * x;
-    if (job >= score_jobs) continue;
-    for_each_accumulator(dA_acc[x], 1, (job / (C / 8)) * 16, (job % (C / 8)) * 8,
-                         [&](int i, int s, float& a) {
-                           dA[i * ldC + s] = reads(i, s) ? a : 0.f;
-                           if (i == s) vdo_diagonal[i] = a;
-                         });
-  }
-#pragma unroll
-  for (int x = 0; x < 2; ++x) {
-    const int job = warp + 8 * x;
-    if (job >= state_jobs) continue;
-    const int m0 = (job / (KT / 8)) * 16, n0 = (job % (KT / 8)) * 8;
-    for_each_accumulator(from_acc[x], 1, m0, n0,
+  if (scores.count > 0)
+    for_each_accumulator(dA_acc, scores.count, scores.m0, scores.n0, [&](int i, int s, float& a) {
+      dA[i * ldC + s] = reads(i, s) ? a : 0.f;
+      if (i == s) vdo_diagonal[i] = a;
+    });
+  if (states.count > 0) {
+    for_each_accumulator(from_acc, states.count, states.m0, states.n0,
                          [&](int i, int c, float& a) { from_state[i * ldT + c] = a; });
-    for_each_accumulator(to_acc[x], 1, m0, n0, [&](int s, int c, float& a) { to_state[s * ldT + c] = a; });
+    for_each_accumulator(to_acc, states.count, states.m0, states.n0,
+                         [&](int s, int c, float& a) { to_state[s * ldT + c] = a; });
   }
   __syncthreads();
 
