@@ -22,26 +22,41 @@ constexpr int kScanTile = 32;
 enum class Operand { keys_to_end, queries_from_start };
 
 // One block per (batch, head, chunk): the chunk's summed log decay per channel and the scan's operand X.
+// k (or q) and per-key gates are staged in 16-byte loads and X leaves in 16-byte stores: the kernel moves
+// three [C][K] tiles and does little else, so its loads and stores are what it costs.
 template <class Form, class T, Operand kind>
 __global__ void __launch_bounds__(kPrepareThreads) chunk_prepare_kernel(Pointers<T> p, Dims d, Workspace ws) {
   extern __shared__ float smem[];
+  using X = Prepared<T>;
+  constexpr bool keys = kind == Operand::keys_to_end, per_key = Form::value.gate == GateKind::per_key;
+  constexpr int kVec = 16 / sizeof(X);
   const int K = d.K, C = d.C;
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y;
   const int t0 = n * C, length = min(C, d.T - t0);
   Decays dec = Decays::carve(smem, C, K);
-  dec.build(GlobalGate<Form, T>{p.g, d, b, h, t0}, length, Form::value.output_before_update);
+  float* rows = smem + Decays::floats(C, K);  // [C][K]: k (or q)
+  float* gates = rows + C * K;                // [C][K]: per-key log decays
+  stage_tile(keys ? p.k : p.q, d, b, h, t0, length, C, K, 0, K, rows, K);
+  if constexpr (per_key) {
+    stage_tile(p.g, d, b, h, t0, length, C, K, 0, K, gates, K);
+    __syncthreads();
+    dec.build([&](int t, int c) { return gates[t * K + c]; }, length, Form::value.output_before_update);
+  } else {
+    dec.build(GlobalGate<Form, T>{p.g, d, b, h, t0}, length, Form::value.output_before_update);
+  }
   const std::int64_t chunk = std::int64_t(bh) * d.chunks() + n;
-  constexpr bool keys = kind == Operand::keys_to_end;
-  auto* out = reinterpret_cast<Prepared<T>*>(keys ? ws.keys_to_end : ws.queries_from_start) + chunk * C * K;
-  for (int idx = threadIdx.x; idx < C * K; idx += kPrepareThreads) {
-    const int t = idx / K, c = idx % K;
-    float x = 0;
-    if (t < length) {
-      const std::int64_t r = d.row(b, h, t0 + t) * K + c;
-      x = keys ? to_float(p.k[r]) * __expf(dec.after(t, dec.subs, c))
-               : d.scale * to_float(p.q[r]) * __expf(dec.seen_from_start(t, c));
+  auto* out = reinterpret_cast<X*>(keys ? ws.keys_to_end : ws.queries_from_start) + chunk * C * K;
+  for (int idx = threadIdx.x; idx < C * K / kVec; idx += kPrepareThreads) {
+    const int t = idx / (K / kVec), c0 = (idx % (K / kVec)) * kVec;
+    uint4 packed;
+    X* x = reinterpret_cast<X*>(&packed);
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) {
+      const int c = c0 + e;
+      x[e] = from_float<X>(keys ? rows[t * K + c] * __expf(dec.after(t, dec.subs, c))
+                                : d.scale * rows[t * K + c] * __expf(dec.seen_from_start(t, c)));
     }
-    out[idx] = from_float<Prepared<T>>(x);
+    reinterpret_cast<uint4*>(out)[idx] = packed;
   }
   for (int c = threadIdx.x; c < K; c += kPrepareThreads) ws.whole[chunk * K + c] = dec.whole(c);
 }
