@@ -295,6 +295,27 @@ TEST(Battery, CasesCoverEveryCudaVariantAndPair) {
   EXPECT_THROW(battery_cases(product_registry(), {"(", Backend::cuda, {}, true}), UsageError);
 }
 
+// A chunked variant's own families run at every chunk size it takes, named by it and run with it; pairs use
+// each variant's default chunk size and carry none in the name.
+TEST(Battery, AChunkedVariantIsCheckedAtEveryChunkSize) {
+  const BatterySpec spec{"/gla/.*chunk.*/bf16/", Backend::cuda, {227 * 1024, 90}, false};
+  const std::vector<BatteryCase> cases = battery_cases(product_registry(), spec);
+  for (int chunk_size : {16, 32, 64}) {
+    const std::string name =
+        "decay/gla/chunk/fwdbwd/bf16/B2-T65-H2-K64-V32/C" + std::to_string(chunk_size) + "/floor";
+    const auto found =
+        std::find_if(cases.begin(), cases.end(), [&](const BatteryCase& c) { return c.name == name; });
+    ASSERT_NE(found, cases.end()) << name;
+    EXPECT_EQ(found->problem.chunk_size, chunk_size) << name;
+    EXPECT_FALSE(found->skip_reason) << name;
+  }
+  const auto pair = std::find_if(cases.begin(), cases.end(), [](const BatteryCase& c) {
+    return c.name == "state/gla/chunk>naive/fwd/bf16/B1-T2109-H2-K64-V64/prefill2048_decode";
+  });
+  ASSERT_NE(pair, cases.end());
+  EXPECT_EQ(with_chunk_of(pair->problem, *pair->variant).chunk_size, 64);
+}
+
 TEST(Battery, AForwardOnlyVariantMeetsItsPeersOnTheForward) {
   const BatterySpec spec{"^cross/gsa/.*/bf16/", Backend::cuda, {227 * 1024, 90}, false};
   const std::vector<BatteryCase> cases = battery_cases(product_registry(), spec);
