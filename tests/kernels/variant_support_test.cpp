@@ -1,7 +1,7 @@
 // Every CUDA variant answers "can you run this?" for every head-dim pair, dtype and mode without a GPU, and
 // the answers match what each variant promises (kernels/notes/*.md): naive runs up to 128 x 128 everywhere
 // (gsa's two states up to K, V, M = 128 on a Hopper, 64 on an RTX 40xx), and fused_recurrent runs K, V in
-// {16 .. 256} on a Hopper's shared memory (K, V <= 64 on an RTX 40xx's).
+// {16 .. 256} on a Hopper's shared memory (K, V <= 64 on an RTX 40xx's); chunk as below.
 #include <gtest/gtest.h>
 
 #include "kernels/registry.h"
@@ -55,6 +55,28 @@ TEST(VariantSupport, NaiveKeepsTheStateInSharedMemory) {
   EXPECT_TRUE(runs("rwkv7", "naive", 128, 128, Mode::fwdbwd, kHopper));
   EXPECT_TRUE(runs("rwkv7", "naive", 100, 60, Mode::fwdbwd, kAda));
   EXPECT_FALSE(runs("rwkv7", "naive", 256, 256, Mode::fwd, kHopper));
+}
+
+// chunk (kernels/notes/chunk.md): chunk sizes 16, 32 and 64; K a multiple of 16 and V of 8; on a Hopper
+// K = V = 128 at every chunk size (both ways round with 64 and 16) and 256 at C <= 32; on an RTX 40xx D = 64
+// at C <= 32.
+TEST(VariantSupport, ChunkRunsItsChunkSizesAndHeadDims) {
+  const auto chunk_runs = [](const std::string& op, int C, int K, int V, const DeviceLimits& limits) {
+    const Problem p{1, 64, 1, K, V, DType::bf16, C};
+    return !why_unsupported(*product_registry().find_variant(op, "chunk"), p, Mode::fwdbwd, limits);
+  };
+  for (const std::string op : {"gla", "rwkv6", "simple_gla"})
+    for (int C : {16, 32, 64}) {
+      for (const auto& [K, V] : {std::pair{64, 64}, {128, 128}, {64, 16}, {16, 64}, {128, 64}, {32, 48}})
+        EXPECT_TRUE(chunk_runs(op, C, K, V, kHopper)) << op << " C" << C << " " << K << "x" << V;
+      EXPECT_EQ(chunk_runs(op, C, 256, 256, kHopper), C <= 32) << op << " C" << C;
+      if (C <= 32) {
+        EXPECT_TRUE(chunk_runs(op, C, 64, 64, kAda)) << op << " C" << C;
+      }
+    }
+  EXPECT_FALSE(chunk_runs("gla", 48, 64, 64, kHopper));
+  EXPECT_FALSE(chunk_runs("gla", 64, 24, 64, kHopper));
+  EXPECT_FALSE(chunk_runs("gla", 64, 64, 12, kHopper));
 }
 
 TEST(VariantSupport, GsaNaiveKeepsBothStatesInSharedMemory) {
