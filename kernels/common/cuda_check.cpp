@@ -1,5 +1,9 @@
 #include "kernels/common/cuda_check.h"
 
+#include <map>
+#include <mutex>
+#include <utility>
+
 namespace flabench {
 
 bool CudaError::is_sticky() const {
@@ -23,6 +27,19 @@ bool CudaError::is_sticky() const {
 void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line) {
   throw CudaError(code, std::string(cudaGetErrorName(code)) + " (" + cudaGetErrorString(code) + ") in " +
                             call + " at " + file + ":" + std::to_string(line));
+}
+
+int current_device_attribute(cudaDeviceAttr attribute) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, int>, int> known;
+  int device = 0;
+  FLA_CUDA_CHECK(cudaGetDevice(&device));
+  const std::pair<int, int> key{device, int(attribute)};
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (const auto at = known.find(key); at != known.end()) return at->second;
+  int value = 0;
+  FLA_CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
+  return known[key] = value;
 }
 
 }  // namespace flabench

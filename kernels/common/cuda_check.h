@@ -21,6 +21,10 @@ class CudaError : public std::runtime_error {
 
 void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);
 
+// An attribute of the current device, read from the driver once per device and attribute: variants ask
+// for these while they launch, inside timed regions.
+int current_device_attribute(cudaDeviceAttr attribute);
+
 }  // namespace flabench
 
 #define FLA_CUDA_CHECK(call)                                                     \

@@ -4,6 +4,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <functional>
+
 #include "kernels/common/dtype.h"
 
 namespace flabench {
@@ -47,6 +49,14 @@ void dispatch_dtype(DType dtype, Fn&& fn) {
       fn(__nv_bfloat16{});
       return;
   }
+}
+
+// A variant's forward or backward (Call: ForwardCall or BackwardCall) from f(tag, call), the tag a value of
+// the storage type of the call's dtype: how every CUDA variant turns the run-time dtype into its kernels'
+// type.
+template <class Call, class F>
+std::function<void(const Call&)> by_dtype(F f) {
+  return [f](const Call& call) { dispatch_dtype(call.problem.dtype, [&](auto tag) { f(tag, call); }); };
 }
 
 }  // namespace flabench

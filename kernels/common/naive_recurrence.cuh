@@ -370,12 +370,10 @@ Variant make_variant(const std::string& op, const RecurrenceBinding& binding) {
   variant.backend = Backend::cuda;
   variant.support.limits = shared_memory_limit;
   variant.workspace_bytes = [](const Problem& p) { return workspace_floats(p) * sizeof(float); };
-  variant.forward = [binding](const ForwardCall& call) {
-    dispatch_dtype(call.problem.dtype, [&](auto tag) { forward<Form, decltype(tag)>(binding, call); });
-  };
-  variant.backward = [binding](const BackwardCall& call) {
-    dispatch_dtype(call.problem.dtype, [&](auto tag) { backward<Form, decltype(tag)>(binding, call); });
-  };
+  variant.forward = by_dtype<ForwardCall>(
+      [binding](auto tag, const ForwardCall& call) { forward<Form, decltype(tag)>(binding, call); });
+  variant.backward = by_dtype<BackwardCall>(
+      [binding](auto tag, const BackwardCall& call) { backward<Form, decltype(tag)>(binding, call); });
   return variant;
 }
 

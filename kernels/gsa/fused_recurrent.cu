@@ -246,10 +246,7 @@ __global__ void __launch_bounds__(kRows >= 32 ? kMaxPassThreads : kMaxThreads)
 }
 
 int sm_count() {
-  int device = 0, count = 0;
-  FLA_CUDA_CHECK(cudaGetDevice(&device));
-  FLA_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-  return count;
+  return current_device_attribute(cudaDevAttrMultiProcessorCount);
 }
 
 template <class T, int kRows>
@@ -313,9 +310,8 @@ Variant gsa_fused_recurrent_variant() {
   variant.backend = Backend::cuda;
   variant.support.backward = false;
   variant.support.limits = gsa::limits;
-  variant.forward = [](const ForwardCall& call) {
-    dispatch_dtype(call.problem.dtype, [&](auto tag) { gsa::forward<decltype(tag)>(call); });
-  };
+  variant.forward =
+      by_dtype<ForwardCall>([](auto tag, const ForwardCall& call) { gsa::forward<decltype(tag)>(call); });
   return variant;
 }
 

@@ -341,12 +341,10 @@ Variant gsa_naive_variant() {
   variant.backend = Backend::cuda;
   variant.support.limits = gsa::shared_memory_limit;
   variant.workspace_bytes = [](const Problem& p) { return gsa::workspace_floats(p) * sizeof(float); };
-  variant.forward = [](const ForwardCall& call) {
-    dispatch_dtype(call.problem.dtype, [&](auto tag) { gsa::forward<decltype(tag)>(call); });
-  };
-  variant.backward = [](const BackwardCall& call) {
-    dispatch_dtype(call.problem.dtype, [&](auto tag) { gsa::backward<decltype(tag)>(call); });
-  };
+  variant.forward =
+      by_dtype<ForwardCall>([](auto tag, const ForwardCall& call) { gsa::forward<decltype(tag)>(call); });
+  variant.backward =
+      by_dtype<BackwardCall>([](auto tag, const BackwardCall& call) { gsa::backward<decltype(tag)>(call); });
   return variant;
 }
 

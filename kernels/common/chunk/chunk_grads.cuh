@@ -17,7 +17,6 @@
 #include <type_traits>
 
 #include "kernels/common/chunk/decays.cuh"
-#include "kernels/common/chunk/forward.cuh"
 #include "kernels/common/chunk/intra_chunk.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/chunk/workspace.cuh"

@@ -12,6 +12,7 @@ namespace flabench::chunk {
 
 constexpr int kSubChunk = 16;
 constexpr int kMaxChunk = 64;
+constexpr int kPad = 4;  // floats added to a staged row: rows 4 banks apart keep fragment reads conflict-free
 
 struct Dims {
   int B, T, H, K, V, C;

@@ -16,7 +16,6 @@
 namespace flabench::chunk {
 
 constexpr int kOutputThreads = 256;  // 8 warps
-constexpr int kPad = 4;  // floats added to a staged row: rows 4 banks apart keep fragment reads conflict-free
 
 // A block's values (VT): 64, or 128 where it fits, so that A is built once for V = 128 rather than twice.
 __host__ __device__ inline int output_pass_floats(int C, int K, int VT) {

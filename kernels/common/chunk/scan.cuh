@@ -58,7 +58,8 @@ __global__ void __launch_bounds__(kPrepareThreads) chunk_prepare_kernel(Pointers
     }
     reinterpret_cast<uint4*>(out)[idx] = packed;
   }
-  for (int c = threadIdx.x; c < K; c += kPrepareThreads) ws.whole[chunk * K + c] = dec.whole(c);
+  if constexpr (keys)  // the backward reuses the forward's, as it does the states
+    for (int c = threadIdx.x; c < K; c += kPrepareThreads) ws.whole[chunk * K + c] = dec.whole(c);
 }
 
 template <class T>

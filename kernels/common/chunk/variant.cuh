@@ -34,10 +34,8 @@ inline std::size_t output_shared_bytes(const Problem& p, int VT) {
 }
 // The output pass's value tile: 128 where V needs it and it fits the current device's shared memory.
 inline int output_values(const Problem& p) {
-  int device = 0, optin = 0;
-  FLA_CUDA_CHECK(cudaGetDevice(&device));
-  FLA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  return p.V > 64 && output_shared_bytes(p, 128) <= std::size_t(optin) ? 128 : 64;
+  const auto optin = std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+  return p.V > 64 && output_shared_bytes(p, 128) <= optin ? 128 : 64;
 }
 
 // The scan's operand for every chunk, then the scan (kernels/common/chunk/scan.cuh).
@@ -156,12 +154,10 @@ Variant make_variant(const std::string& op, const RecurrenceBinding& binding) {
   variant.support.default_chunk_size = 64;
   variant.support.limits = limits;
   variant.workspace_bytes = workspace_bytes;
-  variant.forward = [binding](const ForwardCall& call) {
-    dispatch_dtype(call.problem.dtype, [&](auto tag) { forward<Form, decltype(tag)>(binding, call); });
-  };
-  variant.backward = [binding](const BackwardCall& call) {
-    dispatch_dtype(call.problem.dtype, [&](auto tag) { backward<Form, decltype(tag)>(binding, call); });
-  };
+  variant.forward = by_dtype<ForwardCall>(
+      [binding](auto tag, const ForwardCall& call) { forward<Form, decltype(tag)>(binding, call); });
+  variant.backward = by_dtype<BackwardCall>(
+      [binding](auto tag, const BackwardCall& call) { backward<Form, decltype(tag)>(binding, call); });
   return variant;
 }
 
