@@ -18,6 +18,7 @@
 #include "kernels/common/dtype_traits.cuh"
 #include "kernels/common/format.h"
 #include "kernels/common/fused_recurrent/staging.cuh"
+#include "kernels/common/lane_sum.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/gsa/gsa.h"
 #include "kernels/gsa/pointers.cuh"
@@ -105,12 +106,6 @@ struct ChunkBuffers {
   __device__ float* v_of(int chunk) const { return v + (chunk % 2) * kChunk * slice; }
   __device__ float* weights_of(int chunk) const { return weights + (chunk % 2) * kChunk * GM; }
 };
-
-// Sum over the `width` adjacent lanes that share a column (width a power of two, at most 32).
-__device__ __forceinline__ float sum_over_column(float x, int width) {
-  for (int offset = width / 2; offset > 0; offset /= 2) x += __shfl_xor_sync(~0u, x, offset);
-  return x;
-}
 
 // Converts `length` tokens of `count` (a power of two) staged elements each into fp32 rows, by the pass-1
 // threads; `exponent` takes exp of each value (the decays).
@@ -205,7 +200,7 @@ __global__ void __launch_bounds__(kRows >= 32 ? kMaxPassThreads : kMaxThreads)
           float acc[4] = {0, 0, 0, 0};
 #pragma unroll
           for (int r = 0; r < kRows; ++r) acc[r % 4] = fmaf(state[r], q[r], acc[r % 4]);
-          const float logit = sum_over_column((acc[0] + acc[1]) + (acc[2] + acc[3]), key_groups);
+          const float logit = sum_over_lanes((acc[0] + acc[1]) + (acc[2] + acc[3]), key_groups);
           if (key_group == 0) weights[(t * G + g) * M + m] = d.scale * logit;
         }
       }
@@ -227,7 +222,7 @@ __global__ void __launch_bounds__(kRows >= 32 ? kMaxPassThreads : kMaxThreads)
           float acc[4] = {0, 0, 0, 0};
 #pragma unroll
           for (int r = 0; r < kRows; ++r) acc[r % 4] = fmaf(state[r], w[r], acc[r % 4]);
-          const float out = sum_over_column((acc[0] + acc[1]) + (acc[2] + acc[3]), slot_groups);
+          const float out = sum_over_lanes((acc[0] + acc[1]) + (acc[2] + acc[3]), slot_groups);
           if (writes && slot_group == 0) p.o[d.query_row(b, t0 + t, h, g) * V + j0 + jj] = from_float<T>(out);
         }
       }

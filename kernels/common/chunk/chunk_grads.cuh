@@ -20,6 +20,7 @@
 #include "kernels/common/chunk/intra_chunk.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/chunk/workspace.cuh"
+#include "kernels/common/lane_sum.cuh"
 #include "kernels/common/recurrence.h"
 #include "kernels/common/recurrence_pointers.cuh"
 
@@ -57,15 +58,10 @@ __global__ void __launch_bounds__(kGradThreads)
   float* bonus = A + C * ldC;              // [C]
   float* dO = bonus + C;                   // [C][64 + pad]
   float* dS = dO + C * kLdV;               // [K][64 + pad]
-  stage_tile(p.q, d, b, h, t0, length, C, K, 0, K, q, ldK);
-  stage_tile(p.k, d, b, h, t0, length, C, K, 0, K, k, ldK);
-  stage_tile(g.d_o, d, b, h, t0, length, C, V, j0, kVT, dO, kLdV);
-  const float* after = ws.dstates + chunk * K * V;
-  for (int idx = threadIdx.x; idx < K * kVT; idx += kGradThreads) {
-    const int c = idx / kVT, j = j0 + idx % kVT;
-    dS[c * kLdV + idx % kVT] = j < V ? after[std::int64_t(c) * V + j] : 0.f;
-  }
-  dec.build(GlobalGate<Form, T>{p.g, d, b, h, t0}, length, Form::value.output_before_update);
+  stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, token_rows(p.q, d, b, h, t0, C, K, 0, K, q, ldK),
+                          token_rows(p.k, d, b, h, t0, C, K, 0, K, k, ldK),
+                          token_rows(g.d_o, d, b, h, t0, C, V, j0, kVT, dO, kLdV),
+                          state_rows(ws.dstates + chunk * K * V, d, 0, K, j0, kVT, dS, kLdV));
   intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, Form::value.bonus ? p.u + h * K : nullptr, bonus,
                               reinterpret_cast<int*>(dS + K * kLdV));
 
@@ -122,11 +118,9 @@ __global__ void __launch_bounds__(kGradThreads, 3)
   const auto reads = [](int i, int s) { return exclusive ? s < i : s <= i; };
   const auto undecayed = [](int i, int s) { return s == (exclusive ? i - 1 : i); };
 
-  stage_tile(p.q, d, b, h, t0, length, C, K, c0, KT, q, ldT);
-  stage_tile(p.k, d, b, h, t0, length, C, K, c0, KT, k, ldT);
   for (int c = threadIdx.x; c < KT; c += kGradThreads) before[c] = 0;
-  const GlobalGate<Form, T> gate{p.g, d, b, h, t0};
-  dec.build([&](int t, int c) { return c0 + c < K ? gate(t, c0 + c) : 0.f; }, length, exclusive);
+  stage_with_decays<Form>(dec, p.g, d, b, h, t0, c0, token_rows(p.q, d, b, h, t0, C, K, c0, KT, q, ldT),
+                          token_rows(p.k, d, b, h, t0, C, K, c0, KT, k, ldT));
 
   // Over value tiles: dA (C x C), do S0^T and v dS^T (C x 32). Each warp a strip of 16 rows and up to 4
   // (dA) or 2 (the state products) 8-column tiles, so a row fragment serves every tile of the strip.
@@ -145,18 +139,19 @@ __global__ void __launch_bounds__(kGradThreads, 3)
   const float* dS_rows = ws.dstates + chunk * K * V;
   for (int j0 = 0; j0 < V; j0 += kVT) {
     __syncthreads();
-    stage_tile(p.v, d, b, h, t0, length, C, V, j0, kVT, v, ldV);
-    stage_tile(g.d_o, d, b, h, t0, length, C, V, j0, kVT, dO, ldV);
-    for (int idx = threadIdx.x; idx < KT * kVT; idx += kGradThreads) {
-      const int c = idx / kVT, j = idx % kVT;
-      const bool in = c0 + c < K && j0 + j < V;
-      const std::int64_t at = std::int64_t(c0 + c) * V + j0 + j;
-      S0[c * ldV + j] = in ? S0_rows[at] : 0.f;
-      dS[c * ldV + j] = in ? dS_rows[at] : 0.f;
-    }
+    stage_tiles(token_rows(p.v, d, b, h, t0, C, V, j0, kVT, v, ldV),
+                token_rows(g.d_o, d, b, h, t0, C, V, j0, kVT, dO, ldV),
+                state_rows(S0_rows, d, c0, KT, j0, kVT, S0, ldV),
+                state_rows(dS_rows, d, c0, KT, j0, kVT, dS, ldV));
     __syncthreads();
-    for (int c = threadIdx.x; c < KT; c += kGradThreads)
-      for (int j = 0; j < kVT; ++j) before[c] += S0[c * ldV + j] * dS[c * ldV + j];
+    {  // S0 . dS of each channel: kParts neighbouring lanes to a channel, kVT / kParts values each
+      constexpr int kParts = kGradThreads / KT;
+      const int c = threadIdx.x / kParts, part = threadIdx.x % kParts;
+      float sum = 0;
+      for (int j = part; j < kVT; j += kParts) sum += S0[c * ldV + j] * dS[c * ldV + j];
+      sum = sum_over_lanes(sum, kParts);
+      if (part == 0) before[c] += sum;
+    }
     for (int k0 = 0; k0 < kVT; k0 += 16) {
       if (scores.count > 0)
         mma_k16<T>(
@@ -224,28 +219,30 @@ __global__ void __launch_bounds__(kGradThreads, 3)
   using Op = std::conditional_t<std::is_same_v<T, float>, float, __nv_bfloat16>;
   const auto masked = [&](int i, int s) { return undecayed(i, s) ? 0.f : dA[i * ldC + s]; };
   const auto gap = [&](int J, int I, int c) { return I - J > 1 ? __expf(dec.between(J, I, c)) : 1.f; };
-  for (int job = warp; job < 2 * subs; job += kGradThreads / 32) {
-    float acc[4][4] = {};
-    if (job < subs) {
-      const int I = job;
+  // A job is one sub-chunk, one side and 16 of the 32 channels: 4 subs jobs keep 8 warps busy at C = 32.
+  for (int job = warp; job < 4 * subs; job += kGradThreads / 32) {
+    const int side_job = job / 2, n0 = (job % 2) * 16;
+    float acc[2][4] = {};
+    if (side_job < subs) {
+      const int I = side_job;
       for (int J = 0; J <= I; ++J)
-        mma_k16<Op, 4, Exact::both>(acc, 4, I * kSubChunk, 0, J * kSubChunk, masked, [&](int s, int c) {
+        mma_k16<Op, 2, Exact::both>(acc, 2, I * kSubChunk, n0, J * kSubChunk, masked, [&](int s, int c) {
           if (J < I) return k[s * ldT + c] * gap(J, I, c);
           return gentle(I, c) ? k[s * ldT + c] * __expf(-dec.total[I * KT + c]) : 0.f;
         });
-      for_each_accumulator(acc, 4, I * kSubChunk, 0, [&](int i, int c, float& a) {
+      for_each_accumulator(acc, 2, I * kSubChunk, n0, [&](int i, int c, float& a) {
         intra_q[i * ldT + c] += __expf(dec.seen(i, c)) * a;
       });
     } else {
-      const int J = job - subs;
+      const int J = side_job - subs;
       for (int I = J; I < subs; ++I)
-        mma_k16<Op, 4, Exact::both>(
-            acc, 4, J * kSubChunk, 0, I * kSubChunk, [&](int s, int i) { return masked(i, s); },
+        mma_k16<Op, 2, Exact::both>(
+            acc, 2, J * kSubChunk, n0, I * kSubChunk, [&](int s, int i) { return masked(i, s); },
             [&](int i, int c) {
               if (I > J) return q[i * ldT + c] * gap(J, I, c);
               return gentle(J, c) ? q[i * ldT + c] * __expf(-dec.total[J * KT + c]) : 0.f;
             });
-      for_each_accumulator(acc, 4, J * kSubChunk, 0, [&](int s, int c, float& a) {
+      for_each_accumulator(acc, 2, J * kSubChunk, n0, [&](int s, int c, float& a) {
         intra_k[s * ldT + c] += __expf(dec.total[J * KT + c] - dec.local[s * KT + c]) * a;
       });
     }
@@ -282,29 +279,49 @@ __global__ void __launch_bounds__(kGradThreads, 3)
 
   // dg_t = (q.dq of the outputs from t on, or after t when the output reads the state before the update)
   // - (k.dk of the keys from t on) + e^{whole} S0 . dS + (k . handed-on of the keys before t): no O(1) terms
-  // cancel (the undecayed ones were kept apart), so log decays of -40 keep dg's relative accuracy.
+  // cancel (the undecayed ones were kept apart), so log decays of -40 keep dg's relative accuracy. The
+  // chunk's tokens in kPieces pieces at once: each piece's sums first, then every piece walks its tokens
+  // from the sums of the pieces before it (the handed-on terms) and after it (the others).
+  constexpr int kPieces = kGradThreads / KT;
   float* dg = intra_q;
-  for (int c = threadIdx.x; c < KT; c += kGradThreads) {
-    float running = __expf(dec.whole(c)) * before[c];
-    for (int t = 0; t < C; ++t) {
+  float* sums = plain_q;  // [4][kPieces][32]: the pieces' handed-on, output, key and bonus-gradient sums
+  {
+    const int c = threadIdx.x % KT, piece = threadIdx.x / KT, per_piece = C / kPieces,
+              first = piece * per_piece, last = first + per_piece;
+    const auto sum_at = [&](int kind, int of) -> float& { return sums[(kind * kPieces + of) * KT + c]; };
+    {
+      float handed = 0, outputs = 0, keys = 0, du = 0;
+      for (int t = first; t < last; ++t) {
+        handed += to_state[t * ldT + c], outputs += from_state[t * ldT + c], keys += intra_k[t * ldT + c];
+        if constexpr (Form::value.bonus) du += q[t * ldT + c];
+      }
+      sum_at(0, piece) = handed, sum_at(1, piece) = outputs, sum_at(2, piece) = keys, sum_at(3, piece) = du;
+    }
+    __syncthreads();
+    float running = __expf(dec.whole(c)) * before[c], outputs = 0, keys = 0;
+    for (int other = 0; other < kPieces; ++other) {
+      if (other < piece) running += sum_at(0, other);
+      if (other > piece) outputs += sum_at(1, other), keys += sum_at(2, other);
+    }
+    for (int t = first; t < last; ++t) {
       const float next = running + to_state[t * ldT + c];
       dg[t * ldT + c] = running;
       running = next;
     }
-    float outputs = 0, keys = 0;
-    for (int t = C - 1; t >= 0; --t) {
+    for (int t = last - 1; t >= first; --t) {
       const float own = from_state[t * ldT + c];
       if (!exclusive) outputs += own;
       keys += intra_k[t * ldT + c];
       dg[t * ldT + c] += outputs - keys;
       if (exclusive) outputs += own;
     }
-    if constexpr (Form::value.bonus) {
-      float du = 0;
-      for (int t = 0; t < C; ++t) du += q[t * ldT + c];
-      // laid out [B, chunks, H, K]: sum_bonus_grad_kernel adds over (batch, chunk) as over a batch
-      if (c0 + c < K) ws.du_partial[((std::int64_t(b) * d.chunks() + n) * d.H + h) * K + c0 + c] = du;
-    }
+    if constexpr (Form::value.bonus)
+      if (piece == 0 && c0 + c < K) {
+        float du = 0;
+        for (int other = 0; other < kPieces; ++other) du += sum_at(3, other);
+        // laid out [B, chunks, H, K]: sum_bonus_grad_kernel adds over (batch, chunk) as over a batch
+        ws.du_partial[((std::int64_t(b) * d.chunks() + n) * d.H + h) * K + c0 + c] = du;
+      }
   }
   __syncthreads();
   if constexpr (Form::value.gate == GateKind::per_key) {

@@ -43,18 +43,18 @@ struct Decays {
   }
   __host__ __device__ static int floats(int C, int K) { return C * K + (2 * (C / kSubChunk) + 1) * K; }
 
-  // gate(t, c) is token t's log decay in channel c, for t < length (later tokens count as 0). One thread
-  // per (sub-chunk, channel) sums its 16 tokens; the whole block calls this (it synchronises).
-  template <class Gate>
-  __device__ void build(const Gate& gate, int length, bool exclusive_sums) {
+  // Sums the raw log decays that stage_with_decays left in local (zero past the sequence) in place: one
+  // thread per (sub-chunk, channel) over its 16 tokens, then the sub-chunks' prefixes. The whole block calls
+  // this (it synchronises).
+  __device__ void sum_staged(bool exclusive_sums) {
     exclusive = exclusive_sums;
+    __syncthreads();
     for (int item = threadIdx.x; item < subs * K; item += blockDim.x) {
       const int J = item / K, c = item % K;
       float sum = 0;
 #pragma unroll
       for (int i = J * kSubChunk; i < (J + 1) * kSubChunk; ++i) {
-        const float g = i < length ? gate(i, c) : 0.f;
-        sum += g;
+        sum += local[i * K + c];
         local[i * K + c] = sum;
       }
       total[J * K + c] = sum;
@@ -99,41 +99,86 @@ struct Decays {
   }
 };
 
-// The gate of token t0 + t, channel c, read from global memory (per key channel, or one per head).
-template <class Form, class T>
-struct GlobalGate {
-  const T* g;
-  const Dims& d;
-  int b, h, t0;
-  __device__ float operator()(int t, int c) const {
-    const std::int64_t r = d.row(b, h, t0 + t);
-    return to_float(Form::value.gate == GateKind::per_key ? g[r * d.K + c] : g[r]);
+// A [rows][cols] block of a row-major array to stage as fp32 into out[r * ld + col]: row r at base + r *
+// stride; rows from valid_rows on and columns from valid_cols on read as zero. Moved in 16-byte vectors:
+// cols and valid_cols are multiples of 16 / sizeof(T) (every caller's head dims and tiles are), ld and
+// out's offset multiples of 4 (padding keeps the tensor cores' operand reads off one bank).
+template <class T>
+struct Tile {
+  static constexpr int kVec = 16 / sizeof(T);
+  const T* base;
+  std::int64_t stride;
+  int rows, cols, valid_rows, valid_cols;
+  float* out;
+  int ld;
+
+  __device__ int vectors() const { return rows * (cols / kVec); }
+  __device__ uint4 load(int idx) const {
+    const int per_row = cols / kVec, r = idx / per_row, col = (idx % per_row) * kVec;
+    if (idx >= vectors() || r >= valid_rows || col >= valid_cols) return uint4{0, 0, 0, 0};
+    return *reinterpret_cast<const uint4*>(base + r * stride + col);
+  }
+  __device__ void store(int idx, const uint4& raw) const {
+    if (idx >= vectors()) return;
+    const int per_row = cols / kVec, r = idx / per_row, col = (idx % per_row) * kVec;
+    const T* x = reinterpret_cast<const T*>(&raw);
+    auto* to = reinterpret_cast<float4*>(out + r * ld + col);
+#pragma unroll
+    for (int e = 0; e < kVec / 4; ++e)
+      to[e] = make_float4(to_float(x[4 * e]), to_float(x[4 * e + 1]), to_float(x[4 * e + 2]),
+                          to_float(x[4 * e + 3]));
   }
 };
 
-// Stages rows t < rows of `cols` values from column `first` of rows `width` wide, as fp32, into
-// out[t * ld + col] (ld >= cols; padding keeps the tensor cores' operand reads off one bank): zero past the
-// sequence (t >= length) and past the row (first + col >= width). In 16-byte vectors: cols, first and width
-// are multiples of 8 (every caller's head dims and tiles are), ld and out's offset multiples of 4.
+// Rows t0 .. t0 + rows of an input laid out [B, T, H, width], columns first .. first + cols.
 template <class T>
-__device__ void stage_tile(const T* src, const Dims& d, int b, int h, int t0, int length, int rows, int width,
-                           int first, int cols, float* out, int ld) {
-  constexpr int kVec = 16 / sizeof(T);
-  const int per_row = cols / kVec;
-  for (int idx = threadIdx.x; idx < rows * per_row; idx += blockDim.x) {
-    const int t = idx / per_row, col = (idx % per_row) * kVec;
-    float values[kVec] = {};
-    if (t < length && first + col < width) {
-      const uint4 raw = *reinterpret_cast<const uint4*>(src + d.row(b, h, t0 + t) * width + first + col);
-      const T* x = reinterpret_cast<const T*>(&raw);
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) values[e] = to_float(x[e]);
-    }
-    auto* to = reinterpret_cast<float4*>(out + t * ld + col);
-#pragma unroll
-    for (int e = 0; e < kVec / 4; ++e)
-      to[e] = make_float4(values[4 * e], values[4 * e + 1], values[4 * e + 2], values[4 * e + 3]);
+__device__ Tile<T> token_rows(const T* src, const Dims& d, int b, int h, int t0, int rows, int width,
+                              int first, int cols, float* out, int ld) {
+  return {src + d.row(b, h, t0) * width + first,
+          std::int64_t(d.H) * width,
+          rows,
+          cols,
+          min(rows, d.T - t0),
+          width - first,
+          out,
+          ld};
+}
+
+// Rows c0 .. c0 + rows, columns j0 .. j0 + cols of one chunk's [K][V] fp32 state (or state gradient).
+__device__ inline Tile<float> state_rows(const float* state, const Dims& d, int c0, int rows, int j0,
+                                         int cols, float* out, int ld) {
+  return {state + std::int64_t(c0) * d.V + j0, d.V, rows, cols, d.K - c0, d.V - j0, out, ld};
+}
+
+// Stages every tile, each thread's loads of all of them in flight before its first store: one trip to
+// memory for the lot rather than one per tile.
+template <class... T>
+__device__ void stage_tiles(const Tile<T>&... tiles) {
+  int most = 0;
+  ((most = max(most, tiles.vectors())), ...);
+  for (int idx = threadIdx.x; idx < most; idx += blockDim.x) {
+    const uint4 raw[] = {tiles.load(idx)...};
+    int e = 0;
+    (tiles.store(idx, raw[e++]), ...);
   }
+}
+
+// Stages the tiles and the chunk's log decays for key channels c0 .. c0 + dec.K (per-key gates a tile among
+// the others; a per-head gate repeated over the channels), then sums the decays (Decays::sum_staged).
+template <class Form, class T, class... U>
+__device__ void stage_with_decays(Decays& dec, const T* g, const Dims& d, int b, int h, int t0, int c0,
+                                  const Tile<U>&... tiles) {
+  const int C = d.C, length = min(C, d.T - t0);
+  if constexpr (Form::value.gate == GateKind::per_key) {
+    stage_tiles(token_rows(g, d, b, h, t0, C, d.K, c0, dec.K, dec.local, dec.K), tiles...);
+  } else {
+    for (int idx = threadIdx.x; idx < C * dec.K; idx += blockDim.x) {
+      const int t = idx / dec.K;
+      dec.local[idx] = t < length ? to_float(g[d.row(b, h, t0 + t)]) : 0.f;
+    }
+    stage_tiles(tiles...);
+  }
+  dec.sum_staged(Form::value.output_before_update);
 }
 
 }  // namespace flabench::chunk

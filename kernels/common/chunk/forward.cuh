@@ -38,15 +38,11 @@ __global__ void __launch_bounds__(kOutputThreads)
   float* A = S0 + K * ldV;     // [C][C + pad]
   float* bonus = A + C * ldC;  // [C]: rwkv6's q_i . (u k_i)
   int* steep = reinterpret_cast<int*>(bonus + C);
-  stage_tile(p.q, d, b, h, t0, length, C, K, 0, K, q, ldK);
-  stage_tile(p.k, d, b, h, t0, length, C, K, 0, K, k, ldK);
-  stage_tile(p.v, d, b, h, t0, length, C, V, j0, VT, v, ldV);
   const float* saved = states + (std::int64_t(bh) * d.chunks() + n) * K * V;
-  for (int idx = threadIdx.x; idx < K * VT; idx += kOutputThreads) {
-    const int c = idx / VT, j = j0 + idx % VT;
-    S0[c * ldV + idx % VT] = j < V ? saved[std::int64_t(c) * V + j] : 0.f;
-  }
-  dec.build(GlobalGate<Form, T>{p.g, d, b, h, t0}, length, Form::value.output_before_update);
+  stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, token_rows(p.q, d, b, h, t0, C, K, 0, K, q, ldK),
+                          token_rows(p.k, d, b, h, t0, C, K, 0, K, k, ldK),
+                          token_rows(p.v, d, b, h, t0, C, V, j0, VT, v, ldV),
+                          state_rows(saved, d, 0, K, j0, VT, S0, ldV));
 
   intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, Form::value.bonus ? p.u + h * K : nullptr, bonus,
                               steep);

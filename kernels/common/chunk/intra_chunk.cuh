@@ -11,6 +11,7 @@
 
 #include "kernels/common/chunk/decays.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/common/lane_sum.cuh"
 #include "kernels/common/recurrence.h"
 
 namespace flabench::chunk {
@@ -62,11 +63,12 @@ __device__ void intra_chunk_scores(const Decays& dec, float* q, float* k, int ld
   }
   for (int idx = threadIdx.x; idx < C * C; idx += int(blockDim.x))
     if ((idx % C) / kSubChunk > (idx / C) / kSubChunk) A[(idx / C) * ldC + idx % C] = 0;
-  if constexpr (Form::value.bonus)
-    for (int i = threadIdx.x; i < C; i += int(blockDim.x)) {
+  if constexpr (Form::value.bonus)  // a warp per row, its lanes over the channels
+    for (int i = warp; i < C; i += int(blockDim.x) / 32) {
       float w = 0;
-      for (int c = 0; c < K; ++c) w += q[i * ldK + c] * to_float(u[c]) * k[i * ldK + c];
-      bonus[i] = w;
+      for (int c = lane; c < K; c += 32) w += q[i * ldK + c] * to_float(u[c]) * k[i * ldK + c];
+      w = sum_over_lanes(w, 32);
+      if (lane == 0) bonus[i] = w;
     }
   __syncthreads();
   for (int idx = threadIdx.x; idx < C * K; idx += int(blockDim.x)) {

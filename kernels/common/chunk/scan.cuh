@@ -28,22 +28,15 @@ template <class Form, class T, Operand kind>
 __global__ void __launch_bounds__(kPrepareThreads) chunk_prepare_kernel(Pointers<T> p, Dims d, Workspace ws) {
   extern __shared__ float smem[];
   using X = Prepared<T>;
-  constexpr bool keys = kind == Operand::keys_to_end, per_key = Form::value.gate == GateKind::per_key;
+  constexpr bool keys = kind == Operand::keys_to_end;
   constexpr int kVec = 16 / sizeof(X);
   const int K = d.K, C = d.C;
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y;
-  const int t0 = n * C, length = min(C, d.T - t0);
+  const int t0 = n * C;
   Decays dec = Decays::carve(smem, C, K);
   float* rows = smem + Decays::floats(C, K);  // [C][K]: k (or q)
-  float* gates = rows + C * K;                // [C][K]: per-key log decays
-  stage_tile(keys ? p.k : p.q, d, b, h, t0, length, C, K, 0, K, rows, K);
-  if constexpr (per_key) {
-    stage_tile(p.g, d, b, h, t0, length, C, K, 0, K, gates, K);
-    __syncthreads();
-    dec.build([&](int t, int c) { return gates[t * K + c]; }, length, Form::value.output_before_update);
-  } else {
-    dec.build(GlobalGate<Form, T>{p.g, d, b, h, t0}, length, Form::value.output_before_update);
-  }
+  stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0,
+                          token_rows(keys ? p.k : p.q, d, b, h, t0, C, K, 0, K, rows, K));
   const std::int64_t chunk = std::int64_t(bh) * d.chunks() + n;
   auto* out = reinterpret_cast<X*>(keys ? ws.keys_to_end : ws.queries_from_start) + chunk * C * K;
   for (int idx = threadIdx.x; idx < C * K / kVec; idx += kPrepareThreads) {

@@ -21,7 +21,7 @@
 namespace flabench::chunk {
 
 inline std::size_t prepare_shared_bytes(const Problem& p) {
-  return sizeof(float) * (Decays::floats(p.chunk_size, int(p.K)) + 2 * p.chunk_size * p.K);
+  return sizeof(float) * (Decays::floats(p.chunk_size, int(p.K)) + p.chunk_size * p.K);
 }
 inline std::size_t value_grads_shared_bytes(const Problem& p) {
   return sizeof(float) * value_grads_floats(p.chunk_size, int(p.K));

@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(128)
       }
       partials[s * blockDim.x + threadIdx.x] = dv;
       float dsa = 0;
-      if constexpr (Form::value.low_rank) dsa = reduce_lanes(dot(x.b, dS), g.KG);
+      if constexpr (Form::value.low_rank) dsa = sum_over_lanes(dot(x.b, dS), g.KG);
 #pragma unroll
       for (int i = 0; i < KPT; ++i) {  // dS <- dL/dS_{t-1}
         float prev = x.decay[i] * dS[i];

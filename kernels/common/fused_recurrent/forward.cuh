@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(128) fused_recurrent_fwd_kernel(Pointers<T> p,
     // Token s's arithmetic; the caller has the next token's loads in flight meanwhile.
     auto step = [&](const ColumnKeys<Form, KPT>& x, int s) {
       float sa = 0, out;
-      if constexpr (Form::value.low_rank) sa = reduce_lanes(dot(x.a, S), g.KG);
+      if constexpr (Form::value.low_rank) sa = sum_over_lanes(dot(x.a, S), g.KG);
       if constexpr (Form::value.output_before_update) {  // o_t reads S_{t-1}, plus the bonus (u o k_t) v_t
         float read[KPT];
 #pragma unroll

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "kernels/common/dtype_traits.cuh"
+#include "kernels/common/lane_sum.cuh"
 #include "kernels/common/recurrence.h"
 
 namespace flabench::fused {
@@ -86,14 +87,6 @@ struct KeyVectors {
   static constexpr int a = per_key_gate ? 3 : 2, b = a + 1;
   static constexpr int count = 2 + (per_key_gate ? 1 : 0) + (low_rank ? 2 : 0);
 };
-
-// Sum over the `lanes` neighbouring lanes (a power of two) that share a column or a row.
-__device__ __forceinline__ float reduce_lanes(float x, int lanes) {
-#pragma unroll
-  for (int m = 1; m < 32; m <<= 1)
-    if (m < lanes) x += __shfl_xor_sync(kFullWarp, x, m);
-  return x;
-}
 
 // sum_i a[i] * b[i], in four independent chains (the FMA latency, not the count, is the cost).
 template <int N>

@@ -1,0 +1,14 @@
+// A sum over neighbouring lanes of a warp, for threads that share a row or a column of some tile.
+#pragma once
+
+namespace flabench {
+
+// Sum of x over the `lanes` neighbouring lanes (a power of two, at most 32); every one of them gets it.
+__device__ __forceinline__ float sum_over_lanes(float x, int lanes) {
+#pragma unroll
+  for (int m = 1; m < 32; m <<= 1)
+    if (m < lanes) x += __shfl_xor_sync(0xffffffffu, x, m);
+  return x;
+}
+
+}  // namespace flabench
