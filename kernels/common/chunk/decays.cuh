@@ -23,6 +23,26 @@ struct Dims {
   }
 };
 
+// x / n and x % n in the kernels' index arithmetic: a shift and a mask where n is a power of two (the head
+// dims and tiles of every preset), the division otherwise. A division by a value known only at run time costs
+// ~20 instructions; in the staging loops it was 29% of the output pass's instructions
+// (kernels/notes/chunk.md).
+struct Divisor {
+  int n, shift;
+  bool power_of_two;
+  __device__ explicit Divisor(int n) : n(n), shift(0), power_of_two((n & (n - 1)) == 0) {
+#ifdef __CUDA_ARCH__  // __ffs is a device intrinsic; the host pass only parses this
+    shift = __ffs(n) - 1;
+#endif
+  }
+  __device__ int div(int x) const {
+    return power_of_two ? x >> shift : x / n;
+  }
+  __device__ int mod(int x) const {
+    return power_of_two ? x & (n - 1) : x % n;
+  }
+};
+
 inline Dims make_dims(const Problem& p) {
   return {int(p.B), int(p.T), int(p.H), int(p.K), int(p.V), p.chunk_size, float(p.scale)};
 }
@@ -48,9 +68,10 @@ struct Decays {
   // this (it synchronises).
   __device__ void sum_staged(bool exclusive_sums) {
     exclusive = exclusive_sums;
+    const Divisor channels(K);
     __syncthreads();
     for (int item = threadIdx.x; item < subs * K; item += blockDim.x) {
-      const int J = item / K, c = item % K;
+      const int J = channels.div(item), c = channels.mod(item);
       float sum = 0;
 #pragma unroll
       for (int i = J * kSubChunk; i < (J + 1) * kSubChunk; ++i) {
@@ -111,16 +132,17 @@ struct Tile {
   int rows, cols, valid_rows, valid_cols;
   float* out;
   int ld;
+  Divisor per_row;  // cols / kVec vectors to a row
 
   __device__ int vectors() const { return rows * (cols / kVec); }
   __device__ uint4 load(int idx) const {
-    const int per_row = cols / kVec, r = idx / per_row, col = (idx % per_row) * kVec;
+    const int r = per_row.div(idx), col = per_row.mod(idx) * kVec;
     if (idx >= vectors() || r >= valid_rows || col >= valid_cols) return uint4{0, 0, 0, 0};
     return *reinterpret_cast<const uint4*>(base + r * stride + col);
   }
   __device__ void store(int idx, const uint4& raw) const {
     if (idx >= vectors()) return;
-    const int per_row = cols / kVec, r = idx / per_row, col = (idx % per_row) * kVec;
+    const int r = per_row.div(idx), col = per_row.mod(idx) * kVec;
     const T* x = reinterpret_cast<const T*>(&raw);
     auto* to = reinterpret_cast<float4*>(out + r * ld + col);
 #pragma unroll
@@ -141,19 +163,44 @@ __device__ Tile<T> token_rows(const T* src, const Dims& d, int b, int h, int t0,
           min(rows, d.T - t0),
           width - first,
           out,
-          ld};
+          ld,
+          Divisor(cols / Tile<T>::kVec)};
 }
 
 // Rows c0 .. c0 + rows, columns j0 .. j0 + cols of one chunk's [K][V] fp32 state (or state gradient).
 __device__ inline Tile<float> state_rows(const float* state, const Dims& d, int c0, int rows, int j0,
                                          int cols, float* out, int ld) {
-  return {state + std::int64_t(c0) * d.V + j0, d.V, rows, cols, d.K - c0, d.V - j0, out, ld};
+  return {state + std::int64_t(c0) * d.V + j0, d.V, rows, cols, d.K - c0, d.V - j0, out, ld,
+          Divisor(cols / Tile<float>::kVec)};
 }
 
-// Stages every tile, each thread's loads of all of them in flight before its first store: one trip to
-// memory for the lot rather than one per tile.
-template <class... T>
-__device__ void stage_tiles(const Tile<T>&... tiles) {
+// A gate per head and token, repeated over `K` channels of each row of out: staged as a tile is, one
+// 16-byte vector (holding the gate) per token.
+template <class T>
+struct HeadGateRows {
+  const T* base;
+  std::int64_t stride;
+  int rows, valid_rows;
+  float* out;
+  int K;
+
+  __device__ int vectors() const { return rows; }
+  __device__ uint4 load(int t) const {
+    uint4 raw{0, 0, 0, 0};
+    if (t < valid_rows) *reinterpret_cast<T*>(&raw) = base[t * stride];
+    return raw;
+  }
+  __device__ void store(int t, const uint4& raw) const {
+    if (t >= rows) return;
+    const float g = to_float(*reinterpret_cast<const T*>(&raw));
+    for (int c = 0; c < K; c += 4) *reinterpret_cast<float4*>(out + t * K + c) = make_float4(g, g, g, g);
+  }
+};
+
+// Stages every tile (Tile, HeadGateRows), each thread's loads of all of them in flight before its first
+// store: one trip to memory for the lot rather than one per tile.
+template <class... Tiles>
+__device__ void stage_tiles(const Tiles&... tiles) {
   int most = 0;
   ((most = max(most, tiles.vectors())), ...);
   for (int idx = threadIdx.x; idx < most; idx += blockDim.x) {
@@ -168,16 +215,11 @@ __device__ void stage_tiles(const Tile<T>&... tiles) {
 template <class Form, class T, class... U>
 __device__ void stage_with_decays(Decays& dec, const T* g, const Dims& d, int b, int h, int t0, int c0,
                                   const Tile<U>&... tiles) {
-  const int C = d.C, length = min(C, d.T - t0);
-  if constexpr (Form::value.gate == GateKind::per_key) {
+  const int C = d.C;
+  if constexpr (Form::value.gate == GateKind::per_key)
     stage_tiles(token_rows(g, d, b, h, t0, C, d.K, c0, dec.K, dec.local, dec.K), tiles...);
-  } else {
-    for (int idx = threadIdx.x; idx < C * dec.K; idx += blockDim.x) {
-      const int t = idx / dec.K;
-      dec.local[idx] = t < length ? to_float(g[d.row(b, h, t0 + t)]) : 0.f;
-    }
-    stage_tiles(tiles...);
-  }
+  else
+    stage_tiles(HeadGateRows<T>{g + d.row(b, h, t0), d.H, C, min(C, d.T - t0), dec.local, dec.K}, tiles...);
   dec.sum_staged(Form::value.output_before_update);
 }
 

@@ -46,8 +46,9 @@ __global__ void __launch_bounds__(kOutputThreads)
 
   intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, Form::value.bonus ? p.u + h * K : nullptr, bonus,
                               steep);
+  const Divisor channels(K);
   for (int idx = threadIdx.x; idx < C * K; idx += kOutputThreads) {
-    const int t = idx / K, c = idx % K;
+    const int t = channels.div(idx), c = channels.mod(idx);
     q[t * ldK + c] *= __expf(dec.prefix[(t / kSubChunk) * K + c]);
   }
   __syncthreads();

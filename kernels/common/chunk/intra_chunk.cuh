@@ -71,8 +71,9 @@ __device__ void intra_chunk_scores(const Decays& dec, float* q, float* k, int ld
       if (lane == 0) bonus[i] = w;
     }
   __syncthreads();
+  const Divisor channels(K);
   for (int idx = threadIdx.x; idx < C * K; idx += int(blockDim.x)) {
-    const int t = idx / K, c = idx % K;
+    const int t = channels.div(idx), c = channels.mod(idx);
     q[t * ldK + c] *= __expf(dec.seen(t, c));
     k[t * ldK + c] *= __expf(dec.total[(t / kSubChunk) * K + c] - dec.local[idx]);
   }

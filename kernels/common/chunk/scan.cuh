@@ -39,8 +39,9 @@ __global__ void __launch_bounds__(kPrepareThreads) chunk_prepare_kernel(Pointers
                           token_rows(keys ? p.k : p.q, d, b, h, t0, C, K, 0, K, rows, K));
   const std::int64_t chunk = std::int64_t(bh) * d.chunks() + n;
   auto* out = reinterpret_cast<X*>(keys ? ws.keys_to_end : ws.queries_from_start) + chunk * C * K;
+  const Divisor vectors(K / kVec);  // to a row
   for (int idx = threadIdx.x; idx < C * K / kVec; idx += kPrepareThreads) {
-    const int t = idx / (K / kVec), c0 = (idx % (K / kVec)) * kVec;
+    const int t = vectors.div(idx), c0 = vectors.mod(idx) * kVec;
     uint4 packed;
     X* x = reinterpret_cast<X*>(&packed);
 #pragma unroll
@@ -77,8 +78,11 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
   // fp16 goes to the tensor cores as bf16 in two parts: fp32 X keeps its range, and both keep 16 bits.
   using Op = std::conditional_t<std::is_same_v<T, __half>, __nv_bfloat16, T>;
   constexpr Exact exact = std::is_same_v<T, __half> ? Exact::both : Exact::none;
-  __shared__ uint4 x_tile[kMaxChunk * kRowX];  // [C][32] of X
-  __shared__ uint4 y_tile[kMaxChunk * kRow];   // [C][32] of T
+  // [C][32] of X and of T, each row one vector longer: the 8 rows that ldmatrix reads at once fall on
+  // different banks.
+  constexpr int kLdX = (kRowX + 1) * kVecX, kLdY = (kRow + 1) * kVec;
+  __shared__ uint4 x_tile[kMaxChunk * (kRowX + 1)];
+  __shared__ uint4 y_tile[kMaxChunk * (kRow + 1)];
   const X* xs = reinterpret_cast<const X*>(x_tile);
   const T* ys = reinterpret_cast<const T*>(y_tile);
   const int K = d.K, V = d.V, C = d.C, chunks = d.chunks();
@@ -127,12 +131,12 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
 #pragma unroll
     for (int e = 0; e < kLoadsX; ++e) {
       const int idx = threadIdx.x + e * kScanThreads;
-      if (idx < C * kRowX) x_tile[idx] = next_x[e];
+      if (idx < C * kRowX) x_tile[idx + idx / kRowX] = next_x[e];
     }
 #pragma unroll
     for (int e = 0; e < kLoads; ++e) {
       const int idx = threadIdx.x + e * kScanThreads;
-      if (idx < C * kRow) y_tile[idx] = next_y[e];
+      if (idx < C * kRow) y_tile[idx + idx / kRow] = next_y[e];
     }
     const float decay[2] = {__expf(next_whole[0]), __expf(next_whole[1])};
     __syncthreads();
@@ -142,10 +146,22 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
       if (in_tile(row, col)) saved[at(row, col)] = s;
       s *= decay[row - m0 < 8 ? 0 : 1];
     });
-    for (int k0 = 0; k0 < C; k0 += 16)
-      mma_k16<Op, 2, exact>(
-          S, 2, m0, n0, k0, [&](int c, int s) { return to_float(xs[s * kTile + c]); },
-          [&](int s, int j) { return to_float(ys[s * kTile + j]); });
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {                // fragments straight from the bf16 tiles
+      const int row = threadIdx.x % 8, part = threadIdx.x % 32 / 8;  // ldmatrix: lane = 8 part + row
+      for (int k0 = 0; k0 < C; k0 += 16) {
+        std::uint32_t a[4], b[4];
+        ldmatrix_x4_trans(a, xs + (k0 + row + part / 2 * 8) * kLdX + m0 + part % 2 * 8);
+        ldmatrix_x4_trans(b, ys + (k0 + row + part % 2 * 8) * kLdY + n0 + part / 2 * 8);
+        const std::uint32_t first[2] = {b[0], b[1]}, second[2] = {b[2], b[3]};
+        mma_16x8x16<Op>(S[0], a, first);
+        mma_16x8x16<Op>(S[1], a, second);
+      }
+    } else {
+      for (int k0 = 0; k0 < C; k0 += 16)
+        mma_k16<Op, 2, exact>(
+            S, 2, m0, n0, k0, [&](int c, int s) { return to_float(xs[s * kLdX + c]); },
+            [&](int s, int j) { return to_float(ys[s * kLdY + j]); });
+    }
   }
   for_each_accumulator(S, 2, m0, n0, [&](int row, int col, float& s) {
     if (in_tile(row, col)) scan.last[std::int64_t(bh) * K * V + at(row, col)] = s;

@@ -65,6 +65,16 @@ __device__ void mma_16x8x16(float (&d)[4], const std::uint32_t (&a)[4], const st
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// Four 8 x 8 blocks of 16-bit values from shared memory, transposed: lane 8m + r gives the address of row r
+// of block m, and each lane receives the pairs that mma.sync's operand layout wants from a tile stored
+// k-major (an A operand stored [k][m], a B operand stored [k][n]).
+__device__ inline void ldmatrix_x4_trans(std::uint32_t (&r)[4], const void* row) {
+  const auto address = static_cast<unsigned>(__cvta_generic_to_shared(row));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address));
+}
+
 // Which operand holds fp32 values (a state, accumulated scores, inputs scaled by decays) rather than 16-bit
 // inputs: it goes to the tensor cores in two parts (an extra product each), so its rounding to 16 bits does
 // not reach the result.
