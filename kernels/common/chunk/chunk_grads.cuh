@@ -104,9 +104,14 @@ __global__ void __launch_bounds__(kGradThreads, 3)
   float* dA = k + C * ldT;             // [C][C + pad]: do_i . v_s where i reads s, else 0
   float* vdo_diagonal = dA + C * ldC;  // [C]: do_i . v_i (rwkv6's bonus)
   float* loop = vdo_diagonal + C;      // the value loop's tiles, then the undecayed terms
-  float* v = loop;                     // [C][32 + pad]
-  float* dO = v + C * ldV;             // [C][32 + pad]
-  float* S0 = dO + C * ldV;            // [32][32 + pad]: the state before the chunk, this tile's rows
+  // v and do as the inputs are (bf16/fp16: the products' A and B fragments load by ldmatrix, 80-byte rows
+  // keeping its 8 rows on distinct banks) or fp32 rows: [C][32 + pad] each, in the room of fp32 rows.
+  using Staged = std::conditional_t<sizeof(T) == 2, T, float>;
+  constexpr bool kFragments = sizeof(T) == 2;
+  constexpr int ldS = kFragments ? kVT + 8 : ldV;
+  Staged* v = reinterpret_cast<Staged*>(loop);
+  Staged* dO = reinterpret_cast<Staged*>(loop + C * ldV);
+  float* S0 = loop + 2 * C * ldV;      // [32][32 + pad]: the state before the chunk, this tile's rows
   float* dS = S0 + KT * ldV;           // [32][32 + pad]: the gradient of the state after it
   float* plain_q = loop;               // [C][32 + pad]: dq's undecayed term (over scale)
   float* plain_k = plain_q + C * ldT;  // [C][32 + pad]: dk's undecayed term (over scale)
@@ -139,8 +144,8 @@ __global__ void __launch_bounds__(kGradThreads, 3)
   const float* dS_rows = ws.dstates + chunk * K * V;
   for (int j0 = 0; j0 < V; j0 += kVT) {
     __syncthreads();
-    stage_tiles(token_rows(p.v, d, b, h, t0, C, V, j0, kVT, v, ldV),
-                token_rows(g.d_o, d, b, h, t0, C, V, j0, kVT, dO, ldV),
+    stage_tiles(token_rows(p.v, d, b, h, t0, C, V, j0, kVT, v, ldS),
+                token_rows(g.d_o, d, b, h, t0, C, V, j0, kVT, dO, ldS),
                 state_rows(S0_rows, d, c0, KT, j0, kVT, S0, ldV),
                 state_rows(dS_rows, d, c0, KT, j0, kVT, dS, ldV));
     __syncthreads();
@@ -153,17 +158,38 @@ __global__ void __launch_bounds__(kGradThreads, 3)
       if (part == 0) before[c] += sum;
     }
     for (int k0 = 0; k0 < kVT; k0 += 16) {
-      if (scores.count > 0)
-        mma_k16<T>(
-            dA_acc, scores.count, scores.m0, scores.n0, k0, [&](int i, int j) { return dO[i * ldV + j]; },
-            [&](int j, int s) { return v[s * ldV + j]; });
-      if (states.count > 0) {
-        mma_k16<T, 2, Exact::b>(
-            from_acc, states.count, states.m0, states.n0, k0, [&](int i, int j) { return dO[i * ldV + j]; },
-            [&](int j, int c) { return S0[c * ldV + j]; });
-        mma_k16<T, 2, Exact::b>(
-            to_acc, states.count, states.m0, states.n0, k0, [&](int s, int j) { return v[s * ldV + j]; },
-            [&](int j, int c) { return dS[c * ldV + j]; });
+      if constexpr (kFragments) {
+        // The strip's rows of do and v as A fragments; v's rows as B fragments of dA (stored [n][k]).
+        const int lane = threadIdx.x % 32, m0 = scores.m0;
+        std::uint32_t do_rows[4], v_rows[4];
+        ldmatrix<false>(do_rows, dO + (m0 + lane % 16) * ldS + k0 + lane / 16 * 8);
+        ldmatrix<false>(v_rows, v + (m0 + lane % 16) * ldS + k0 + lane / 16 * 8);
+#pragma unroll
+        for (int x = 0; x < 4; ++x) {
+          if (x >= scores.count) break;
+          std::uint32_t keys[2];
+          ldmatrix<false>(keys, v + (scores.n0 + 8 * x + lane % 8) * ldS + k0 + lane / 8 % 2 * 8);
+          mma_16x8x16<T>(dA_acc[x], do_rows, keys);
+        }
+        if (states.count > 0) {
+          mma_k16_fragment<T, 2, Exact::b>(from_acc, states.count, states.n0, k0, do_rows, do_rows,
+                                           [&](int j, int c) { return S0[c * ldV + j]; });
+          mma_k16_fragment<T, 2, Exact::b>(to_acc, states.count, states.n0, k0, v_rows, v_rows,
+                                           [&](int j, int c) { return dS[c * ldV + j]; });
+        }
+      } else {
+        if (scores.count > 0)
+          mma_k16<T>(
+              dA_acc, scores.count, scores.m0, scores.n0, k0, [&](int i, int j) { return dO[i * ldS + j]; },
+              [&](int j, int s) { return v[s * ldS + j]; });
+        if (states.count > 0) {
+          mma_k16<T, 2, Exact::b>(
+              from_acc, states.count, states.m0, states.n0, k0, [&](int i, int j) { return dO[i * ldS + j]; },
+              [&](int j, int c) { return S0[c * ldV + j]; });
+          mma_k16<T, 2, Exact::b>(
+              to_acc, states.count, states.m0, states.n0, k0, [&](int s, int j) { return v[s * ldS + j]; },
+              [&](int j, int c) { return dS[c * ldV + j]; });
+        }
       }
     }
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/common/dtype_traits.cuh"
 #include "kernels/common/recurrence.h"
@@ -120,17 +121,18 @@ struct Decays {
   }
 };
 
-// A [rows][cols] block of a row-major array to stage as fp32 into out[r * ld + col]: row r at base + r *
-// stride; rows from valid_rows on and columns from valid_cols on read as zero. Moved in 16-byte vectors:
-// cols and valid_cols are multiples of 16 / sizeof(T) (every caller's head dims and tiles are), ld and
-// out's offset multiples of 4 (padding keeps the tensor cores' operand reads off one bank).
-template <class T>
+// A [rows][cols] block of a row-major array to stage into out[r * ld + col], as fp32 or (Out = T) as it is:
+// row r at base + r * stride; rows from valid_rows on and columns from valid_cols on read as zero. Moved in
+// 16-byte vectors: cols and valid_cols are multiples of 16 / sizeof(T) (every caller's head dims and tiles
+// are), ld and out's offset whole 16-byte vectors (padding keeps the tensor cores' operand reads off one
+// bank).
+template <class T, class Out = float>
 struct Tile {
   static constexpr int kVec = 16 / sizeof(T);
   const T* base;
   std::int64_t stride;
   int rows, cols, valid_rows, valid_cols;
-  float* out;
+  Out* out;
   int ld;
   Divisor per_row;  // cols / kVec vectors to a row
 
@@ -143,19 +145,23 @@ struct Tile {
   __device__ void store(int idx, const uint4& raw) const {
     if (idx >= vectors()) return;
     const int r = per_row.div(idx), col = per_row.mod(idx) * kVec;
-    const T* x = reinterpret_cast<const T*>(&raw);
-    auto* to = reinterpret_cast<float4*>(out + r * ld + col);
+    if constexpr (std::is_same_v<Out, T>) {
+      *reinterpret_cast<uint4*>(out + r * ld + col) = raw;
+    } else {
+      const T* x = reinterpret_cast<const T*>(&raw);
+      auto* to = reinterpret_cast<float4*>(out + r * ld + col);
 #pragma unroll
-    for (int e = 0; e < kVec / 4; ++e)
-      to[e] = make_float4(to_float(x[4 * e]), to_float(x[4 * e + 1]), to_float(x[4 * e + 2]),
-                          to_float(x[4 * e + 3]));
+      for (int e = 0; e < kVec / 4; ++e)
+        to[e] = make_float4(to_float(x[4 * e]), to_float(x[4 * e + 1]), to_float(x[4 * e + 2]),
+                            to_float(x[4 * e + 3]));
+    }
   }
 };
 
 // Rows t0 .. t0 + rows of an input laid out [B, T, H, width], columns first .. first + cols.
-template <class T>
-__device__ Tile<T> token_rows(const T* src, const Dims& d, int b, int h, int t0, int rows, int width,
-                              int first, int cols, float* out, int ld) {
+template <class T, class Out>
+__device__ Tile<T, Out> token_rows(const T* src, const Dims& d, int b, int h, int t0, int rows, int width,
+                                   int first, int cols, Out* out, int ld) {
   return {src + d.row(b, h, t0) * width + first,
           std::int64_t(d.H) * width,
           rows,
@@ -164,7 +170,7 @@ __device__ Tile<T> token_rows(const T* src, const Dims& d, int b, int h, int t0,
           width - first,
           out,
           ld,
-          Divisor(cols / Tile<T>::kVec)};
+          Divisor(cols / Tile<T, Out>::kVec)};
 }
 
 // Rows c0 .. c0 + rows, columns j0 .. j0 + cols of one chunk's [K][V] fp32 state (or state gradient).
@@ -212,9 +218,9 @@ __device__ void stage_tiles(const Tiles&... tiles) {
 
 // Stages the tiles and the chunk's log decays for key channels c0 .. c0 + dec.K (per-key gates a tile among
 // the others; a per-head gate repeated over the channels), then sums the decays (Decays::sum_staged).
-template <class Form, class T, class... U>
+template <class Form, class T, class... Tiles>
 __device__ void stage_with_decays(Decays& dec, const T* g, const Dims& d, int b, int h, int t0, int c0,
-                                  const Tile<U>&... tiles) {
+                                  const Tiles&... tiles) {
   const int C = d.C;
   if constexpr (Form::value.gate == GateKind::per_key)
     stage_tiles(token_rows(g, d, b, h, t0, C, d.K, c0, dec.K, dec.local, dec.K), tiles...);

@@ -67,7 +67,17 @@ struct Scan {
   bool reverse;
 };
 
-// One block per (batch, head, 32 key channels, 32 values), the S tile in the warps' accumulators.
+// 16 bytes from global to shared memory without passing through registers (cp.async); zeros where !in.
+__device__ inline void copy_async(void* shared, const void* global, bool in) {
+  const auto address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(global),
+               "r"(in ? 16 : 0));
+}
+
+// One block per (batch, head, 32 key channels, 32 values), the S tile in the warps' accumulators. The
+// chunks' operands arrive through a ring of kStages shared-memory stages filled by cp.async, the next
+// kStages - 1 chunks in flight while one computes: each step is short (a few products), so a load issued
+// one step ahead arrived late (the step took ~1.4 us, about a loaded DRAM round trip; notes, version 12).
 template <class T>
 __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, Dims d) {
   // Operands move in 16-byte vectors: kVec elements, kRow vectors to a tile's row of 32 (X: of Prepared<T>).
@@ -78,13 +88,13 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
   // fp16 goes to the tensor cores as bf16 in two parts: fp32 X keeps its range, and both keep 16 bits.
   using Op = std::conditional_t<std::is_same_v<T, __half>, __nv_bfloat16, T>;
   constexpr Exact exact = std::is_same_v<T, __half> ? Exact::both : Exact::none;
-  // [C][32] of X and of T, each row one vector longer: the 8 rows that ldmatrix reads at once fall on
-  // different banks.
+  // [C][32] of X and of T per stage, each row one vector longer: the 8 rows that ldmatrix reads at once
+  // fall on different banks. fp32 takes two stages (three would pass the 48 KiB of static shared memory).
+  constexpr int kStages = std::is_same_v<T, float> ? 2 : 3;
   constexpr int kLdX = (kRowX + 1) * kVecX, kLdY = (kRow + 1) * kVec;
-  __shared__ uint4 x_tile[kMaxChunk * (kRowX + 1)];
-  __shared__ uint4 y_tile[kMaxChunk * (kRow + 1)];
-  const X* xs = reinterpret_cast<const X*>(x_tile);
-  const T* ys = reinterpret_cast<const T*>(y_tile);
+  __shared__ uint4 x_tiles[kStages][kMaxChunk * (kRowX + 1)];
+  __shared__ uint4 y_tiles[kStages][kMaxChunk * (kRow + 1)];
+  __shared__ __align__(16) float wholes[kStages][kTile];
   const int K = d.K, V = d.V, C = d.C, chunks = d.chunks();
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H;
   const int c0 = blockIdx.y * kTile, j0 = blockIdx.z * kTile;
@@ -92,30 +102,34 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
   const Lane lane;
   const auto chunk_at = [&](int step) { return scan.reverse ? chunks - 1 - step : step; };
 
-  uint4 next_x[kLoadsX], next_y[kLoads];
-  float next_whole[2];
-  const auto fetch = [&](int n) {
-    const int t0 = n * C, length = min(C, d.T - t0);
-    const std::int64_t chunk = std::int64_t(bh) * chunks + n;
+  // Starts the copies of step's chunk into its stage; every thread commits a group each call (empty past
+  // the last chunk), so that waiting for all but the newest kStages - 2 groups means this step's landed.
+  const auto fetch = [&](int step) {
+    if (step < chunks) {
+      const int n = chunk_at(step), stage = step % kStages, t0 = n * C, length = min(C, d.T - t0);
+      const std::int64_t chunk = std::int64_t(bh) * chunks + n;
 #pragma unroll
-    for (int e = 0; e < kLoadsX; ++e) {
-      const int idx = threadIdx.x + e * kScanThreads, t = idx / kRowX, col = (idx % kRowX) * kVecX;
-      next_x[e] = t < C && c0 + col < K
-                      ? *reinterpret_cast<const uint4*>(scan.operand + (chunk * C + t) * K + c0 + col)
-                      : uint4{};
-    }
+      for (int e = 0; e < kLoadsX; ++e) {
+        const int idx = threadIdx.x + e * kScanThreads, t = idx / kRowX, col = (idx % kRowX) * kVecX;
+        const bool in = c0 + col < K;
+        if (idx < C * kRowX)
+          copy_async(&x_tiles[stage][idx + t],
+                     in ? scan.operand + (chunk * C + t) * K + c0 + col : scan.operand, in);
+      }
 #pragma unroll
-    for (int e = 0; e < kLoads; ++e) {
-      const int idx = threadIdx.x + e * kScanThreads, t = idx / kRow, col = (idx % kRow) * kVec;
-      next_y[e] = t < length && j0 + col < V
-                      ? *reinterpret_cast<const uint4*>(scan.rows + d.row(b, h, t0 + t) * V + j0 + col)
-                      : uint4{};
+      for (int e = 0; e < kLoads; ++e) {
+        const int idx = threadIdx.x + e * kScanThreads, t = idx / kRow, col = (idx % kRow) * kVec;
+        const bool in = t < length && j0 + col < V;
+        if (idx < C * kRow)
+          copy_async(&y_tiles[stage][idx + t],
+                     in ? scan.rows + d.row(b, h, t0 + t) * V + j0 + col : scan.rows, in);
+      }
+      if (threadIdx.x < kTile / 4) {
+        const int c = c0 + 4 * threadIdx.x;
+        copy_async(&wholes[stage][4 * threadIdx.x], c < K ? scan.whole + chunk * K + c : scan.whole, c < K);
+      }
     }
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      const int c = c0 + m0 + lane.group + 8 * r;
-      next_whole[r] = c < K ? scan.whole[chunk * K + c] : 0.f;
-    }
+    asm volatile("cp.async.commit_group;\n" ::);
   };
 
   const auto in_tile = [&](int row, int col) { return c0 + row < K && j0 + col < V; };
@@ -124,34 +138,27 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
   for_each_accumulator(S, 2, m0, n0, [&](int row, int col, float& s) {
     s = in_tile(row, col) ? scan.initial[std::int64_t(bh) * K * V + at(row, col)] : 0.f;
   });
-  fetch(chunk_at(0));
+  for (int step = 0; step < kStages - 1; ++step) fetch(step);
   for (int step = 0; step < chunks; ++step) {
-    const int n = chunk_at(step);
-    __syncthreads();  // the previous chunk's readers are done with the tiles
-#pragma unroll
-    for (int e = 0; e < kLoadsX; ++e) {
-      const int idx = threadIdx.x + e * kScanThreads;
-      if (idx < C * kRowX) x_tile[idx + idx / kRowX] = next_x[e];
-    }
-#pragma unroll
-    for (int e = 0; e < kLoads; ++e) {
-      const int idx = threadIdx.x + e * kScanThreads;
-      if (idx < C * kRow) y_tile[idx + idx / kRow] = next_y[e];
-    }
-    const float decay[2] = {__expf(next_whole[0]), __expf(next_whole[1])};
-    __syncthreads();
-    if (step + 1 < chunks) fetch(chunk_at(step + 1));  // in flight while this chunk computes
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(kStages - 2));
+    __syncthreads();  // every thread's copies landed, and the stage read last step is free for the next
+    fetch(step + kStages - 1);
+    const int n = chunk_at(step), stage = step % kStages;
+    const X* xs = reinterpret_cast<const X*>(x_tiles[stage]);
+    const T* ys = reinterpret_cast<const T*>(y_tiles[stage]);
+    const float top = __expf(wholes[stage][m0 + lane.group]),
+                bottom = __expf(wholes[stage][m0 + lane.group + 8]);
     float* saved = scan.saved + (std::int64_t(bh) * chunks + n) * K * V;
     for_each_accumulator(S, 2, m0, n0, [&](int row, int col, float& s) {
       if (in_tile(row, col)) saved[at(row, col)] = s;
-      s *= decay[row - m0 < 8 ? 0 : 1];
+      s *= row - m0 < 8 ? top : bottom;
     });
     if constexpr (std::is_same_v<T, __nv_bfloat16>) {                // fragments straight from the bf16 tiles
       const int row = threadIdx.x % 8, part = threadIdx.x % 32 / 8;  // ldmatrix: lane = 8 part + row
       for (int k0 = 0; k0 < C; k0 += 16) {
         std::uint32_t a[4], b[4];
-        ldmatrix_x4_trans(a, xs + (k0 + row + part / 2 * 8) * kLdX + m0 + part % 2 * 8);
-        ldmatrix_x4_trans(b, ys + (k0 + row + part % 2 * 8) * kLdY + n0 + part / 2 * 8);
+        ldmatrix<true>(a, xs + (k0 + row + part / 2 * 8) * kLdX + m0 + part % 2 * 8);
+        ldmatrix<true>(b, ys + (k0 + row + part % 2 * 8) * kLdY + n0 + part / 2 * 8);
         const std::uint32_t first[2] = {b[0], b[1]}, second[2] = {b[2], b[3]};
         mma_16x8x16<Op>(S[0], a, first);
         mma_16x8x16<Op>(S[1], a, second);

@@ -65,20 +65,50 @@ __device__ void mma_16x8x16(float (&d)[4], const std::uint32_t (&a)[4], const st
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-// Four 8 x 8 blocks of 16-bit values from shared memory, transposed: lane 8m + r gives the address of row r
-// of block m, and each lane receives the pairs that mma.sync's operand layout wants from a tile stored
-// k-major (an A operand stored [k][m], a B operand stored [k][n]).
-__device__ inline void ldmatrix_x4_trans(std::uint32_t (&r)[4], const void* row) {
+// N (2 or 4) 8 x 8 blocks of 16-bit values from shared memory: lane 8m + r gives the address of row r of
+// block m (16-byte aligned), and each lane receives the pairs of mma.sync's operand layout: as stored for
+// an A operand stored [m][k] or a B operand stored [n][k], transposed (kTranspose) for [k][m] or [k][n].
+template <bool kTranspose, int N>
+__device__ void ldmatrix(std::uint32_t (&r)[N], const void* row) {
   const auto address = static_cast<unsigned>(__cvta_generic_to_shared(row));
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(address));
+  if constexpr (N == 4 && kTranspose)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+  else if constexpr (N == 4)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+  else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
+                 : "=r"(r[0]), "=r"(r[1])
+                 : "r"(address));
+  static_assert(N == 4 || (N == 2 && !kTranspose), "the shapes the kernels use");
 }
 
 // Which operand holds fp32 values (a state, accumulated scores, inputs scaled by decays) rather than 16-bit
 // inputs: it goes to the tensor cores in two parts (an extra product each), so its rounding to 16 bits does
 // not reach the result.
 enum class Exact { none, a, b, both };
+
+// As mma_k16 below, on the tensor cores, with A's fragment given (its two 16-bit parts; af_low is read
+// only where exact is a or both): a fragment loaded once (ldmatrix) serves several products.
+template <class Op, int NT, Exact exact = Exact::none, class B>
+__device__ void mma_k16_fragment(float (&acc)[NT][4], int count, int n0, int k0, const std::uint32_t (&af)[4],
+                                 const std::uint32_t (&af_low)[4], const B& b) {
+  const Lane lane;
+  const int k = k0 + 2 * lane.pair;
+#pragma unroll
+  for (int x = 0; x < NT; ++x) {
+    if (x >= count) break;
+    const int n = n0 + 8 * x + lane.group;
+    const Parts<Op> b0 = split<Op>(b(k, n), b(k + 1, n)), b1 = split<Op>(b(k + 8, n), b(k + 9, n));
+    const std::uint32_t bf[2] = {b0.high, b1.high}, bf_low[2] = {b0.low, b1.low};
+    mma_16x8x16<Op>(acc[x], af, bf);
+    if constexpr (exact == Exact::a || exact == Exact::both) mma_16x8x16<Op>(acc[x], af_low, bf);
+    if constexpr (exact == Exact::b || exact == Exact::both) mma_16x8x16<Op>(acc[x], af, bf_low);
+  }
+}
 
 // acc[x] (rows m0..m0+15, columns n0 + 8x .. + 7, for x < count) += sum over k0 <= k < k0 + 16 of
 // a(m, k) b(k, n). The whole warp calls it.
@@ -105,16 +135,7 @@ __device__ void mma_k16(float (&acc)[NT][4], int count, int m0, int n0, int k0, 
                     a3 = split<Op>(a(bottom, k + 8), a(bottom, k + 9));
     const std::uint32_t af[4] = {a0.high, a1.high, a2.high, a3.high};
     const std::uint32_t af_low[4] = {a0.low, a1.low, a2.low, a3.low};
-#pragma unroll
-    for (int x = 0; x < NT; ++x) {
-      if (x >= count) break;
-      const int n = n0 + 8 * x + lane.group;
-      const Parts<Op> b0 = split<Op>(b(k, n), b(k + 1, n)), b1 = split<Op>(b(k + 8, n), b(k + 9, n));
-      const std::uint32_t bf[2] = {b0.high, b1.high}, bf_low[2] = {b0.low, b1.low};
-      mma_16x8x16<Op>(acc[x], af, bf);
-      if constexpr (exact == Exact::a || exact == Exact::both) mma_16x8x16<Op>(acc[x], af_low, bf);
-      if constexpr (exact == Exact::b || exact == Exact::both) mma_16x8x16<Op>(acc[x], af, bf_low);
-    }
+    mma_k16_fragment<Op, NT, exact>(acc, count, n0, k0, af, af_low, b);
   }
 }
 
