@@ -68,17 +68,32 @@ __global__ void __launch_bounds__(kGradThreads)
   constexpr int kMaxTiles = kMaxChunk / kSubChunk;
   const int warp = threadIdx.x / 32, strips = C / kSubChunk, tiles = strips, m0 = (warp % strips) * kSubChunk,
             n0 = (warp / strips) * 8 * tiles;
-  const auto* keys_to_end = reinterpret_cast<const Prepared<T>*>(ws.keys_to_end) + chunk * C * K;
+  // The forward's scan operand k e^{decay to the chunk's end} into q's room, free once A is built: bf16 as it
+  // is, its rows (16-byte multiples, an odd number of them: ldmatrix's 8 rows on distinct banks) loaded as A
+  // fragments; fp16's fp32 operand (workspace.cuh) read element by element.
+  using X = Prepared<T>;
+  constexpr bool kFragments = std::is_same_v<X, __nv_bfloat16>;
+  const int ldX = K + (kFragments ? 8 : kPad);
+  X* keys = reinterpret_cast<X*>(q);
+  stage_tiles(rows_of(reinterpret_cast<const X*>(ws.keys_to_end) + chunk * C * K, C, K, keys, ldX));
   float acc[kMaxTiles][4] = {};
   for (int k0 = 0; k0 < C; k0 += 16)
     mma_k16<T, kMaxTiles, Exact::a>(
         acc, tiles, m0, n0, k0, [&](int s, int i) { return A[i * ldC + s]; },
         [&](int i, int j) { return dO[i * kLdV + j]; });
   for_each_accumulator(acc, tiles, m0, n0, [&](int, int, float& a) { a *= d.scale; });
-  for (int k0 = 0; k0 < K; k0 += 16)
-    mma_k16<T, kMaxTiles, Exact::b>(
-        acc, tiles, m0, n0, k0, [&](int s, int c) { return to_float(keys_to_end[s * K + c]); },
-        [&](int c, int j) { return dS[c * kLdV + j]; });
+  __syncthreads();
+  const auto state_gradient = [&](int c, int j) { return dS[c * kLdV + j]; };
+  for (int k0 = 0; k0 < K; k0 += 16) {
+    if constexpr (kFragments) {
+      std::uint32_t rows[4];
+      ldmatrix<false>(rows, keys + (m0 + threadIdx.x % 16) * ldX + k0 + threadIdx.x % 32 / 16 * 8);
+      mma_k16_fragment<T, kMaxTiles, Exact::b>(acc, tiles, n0, k0, rows, rows, state_gradient);
+    } else {
+      mma_k16<T, kMaxTiles, Exact::b>(
+          acc, tiles, m0, n0, k0, [&](int s, int c) { return to_float(keys[s * ldX + c]); }, state_gradient);
+    }
+  }
   for_each_accumulator(acc, tiles, m0, n0, [&](int s, int j, float& dv) {
     if (s >= length || j0 + j >= V) return;
     if constexpr (Form::value.bonus) dv += d.scale * bonus[s] * dO[s * kLdV + j];

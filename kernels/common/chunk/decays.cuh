@@ -173,6 +173,12 @@ __device__ Tile<T, Out> token_rows(const T* src, const Dims& d, int b, int h, in
           Divisor(cols / Tile<T, Out>::kVec)};
 }
 
+// A whole [rows][cols] row-major array.
+template <class T, class Out>
+__device__ Tile<T, Out> rows_of(const T* base, int rows, int cols, Out* out, int ld) {
+  return {base, cols, rows, cols, rows, cols, out, ld, Divisor(cols / Tile<T, Out>::kVec)};
+}
+
 // Rows c0 .. c0 + rows, columns j0 .. j0 + cols of one chunk's [K][V] fp32 state (or state gradient).
 __device__ inline Tile<float> state_rows(const float* state, const Dims& d, int c0, int rows, int j0,
                                          int cols, float* out, int ld) {
