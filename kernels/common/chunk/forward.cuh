@@ -6,6 +6,8 @@
 //                scores of intra_chunk.cuh; S0 and A are fp32 and go to the tensor cores in two 16-bit parts.
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/common/chunk/decays.cuh"
 #include "kernels/common/chunk/intra_chunk.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
@@ -32,16 +34,21 @@ __global__ void __launch_bounds__(kOutputThreads)
   const int t0 = n * C, length = min(C, d.T - t0);
   Decays dec = Decays::carve(smem, C, K);
   float* q = smem + Decays::floats(C, K);  // [C][K + pad]: q, then q e^{seen}, then q e^{seen from the start}
-  float* k = q + C * ldK;      // [C][K + pad]: k, then k e^{decay after it to its sub-chunk's end}
-  float* v = k + C * ldK;      // [C][VT + pad]
-  float* S0 = v + C * ldV;     // [K][VT + pad]: the state before the chunk
-  float* A = S0 + K * ldV;     // [C][C + pad]
-  float* bonus = A + C * ldC;  // [C]: rwkv6's q_i . (u k_i)
+  float* k = q + C * ldK;  // [C][K + pad]: k, then k e^{decay after it to its sub-chunk's end}
+  // v as the input is (bf16/fp16: B fragments by ldmatrix, rows of an odd number of 16-byte vectors so
+  // its 8 rows fall on distinct banks) or fp32, in the room of [C][VT + pad] fp32
+  using Staged = std::conditional_t<sizeof(T) == 2, T, float>;
+  constexpr bool kFragments = sizeof(T) == 2;
+  const int ldS = kFragments ? VT + 8 : ldV;
+  Staged* v = reinterpret_cast<Staged*>(k + C * ldK);
+  float* S0 = k + C * ldK + C * ldV;  // [K][VT + pad]: the state before the chunk
+  float* A = S0 + K * ldV;            // [C][C + pad]
+  float* bonus = A + C * ldC;         // [C]: rwkv6's q_i . (u k_i)
   int* steep = reinterpret_cast<int*>(bonus + C);
   const float* saved = states + (std::int64_t(bh) * d.chunks() + n) * K * V;
   stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, token_rows(p.q, d, b, h, t0, C, K, 0, K, q, ldK),
                           token_rows(p.k, d, b, h, t0, C, K, 0, K, k, ldK),
-                          token_rows(p.v, d, b, h, t0, C, V, j0, VT, v, ldV),
+                          token_rows(p.v, d, b, h, t0, C, V, j0, VT, v, ldS),
                           state_rows(saved, d, 0, K, j0, VT, S0, ldV));
 
   intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, Form::value.bonus ? p.u + h * K : nullptr, bonus,
@@ -62,13 +69,33 @@ __global__ void __launch_bounds__(kOutputThreads)
     mma_k16<T, kMaxTiles, Exact::b>(
         acc, tiles, m0, n0, k0, [&](int i, int c) { return q[i * ldK + c]; },
         [&](int c, int j) { return S0[c * ldV + j]; });
-  for (int k0 = 0; k0 < C; k0 += 16)
-    mma_k16<T, kMaxTiles, Exact::a>(
-        acc, tiles, m0, n0, k0, [&](int i, int s) { return A[i * ldC + s]; },
-        [&](int s, int j) { return v[s * ldV + j]; });
+  const auto scores = [&](int i, int s) { return A[i * ldC + s]; };
+  for (int k0 = 0; k0 < C; k0 += 16) {
+    if constexpr (kFragments) {  // A in two parts; v's fragments two 8-column tiles at a time
+      std::uint32_t af[4], af_low[4];
+      a_fragment<T>(m0, k0, scores, af, af_low);
+      const int lane = threadIdx.x % 32;
+#pragma unroll
+      for (int x = 0; x < kMaxTiles; x += 2) {
+        if (x >= tiles) break;
+        std::uint32_t bf[4];
+        ldmatrix<true>(bf, v + (k0 + lane % 8 + lane / 8 % 2 * 8) * ldS + n0 + 8 * x + lane / 16 * 8);
+        const std::uint32_t first[2] = {bf[0], bf[1]}, second[2] = {bf[2], bf[3]};
+        mma_16x8x16<T>(acc[x], af, first);
+        mma_16x8x16<T>(acc[x], af_low, first);
+        if (x + 1 < tiles) {
+          mma_16x8x16<T>(acc[x + 1], af, second);
+          mma_16x8x16<T>(acc[x + 1], af_low, second);
+        }
+      }
+    } else {
+      mma_k16<T, kMaxTiles, Exact::a>(acc, tiles, m0, n0, k0, scores,
+                                      [&](int s, int j) { return v[s * ldV + j]; });
+    }
+  }
   for_each_accumulator(acc, tiles, m0, n0, [&](int i, int j, float& o) {
     if (i >= length || j0 + j >= V) return;
-    if constexpr (Form::value.bonus) o += bonus[i] * v[i * ldV + j];
+    if constexpr (Form::value.bonus) o += bonus[i] * to_float(v[i * ldS + j]);
     p.o[d.row(b, h, t0 + i) * V + j0 + j] = from_float<T>(d.scale * o);
   });
 }

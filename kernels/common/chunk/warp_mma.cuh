@@ -91,6 +91,18 @@ __device__ void ldmatrix(std::uint32_t (&r)[N], const void* row) {
 // not reach the result.
 enum class Exact { none, a, b, both };
 
+// A's fragment (rows m0..m0+15, k0..k0+15) from a(m, k), in two 16-bit parts (af_low: what af rounds off).
+template <class Op, class A>
+__device__ void a_fragment(int m0, int k0, const A& a, std::uint32_t (&af)[4], std::uint32_t (&af_low)[4]) {
+  const Lane lane;
+  const int top = m0 + lane.group, bottom = top + 8, k = k0 + 2 * lane.pair;
+  const Parts<Op> a0 = split<Op>(a(top, k), a(top, k + 1)), a1 = split<Op>(a(bottom, k), a(bottom, k + 1)),
+                  a2 = split<Op>(a(top, k + 8), a(top, k + 9)),
+                  a3 = split<Op>(a(bottom, k + 8), a(bottom, k + 9));
+  af[0] = a0.high, af[1] = a1.high, af[2] = a2.high, af[3] = a3.high;
+  af_low[0] = a0.low, af_low[1] = a1.low, af_low[2] = a2.low, af_low[3] = a3.low;
+}
+
 // As mma_k16 below, on the tensor cores, with A's fragment given (its two 16-bit parts; af_low is read
 // only where exact is a or both): a fragment loaded once (ldmatrix) serves several products.
 template <class Op, int NT, Exact exact = Exact::none, class B>
@@ -129,12 +141,8 @@ __device__ void mma_k16(float (&acc)[NT][4], int count, int m0, int n0, int k0, 
       }
     }
   } else {
-    const int k = k0 + 2 * lane.pair;
-    const Parts<Op> a0 = split<Op>(a(top, k), a(top, k + 1)), a1 = split<Op>(a(bottom, k), a(bottom, k + 1)),
-                    a2 = split<Op>(a(top, k + 8), a(top, k + 9)),
-                    a3 = split<Op>(a(bottom, k + 8), a(bottom, k + 9));
-    const std::uint32_t af[4] = {a0.high, a1.high, a2.high, a3.high};
-    const std::uint32_t af_low[4] = {a0.low, a1.low, a2.low, a3.low};
+    std::uint32_t af[4], af_low[4];
+    a_fragment<Op>(m0, k0, a, af, af_low);
     mma_k16_fragment<Op, NT, exact>(acc, count, n0, k0, af, af_low, b);
   }
 }
