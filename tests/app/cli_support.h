@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 namespace flabench::testing {
@@ -27,10 +28,16 @@ inline std::string slurp(const fs::path& path) {
   return text.str();
 }
 
-// The binary under test: the build's, or FLA_BENCH_BINARY from the environment (a bundle on a GPU machine).
+// The binary under test: the build's, or FLA_BENCH_BINARY from the environment (a bundle on a GPU machine,
+// where the build's path does not exist: then every CLI test stops with this one clear reason).
 inline std::string fla_bench_binary() {
   const char* bundled = std::getenv("FLA_BENCH_BINARY");
-  return bundled && *bundled ? bundled : FLA_BENCH_BINARY;
+  const std::string binary = bundled && *bundled ? bundled : FLA_BENCH_BINARY;
+  if (!fs::exists(binary))
+    throw std::runtime_error(
+        "no fla-bench at " + binary +
+        ": set FLA_BENCH_BINARY to the binary under test (scripts/gpu-validate.sh does)");
+  return binary;
 }
 
 // `environment`: "NAME=value ..." set for the command alone.
