@@ -18,6 +18,7 @@
 
 #include "kernels/common/chunk/decays.cuh"
 #include "kernels/common/chunk/intra_chunk.cuh"
+#include "kernels/common/chunk/staging.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/chunk/workspace.cuh"
 #include "kernels/common/lane_sum.cuh"

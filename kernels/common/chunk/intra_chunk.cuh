@@ -11,6 +11,7 @@
 
 #include "kernels/common/chunk/decays.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/common/dtype_traits.cuh"
 #include "kernels/common/lane_sum.cuh"
 #include "kernels/common/recurrence.h"
 

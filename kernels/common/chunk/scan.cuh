@@ -8,6 +8,7 @@
 #pragma once
 
 #include "kernels/common/chunk/decays.cuh"
+#include "kernels/common/chunk/staging.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/chunk/workspace.cuh"
 #include "kernels/common/recurrence.h"
