@@ -1,40 +1,91 @@
 #!/usr/bin/env python3
-# chunk-peer-table.py RESULT.json PEER.md: issue 4's speed table (markdown) from one fla-bench run of the
-# chunk variant and FLA's H100 numbers (shared/anchors/peer-fla-h100.md): per op, mode and shape the best
-# chunk size, every chunk size's median, FLA's time, the byte floor, and the target max(2F, P/3) forward,
-# max(3F, P/3) forward+backward (where FLA refuses, the floor is ours at 3.0 TB/s and the target 3F).
-import json, re, sys
+"""Issue 4's speed table (markdown) from one fla-bench run of the chunk variant and FLA's H100 numbers.
 
-if len(sys.argv) != 3:
-    sys.exit("usage: chunk-peer-table.py RESULT.json PEER.md")
-peer={}
-for line in open(sys.argv[2]):
-    m=re.match(r'\| (\w+) \| chunk \| (\w+) \| ([\d,]+) \| ([^|]+) \| ([^|]*) \|',line)
-    if m:
-        op,mode,shape,fla,floor=m.groups()
-        try: fla=float(fla)
-        except: fla=None
-        floor=float(floor) if floor.strip() else None
-        peer[(op,mode,shape)]=(fla,floor)
-d=json.load(open(sys.argv[1]))
-res={}
-for c in d['cases']:
-    if c['status']!='ok': continue
-    a=c['axes']; shape=f"{a['B']},{a['T']},{a['H']},{a['K']}"
-    res.setdefault((c['op'],c['mode'],shape),{})[a['chunk_size']]=(c['timing']['median_ms'],c['derived']['floor_bytes'])
-print("| op | mode | B,T,H,D | ours ms (best C) | C16 / C32 / C64 ms | FLA ms | floor ms | x floor | FLA / ours | target ms | met |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
-met=0;n=0
-for op in ['gla','rwkv6','simple_gla']:
-  for shape in ['8,1024,8,64','4,4096,16,64','1,24576,16,64','2,16384,16,128','4,4096,16,128']:
-    for mode in ['fwd','fwdbwd']:
-        r=res[(op,mode,shape)]
-        best=min(r,key=lambda k:r[k][0]); t=r[best][0]
-        fla,floor=peer.get((op,mode,shape),(None,None))
-        if floor is None: floor=r[best][1]/3.0e9
-        k=2 if mode=='fwd' else 3
-        target=max(k*floor,(fla/3 if fla else 0))
-        ok=t<=target; met+=ok; n+=1
-        cs=" / ".join(f"{r[c][0]:.3f}" if c in r else "-" for c in (16,32,64))
-        print(f"| {op} | {mode} | {shape} | {t:.3f} (C{best}) | {cs} | {fla if fla else 'refused'} | {floor:.3f} | {t/floor:.1f} | {(f'{fla/t:.2f}' if fla else '-')} | {target:.3f} | {'yes' if ok else 'no'} |")
-print(f"\ntargets met: {met} of {n}")
+usage: chunk-peer-table.py RESULT.json PEER.md
+
+PEER.md is shared/anchors/peer-fla-h100.md: its rows `| op | chunk | mode | B,T,H,D | FLA ms | floor ms | ...`
+give FLA's time P and the byte floor F of each shape. Per op, mode and shape of the run: the best chunk size,
+every chunk size's median, P, F, and the target max(2F, P/3) forward, max(3F, P/3) forward+backward. Where FLA
+has no time (its simple_gla backward refuses on Hopper) the floor is the run's own at 3.0 TB/s and the target
+3F. Shapes of the anchors that the run lacks are left out; a run with no chunk case is refused (exit 2).
+"""
+
+import json
+import re
+import sys
+
+ROW = re.compile(r"\| (\w+) \| chunk \| (\w+) \| ([\d,]+) \|([^|]+)\|([^|]*)\|")
+BANDWIDTH_BYTES_PER_MS = 3.0e9  # the anchors' copy rate, 3.00 TB/s
+TARGET_FLOORS = {"fwd": 2, "fwdbwd": 3}
+
+
+def peer_rows(path):
+    """(op, mode, shape) -> (FLA ms or None, floor ms or None), in the anchors' order."""
+    rows = {}
+    with open(path) as text:
+        for line in text:
+            match = ROW.match(line)
+            if match:
+                op, mode, shape, fla, floor = match.groups()
+                fla = fla.strip()
+                rows[(op, mode, shape)] = (float(fla) if re.fullmatch(r"[\d.]+", fla) else None,
+                                           float(floor) if floor.strip() else None)
+    return rows
+
+
+def chunk_timings(path):
+    """(op, mode, shape) -> {chunk size: (median ms, floor bytes)} of the run's timed chunk cases."""
+    with open(path) as text:
+        cases = json.load(text)["cases"]
+    timings = {}
+    for case in cases:
+        if case.get("variant") != "chunk" or case.get("status") != "ok" or "timing" not in case:
+            continue
+        axes = case["axes"]
+        shape = f"{axes['B']},{axes['T']},{axes['H']},{axes['K']}"
+        timings.setdefault((case["op"], case["mode"], shape), {})[axes["chunk_size"]] = (
+            case["timing"]["median_ms"], case["derived"]["floor_bytes"])
+    return timings
+
+
+def table(peer, timings):
+    lines = ["| op | mode | B,T,H,D | ours ms (best C) | C16 / C32 / C64 ms | FLA ms | floor ms | x floor |"
+             " FLA / ours | target ms | met |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    met = total = 0
+    for key, (fla, floor) in peer.items():
+        if key not in timings:
+            continue
+        op, mode, shape = key
+        by_size = timings[key]
+        best = min(by_size, key=lambda size: by_size[size][0])
+        ours = by_size[best][0]
+        if floor is None:
+            floor = by_size[best][1] / BANDWIDTH_BYTES_PER_MS
+        target = max(TARGET_FLOORS[mode] * floor, fla / 3 if fla else 0.0)
+        met += ours <= target
+        total += 1
+        sizes = " / ".join(f"{by_size[size][0]:.3f}" if size in by_size else "-" for size in (16, 32, 64))
+        lines.append(f"| {op} | {mode} | {shape} | {ours:.3f} (C{best}) | {sizes} | {fla if fla else 'refused'} |"
+                     f" {floor:.3f} | {ours / floor:.1f} | {f'{fla / ours:.2f}' if fla else '-'} | {target:.3f} |"
+                     f" {'yes' if ours <= target else 'no'} |")
+    return "\n".join(lines) + f"\n\ntargets met: {met} of {total}", total
+
+
+def main(argv):
+    if len(argv) != 3:
+        print("usage: chunk-peer-table.py RESULT.json PEER.md", file=sys.stderr)
+        return 2
+    try:
+        text, rows = table(peer_rows(argv[2]), chunk_timings(argv[1]))
+    except (OSError, ValueError, KeyError) as error:
+        print(f"chunk-peer-table.py: {error}", file=sys.stderr)
+        return 2
+    if rows == 0:
+        print(f"chunk-peer-table.py: {argv[1]} has no timed chunk case on a shape of {argv[2]}", file=sys.stderr)
+        return 2
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
