@@ -1,9 +1,9 @@
-// What every chunk kernel shares: the problem's sizes, index division by them, and the chunk's log decays as
-// sub-chunk sums.
+// What every chunk kernel shares: the problem's sizes and the chunk's log decays as sub-chunk sums.
 #pragma once
 
 #include <cstdint>
 
+#include "kernels/common/divisor.cuh"
 #include "kernels/variant.h"
 
 namespace flabench::chunk {
@@ -18,26 +18,6 @@ struct Dims {
   __host__ __device__ int chunks() const { return (T + C - 1) / C; }
   __host__ __device__ std::int64_t row(int b, int h, int t) const {
     return (std::int64_t(b) * T + t) * H + h;
-  }
-};
-
-// x / n and x % n in the kernels' index arithmetic: a shift and a mask where n is a power of two (the head
-// dims and tiles of every preset), the division otherwise. A division by a value known only at run time costs
-// ~20 instructions; in the staging loops it was 29% of the output pass's instructions
-// (kernels/notes/chunk.md).
-struct Divisor {
-  int n, shift;
-  bool power_of_two;
-  __device__ explicit Divisor(int n) : n(n), shift(0), power_of_two((n & (n - 1)) == 0) {
-#ifdef __CUDA_ARCH__  // __ffs is a device intrinsic; the host pass only parses this
-    shift = __ffs(n) - 1;
-#endif
-  }
-  __device__ int div(int x) const {
-    return power_of_two ? x >> shift : x / n;
-  }
-  __device__ int mod(int x) const {
-    return power_of_two ? x & (n - 1) : x % n;
   }
 };
 
