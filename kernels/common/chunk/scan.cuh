@@ -4,7 +4,8 @@
 // after it to the chunk's end}, Y = v, chunks in order, S the state (saved before every chunk for the output
 // pass). Backward: X = scale q e^{decay seen from the chunk's start}, Y = do, chunks in reverse, S the
 // gradient of the state after the chunk. The operands are prepared for all chunks at once (prepare kernel),
-// so the sequential loop holds nothing but the product; the next chunk's operands load while one computes.
+// so the sequential loop holds nothing but the product; the next two chunks' operands load (cp.async) while
+// one computes.
 #pragma once
 
 #include "kernels/common/chunk/decays.cuh"
