@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Tests of scripts/ncu-source-regions.py on a small fixture of ncu's source page, run as a user runs it.
+
+Run from anywhere:  python3 tests/scripts/test_ncu_source_regions.py
+"""
+
+import csv
+import gzip
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "scripts",
+                      "ncu-source-regions.py")
+HEADER = ["Address", "Source", "Warp Stall Sampling (All Samples)", "Instructions Executed", "stall_barrier",
+          "stall_long_sb", "stall_barrier (Not Issued)"]
+# Two regions cut after the barrier: 100 + 100 instructions before it, 200 after; samples 10 | 30.
+ROWS = [["0x0", "LDG.E.128 R4, [R2]", "6", "100", "0", "6", "0"],
+        ["0x10", "BAR.SYNC.DEFER_BLOCKING 0x0", "4", "100", "4", "0", "9"],
+        ["0x20", "HMMA.16816.F32.BF16 R8, R4, R6, R8", "30", "150", "30", "0", "0"],
+        ["0x30", "LDS R4, [R2]", "0", "50", "0", "0", "0"]]
+
+
+class NcuSourceRegions(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def write(self, name, rows, compress=False):
+        path = os.path.join(self.dir.name, name)
+        with (gzip.open(path, "wt", newline="") if compress else open(path, "w", newline="")) as out:
+            writer = csv.writer(out)
+            writer.writerow(["Kernel Name", "void kernel()"])
+            writer.writerows(rows)
+        return path
+
+    def run_script(self, *args):
+        return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
+
+    def test_regions_between_barriers_and_stall_reasons(self):
+        for compress in (False, True):
+            path = self.write("source.csv.gz" if compress else "source.csv", [HEADER, *ROWS], compress)
+            done = self.run_script(path)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            lines = done.stdout.splitlines()
+            self.assertEqual(lines[0], "SASS lines [0, 2): instructions  50.0%, stall samples  25.0%, MUFU 0, "
+                             "HMMA 0, LDS 0")
+            self.assertEqual(lines[1], "SASS lines [2, 4): instructions  50.0%, stall samples  75.0%, MUFU 0, "
+                             "HMMA 150, LDS 50")
+            # the not-issued column is not a reason of its own
+            self.assertEqual(lines[2], "warp instructions executed 400; stall reasons: barrier 85.0%, long_sb 15.0%")
+
+    def test_refuses_what_is_not_the_source_page(self):
+        done = self.run_script(self.write("other.csv", [["name", "value"], ["a", "1"]]))
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("not ncu's source page", done.stderr)
+        self.assertEqual(done.stderr.count("\n"), 1, done.stderr)
+        done = self.run_script(os.path.join(self.dir.name, "absent.csv"))
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("absent.csv", done.stderr)
+        self.assertEqual(self.run_script().returncode, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
