@@ -27,24 +27,40 @@
 
 namespace flabench::chunk {
 
-constexpr int kGradThreads = 256;   // 8 warps
+constexpr int kKeyGradThreads = 256;  // 8 warps to the key-gradient kernel
+
+// The value-gradient kernel's threads: 8 warps, or 16 for the chunks whose shared memory leaves room for at
+// most two blocks to an SM (C K >= 64 x 64: 104-179 KiB), so that an SM still has 32 warps to hide the loads'
+// latency. Each warp takes 16 rows and 64 / (warps / (C / 16)) columns of the chunk's [C][64] dv (at least 8:
+// 16 warps from C = 32 on). Measured (notes, version 18): 16
+// warps at K = 128 gave 2.34 -> 2.13 ms (C = 32) and 3.75 -> 3.09 ms (C = 64); at K = 64, C = 32 (three
+// blocks to an SM) they cost 0.29 -> 0.37 ms, each warp rebuilding A's fragments for fewer columns.
+constexpr int kValueGradMaxThreads = 512;
+__host__ __device__ inline int value_grads_threads(int C, int K) {
+  return C >= 32 && C * K >= 64 * 64 ? 512 : 256;
+}
 constexpr int kGradValues = 64;     // values per block of the value-gradient kernel
 constexpr int kKeyGradValues = 32;  // values per step of the key-gradient kernel's loop over V
 
-__host__ __device__ inline int value_grads_floats(int C, int K) {
-  return Decays::floats(C, K) + 2 * C * (K + kPad) + C * (C + kPad) + C + (C + K) * (kGradValues + kPad) +
-         steep_list_ints(C, K);
+__host__ __device__ inline int value_grads_floats(int C, int K, int input_bytes) {
+  return Decays::floats(C, K) + 2 * C * (K + kPad) + C * (C + kPad) + C +
+         input_rows_floats(C, kGradValues, input_bytes) + K * (kGradValues + 8) + steep_list_ints(C, K);
+}
+// The key-gradient kernel's room for its value loop's tiles (v and do [C][32 + pad], S0 and dS [32][32 + 8]),
+// later its undecayed terms ([2][C][32 + pad]).
+__host__ __device__ inline int key_grads_loop_floats(int C) {
+  constexpr int ldT = kKeyTile + kPad, ldV = kKeyGradValues + kPad;
+  return max(2 * C * ldV + 2 * kKeyTile * (kKeyGradValues + 8), 2 * C * ldT);
 }
 __host__ __device__ inline int key_grads_floats(int C) {
-  constexpr int ldT = kKeyTile + kPad, ldV = kKeyGradValues + kPad;
-  // decays, q, k, dA and its diagonal, the value-loop tiles (later the plain terms), four [C][32] results,
-  // S0 . dS per channel
-  return Decays::floats(C, kKeyTile) + 2 * C * ldT + C * (C + kPad) + C +
-         max(2 * C * ldV + 2 * kKeyTile * ldV, 2 * C * ldT) + 4 * C * ldT + kKeyTile;
+  constexpr int ldT = kKeyTile + kPad;
+  // decays, q, k, dA and its diagonal, the value loop's room, four [C][32] results, S0 . dS per channel
+  return Decays::floats(C, kKeyTile) + 2 * C * ldT + C * (C + kPad) + C + key_grads_loop_floats(C) +
+         4 * C * ldT + kKeyTile;
 }
 
 template <class Form, class T>
-__global__ void __launch_bounds__(kGradThreads)
+__global__ void __launch_bounds__(kValueGradMaxThreads)
     chunk_value_grads_kernel(Pointers<T> p, GradPointers<T> g, Dims d, Workspace ws) {
   extern __shared__ float smem[];
   constexpr int kVT = kGradValues, kLdV = kVT + kPad;
@@ -57,47 +73,67 @@ __global__ void __launch_bounds__(kGradThreads)
   float* k = q + C * ldK;                  // [C][K + pad]
   float* A = k + C * ldK;                  // [C][C + pad]
   float* bonus = A + C * ldC;              // [C]
-  float* dO = bonus + C;                   // [C][64 + pad]
-  float* dS = dO + C * kLdV;               // [K][64 + pad]
+  // do as the input is (bf16/fp16: B fragments by ldmatrix) or fp32, [C][64]
+  using Staged = std::conditional_t<sizeof(T) == 2, T, float>;
+  constexpr int kLdO = sizeof(T) == 2 ? kVT + 8 : kLdV;
+  auto* dO = reinterpret_cast<Staged*>(bonus + C);
+  // dS, the gradient of the state after the chunk: bf16's as two 16-bit planes [K][64 + 8] (B fragments by
+  // ldmatrix against the bf16 operand below), else fp32 [K][64 + pad]; in [K][64 + 8] fp32's room
+  using X = Prepared<T>;
+  constexpr bool kFragments = std::is_same_v<X, __nv_bfloat16>;
+  constexpr int kLdPlane = kVT + 8;
+  float* dS = bonus + C + input_rows_floats(C, kVT, sizeof(T));
+  auto* dS_planes = reinterpret_cast<X*>(dS);
+  const float* dS_rows = ws.dstates + chunk * K * V;
+  const auto state_tile = [&] {
+    if constexpr (kFragments)
+      return split_tile(state_rows(dS_rows, d, 0, K, j0, kVT, dS_planes, kLdPlane), K * kLdPlane);
+    else
+      return state_rows(dS_rows, d, 0, K, j0, kVT, dS, kLdV);
+  };
   stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, token_rows(p.q, d, b, h, t0, C, K, 0, K, q, ldK),
                           token_rows(p.k, d, b, h, t0, C, K, 0, K, k, ldK),
-                          token_rows(g.d_o, d, b, h, t0, C, V, j0, kVT, dO, kLdV),
-                          state_rows(ws.dstates + chunk * K * V, d, 0, K, j0, kVT, dS, kLdV));
+                          token_rows(g.d_o, d, b, h, t0, C, V, j0, kVT, dO, kLdO), state_tile());
   intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, Form::value.bonus ? p.u + h * K : nullptr, bonus,
-                              reinterpret_cast<int*>(dS + K * kLdV));
+                              reinterpret_cast<int*>(dS + K * kLdPlane));
 
   constexpr int kMaxTiles = kMaxChunk / kSubChunk;
-  const int warp = threadIdx.x / 32, strips = C / kSubChunk, tiles = strips, m0 = (warp % strips) * kSubChunk,
-            n0 = (warp / strips) * 8 * tiles;
+  const int warp = threadIdx.x / 32, strips = C / kSubChunk, tiles = C / (int(blockDim.x) / 16),
+            m0 = (warp % strips) * kSubChunk, n0 = (warp / strips) * 8 * tiles;
   // The forward's scan operand k e^{decay to the chunk's end} into q's room, free once A is built: bf16 as it
   // is, its rows (16-byte multiples, an odd number of them: ldmatrix's 8 rows on distinct banks) loaded as A
   // fragments; fp16's fp32 operand (workspace.cuh) read element by element.
-  using X = Prepared<T>;
-  constexpr bool kFragments = std::is_same_v<X, __nv_bfloat16>;
   const int ldX = K + (kFragments ? 8 : kPad);
   X* keys = reinterpret_cast<X*>(q);
   stage_tiles(rows_of(reinterpret_cast<const X*>(ws.keys_to_end) + chunk * C * K, C, K, keys, ldX));
   float acc[kMaxTiles][4] = {};
-  for (int k0 = 0; k0 < C; k0 += 16)
-    mma_k16<T, kMaxTiles, Exact::a>(
-        acc, tiles, m0, n0, k0, [&](int s, int i) { return A[i * ldC + s]; },
-        [&](int i, int j) { return dO[i * kLdV + j]; });
+  const auto scores = [&](int s, int i) { return A[i * ldC + s]; };  // A^T, in two parts
+  for (int k0 = 0; k0 < C; k0 += 16) {
+    if constexpr (sizeof(T) == 2) {
+      std::uint32_t af[2][4];
+      a_fragment<T>(m0, k0, scores, af[0], af[1]);
+      mma_b_stored_kn<T>(acc, tiles, af, dO, kLdO, k0, n0);
+    } else {
+      mma_k16<T, kMaxTiles>(acc, tiles, m0, n0, k0, scores, [&](int i, int j) { return dO[i * kLdO + j]; });
+    }
+  }
   for_each_accumulator(acc, tiles, m0, n0, [&](int, int, float& a) { a *= d.scale; });
   __syncthreads();
-  const auto state_gradient = [&](int c, int j) { return dS[c * kLdV + j]; };
   for (int k0 = 0; k0 < K; k0 += 16) {
-    if constexpr (kFragments) {
-      std::uint32_t rows[4];
-      ldmatrix<false>(rows, keys + (m0 + threadIdx.x % 16) * ldX + k0 + threadIdx.x % 32 / 16 * 8);
-      mma_k16_fragment<T, kMaxTiles, Exact::b>(acc, tiles, n0, k0, rows, rows, state_gradient);
+    if constexpr (kFragments) {  // dS's high part, then its low part
+      std::uint32_t rows[1][4];
+      a_stored_mk(rows[0], keys, ldX, m0, k0);
+      mma_b_stored_kn<T>(acc, tiles, rows, dS_planes, kLdPlane, k0, n0);
+      mma_b_stored_kn<T>(acc, tiles, rows, dS_planes + K * kLdPlane, kLdPlane, k0, n0);
     } else {
       mma_k16<T, kMaxTiles, Exact::b>(
-          acc, tiles, m0, n0, k0, [&](int s, int c) { return to_float(keys[s * ldX + c]); }, state_gradient);
+          acc, tiles, m0, n0, k0, [&](int s, int c) { return to_float(keys[s * ldX + c]); },
+          [&](int c, int j) { return dS[c * kLdV + j]; });
     }
   }
   for_each_accumulator(acc, tiles, m0, n0, [&](int s, int j, float& dv) {
     if (s >= length || j0 + j >= V) return;
-    if constexpr (Form::value.bonus) dv += d.scale * bonus[s] * dO[s * kLdV + j];
+    if constexpr (Form::value.bonus) dv += d.scale * bonus[s] * to_float(dO[s * kLdO + j]);
     g.dv[d.row(b, h, t0 + s) * V + j0 + j] = from_float<T>(dv);
   });
 }
@@ -105,7 +141,7 @@ __global__ void __launch_bounds__(kGradThreads)
 template <class Form, class T>
 // Three blocks to an SM (at most 85 registers; 80 used, no spill): without the cap it took 125 registers and
 // ran slower (two blocks to an SM: 1.76 against 1.31 ms at gla 4,4096,16,64, C = 32).
-__global__ void __launch_bounds__(kGradThreads, 3)
+__global__ void __launch_bounds__(kKeyGradThreads, 3)
     chunk_key_grads_kernel(Pointers<T> p, GradPointers<T> g, Dims d, Workspace ws) {
   extern __shared__ float smem[];
   constexpr int KT = kKeyTile, ldT = KT + kPad, kVT = kKeyGradValues, ldV = kVT + kPad;
@@ -127,26 +163,35 @@ __global__ void __launch_bounds__(kGradThreads, 3)
   constexpr int ldS = kFragments ? kVT + 8 : ldV;
   Staged* v = reinterpret_cast<Staged*>(loop);
   Staged* dO = reinterpret_cast<Staged*>(loop + C * ldV);
-  float* S0 = loop + 2 * C * ldV;      // [32][32 + pad]: the state before the chunk, this tile's rows
-  float* dS = S0 + KT * ldV;           // [32][32 + pad]: the gradient of the state after it
-  float* plain_q = loop;               // [C][32 + pad]: dq's undecayed term (over scale)
-  float* plain_k = plain_q + C * ldT;  // [C][32 + pad]: dk's undecayed term (over scale)
-  float* from_state = loop + max(2 * C * ldV + 2 * KT * ldV, 2 * C * ldT);  // [C][32 + pad]: (do S0^T)
-  float* to_state = from_state + C * ldT;                                   // [C][32 + pad]: (v dS^T)
+  // This tile's rows of S0 (the state before the chunk) and dS (the gradient of the state after it), each in
+  // [32][32 + 8] fp32's room: bf16/fp16 as two 16-bit planes (B fragments by ldmatrix), fp32 as it is
+  constexpr int kLdPlane = kVT + 8, kPlane = KT * kLdPlane;
+  float* S0 = loop + 2 * C * ldV;
+  float* dS = S0 + kPlane;
+  auto* S0_planes = reinterpret_cast<Staged*>(S0);
+  auto* dS_planes = reinterpret_cast<Staged*>(dS);
+  float* plain_q = loop;                                // [C][32 + pad]: dq's undecayed term (over scale)
+  float* plain_k = plain_q + C * ldT;                   // [C][32 + pad]: dk's undecayed term (over scale)
+  float* from_state = loop + key_grads_loop_floats(C);  // [C][32 + pad]: (do S0^T)
+  float* to_state = from_state + C * ldT;               // [C][32 + pad]: (v dS^T)
   float* intra_q = to_state + C * ldT;  // [C][32 + pad]: sum_s dA_is k_sc e^{G_i - G_s}, decayed pairs
   float* intra_k = intra_q + C * ldT;   // [C][32 + pad]: sum_i dA_is q_ic e^{G_i - G_s}, decayed pairs
   float* before = intra_k + C * ldT;    // [32]: S0 . dS per channel
   const auto reads = [](int i, int s) { return exclusive ? s < i : s <= i; };
+  // Where this tile's channel c of the chunk's token t lies in q, k, dq, dk (and per-key dg): one multiply a
+  // element, not a row's full 64-bit index arithmetic.
+  const std::int64_t first_element = d.row(b, h, t0) * K + c0, token_stride = std::int64_t(d.H) * K;
+  const auto element = [&](int t, int c) { return first_element + t * token_stride + c; };
   const auto undecayed = [](int i, int s) { return s == (exclusive ? i - 1 : i); };
 
-  for (int c = threadIdx.x; c < KT; c += kGradThreads) before[c] = 0;
+  for (int c = threadIdx.x; c < KT; c += kKeyGradThreads) before[c] = 0;
   stage_with_decays<Form>(dec, p.g, d, b, h, t0, c0, token_rows(p.q, d, b, h, t0, C, K, c0, KT, q, ldT),
                           token_rows(p.k, d, b, h, t0, C, K, c0, KT, k, ldT));
 
   // Over value tiles: dA (C x C), do S0^T and v dS^T (C x 32). Each warp a strip of 16 rows and up to 4
   // (dA) or 2 (the state products) 8-column tiles, so a row fragment serves every tile of the strip.
   const int warp = threadIdx.x / 32, strips = C / 16, group = warp / strips,
-            groups = kGradThreads / 32 / strips;
+            groups = kKeyGradThreads / 32 / strips;
   struct Strip {
     int m0, n0, count;
   };
@@ -160,39 +205,42 @@ __global__ void __launch_bounds__(kGradThreads, 3)
   const float* dS_rows = ws.dstates + chunk * K * V;
   for (int j0 = 0; j0 < V; j0 += kVT) {
     __syncthreads();
+    const auto state_tile = [&](const float* rows, float* out, Staged* planes) {
+      if constexpr (kFragments)
+        return split_tile(state_rows(rows, d, c0, KT, j0, kVT, planes, kLdPlane), kPlane);
+      else
+        return state_rows(rows, d, c0, KT, j0, kVT, out, ldV);
+    };
     stage_tiles(token_rows(p.v, d, b, h, t0, C, V, j0, kVT, v, ldS),
-                token_rows(g.d_o, d, b, h, t0, C, V, j0, kVT, dO, ldS),
-                state_rows(S0_rows, d, c0, KT, j0, kVT, S0, ldV),
-                state_rows(dS_rows, d, c0, KT, j0, kVT, dS, ldV));
+                token_rows(g.d_o, d, b, h, t0, C, V, j0, kVT, dO, ldS), state_tile(S0_rows, S0, S0_planes),
+                state_tile(dS_rows, dS, dS_planes));
     __syncthreads();
     {  // S0 . dS of each channel: kParts neighbouring lanes to a channel, kVT / kParts values each
-      constexpr int kParts = kGradThreads / KT;
+      constexpr int kParts = kKeyGradThreads / KT;
       const int c = threadIdx.x / kParts, part = threadIdx.x % kParts;
+      const auto value = [&](const float* tile, const Staged* planes, int j) {
+        if constexpr (kFragments)
+          return to_float(planes[c * kLdPlane + j]) + to_float(planes[kPlane + c * kLdPlane + j]);
+        else
+          return tile[c * ldV + j];
+      };
       float sum = 0;
-      for (int j = part; j < kVT; j += kParts) sum += S0[c * ldV + j] * dS[c * ldV + j];
+      for (int j = part; j < kVT; j += kParts) sum += value(S0, S0_planes, j) * value(dS, dS_planes, j);
       sum = sum_over_lanes(sum, kParts);
       if (part == 0) before[c] += sum;
     }
     for (int k0 = 0; k0 < kVT; k0 += 16) {
       if constexpr (kFragments) {
         // The strip's rows of do and v as A fragments; v's rows as B fragments of dA (stored [n][k]).
-        const int lane = threadIdx.x % 32, m0 = scores.m0;
         std::uint32_t do_rows[4], v_rows[4];
-        ldmatrix<false>(do_rows, dO + (m0 + lane % 16) * ldS + k0 + lane / 16 * 8);
-        ldmatrix<false>(v_rows, v + (m0 + lane % 16) * ldS + k0 + lane / 16 * 8);
-#pragma unroll
-        for (int x = 0; x < 4; ++x) {
-          if (x >= scores.count) break;
-          std::uint32_t keys[2];
-          ldmatrix<false>(keys, v + (scores.n0 + 8 * x + lane % 8) * ldS + k0 + lane / 8 % 2 * 8);
-          mma_16x8x16<T>(dA_acc[x], do_rows, keys);
-        }
-        if (states.count > 0) {
-          mma_k16_fragment<T, 2, Exact::b>(from_acc, states.count, states.n0, k0, do_rows, do_rows,
-                                           [&](int j, int c) { return S0[c * ldV + j]; });
-          mma_k16_fragment<T, 2, Exact::b>(to_acc, states.count, states.n0, k0, v_rows, v_rows,
-                                           [&](int j, int c) { return dS[c * ldV + j]; });
-        }
+        a_stored_mk(do_rows, dO, ldS, scores.m0, k0);
+        a_stored_mk(v_rows, v, ldS, scores.m0, k0);
+        mma_b_stored_nk<T>(dA_acc, scores.count, do_rows, v, ldS, k0, scores.n0);
+        // S0^T and dS^T (stored [n][k]): the high parts, then the low parts
+        mma_b_stored_nk<T>(from_acc, states.count, do_rows, S0_planes, kLdPlane, k0, states.n0);
+        mma_b_stored_nk<T>(from_acc, states.count, do_rows, S0_planes + kPlane, kLdPlane, k0, states.n0);
+        mma_b_stored_nk<T>(to_acc, states.count, v_rows, dS_planes, kLdPlane, k0, states.n0);
+        mma_b_stored_nk<T>(to_acc, states.count, v_rows, dS_planes + kPlane, kLdPlane, k0, states.n0);
       } else {
         if (scores.count > 0)
           mma_k16<T>(
@@ -226,7 +274,7 @@ __global__ void __launch_bounds__(kGradThreads, 3)
   // terms cancel out of dg. Within a sub-chunk, the channels whose decay there exceeds e^40 (see
   // intra_chunk.cuh) element by element; the others go through the tensor cores below.
   const auto gentle = [&](int I, int c) { return -dec.total[I * KT + c] <= kFactorLimit; };
-  for (int idx = threadIdx.x; idx < C * KT; idx += kGradThreads) {
+  for (int idx = threadIdx.x; idx < C * KT; idx += kKeyGradThreads) {
     const int i = idx / KT, c = idx % KT, I = i / kSubChunk, first = I * kSubChunk, last = first + kSubChunk;
     float decayed_q = 0, decayed_k = 0;
     const float plain_qi = exclusive ? (i > 0 ? k[(i - 1) * ldT + c] * dA[i * ldC + i - 1] : 0.f)
@@ -245,7 +293,7 @@ __global__ void __launch_bounds__(kGradThreads, 3)
     intra_k[i * ldT + c] = decayed_k, plain_k[i * ldT + c] = plain_ki;
   }
   __syncthreads();
-  for (int idx = threadIdx.x; idx < C * KT; idx += kGradThreads) {
+  for (int idx = threadIdx.x; idx < C * KT; idx += kKeyGradThreads) {
     const int t = idx / KT, c = idx % KT;
     q[t * ldT + c] *= __expf(dec.seen(t, c));
     k[t * ldT + c] *= __expf(dec.total[(t / kSubChunk) * KT + c] - dec.local[idx]);
@@ -262,7 +310,7 @@ __global__ void __launch_bounds__(kGradThreads, 3)
   const auto masked = [&](int i, int s) { return undecayed(i, s) ? 0.f : dA[i * ldC + s]; };
   const auto gap = [&](int J, int I, int c) { return I - J > 1 ? __expf(dec.between(J, I, c)) : 1.f; };
   // A job is one sub-chunk, one side and 16 of the 32 channels: 4 subs jobs keep 8 warps busy at C = 32.
-  for (int job = warp; job < 4 * subs; job += kGradThreads / 32) {
+  for (int job = warp; job < 4 * subs; job += kKeyGradThreads / 32) {
     const int side_job = job / 2, n0 = (job % 2) * 16;
     float acc[2][4] = {};
     if (side_job < subs) {
@@ -292,11 +340,11 @@ __global__ void __launch_bounds__(kGradThreads, 3)
   __syncthreads();
 
   // dq, dk; then, per channel, q . dq and k . dk of the decayed terms and k . (the handed-on term) for dg.
-  for (int idx = threadIdx.x; idx < C * KT; idx += kGradThreads) {
+  for (int idx = threadIdx.x; idx < C * KT; idx += kKeyGradThreads) {
     const int t = idx / KT, c = idx % KT, channel = c0 + c;
     float qdq = 0, kdk = 0, handed = 0;
     if (t < length && channel < K) {
-      const std::int64_t r = d.row(b, h, t0 + t) * K + channel;
+      const std::int64_t r = element(t, c);
       const float q_raw = to_float(p.q[r]), k_raw = to_float(p.k[r]);
       const float decayed_q =
           d.scale * (__expf(dec.seen_from_start(t, c)) * from_state[t * ldT + c] + intra_q[t * ldT + c]);
@@ -324,7 +372,7 @@ __global__ void __launch_bounds__(kGradThreads, 3)
   // cancel (the undecayed ones were kept apart), so log decays of -40 keep dg's relative accuracy. The
   // chunk's tokens in kPieces pieces at once: each piece's sums first, then every piece walks its tokens
   // from the sums of the pieces before it (the handed-on terms) and after it (the others).
-  constexpr int kPieces = kGradThreads / KT;
+  constexpr int kPieces = kKeyGradThreads / KT;
   float* dg = intra_q;
   float* sums = plain_q;  // [4][kPieces][32]: the pieces' handed-on, output, key and bonus-gradient sums
   {
@@ -367,12 +415,12 @@ __global__ void __launch_bounds__(kGradThreads, 3)
   }
   __syncthreads();
   if constexpr (Form::value.gate == GateKind::per_key) {
-    for (int idx = threadIdx.x; idx < C * KT; idx += kGradThreads) {
+    for (int idx = threadIdx.x; idx < C * KT; idx += kKeyGradThreads) {
       const int t = idx / KT, c = idx % KT;
-      if (t < length && c0 + c < K) g.dg[d.row(b, h, t0 + t) * K + c0 + c] = from_float<T>(dg[t * ldT + c]);
+      if (t < length && c0 + c < K) g.dg[element(t, c)] = from_float<T>(dg[t * ldT + c]);
     }
   } else {  // one gate per head: this tile's share, added over the tiles by chunk_sum_key_tiles_kernel
-    for (int t = threadIdx.x; t < C; t += kGradThreads) {
+    for (int t = threadIdx.x; t < C; t += kKeyGradThreads) {
       float sum = 0;
       for (int c = 0; c < KT; ++c) sum += dg[t * ldT + c];
       ws.dg_partial[(chunk * C + t) * gridDim.z + blockIdx.z] = sum;

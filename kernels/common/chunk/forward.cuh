@@ -3,7 +3,8 @@
 // CUDA cores, kernels/common/chunk/warp_mma.cuh).
 //   output pass  one block per (batch, head, chunk, 64 or 128 values):
 //                o = scale ((q e^{seen from the chunk's start}) S0 + A v + bonus), with A the intra-chunk
-//                scores of intra_chunk.cuh; S0 and A are fp32 and go to the tensor cores in two 16-bit parts.
+//                scores of intra_chunk.cuh; S0 and A are fp32 and go to the tensor cores in two 16-bit parts
+//                (S0 staged as two planes, A split as its fragments are built).
 #pragma once
 
 #include <type_traits>
@@ -18,16 +19,22 @@
 
 namespace flabench::chunk {
 
-constexpr int kOutputThreads = 256;  // 8 warps
+// A warp to every 8 of the block's values (8 warps for 64 values, 16 for 128): every warp then holds a strip
+// of C / 16 tiles of o, and a block of 128 values, alone on its SM where shared memory allows no second one,
+// still has 16 warps to hide its loads' latency.
+constexpr int kOutputMaxThreads = 512;
+__host__ __device__ inline int output_threads(int VT) {
+  return 4 * VT;
+}
 
 // A block's values (VT): 64, or 128 where it fits, so that A is built once for V = 128 rather than twice.
-__host__ __device__ inline int output_pass_floats(int C, int K, int VT) {
-  return Decays::floats(C, K) + 2 * C * (K + kPad) + (C + K) * (VT + kPad) + C * (C + kPad) + C +
-         steep_list_ints(C, K);
+__host__ __device__ inline int output_pass_floats(int C, int K, int VT, int input_bytes) {
+  return Decays::floats(C, K) + 2 * C * (K + kPad) + input_rows_floats(C, VT, input_bytes) + K * (VT + 8) +
+         C * (C + kPad) + C + steep_list_ints(C, K);
 }
 
 template <class Form, class T>
-__global__ void __launch_bounds__(kOutputThreads)
+__global__ void __launch_bounds__(kOutputMaxThreads)
     chunk_output_kernel(Pointers<T> p, Dims d, const float* states, int VT) {
   extern __shared__ float smem[];
   const int K = d.K, V = d.V, C = d.C, ldK = K + kPad, ldC = C + kPad, ldV = VT + kPad;
@@ -36,59 +43,59 @@ __global__ void __launch_bounds__(kOutputThreads)
   Decays dec = Decays::carve(smem, C, K);
   float* q = smem + Decays::floats(C, K);  // [C][K + pad]: q, then q e^{seen}, then q e^{seen from the start}
   float* k = q + C * ldK;  // [C][K + pad]: k, then k e^{decay after it to its sub-chunk's end}
-  // v as the input is (bf16/fp16: B fragments by ldmatrix, rows of an odd number of 16-byte vectors so
-  // its 8 rows fall on distinct banks) or fp32, in the room of [C][VT + pad] fp32
+  // v as the input is and S0 (the state before the chunk) as two 16-bit planes (bf16/fp16: B fragments by
+  // ldmatrix, rows of an odd number of 16-byte vectors so its 8 rows fall on distinct banks), or both fp32
   using Staged = std::conditional_t<sizeof(T) == 2, T, float>;
   constexpr bool kFragments = sizeof(T) == 2;
   const int ldS = kFragments ? VT + 8 : ldV;
   Staged* v = reinterpret_cast<Staged*>(k + C * ldK);
-  float* S0 = k + C * ldK + C * ldV;  // [K][VT + pad]: the state before the chunk
-  float* A = S0 + K * ldV;            // [C][C + pad]
-  float* bonus = A + C * ldC;         // [C]: rwkv6's q_i . (u k_i)
+  float* S0 = k + C * ldK + input_rows_floats(C, VT, sizeof(T));  // in [K][VT + 8] fp32's room
+  float* A = S0 + K * (VT + 8);                                   // [C][C + pad]
+  float* bonus = A + C * ldC;                                     // [C]: rwkv6's q_i . (u k_i)
   int* steep = reinterpret_cast<int*>(bonus + C);
+  auto* S0_planes = reinterpret_cast<Staged*>(S0);
   const float* saved = states + (std::int64_t(bh) * d.chunks() + n) * K * V;
+  const auto state_tile = [&] {
+    if constexpr (kFragments)
+      return split_tile(state_rows(saved, d, 0, K, j0, VT, S0_planes, ldS), K * ldS);
+    else
+      return state_rows(saved, d, 0, K, j0, VT, S0, ldV);
+  };
   stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, token_rows(p.q, d, b, h, t0, C, K, 0, K, q, ldK),
                           token_rows(p.k, d, b, h, t0, C, K, 0, K, k, ldK),
-                          token_rows(p.v, d, b, h, t0, C, V, j0, VT, v, ldS),
-                          state_rows(saved, d, 0, K, j0, VT, S0, ldV));
+                          token_rows(p.v, d, b, h, t0, C, V, j0, VT, v, ldS), state_tile());
 
   intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, Form::value.bonus ? p.u + h * K : nullptr, bonus,
                               steep);
   const Divisor channels(K);
-  for (int idx = threadIdx.x; idx < C * K; idx += kOutputThreads) {
+  for (int idx = threadIdx.x; idx < C * K; idx += int(blockDim.x)) {
     const int t = channels.div(idx), c = channels.mod(idx);
     q[t * ldK + c] *= __expf(dec.prefix[(t / kSubChunk) * K + c]);
   }
   __syncthreads();
 
-  // o: each warp a 16-row strip of (C / 16) * (VT / 64) 8-column tiles.
-  constexpr int kMaxTiles = 2 * kMaxChunk / kSubChunk;
-  const int warp = threadIdx.x / 32, strips = C / kSubChunk, tiles = strips * VT / 64,
-            m0 = (warp % strips) * kSubChunk, n0 = (warp / strips) * 8 * tiles;
+  // o: each warp a 16-row strip of C / 16 8-column tiles (output_threads).
+  constexpr int kMaxTiles = kMaxChunk / kSubChunk;
+  const int warp = threadIdx.x / 32, strips = C / kSubChunk, tiles = strips, m0 = (warp % strips) * kSubChunk,
+            n0 = (warp / strips) * 8 * tiles;
   float acc[kMaxTiles][4] = {};
-  for (int k0 = 0; k0 < K; k0 += 16)
-    mma_k16<T, kMaxTiles, Exact::b>(
-        acc, tiles, m0, n0, k0, [&](int i, int c) { return q[i * ldK + c]; },
-        [&](int c, int j) { return S0[c * ldV + j]; });
+  const auto queries = [&](int i, int c) { return q[i * ldK + c]; };
+  for (int k0 = 0; k0 < K; k0 += 16) {
+    if constexpr (kFragments) {  // S0's high part, then its low part
+      std::uint32_t af[1][4], unused[4];
+      a_fragment<T>(m0, k0, queries, af[0], unused);
+      mma_b_stored_kn<T>(acc, tiles, af, S0_planes, ldS, k0, n0);
+      mma_b_stored_kn<T>(acc, tiles, af, S0_planes + K * ldS, ldS, k0, n0);
+    } else {
+      mma_k16<T, kMaxTiles>(acc, tiles, m0, n0, k0, queries, [&](int c, int j) { return S0[c * ldV + j]; });
+    }
+  }
   const auto scores = [&](int i, int s) { return A[i * ldC + s]; };
   for (int k0 = 0; k0 < C; k0 += 16) {
-    if constexpr (kFragments) {  // A in two parts; v's fragments two 8-column tiles at a time
-      std::uint32_t af[4], af_low[4];
-      a_fragment<T>(m0, k0, scores, af, af_low);
-      const int lane = threadIdx.x % 32;
-#pragma unroll
-      for (int x = 0; x < kMaxTiles; x += 2) {
-        if (x >= tiles) break;
-        std::uint32_t bf[4];
-        ldmatrix<true>(bf, v + (k0 + lane % 8 + lane / 8 % 2 * 8) * ldS + n0 + 8 * x + lane / 16 * 8);
-        const std::uint32_t first[2] = {bf[0], bf[1]}, second[2] = {bf[2], bf[3]};
-        mma_16x8x16<T>(acc[x], af, first);
-        mma_16x8x16<T>(acc[x], af_low, first);
-        if (x + 1 < tiles) {
-          mma_16x8x16<T>(acc[x + 1], af, second);
-          mma_16x8x16<T>(acc[x + 1], af_low, second);
-        }
-      }
+    if constexpr (kFragments) {  // A in two parts, v's fragments by ldmatrix
+      std::uint32_t af[2][4];
+      a_fragment<T>(m0, k0, scores, af[0], af[1]);
+      mma_b_stored_kn<T>(acc, tiles, af, v, ldS, k0, n0);
     } else {
       mma_k16<T, kMaxTiles, Exact::a>(acc, tiles, m0, n0, k0, scores,
                                       [&](int s, int j) { return v[s * ldV + j]; });

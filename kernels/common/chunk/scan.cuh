@@ -155,15 +155,11 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
       if (in_tile(row, col)) saved[at(row, col)] = s;
       s *= row - m0 < 8 ? top : bottom;
     });
-    if constexpr (std::is_same_v<T, __nv_bfloat16>) {                // fragments straight from the bf16 tiles
-      const int row = threadIdx.x % 8, part = threadIdx.x % 32 / 8;  // ldmatrix: lane = 8 part + row
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {  // fragments straight from the bf16 tiles
       for (int k0 = 0; k0 < C; k0 += 16) {
-        std::uint32_t a[4], b[4];
-        ldmatrix<true>(a, xs + (k0 + row + part / 2 * 8) * kLdX + m0 + part % 2 * 8);
-        ldmatrix<true>(b, ys + (k0 + row + part % 2 * 8) * kLdY + n0 + part / 2 * 8);
-        const std::uint32_t first[2] = {b[0], b[1]}, second[2] = {b[2], b[3]};
-        mma_16x8x16<Op>(S[0], a, first);
-        mma_16x8x16<Op>(S[1], a, second);
+        std::uint32_t a[1][4];
+        a_stored_km(a[0], xs, kLdX, m0, k0);
+        mma_b_stored_kn<Op>(S, 2, a, ys, kLdY, k0, n0);
       }
     } else {
       for (int k0 = 0; k0 < C; k0 += 16)

@@ -6,16 +6,34 @@
 #include <type_traits>
 
 #include "kernels/common/chunk/decays.cuh"
+#include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/dtype_traits.cuh"
 #include "kernels/common/recurrence.h"
 
 namespace flabench::chunk {
+
+// The floats of shared memory a [rows][cols] tile of 16-bit inputs takes staged as it is, in rows of cols + 8
+// (an odd number of 16-byte vectors: ldmatrix's 8 rows on distinct banks), or of other inputs staged as fp32
+// in rows of cols + kPad.
+__host__ __device__ inline int input_rows_floats(int rows, int cols, int input_bytes) {
+  return input_bytes == 2 ? rows * (cols + 8) / 2 : rows * (cols + kPad);
+}
+
+// A 16-byte vector's place in a tile: its row and first column.
+struct Place {
+  int r, col;
+};
 
 // A [rows][cols] block of a row-major array to stage into out[r * ld + col], as fp32 or (Out = T) as it is:
 // row r at base + r * stride; rows from valid_rows on and columns from valid_cols on read as zero. Moved in
 // 16-byte vectors: cols and valid_cols are multiples of 16 / sizeof(T) (every caller's head dims and tiles
 // are), ld and out's offset whole 16-byte vectors (padding keeps the tensor cores' operand reads off one
 // bank).
+//   Two ways to share the vectors among the block's threads (stage_tiles): where a row's vectors divide the
+// threads (walkable: every tile of the presets), in rounds, each thread keeping one column and stepping a
+// fixed number of rows, so its addresses advance by a constant; otherwise vector idx by row and column
+// (place), a division each. The first costs a few instructions a vector, the second ~60: in the output pass
+// that index arithmetic was a third of all instructions (kernels/notes/chunk.md, version 20).
 template <class T, class Out = float>
 struct Tile {
   static constexpr int kVec = 16 / sizeof(T);
@@ -27,19 +45,29 @@ struct Tile {
   Divisor per_row;  // cols / kVec vectors to a row
 
   __device__ int vectors() const { return rows * (cols / kVec); }
-  __device__ uint4 load(int idx) const {
-    const int r = per_row.div(idx), col = per_row.mod(idx) * kVec;
-    if (idx >= vectors() || r >= valid_rows || col >= valid_cols) return uint4{0, 0, 0, 0};
-    return *reinterpret_cast<const uint4*>(base + r * stride + col);
+  __device__ Place place(int idx) const { return {per_row.div(idx), per_row.mod(idx) * kVec}; }
+  __device__ bool walkable() const {
+    return per_row.power_of_two && (int(blockDim.x) & (per_row.n - 1)) == 0 &&
+           (blockDim.x & (blockDim.x - 1)) == 0;
   }
-  __device__ void store(int idx, const uint4& raw) const {
-    if (idx >= vectors()) return;
-    const int r = per_row.div(idx), col = per_row.mod(idx) * kVec;
+  __device__ int rows_per_round() const { return int(blockDim.x) >> per_row.shift; }
+  // A shift, not a division (~20 instructions, MUFU among them): rows_per_round is a power of two.
+  __device__ int rounds() const { return (rows + rows_per_round() - 1) >> (__ffs(rows_per_round()) - 1); }
+  __device__ Place place_in_round(int round) const {
+    return {(int(threadIdx.x) >> per_row.shift) + round * rows_per_round(),
+            (int(threadIdx.x) & (per_row.n - 1)) * kVec};
+  }
+  __device__ uint4 load(Place at) const {
+    if (at.r >= rows || at.r >= valid_rows || at.col >= valid_cols) return uint4{0, 0, 0, 0};
+    return *reinterpret_cast<const uint4*>(base + at.r * stride + at.col);
+  }
+  __device__ void store(Place at, const uint4& raw) const {
+    if (at.r >= rows) return;
     if constexpr (std::is_same_v<Out, T>) {
-      *reinterpret_cast<uint4*>(out + r * ld + col) = raw;
+      *reinterpret_cast<uint4*>(out + at.r * ld + at.col) = raw;
     } else {
       const T* x = reinterpret_cast<const T*>(&raw);
-      auto* to = reinterpret_cast<float4*>(out + r * ld + col);
+      auto* to = reinterpret_cast<float4*>(out + at.r * ld + at.col);
 #pragma unroll
       for (int e = 0; e < kVec / 4; ++e)
         to[e] = make_float4(to_float(x[4 * e]), to_float(x[4 * e + 1]), to_float(x[4 * e + 2]),
@@ -70,10 +98,39 @@ __device__ Tile<T, Out> rows_of(const T* base, int rows, int cols, Out* out, int
 }
 
 // Rows c0 .. c0 + rows, columns j0 .. j0 + cols of one chunk's [K][V] fp32 state (or state gradient).
-__device__ inline Tile<float> state_rows(const float* state, const Dims& d, int c0, int rows, int j0,
-                                         int cols, float* out, int ld) {
-  return {state + std::int64_t(c0) * d.V + j0, d.V, rows, cols, d.K - c0, d.V - j0, out, ld,
-          Divisor(cols / Tile<float>::kVec)};
+template <class Out = float>
+__device__ Tile<float, Out> state_rows(const float* state, const Dims& d, int c0, int rows, int j0, int cols,
+                                       Out* out, int ld) {
+  return {state + std::int64_t(c0) * d.V + j0,   d.V, rows, cols, d.K - c0, d.V - j0, out, ld,
+          Divisor(cols / Tile<float, Out>::kVec)};
+}
+
+// An fp32 tile staged as two 16-bit planes, its values' high and low parts (split in warp_mma.cuh): the
+// tensor cores' fragments of both load by ldmatrix, and a product with the pair keeps ~16 bits, as one built
+// element by element from fp32 rows did. The high plane is the tile's out, the low plane `plane` elements on.
+template <class Op>
+struct SplitTile {
+  Tile<float, Op> rows;
+  int plane;
+
+  __device__ int vectors() const { return rows.vectors(); }
+  __device__ Place place(int idx) const { return rows.place(idx); }
+  __device__ bool walkable() const { return rows.walkable(); }
+  __device__ int rounds() const { return rows.rounds(); }
+  __device__ Place place_in_round(int round) const { return rows.place_in_round(round); }
+  __device__ uint4 load(Place at) const { return rows.load(at); }
+  __device__ void store(Place at, const uint4& raw) const {
+    if (at.r >= rows.rows) return;
+    const float* x = reinterpret_cast<const float*>(&raw);
+    const Parts<Op> first = split<Op>(x[0], x[1]), second = split<Op>(x[2], x[3]);
+    Op* high = rows.out + at.r * rows.ld + at.col;
+    *reinterpret_cast<uint2*>(high) = make_uint2(first.high, second.high);
+    *reinterpret_cast<uint2*>(high + plane) = make_uint2(first.low, second.low);
+  }
+};
+template <class Op>
+__device__ SplitTile<Op> split_tile(const Tile<float, Op>& rows, int plane) {
+  return {rows, plane};
 }
 
 // A gate per head and token, repeated over `K` channels of each row of out: staged as a tile is, one
@@ -87,28 +144,42 @@ struct HeadGateRows {
   int K;
 
   __device__ int vectors() const { return rows; }
-  __device__ uint4 load(int t) const {
+  __device__ Place place(int t) const { return {t, 0}; }
+  __device__ bool walkable() const { return (blockDim.x & (blockDim.x - 1)) == 0; }
+  __device__ int rounds() const { return (rows + int(blockDim.x) - 1) >> (__ffs(blockDim.x) - 1); }
+  __device__ Place place_in_round(int round) const { return {int(threadIdx.x) + round * int(blockDim.x), 0}; }
+  __device__ uint4 load(Place at) const {
     uint4 raw{0, 0, 0, 0};
-    if (t < valid_rows) *reinterpret_cast<T*>(&raw) = base[t * stride];
+    if (at.r < valid_rows) *reinterpret_cast<T*>(&raw) = base[at.r * stride];
     return raw;
   }
-  __device__ void store(int t, const uint4& raw) const {
-    if (t >= rows) return;
+  __device__ void store(Place at, const uint4& raw) const {
+    if (at.r >= rows) return;
     const float g = to_float(*reinterpret_cast<const T*>(&raw));
-    for (int c = 0; c < K; c += 4) *reinterpret_cast<float4*>(out + t * K + c) = make_float4(g, g, g, g);
+    for (int c = 0; c < K; c += 4) *reinterpret_cast<float4*>(out + at.r * K + c) = make_float4(g, g, g, g);
   }
 };
 
-// Stages every tile (Tile, HeadGateRows), each thread's loads of all of them in flight before its first
-// store: one trip to memory for the lot rather than one per tile.
+// Stages every tile (Tile, SplitTile, HeadGateRows), each thread's loads of all of them in flight before its
+// first store: one trip to memory for the lot rather than one per tile.
 template <class... Tiles>
 __device__ void stage_tiles(const Tiles&... tiles) {
-  int most = 0;
-  ((most = max(most, tiles.vectors())), ...);
-  for (int idx = threadIdx.x; idx < most; idx += blockDim.x) {
-    const uint4 raw[] = {tiles.load(idx)...};
-    int e = 0;
-    (tiles.store(idx, raw[e++]), ...);
+  if ((tiles.walkable() && ...)) {
+    int rounds = 0;
+    ((rounds = max(rounds, tiles.rounds())), ...);
+    for (int round = 0; round < rounds; ++round) {
+      const uint4 raw[] = {tiles.load(tiles.place_in_round(round))...};
+      int e = 0;
+      (tiles.store(tiles.place_in_round(round), raw[e++]), ...);
+    }
+  } else {
+    int most = 0;
+    ((most = max(most, tiles.vectors())), ...);
+    for (int idx = threadIdx.x; idx < most; idx += blockDim.x) {
+      const uint4 raw[] = {tiles.load(tiles.place(idx))...};
+      int e = 0;
+      (tiles.store(tiles.place(idx), raw[e++]), ...);
+    }
   }
 }
 

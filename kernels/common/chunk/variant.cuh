@@ -24,13 +24,13 @@ inline std::size_t prepare_shared_bytes(const Problem& p) {
   return sizeof(float) * (Decays::floats(p.chunk_size, int(p.K)) + p.chunk_size * p.K);
 }
 inline std::size_t value_grads_shared_bytes(const Problem& p) {
-  return sizeof(float) * value_grads_floats(p.chunk_size, int(p.K));
+  return sizeof(float) * value_grads_floats(p.chunk_size, int(p.K), int(dtype_size(p.dtype)));
 }
 inline std::size_t key_grads_shared_bytes(const Problem& p) {
   return sizeof(float) * key_grads_floats(p.chunk_size);
 }
 inline std::size_t output_shared_bytes(const Problem& p, int VT) {
-  return sizeof(float) * output_pass_floats(p.chunk_size, int(p.K), VT);
+  return sizeof(float) * output_pass_floats(p.chunk_size, int(p.K), VT, int(dtype_size(p.dtype)));
 }
 // The output pass's value tile: 128 where V needs it and it fits the current device's shared memory.
 inline int output_values(const Problem& p) {
@@ -73,8 +73,8 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   const int VT = output_values(p);
   allow_shared_memory(chunk_output_kernel<Form, T>, output_shared_bytes(p, VT));
   chunk_output_kernel<Form, T>
-      <<<dim3(unsigned(p.B * p.H), unsigned(d.chunks()), unsigned((p.V + VT - 1) / VT)), kOutputThreads,
-         output_shared_bytes(p, VT), call.stream>>>(pointers, d, ws.states, VT);
+      <<<dim3(unsigned(p.B * p.H), unsigned(d.chunks()), unsigned((p.V + VT - 1) / VT)),
+         unsigned(output_threads(VT)), output_shared_bytes(p, VT), call.stream>>>(pointers, d, ws.states, VT);
   FLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -95,14 +95,15 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
     const NvtxRange range("value_grads");
     allow_shared_memory(chunk_value_grads_kernel<Form, T>, value_grads_shared_bytes(p));
     chunk_value_grads_kernel<Form, T>
-        <<<dim3(chunks.x, chunks.y, unsigned((p.V + kGradValues - 1) / kGradValues)), kGradThreads,
-           value_grads_shared_bytes(p), call.stream>>>(pointers, grads, d, ws);
+        <<<dim3(chunks.x, chunks.y, unsigned((p.V + kGradValues - 1) / kGradValues)),
+           unsigned(value_grads_threads(p.chunk_size, int(p.K))), value_grads_shared_bytes(p), call.stream>>>(
+            pointers, grads, d, ws);
     FLA_CUDA_CHECK_LAUNCH();
   }
   {
     const NvtxRange range("key_grads");
     allow_shared_memory(chunk_key_grads_kernel<Form, T>, key_grads_shared_bytes(p));
-    chunk_key_grads_kernel<Form, T><<<dim3(chunks.x, chunks.y, unsigned(key_tiles(p))), kGradThreads,
+    chunk_key_grads_kernel<Form, T><<<dim3(chunks.x, chunks.y, unsigned(key_tiles(p))), kKeyGradThreads,
                                       key_grads_shared_bytes(p), call.stream>>>(pointers, grads, d, ws);
     FLA_CUDA_CHECK_LAUNCH();
   }

@@ -103,25 +103,6 @@ __device__ void a_fragment(int m0, int k0, const A& a, std::uint32_t (&af)[4], s
   af_low[0] = a0.low, af_low[1] = a1.low, af_low[2] = a2.low, af_low[3] = a3.low;
 }
 
-// As mma_k16 below, on the tensor cores, with A's fragment given (its two 16-bit parts; af_low is read
-// only where exact is a or both): a fragment loaded once (ldmatrix) serves several products.
-template <class Op, int NT, Exact exact = Exact::none, class B>
-__device__ void mma_k16_fragment(float (&acc)[NT][4], int count, int n0, int k0, const std::uint32_t (&af)[4],
-                                 const std::uint32_t (&af_low)[4], const B& b) {
-  const Lane lane;
-  const int k = k0 + 2 * lane.pair;
-#pragma unroll
-  for (int x = 0; x < NT; ++x) {
-    if (x >= count) break;
-    const int n = n0 + 8 * x + lane.group;
-    const Parts<Op> b0 = split<Op>(b(k, n), b(k + 1, n)), b1 = split<Op>(b(k + 8, n), b(k + 9, n));
-    const std::uint32_t bf[2] = {b0.high, b1.high}, bf_low[2] = {b0.low, b1.low};
-    mma_16x8x16<Op>(acc[x], af, bf);
-    if constexpr (exact == Exact::a || exact == Exact::both) mma_16x8x16<Op>(acc[x], af_low, bf);
-    if constexpr (exact == Exact::b || exact == Exact::both) mma_16x8x16<Op>(acc[x], af, bf_low);
-  }
-}
-
 // acc[x] (rows m0..m0+15, columns n0 + 8x .. + 7, for x < count) += sum over k0 <= k < k0 + 16 of
 // a(m, k) b(k, n). The whole warp calls it.
 template <class Op, int NT, Exact exact = Exact::none, class A, class B>
@@ -143,8 +124,70 @@ __device__ void mma_k16(float (&acc)[NT][4], int count, int m0, int n0, int k0, 
   } else {
     std::uint32_t af[4], af_low[4];
     a_fragment<Op>(m0, k0, a, af, af_low);
-    mma_k16_fragment<Op, NT, exact>(acc, count, n0, k0, af, af_low, b);
+    const int k = k0 + 2 * lane.pair;
+#pragma unroll
+    for (int x = 0; x < NT; ++x) {
+      if (x >= count) break;
+      const int n = n0 + 8 * x + lane.group;
+      const Parts<Op> b0 = split<Op>(b(k, n), b(k + 1, n)), b1 = split<Op>(b(k + 8, n), b(k + 9, n));
+      const std::uint32_t bf[2] = {b0.high, b1.high}, bf_low[2] = {b0.low, b1.low};
+      mma_16x8x16<Op>(acc[x], af, bf);
+      if constexpr (exact == Exact::a || exact == Exact::both) mma_16x8x16<Op>(acc[x], af_low, bf);
+      if constexpr (exact == Exact::b || exact == Exact::both) mma_16x8x16<Op>(acc[x], af, bf_low);
+    }
   }
+}
+
+// acc[x] (x < count) += A times B's 16 x 8 tile x, A given as kParts fragments (one, or an fp32 operand's two
+// 16-bit parts, a product each) and B's rows k0 .. k0 + 15 of 16-bit values stored [k][n] (row r at
+// b + r * ld, tile x at columns n0 + 8x): by ldmatrix.trans, two tiles a load. Rows of an odd number of
+// 16-byte vectors keep ldmatrix's 8 rows on distinct banks; an odd count reads the 8 columns after the last
+// tile (padding), unused.
+template <class Op, int NT, int kParts>
+__device__ void mma_b_stored_kn(float (&acc)[NT][4], int count, const std::uint32_t (&af)[kParts][4],
+                                const Op* b, int ld, int k0, int n0) {
+  const int lane = threadIdx.x % 32;
+#pragma unroll
+  for (int x = 0; x < NT; x += 2) {
+    if (x >= count) break;
+    std::uint32_t bf[4];
+    ldmatrix<true>(bf, b + (k0 + lane % 8 + lane / 8 % 2 * 8) * ld + n0 + 8 * x + lane / 16 * 8);
+    const std::uint32_t first[2] = {bf[0], bf[1]}, second[2] = {bf[2], bf[3]};
+#pragma unroll
+    for (int part = 0; part < kParts; ++part) {
+      mma_16x8x16<Op>(acc[x], af[part], first);
+      if (x + 1 < count) mma_16x8x16<Op>(acc[x + 1], af[part], second);
+    }
+  }
+}
+
+// As mma_b_stored_kn with one A fragment, B stored [n][k] (row n at b + n * ld, columns k0 .. k0 + 15): by
+// ldmatrix, a tile a load.
+template <class Op, int NT>
+__device__ void mma_b_stored_nk(float (&acc)[NT][4], int count, const std::uint32_t (&af)[4], const Op* b,
+                                int ld, int k0, int n0) {
+  const int lane = threadIdx.x % 32;
+#pragma unroll
+  for (int x = 0; x < NT; ++x) {
+    if (x >= count) break;
+    std::uint32_t bf[2];
+    ldmatrix<false>(bf, b + (n0 + 8 * x + lane % 8) * ld + k0 + lane / 8 % 2 * 8);
+    mma_16x8x16<Op>(acc[x], af, bf);
+  }
+}
+
+// A's fragment (rows m0..m0+15, k0..k0+15) from 16-bit values stored [m][k] (row m at a + m * ld): ldmatrix.
+template <class Op>
+__device__ void a_stored_mk(std::uint32_t (&af)[4], const Op* a, int ld, int m0, int k0) {
+  const int lane = threadIdx.x % 32;
+  ldmatrix<false>(af, a + (m0 + lane % 16) * ld + k0 + lane / 16 * 8);
+}
+
+// The same from values stored [k][m] (row k at a + k * ld): ldmatrix.trans.
+template <class Op>
+__device__ void a_stored_km(std::uint32_t (&af)[4], const Op* a, int ld, int m0, int k0) {
+  const int lane = threadIdx.x % 32;
+  ldmatrix<true>(af, a + (k0 + lane % 8 + lane / 16 * 8) * ld + m0 + lane / 8 % 2 * 8);
 }
 
 // Visits every accumulator of the strip with its (row, column): f(row, column, value&).

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Tests of scripts/check-error-compare.py (two check results' errors side by side) on small fixtures.
+
+Run from anywhere:  python3 tests/scripts/test_check_error_compare.py
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "scripts",
+                      "check-error-compare.py")
+
+
+def case(name, op, family, status, tensors):
+    return {"name": name, "op": op, "family": family, "dtype": "bf16", "status": status,
+            "check": {"tensors": [{"tensor": t, "rms_ratio": r, "passed": p} for t, r, p in tensors]}}
+
+
+BASE = [case("accuracy/gla/chunk/fwd/bf16/A", "gla", "accuracy", "ok", [("o", 2.0e-3, True), ("ht", 5.0e-4, True)]),
+        case("decay/gla/chunk/fwd/bf16/B", "gla", "decay", "ok", [("o", 1.0e-3, True)]),
+        {"name": "shapes/gla/chunk/fwd/bf16/C", "op": "gla", "family": "shapes", "dtype": "bf16",
+         "status": "skipped", "reason": "shared memory"}]
+NEW = [case("accuracy/gla/chunk/fwd/bf16/A", "gla", "accuracy", "ok", [("o", 3.0e-3, True), ("ht", 5.0e-4, True)]),
+       case("decay/gla/chunk/fwd/bf16/B", "gla", "decay", "failed", [("o", 9.0e-3, False)]),
+       BASE[2]]
+
+
+class CheckErrorCompare(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.base = self.write("base.json", {"cases": BASE})
+        self.new = self.write("new.json", {"cases": NEW})
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def write(self, name, content):
+        path = os.path.join(self.dir.name, name)
+        with open(path, "w") as out:
+            out.write(content if isinstance(content, str) else json.dumps(content))
+        return path
+
+    def run_script(self, *args):
+        return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
+
+    def test_counts_same_and_changed_errors(self):
+        out = self.run_script(self.base, self.new)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("3 cases, 2 ok, 1 skipped", out.stdout)
+        self.assertIn("3 cases, 1 failed, 1 ok, 1 skipped", out.stdout)
+        self.assertIn("errors in both: 3, bit-for-bit the same: 1, changed: 2", out.stdout)
+        self.assertIn("largest relative change 8.0000: decay/gla/chunk/fwd/bf16/B o", out.stdout)
+
+    def test_lists_failures_and_marks_rises_per_family(self):
+        lines = self.run_script(self.base, self.new).stdout.splitlines()
+        self.assertIn("FAILED decay/gla/chunk/fwd/bf16/B: o 9.00e-03", lines)
+        rows = {tuple(line.split()[:4]): line for line in lines if line.startswith("bf16")}
+        self.assertIn("<-- 1.50x", rows[("bf16", "other", "gla", "o")])
+        self.assertIn("<-- 9.00x", rows[("bf16", "decay", "gla", "o")])
+        self.assertNotIn("<--", rows[("bf16", "other", "gla", "ht")])
+
+    def test_identical_files_change_nothing(self):
+        out = self.run_script(self.base, self.base).stdout
+        self.assertIn("changed: 0", out)
+        self.assertNotIn("<--", out)
+        self.assertNotIn("FAILED", out)
+
+    def test_bad_input_is_one_line_and_exit_2(self):
+        for args in [(self.base,), (self.base, os.path.join(self.dir.name, "missing.json")),
+                     (self.base, self.write("bad.json", "not json")), (self.base, self.write("x.json", {"a": 1}))]:
+            out = self.run_script(*args)
+            self.assertEqual(out.returncode, 2, args)
+            self.assertEqual(len(out.stderr.strip().splitlines()), 1, out.stderr)
+            self.assertTrue(out.stderr.startswith("check-error-compare.py: "), out.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
