@@ -5,6 +5,7 @@
 #include <cuda_fp16.h>
 
 #include <functional>
+#include <type_traits>
 
 #include "kernels/common/dtype.h"
 
@@ -33,6 +34,17 @@ __device__ __forceinline__ __half from_float<__half>(float x) {
 template <>
 __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
   return __float2bfloat16_rn(x);
+}
+
+// Two neighbouring values stored in one access (at: aligned to the pair, 2 * sizeof(T) bytes).
+template <class T>
+__device__ __forceinline__ void store_pair(T* at, float first, float second) {
+  if constexpr (std::is_same_v<T, float>)
+    *reinterpret_cast<float2*>(at) = make_float2(first, second);
+  else if constexpr (std::is_same_v<T, __half>)
+    *reinterpret_cast<__half2*>(at) = __floats2half2_rn(first, second);
+  else
+    *reinterpret_cast<__nv_bfloat162*>(at) = __floats2bfloat162_rn(first, second);
 }
 
 // Calls fn(T{}) with T the storage type of `dtype`: one place that turns the run-time dtype into a type.

@@ -131,10 +131,13 @@ __global__ void __launch_bounds__(kValueGradMaxThreads)
           [&](int c, int j) { return dS[c * kLdV + j]; });
     }
   }
-  for_each_accumulator(acc, tiles, m0, n0, [&](int s, int j, float& dv) {
+  for_each_pair(acc, tiles, m0, n0, [&](int s, int j, float& first, float& second) {
     if (s >= length || j0 + j >= V) return;
-    if constexpr (Form::value.bonus) dv += d.scale * bonus[s] * to_float(dO[s * kLdO + j]);
-    g.dv[d.row(b, h, t0 + s) * V + j0 + j] = from_float<T>(dv);
+    if constexpr (Form::value.bonus) {
+      first += d.scale * bonus[s] * to_float(dO[s * kLdO + j]);
+      second += d.scale * bonus[s] * to_float(dO[s * kLdO + j + 1]);
+    }
+    store_pair(g.dv + d.row(b, h, t0 + s) * V + j0 + j, first, second);
   });
 }
 

@@ -101,10 +101,13 @@ __global__ void __launch_bounds__(kOutputMaxThreads)
                                       [&](int s, int j) { return v[s * ldV + j]; });
     }
   }
-  for_each_accumulator(acc, tiles, m0, n0, [&](int i, int j, float& o) {
+  for_each_pair(acc, tiles, m0, n0, [&](int i, int j, float& first, float& second) {
     if (i >= length || j0 + j >= V) return;
-    if constexpr (Form::value.bonus) o += bonus[i] * to_float(v[i * ldS + j]);
-    p.o[d.row(b, h, t0 + i) * V + j0 + j] = from_float<T>(d.scale * o);
+    if constexpr (Form::value.bonus) {
+      first += bonus[i] * to_float(v[i * ldS + j]);
+      second += bonus[i] * to_float(v[i * ldS + j + 1]);
+    }
+    store_pair(p.o + d.row(b, h, t0 + i) * V + j0 + j, d.scale * first, d.scale * second);
   });
 }
 

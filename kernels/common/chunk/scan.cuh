@@ -91,8 +91,9 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
   using Op = std::conditional_t<std::is_same_v<T, __half>, __nv_bfloat16, T>;
   constexpr Exact exact = std::is_same_v<T, __half> ? Exact::both : Exact::none;
   // [C][32] of X and of T per stage, each row one vector longer: the 8 rows that ldmatrix reads at once
-  // fall on different banks. fp32 takes two stages (three would pass the 48 KiB of static shared memory).
-  constexpr int kStages = std::is_same_v<T, float> ? 2 : 3;
+  // fall on different banks. bf16 takes four stages (three chunks in flight), fp16 (its X fp32) three, fp32
+  // two: what the 48 KiB of static shared memory holds.
+  constexpr int kStages = std::is_same_v<T, float> ? 2 : std::is_same_v<T, __half> ? 3 : 4;
   constexpr int kLdX = (kRowX + 1) * kVecX, kLdY = (kRow + 1) * kVec;
   __shared__ uint4 x_tiles[kStages][kMaxChunk * (kRowX + 1)];
   __shared__ uint4 y_tiles[kStages][kMaxChunk * (kRow + 1)];
@@ -137,8 +138,13 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
   const auto in_tile = [&](int row, int col) { return c0 + row < K && j0 + col < V; };
   const auto at = [&](int row, int col) { return std::int64_t(c0 + row) * V + j0 + col; };
   float S[2][4];
-  for_each_accumulator(S, 2, m0, n0, [&](int row, int col, float& s) {
-    s = in_tile(row, col) ? scan.initial[std::int64_t(bh) * K * V + at(row, col)] : 0.f;
+  // Values in pairs (V is a multiple of 8): one 8-byte access each.
+  for_each_pair(S, 2, m0, n0, [&](int row, int col, float& first, float& second) {
+    const float2 s =
+        in_tile(row, col)
+            ? *reinterpret_cast<const float2*>(scan.initial + std::int64_t(bh) * K * V + at(row, col))
+            : make_float2(0.f, 0.f);
+    first = s.x, second = s.y;
   });
   for (int step = 0; step < kStages - 1; ++step) fetch(step);
   for (int step = 0; step < chunks; ++step) {
@@ -151,9 +157,10 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
     const float top = __expf(wholes[stage][m0 + lane.group]),
                 bottom = __expf(wholes[stage][m0 + lane.group + 8]);
     float* saved = scan.saved + (std::int64_t(bh) * chunks + n) * K * V;
-    for_each_accumulator(S, 2, m0, n0, [&](int row, int col, float& s) {
-      if (in_tile(row, col)) saved[at(row, col)] = s;
-      s *= row - m0 < 8 ? top : bottom;
+    for_each_pair(S, 2, m0, n0, [&](int row, int col, float& first, float& second) {
+      if (in_tile(row, col)) store_pair(saved + at(row, col), first, second);
+      const float decay = row - m0 < 8 ? top : bottom;
+      first *= decay, second *= decay;
     });
     if constexpr (std::is_same_v<T, __nv_bfloat16>) {  // fragments straight from the bf16 tiles
       for (int k0 = 0; k0 < C; k0 += 16) {
@@ -168,8 +175,8 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
             [&](int s, int j) { return to_float(ys[s * kLdY + j]); });
     }
   }
-  for_each_accumulator(S, 2, m0, n0, [&](int row, int col, float& s) {
-    if (in_tile(row, col)) scan.last[std::int64_t(bh) * K * V + at(row, col)] = s;
+  for_each_pair(S, 2, m0, n0, [&](int row, int col, float& first, float& second) {
+    if (in_tile(row, col)) store_pair(scan.last + std::int64_t(bh) * K * V + at(row, col), first, second);
   });
 }
 

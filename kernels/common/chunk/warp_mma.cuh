@@ -190,19 +190,27 @@ __device__ void a_stored_km(std::uint32_t (&af)[4], const Op* a, int ld, int m0,
   ldmatrix<true>(af, a + (k0 + lane % 8 + lane / 16 * 8) * ld + m0 + lane / 8 % 2 * 8);
 }
 
-// Visits every accumulator of the strip with its (row, column): f(row, column, value&).
+// Visits the strip's accumulators two neighbours at a time, f(row, column, first, second) with the values at
+// (row, column) and (row, column + 1): a caller stores the pair in one access.
 template <int NT, class F>
-__device__ void for_each_accumulator(float (&acc)[NT][4], int count, int m0, int n0, const F& f) {
+__device__ void for_each_pair(float (&acc)[NT][4], int count, int m0, int n0, const F& f) {
   const Lane lane;
 #pragma unroll
   for (int x = 0; x < NT; ++x) {
     if (x >= count) break;
     const int n = n0 + 8 * x + 2 * lane.pair;
-    f(m0 + lane.group, n, acc[x][0]);
-    f(m0 + lane.group, n + 1, acc[x][1]);
-    f(m0 + lane.group + 8, n, acc[x][2]);
-    f(m0 + lane.group + 8, n + 1, acc[x][3]);
+    f(m0 + lane.group, n, acc[x][0], acc[x][1]);
+    f(m0 + lane.group + 8, n, acc[x][2], acc[x][3]);
   }
+}
+
+// Visits every accumulator of the strip with its (row, column): f(row, column, value&).
+template <int NT, class F>
+__device__ void for_each_accumulator(float (&acc)[NT][4], int count, int m0, int n0, const F& f) {
+  for_each_pair(acc, count, m0, n0, [&](int row, int column, float& first, float& second) {
+    f(row, column, first);
+    f(row, column + 1, second);
+  });
 }
 
 }  // namespace flabench::chunk
