@@ -13,6 +13,7 @@ read as a check result.
 
 import collections
 import json
+import signal
 import sys
 
 
@@ -76,4 +77,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet when piped into head
     main(sys.argv)

@@ -39,24 +39,29 @@ constexpr int kValueGradMaxThreads = 512;
 __host__ __device__ inline int value_grads_threads(int C, int K) {
   return C >= 32 && C * K >= 64 * 64 ? 512 : 256;
 }
-constexpr int kGradValues = 64;     // values per block of the value-gradient kernel
-constexpr int kKeyGradValues = 32;  // values per step of the key-gradient kernel's loop over V
+constexpr int kGradValues = 64;  // values per block of the value-gradient kernel
+// Values per step of the key-gradient kernel's loop over V: 64 for 16-bit inputs (one step at V = 64, staged
+// with q, k and the gates in one trip to memory), 32 for fp32 (its rows twice as wide).
+template <class T>
+constexpr int kKeyGradValues = sizeof(T) == 2 ? 64 : 32;
 
 __host__ __device__ inline int value_grads_floats(int C, int K, int input_bytes) {
   return Decays::floats(C, K) + 2 * C * (K + kPad) + C * (C + kPad) + C +
          input_rows_floats(C, kGradValues, input_bytes) + K * (kGradValues + 8) + steep_list_ints(C, K);
 }
-// The key-gradient kernel's room for its value loop's tiles (v and do [C][32 + pad], S0 and dS [32][32 + 8]),
-// later its undecayed terms ([2][C][32 + pad]).
-__host__ __device__ inline int key_grads_loop_floats(int C) {
-  constexpr int ldT = kKeyTile + kPad, ldV = kKeyGradValues + kPad;
-  return max(2 * C * ldV + 2 * kKeyTile * (kKeyGradValues + 8), 2 * C * ldT);
+// The key-gradient kernel's room shared by its value loop's tiles (v and do [C][values], S0 and dS as
+// [32][values + 8]) and, after the loop, its six [C][32 + pad] terms (undecayed, state and intra-chunk, of dq
+// and dk).
+__host__ __device__ inline int key_grads_shared_room(int C, int input_bytes) {
+  const int values = input_bytes == 2 ? 64 : 32;
+  return max(2 * input_rows_floats(C, values, input_bytes) + 2 * kKeyTile * (values + 8),
+             6 * C * (kKeyTile + kPad));
 }
-__host__ __device__ inline int key_grads_floats(int C) {
+__host__ __device__ inline int key_grads_floats(int C, int input_bytes) {
   constexpr int ldT = kKeyTile + kPad;
-  // decays, q, k, dA and its diagonal, the value loop's room, four [C][32] results, S0 . dS per channel
-  return Decays::floats(C, kKeyTile) + 2 * C * ldT + C * (C + kPad) + C + key_grads_loop_floats(C) +
-         4 * C * ldT + kKeyTile;
+  // decays, q, k, dA and its diagonal, the shared room, S0 . dS per channel
+  return Decays::floats(C, kKeyTile) + 2 * C * ldT + C * (C + kPad) + C +
+         key_grads_shared_room(C, input_bytes) + kKeyTile;
 }
 
 template <class Form, class T>
@@ -102,7 +107,8 @@ __global__ void __launch_bounds__(kValueGradMaxThreads)
             m0 = (warp % strips) * kSubChunk, n0 = (warp / strips) * 8 * tiles;
   // The forward's scan operand k e^{decay to the chunk's end} into q's room, free once A is built: bf16 as it
   // is, its rows (16-byte multiples, an odd number of them: ldmatrix's 8 rows on distinct banks) loaded as A
-  // fragments; fp16's fp32 operand (workspace.cuh) read element by element.
+  // fragments; fp16's fp32 operand (workspace.cuh) read element by element. (Made here from k instead, it
+  // took longer than the load: notes, version 27.)
   const int ldX = K + (kFragments ? 8 : kPad);
   X* keys = reinterpret_cast<X*>(q);
   stage_tiles(rows_of(reinterpret_cast<const X*>(ws.keys_to_end) + chunk * C * K, C, K, keys, ldX));
@@ -147,7 +153,7 @@ template <class Form, class T>
 __global__ void __launch_bounds__(kKeyGradThreads, 3)
     chunk_key_grads_kernel(Pointers<T> p, GradPointers<T> g, Dims d, Workspace ws) {
   extern __shared__ float smem[];
-  constexpr int KT = kKeyTile, ldT = KT + kPad, kVT = kKeyGradValues, ldV = kVT + kPad;
+  constexpr int KT = kKeyTile, ldT = KT + kPad, kVT = kKeyGradValues<T>, ldV = kVT + kPad;
   constexpr bool exclusive = Form::value.output_before_update;
   const int K = d.K, V = d.V, C = d.C, ldC = C + kPad, subs = C / kSubChunk;
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y, c0 = blockIdx.z * KT;
@@ -158,28 +164,28 @@ __global__ void __launch_bounds__(kKeyGradThreads, 3)
   float* k = q + C * ldT;              // [C][32 + pad]: k, then k e^{decay after it to its sub-chunk's end}
   float* dA = k + C * ldT;             // [C][C + pad]: do_i . v_s where i reads s, else 0
   float* vdo_diagonal = dA + C * ldC;  // [C]: do_i . v_i (rwkv6's bonus)
-  float* loop = vdo_diagonal + C;      // the value loop's tiles, then the undecayed terms
-  // v and do as the inputs are (bf16/fp16: the products' A and B fragments load by ldmatrix, 80-byte rows
-  // keeping its 8 rows on distinct banks) or fp32 rows: [C][32 + pad] each, in the room of fp32 rows.
+  float* room = vdo_diagonal + C;      // the value loop's tiles, then the six terms below
+  // v and do as the inputs are (bf16/fp16: the products' A and B fragments load by ldmatrix, rows of an odd
+  // number of 16-byte vectors keeping its 8 rows on distinct banks) or fp32: [C][values] each.
   using Staged = std::conditional_t<sizeof(T) == 2, T, float>;
   constexpr bool kFragments = sizeof(T) == 2;
   constexpr int ldS = kFragments ? kVT + 8 : ldV;
-  Staged* v = reinterpret_cast<Staged*>(loop);
-  Staged* dO = reinterpret_cast<Staged*>(loop + C * ldV);
+  Staged* v = reinterpret_cast<Staged*>(room);
+  Staged* dO = reinterpret_cast<Staged*>(room + input_rows_floats(C, kVT, sizeof(T)));
   // This tile's rows of S0 (the state before the chunk) and dS (the gradient of the state after it), each in
-  // [32][32 + 8] fp32's room: bf16/fp16 as two 16-bit planes (B fragments by ldmatrix), fp32 as it is
+  // [32][values + 8] fp32's room: bf16/fp16 as two 16-bit planes (B fragments by ldmatrix), fp32 as it is
   constexpr int kLdPlane = kVT + 8, kPlane = KT * kLdPlane;
-  float* S0 = loop + 2 * C * ldV;
+  float* S0 = room + 2 * input_rows_floats(C, kVT, sizeof(T));
   float* dS = S0 + kPlane;
   auto* S0_planes = reinterpret_cast<Staged*>(S0);
   auto* dS_planes = reinterpret_cast<Staged*>(dS);
-  float* plain_q = loop;                                // [C][32 + pad]: dq's undecayed term (over scale)
-  float* plain_k = plain_q + C * ldT;                   // [C][32 + pad]: dk's undecayed term (over scale)
-  float* from_state = loop + key_grads_loop_floats(C);  // [C][32 + pad]: (do S0^T)
-  float* to_state = from_state + C * ldT;               // [C][32 + pad]: (v dS^T)
-  float* intra_q = to_state + C * ldT;  // [C][32 + pad]: sum_s dA_is k_sc e^{G_i - G_s}, decayed pairs
-  float* intra_k = intra_q + C * ldT;   // [C][32 + pad]: sum_i dA_is q_ic e^{G_i - G_s}, decayed pairs
-  float* before = intra_k + C * ldT;    // [32]: S0 . dS per channel
+  float* plain_q = room;                   // [C][32 + pad]: dq's undecayed term (over scale)
+  float* plain_k = plain_q + C * ldT;      // [C][32 + pad]: dk's undecayed term (over scale)
+  float* from_state = plain_k + C * ldT;   // [C][32 + pad]: (do S0^T)
+  float* to_state = from_state + C * ldT;  // [C][32 + pad]: (v dS^T)
+  float* intra_q = to_state + C * ldT;     // [C][32 + pad]: sum_s dA_is k_sc e^{G_i - G_s}, decayed pairs
+  float* intra_k = intra_q + C * ldT;      // [C][32 + pad]: sum_i dA_is q_ic e^{G_i - G_s}, decayed pairs
+  float* before = room + key_grads_shared_room(C, sizeof(T));  // [32]: S0 . dS per channel
   const auto reads = [](int i, int s) { return exclusive ? s < i : s <= i; };
   // Where this tile's channel c of the chunk's token t lies in q, k, dq, dk (and per-key dg): one multiply a
   // element, not a row's full 64-bit index arithmetic.
@@ -187,9 +193,26 @@ __global__ void __launch_bounds__(kKeyGradThreads, 3)
   const auto element = [&](int t, int c) { return first_element + t * token_stride + c; };
   const auto undecayed = [](int i, int s) { return s == (exclusive ? i - 1 : i); };
 
+  // The value loop's tiles from value j0 on, handed to stage (the first step's go with q, k and the gates:
+  // one trip to memory where V fits one step).
+  const float* S0_rows = ws.states + chunk * K * V;
+  const float* dS_rows = ws.dstates + chunk * K * V;
+  const auto value_tiles = [&](int j0, const auto& stage) {
+    const auto state_tile = [&](const float* rows, float* out, Staged* planes) {
+      if constexpr (kFragments)
+        return split_tile(state_rows(rows, d, c0, KT, j0, kVT, planes, kLdPlane), kPlane);
+      else
+        return state_rows(rows, d, c0, KT, j0, kVT, out, ldV);
+    };
+    stage(token_rows(p.v, d, b, h, t0, C, V, j0, kVT, v, ldS),
+          token_rows(g.d_o, d, b, h, t0, C, V, j0, kVT, dO, ldS), state_tile(S0_rows, S0, S0_planes),
+          state_tile(dS_rows, dS, dS_planes));
+  };
   for (int c = threadIdx.x; c < KT; c += kKeyGradThreads) before[c] = 0;
-  stage_with_decays<Form>(dec, p.g, d, b, h, t0, c0, token_rows(p.q, d, b, h, t0, C, K, c0, KT, q, ldT),
-                          token_rows(p.k, d, b, h, t0, C, K, c0, KT, k, ldT));
+  value_tiles(0, [&](const auto&... tiles) {
+    stage_with_decays<Form>(dec, p.g, d, b, h, t0, c0, token_rows(p.q, d, b, h, t0, C, K, c0, KT, q, ldT),
+                            token_rows(p.k, d, b, h, t0, C, K, c0, KT, k, ldT), tiles...);
+  });
 
   // Over value tiles: dA (C x C), do S0^T and v dS^T (C x 32). Each warp a strip of 16 rows and up to 4
   // (dA) or 2 (the state products) 8-column tiles, so a row fragment serves every tile of the strip.
@@ -204,20 +227,12 @@ __global__ void __launch_bounds__(kKeyGradThreads, 3)
   };
   const Strip scores = strip_of(C), states = strip_of(KT);
   float dA_acc[4][4] = {}, from_acc[2][4] = {}, to_acc[2][4] = {};
-  const float* S0_rows = ws.states + chunk * K * V;
-  const float* dS_rows = ws.dstates + chunk * K * V;
   for (int j0 = 0; j0 < V; j0 += kVT) {
-    __syncthreads();
-    const auto state_tile = [&](const float* rows, float* out, Staged* planes) {
-      if constexpr (kFragments)
-        return split_tile(state_rows(rows, d, c0, KT, j0, kVT, planes, kLdPlane), kPlane);
-      else
-        return state_rows(rows, d, c0, KT, j0, kVT, out, ldV);
-    };
-    stage_tiles(token_rows(p.v, d, b, h, t0, C, V, j0, kVT, v, ldS),
-                token_rows(g.d_o, d, b, h, t0, C, V, j0, kVT, dO, ldS), state_tile(S0_rows, S0, S0_planes),
-                state_tile(dS_rows, dS, dS_planes));
-    __syncthreads();
+    if (j0 > 0) {  // the first step's tiles came with q and k
+      __syncthreads();
+      value_tiles(j0, [](const auto&... tiles) { stage_tiles(tiles...); });
+      __syncthreads();
+    }
     {  // S0 . dS of each channel: kParts neighbouring lanes to a channel, kVT / kParts values each
       constexpr int kParts = kKeyGradThreads / KT;
       const int c = threadIdx.x / kParts, part = threadIdx.x % kParts;
@@ -260,6 +275,7 @@ __global__ void __launch_bounds__(kKeyGradThreads, 3)
       }
     }
   }
+  __syncthreads();  // the tiles' room takes the terms below
   if (scores.count > 0)
     for_each_accumulator(dA_acc, scores.count, scores.m0, scores.n0, [&](int i, int s, float& a) {
       dA[i * ldC + s] = reads(i, s) ? a : 0.f;

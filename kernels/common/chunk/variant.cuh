@@ -27,7 +27,7 @@ inline std::size_t value_grads_shared_bytes(const Problem& p) {
   return sizeof(float) * value_grads_floats(p.chunk_size, int(p.K), int(dtype_size(p.dtype)));
 }
 inline std::size_t key_grads_shared_bytes(const Problem& p) {
-  return sizeof(float) * key_grads_floats(p.chunk_size);
+  return sizeof(float) * key_grads_floats(p.chunk_size, int(dtype_size(p.dtype)));
 }
 inline std::size_t output_shared_bytes(const Problem& p, int VT) {
   return sizeof(float) * output_pass_floats(p.chunk_size, int(p.K), VT, int(dtype_size(p.dtype)));
