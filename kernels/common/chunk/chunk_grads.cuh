@@ -30,11 +30,11 @@ namespace flabench::chunk {
 constexpr int kKeyGradThreads = 256;  // 8 warps to the key-gradient kernel
 
 // The value-gradient kernel's threads: 8 warps, or 16 for the chunks whose shared memory leaves room for at
-// most two blocks to an SM (C K >= 64 x 64: 104-179 KiB), so that an SM still has 32 warps to hide the loads'
+// most two blocks to an SM (C K >= 64 x 64: 98-185 KiB), so that an SM still has 32 warps to hide the loads'
 // latency. Each warp takes 16 rows and 64 / (warps / (C / 16)) columns of the chunk's [C][64] dv (at least 8:
-// 16 warps from C = 32 on). Measured (notes, version 18): 16
-// warps at K = 128 gave 2.34 -> 2.13 ms (C = 32) and 3.75 -> 3.09 ms (C = 64); at K = 64, C = 32 (three
-// blocks to an SM) they cost 0.29 -> 0.37 ms, each warp rebuilding A's fragments for fewer columns.
+// 16 warps from C = 32 on). Measured (notes, version 18): 16 warps at K = 128 gave 2.34 -> 2.13 ms (C = 32)
+// and 3.75 -> 3.09 ms (C = 64); at K = 64, C = 32 (three blocks to an SM) they cost 0.29 -> 0.37 ms, each
+// warp rebuilding A's fragments for fewer columns.
 constexpr int kValueGradMaxThreads = 512;
 __host__ __device__ inline int value_grads_threads(int C, int K) {
   return C >= 32 && C * K >= 64 * 64 ? 512 : 256;
