@@ -27,19 +27,6 @@
 
 namespace flabench::chunk {
 
-constexpr int kKeyGradThreads = 256;  // 8 warps to the key-gradient kernel
-
-// The value-gradient kernel's threads: 8 warps, or 16 for the chunks whose shared memory leaves room for at
-// most two blocks to an SM (C K >= 64 x 64: 98-185 KiB), so that an SM still has 32 warps to hide the loads'
-// latency. Each warp takes 16 rows and 64 / (warps / (C / 16)) columns of the chunk's [C][64] dv (at least 8:
-// 16 warps from C = 32 on). Measured (notes, version 18): 16 warps at K = 128 gave 2.34 -> 2.13 ms (C = 32)
-// and 3.75 -> 3.09 ms (C = 64); at K = 64, C = 32 (three blocks to an SM) they cost 0.29 -> 0.37 ms, each
-// warp rebuilding A's fragments for fewer columns.
-constexpr int kValueGradMaxThreads = 512;
-__host__ __device__ inline int value_grads_threads(int C, int K) {
-  return C >= 32 && C * K >= 64 * 64 ? 512 : 256;
-}
-constexpr int kGradValues = 64;  // values per block of the value-gradient kernel
 // Values per step of the key-gradient kernel's loop over V: 64 for 16-bit inputs (one step at V = 64, staged
 // with q, k and the gates in one trip to memory), 32 for fp32 (its rows twice as wide).
 template <class T>
@@ -102,8 +89,8 @@ __global__ void __launch_bounds__(kValueGradMaxThreads)
   intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, Form::value.bonus ? p.u + h * K : nullptr, bonus,
                               reinterpret_cast<int*>(dS + K * kLdPlane));
 
-  constexpr int kMaxTiles = kMaxChunk / kSubChunk;
-  const int warp = threadIdx.x / 32, strips = C / kSubChunk, tiles = C / (int(blockDim.x) / 16),
+  constexpr int kMaxTiles = kMaxStripTiles;
+  const int warp = threadIdx.x / 32, strips = C / kSubChunk, tiles = value_grads_tiles(C, int(blockDim.x)),
             m0 = (warp % strips) * kSubChunk, n0 = (warp / strips) * 8 * tiles;
   // The forward's scan operand k e^{decay to the chunk's end} into q's room, free once A is built: bf16 as it
   // is, its rows (16-byte multiples, an odd number of them: ldmatrix's 8 rows on distinct banks) loaded as A

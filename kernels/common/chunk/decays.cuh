@@ -3,13 +3,12 @@
 
 #include <cstdint>
 
+#include "kernels/common/chunk/block_shapes.h"
 #include "kernels/common/divisor.cuh"
 #include "kernels/variant.h"
 
 namespace flabench::chunk {
 
-constexpr int kSubChunk = 16;
-constexpr int kMaxChunk = 64;
 constexpr int kPad = 4;  // floats added to a staged row: rows 4 banks apart keep fragment reads conflict-free
 
 struct Dims {

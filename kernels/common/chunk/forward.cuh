@@ -19,14 +19,6 @@
 
 namespace flabench::chunk {
 
-// A warp to every 8 of the block's values (8 warps for 64 values, 16 for 128): every warp then holds a strip
-// of C / 16 tiles of o, and a block of 128 values, alone on its SM where shared memory allows no second one,
-// still has 16 warps to hide its loads' latency.
-constexpr int kOutputMaxThreads = 512;
-__host__ __device__ inline int output_threads(int VT) {
-  return 4 * VT;
-}
-
 // A block's values (VT): 64, or 128 where it fits, so that A is built once for V = 128 rather than twice.
 __host__ __device__ inline int output_pass_floats(int C, int K, int VT, int input_bytes) {
   return Decays::floats(C, K) + 2 * C * (K + kPad) + input_rows_floats(C, VT, input_bytes) + K * (VT + 8) +
@@ -75,7 +67,7 @@ __global__ void __launch_bounds__(kOutputMaxThreads)
   __syncthreads();
 
   // o: each warp a 16-row strip of C / 16 8-column tiles (output_threads).
-  constexpr int kMaxTiles = kMaxChunk / kSubChunk;
+  constexpr int kMaxTiles = kMaxStripTiles;
   const int warp = threadIdx.x / 32, strips = C / kSubChunk, tiles = strips, m0 = (warp % strips) * kSubChunk,
             n0 = (warp / strips) * 8 * tiles;
   float acc[kMaxTiles][4] = {};

@@ -1,0 +1,40 @@
+// How the chunk kernels share their blocks among warps: the thread counts of the launches and each warp's
+// share of the output tiles, the same numbers on the host (launches) and in the kernels. Host-safe (no device
+// code), so tests/kernels/chunk_block_shapes_test.cpp checks on the CPU that every chunk size and head dim
+// the variant takes gives every warp whole tiles and covers every column once.
+#pragma once
+
+#include <cuda_runtime.h>  // __host__ __device__
+
+namespace flabench::chunk {
+
+constexpr int kSubChunk = 16;  // tokens to a sub-chunk: a warp's strip of rows
+constexpr int kMaxChunk = 64;
+constexpr int kMaxStripTiles = kMaxChunk / kSubChunk;  // 8-column tiles a warp holds in a strip, at most
+
+// The output pass: 8 warps for a block of 64 values, 16 for 128, a warp to every 8 values, so that every warp
+// holds C / 16 tiles of its strip of o and a block of 128 values, alone on its SM where shared memory allows
+// no second one, still has 16 warps to hide its loads' latency (kernels/notes/chunk.md, version 18).
+constexpr int kOutputMaxThreads = 512;
+__host__ __device__ inline int output_threads(int VT) {
+  return 4 * VT;
+}
+
+// The value gradients: blocks of 64 values; 8 warps, or 16 for the chunks whose shared memory leaves room for
+// at most two blocks to an SM (C K >= 64 x 64: 98-185 KiB), so that an SM still has 32 warps to hide the
+// loads' latency. Each warp takes 16 rows and value_grads_tiles 8-column tiles of the chunk's [C][64] dv.
+// Measured (notes, version 18): 16 warps at K = 128 gave 2.34 -> 2.13 ms (C = 32) and 3.75 -> 3.09 ms (C =
+// 64); at K = 64, C = 32 (three blocks to an SM) they cost 0.29 -> 0.37 ms, each warp rebuilding A's
+// fragments for fewer columns.
+constexpr int kGradValues = 64;
+constexpr int kValueGradMaxThreads = 512;
+__host__ __device__ inline int value_grads_threads(int C, int K) {
+  return C >= 32 && C * K >= 64 * 64 ? 512 : 256;
+}
+__host__ __device__ inline int value_grads_tiles(int C, int threads) {
+  return C / (threads / 16);
+}
+
+constexpr int kKeyGradThreads = 256;  // 8 warps to the key-gradient kernel
+
+}  // namespace flabench::chunk

@@ -1,0 +1,49 @@
+// The chunk kernels' block shapes (kernels/common/chunk/block_shapes.h): for every chunk size and head dim
+// the variant takes, each launch has whole warps within its kernel's launch bound, every warp of a block
+// holds between 1 and kMaxStripTiles 8-column tiles of its 16-row strip, and the warps cover the block's
+// columns exactly once. (A 16-warp value-gradient block at C = 16 would leave its warps no tile at all.)
+#include <gtest/gtest.h>
+
+#include "kernels/common/chunk/block_shapes.h"
+
+namespace flabench::chunk {
+namespace {
+
+constexpr int kChunkSizes[] = {16, 32, 64};
+
+TEST(ChunkBlockShapes, ValueGradientWarpsCoverTheirBlockOnce) {
+  for (int C : kChunkSizes)
+    for (int K = 16; K <= 256; K += 16) {
+      const int threads = value_grads_threads(C, K), warps = threads / 32, strips = C / kSubChunk,
+                tiles = value_grads_tiles(C, threads);
+      SCOPED_TRACE(testing::Message() << "C=" << C << " K=" << K << " threads=" << threads);
+      EXPECT_EQ(threads % 32, 0);
+      EXPECT_LE(threads, kValueGradMaxThreads);
+      EXPECT_EQ(warps % strips, 0);
+      EXPECT_GE(tiles, 1);
+      EXPECT_LE(tiles, kMaxStripTiles);
+      EXPECT_EQ(warps / strips * 8 * tiles, kGradValues);  // each strip's columns, once
+    }
+}
+
+TEST(ChunkBlockShapes, SixteenValueGradientWarpsOnlyWhereSharedMemoryLeavesTwoBlocks) {
+  EXPECT_EQ(value_grads_threads(32, 64), 256);   // three or four blocks to an SM
+  EXPECT_EQ(value_grads_threads(64, 64), 512);   // two
+  EXPECT_EQ(value_grads_threads(32, 128), 512);  // two
+  EXPECT_EQ(value_grads_threads(16, 256), 256);  // C = 16: 16 warps would leave warps without a tile
+}
+
+TEST(ChunkBlockShapes, OutputWarpsCoverTheirBlockOnce) {
+  for (int C : kChunkSizes)
+    for (int VT : {64, 128}) {
+      const int threads = output_threads(VT), warps = threads / 32, strips = C / kSubChunk, tiles = strips;
+      SCOPED_TRACE(testing::Message() << "C=" << C << " VT=" << VT);
+      EXPECT_LE(threads, kOutputMaxThreads);
+      EXPECT_EQ(warps % strips, 0);
+      EXPECT_LE(tiles, kMaxStripTiles);
+      EXPECT_EQ(warps / strips * 8 * tiles, VT);
+    }
+}
+
+}  // namespace
+}  // namespace flabench::chunk
