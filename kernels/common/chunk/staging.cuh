@@ -133,15 +133,14 @@ __device__ SplitTile<Op> split_tile(const Tile<float, Op>& rows, int plane) {
   return {rows, plane};
 }
 
-// A gate per head and token, repeated over `K` channels of each row of out: staged as a tile is, one
-// 16-byte vector (holding the gate) per token.
+// A gate per head and token, one float per token into out[t]: staged as a tile is, one 16-byte vector
+// (holding the gate) per token. stage_with_decays repeats it over the channels afterwards.
 template <class T>
 struct HeadGateRows {
   const T* base;
   std::int64_t stride;
   int rows, valid_rows;
   float* out;
-  int K;
 
   __device__ int vectors() const { return rows; }
   __device__ Place place(int t) const { return {t, 0}; }
@@ -154,9 +153,7 @@ struct HeadGateRows {
     return raw;
   }
   __device__ void store(Place at, const uint4& raw) const {
-    if (at.r >= rows) return;
-    const float g = to_float(*reinterpret_cast<const T*>(&raw));
-    for (int c = 0; c < K; c += 4) *reinterpret_cast<float4*>(out + at.r * K + c) = make_float4(g, g, g, g);
+    if (at.r < rows) out[at.r] = to_float(*reinterpret_cast<const T*>(&raw));
   }
 };
 
@@ -191,8 +188,18 @@ __device__ void stage_with_decays(Decays& dec, const T* g, const Dims& d, int b,
   const int C = d.C;
   if constexpr (Form::value.gate == GateKind::per_key)
     stage_tiles(token_rows(g, d, b, h, t0, C, d.K, c0, dec.K, dec.local, dec.K), tiles...);
-  else
-    stage_tiles(HeadGateRows<T>{g + d.row(b, h, t0), d.H, C, min(C, d.T - t0), dec.local, dec.K}, tiles...);
+  else {
+    // The gates into total (free until the sums), then repeated over the channels of local a 16-byte vector
+    // a thread: written by their own token's thread, the rows K floats apart fell on a few banks (up to
+    // 32-way conflicts, 16 stores a token at K = 64; notes, version 30).
+    stage_tiles(HeadGateRows<T>{g + d.row(b, h, t0), d.H, C, min(C, d.T - t0), dec.total}, tiles...);
+    __syncthreads();
+    const Divisor vectors(dec.K / 4);  // to a row
+    for (int idx = threadIdx.x; idx < C * dec.K / 4; idx += blockDim.x) {
+      const float gate = dec.total[vectors.div(idx)];
+      reinterpret_cast<float4*>(dec.local)[idx] = make_float4(gate, gate, gate, gate);
+    }
+  }
   dec.sum_staged(Form::value.output_before_update);
 }
 
