@@ -29,8 +29,9 @@ namespace flabench::chunk {
 
 // Values per step of the key-gradient kernel's loop over V: 64 for 16-bit inputs (one step at V = 64, staged
 // with q, k and the gates in one trip to memory), 32 for fp32 (its rows twice as wide).
-template <class T>
-constexpr int kKeyGradValues = sizeof(T) == 2 ? 64 : 32;
+__host__ __device__ constexpr int key_grad_values(int input_bytes) {
+  return input_bytes == 2 ? 64 : 32;
+}
 
 __host__ __device__ inline int value_grads_floats(int C, int K, int input_bytes) {
   return Decays::floats(C, K) + 2 * C * (K + kPad) + C * (C + kPad) + C +
@@ -40,7 +41,7 @@ __host__ __device__ inline int value_grads_floats(int C, int K, int input_bytes)
 // [32][values + 8]) and, after the loop, its six [C][32 + pad] terms (undecayed, state and intra-chunk, of dq
 // and dk).
 __host__ __device__ inline int key_grads_shared_room(int C, int input_bytes) {
-  const int values = input_bytes == 2 ? 64 : 32;
+  const int values = key_grad_values(input_bytes);
   return max(2 * input_rows_floats(C, values, input_bytes) + 2 * kKeyTile * (values + 8),
              6 * C * (kKeyTile + kPad));
 }
@@ -77,15 +78,11 @@ __global__ void __launch_bounds__(kValueGradMaxThreads)
   float* dS = bonus + C + input_rows_floats(C, kVT, sizeof(T));
   auto* dS_planes = reinterpret_cast<X*>(dS);
   const float* dS_rows = ws.dstates + chunk * K * V;
-  const auto state_tile = [&] {
-    if constexpr (kFragments)
-      return split_tile(state_rows(dS_rows, d, 0, K, j0, kVT, dS_planes, kLdPlane), K * kLdPlane);
-    else
-      return state_rows(dS_rows, d, 0, K, j0, kVT, dS, kLdV);
-  };
   stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, token_rows(p.q, d, b, h, t0, C, K, 0, K, q, ldK),
                           token_rows(p.k, d, b, h, t0, C, K, 0, K, k, ldK),
-                          token_rows(g.d_o, d, b, h, t0, C, V, j0, kVT, dO, kLdO), state_tile());
+                          token_rows(g.d_o, d, b, h, t0, C, V, j0, kVT, dO, kLdO),
+                          staged_state<std::conditional_t<kFragments, X, float>>(
+                              dS_rows, d, 0, K, j0, kVT, dS, kFragments ? kLdPlane : kLdV));
   intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, Form::value.bonus ? p.u + h * K : nullptr, bonus,
                               reinterpret_cast<int*>(dS + K * kLdPlane));
 
@@ -140,7 +137,7 @@ template <class Form, class T>
 __global__ void __launch_bounds__(kKeyGradThreads, 3)
     chunk_key_grads_kernel(Pointers<T> p, GradPointers<T> g, Dims d, Workspace ws) {
   extern __shared__ float smem[];
-  constexpr int KT = kKeyTile, ldT = KT + kPad, kVT = kKeyGradValues<T>, ldV = kVT + kPad;
+  constexpr int KT = kKeyTile, ldT = KT + kPad, kVT = key_grad_values(sizeof(T)), ldV = kVT + kPad;
   constexpr bool exclusive = Form::value.output_before_update;
   const int K = d.K, V = d.V, C = d.C, ldC = C + kPad, subs = C / kSubChunk;
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y, c0 = blockIdx.z * KT;
@@ -185,15 +182,11 @@ __global__ void __launch_bounds__(kKeyGradThreads, 3)
   const float* S0_rows = ws.states + chunk * K * V;
   const float* dS_rows = ws.dstates + chunk * K * V;
   const auto value_tiles = [&](int j0, const auto& stage) {
-    const auto state_tile = [&](const float* rows, float* out, Staged* planes) {
-      if constexpr (kFragments)
-        return split_tile(state_rows(rows, d, c0, KT, j0, kVT, planes, kLdPlane), kPlane);
-      else
-        return state_rows(rows, d, c0, KT, j0, kVT, out, ldV);
-    };
+    constexpr int ld = kFragments ? kLdPlane : ldV;
     stage(token_rows(p.v, d, b, h, t0, C, V, j0, kVT, v, ldS),
-          token_rows(g.d_o, d, b, h, t0, C, V, j0, kVT, dO, ldS), state_tile(S0_rows, S0, S0_planes),
-          state_tile(dS_rows, dS, dS_planes));
+          token_rows(g.d_o, d, b, h, t0, C, V, j0, kVT, dO, ldS),
+          staged_state<Staged>(S0_rows, d, c0, KT, j0, kVT, S0, ld),
+          staged_state<Staged>(dS_rows, d, c0, KT, j0, kVT, dS, ld));
   };
   for (int c = threadIdx.x; c < KT; c += kKeyGradThreads) before[c] = 0;
   value_tiles(0, [&](const auto&... tiles) {

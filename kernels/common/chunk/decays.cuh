@@ -68,11 +68,22 @@ struct Decays {
     }
     __syncthreads();
   }
-  // After token s to the end of sub-chunk upto - 1.
+  // After token s to the end of sub-chunk upto - 1, for N neighbouring channels c0 .. c0 + N - 1 (read as
+  // 16-byte vectors where N is a multiple of 4: the prepare kernel's, whose scalar reads of neighbouring
+  // channels fell on a few banks; notes, version 29).
+  template <int N>
+  __device__ void after(int s, int upto, int c0, float (&sum)[N]) const {
+    float at_s[N];
+    read(total + (s / kSubChunk) * K + c0, sum);
+    read(local + s * K + c0, at_s);
+#pragma unroll
+    for (int e = 0; e < N; ++e) sum[e] -= at_s[e];
+    for (int M = s / kSubChunk + 1; M < upto; ++M) add(total + M * K + c0, sum);
+  }
   __device__ float after(int s, int upto, int c) const {
-    float sum = total[(s / kSubChunk) * K + c] - local[s * K + c];
-    for (int M = s / kSubChunk + 1; M < upto; ++M) sum += total[M * K + c];
-    return sum;
+    float sum[1];
+    after(s, upto, c, sum);
+    return sum[0];
   }
   // Between the end of sub-chunk J and the start of sub-chunk I > J.
   __device__ float between(int J, int I, int c) const {
@@ -85,8 +96,19 @@ struct Decays {
     if (!exclusive) return local[i * K + c];
     return i % kSubChunk == 0 ? 0.f : local[(i - 1) * K + c];
   }
+  // Seen from the chunk's start, for N neighbouring channels c0 .. c0 + N - 1 (as after).
+  template <int N>
+  __device__ void seen_from_start(int i, int c0, float (&sum)[N]) const {
+    read(prefix + (i / kSubChunk) * K + c0, sum);
+    if (!exclusive)
+      add(local + i * K + c0, sum);
+    else if (i % kSubChunk != 0)
+      add(local + (i - 1) * K + c0, sum);
+  }
   __device__ float seen_from_start(int i, int c) const {
-    return prefix[(i / kSubChunk) * K + c] + seen(i, c);
+    float sum[1];
+    seen_from_start(i, c, sum);
+    return sum[0];
   }
   __device__ float pair(int i, int s, int c) const {  // Gq_i - G_s, s read by i
     if (s / kSubChunk == i / kSubChunk) return seen(i, c) - local[s * K + c];
@@ -94,6 +116,26 @@ struct Decays {
   }
   __device__ float whole(int c) const {
     return prefix[subs * K + c];
+  }
+
+ private:
+  template <int N>
+  __device__ static void read(const float* at, float (&to)[N]) {
+    if constexpr (N % 4 == 0) {
+#pragma unroll
+      for (int e = 0; e < N; e += 4)
+        *reinterpret_cast<float4*>(to + e) = *reinterpret_cast<const float4*>(at + e);
+    } else {
+#pragma unroll
+      for (int e = 0; e < N; ++e) to[e] = at[e];
+    }
+  }
+  template <int N>
+  __device__ static void add(const float* at, float (&to)[N]) {
+    float more[N];
+    read(at, more);
+#pragma unroll
+    for (int e = 0; e < N; ++e) to[e] += more[e];
   }
 };
 

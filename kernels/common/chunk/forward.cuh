@@ -47,15 +47,10 @@ __global__ void __launch_bounds__(kOutputMaxThreads)
   int* steep = reinterpret_cast<int*>(bonus + C);
   auto* S0_planes = reinterpret_cast<Staged*>(S0);
   const float* saved = states + (std::int64_t(bh) * d.chunks() + n) * K * V;
-  const auto state_tile = [&] {
-    if constexpr (kFragments)
-      return split_tile(state_rows(saved, d, 0, K, j0, VT, S0_planes, ldS), K * ldS);
-    else
-      return state_rows(saved, d, 0, K, j0, VT, S0, ldV);
-  };
   stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, token_rows(p.q, d, b, h, t0, C, K, 0, K, q, ldK),
                           token_rows(p.k, d, b, h, t0, C, K, 0, K, k, ldK),
-                          token_rows(p.v, d, b, h, t0, C, V, j0, VT, v, ldS), state_tile());
+                          token_rows(p.v, d, b, h, t0, C, V, j0, VT, v, ldS),
+                          staged_state<Staged>(saved, d, 0, K, j0, VT, S0, ldS));
 
   intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, Form::value.bonus ? p.u + h * K : nullptr, bonus,
                               steep);
@@ -79,7 +74,7 @@ __global__ void __launch_bounds__(kOutputMaxThreads)
       mma_b_stored_kn<T>(acc, tiles, af, S0_planes, ldS, k0, n0);
       mma_b_stored_kn<T>(acc, tiles, af, S0_planes + K * ldS, ldS, k0, n0);
     } else {
-      mma_k16<T, kMaxTiles>(acc, tiles, m0, n0, k0, queries, [&](int c, int j) { return S0[c * ldV + j]; });
+      mma_k16<T, kMaxTiles>(acc, tiles, m0, n0, k0, queries, [&](int c, int j) { return S0[c * ldS + j]; });
     }
   }
   const auto scores = [&](int i, int s) { return A[i * ldC + s]; };

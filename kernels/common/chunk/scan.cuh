@@ -41,40 +41,18 @@ __global__ void __launch_bounds__(kPrepareThreads) chunk_prepare_kernel(Pointers
                           token_rows(keys ? p.k : p.q, d, b, h, t0, C, K, 0, K, rows, K));
   const std::int64_t chunk = std::int64_t(bh) * d.chunks() + n;
   auto* out = reinterpret_cast<X*>(keys ? ws.keys_to_end : ws.queries_from_start) + chunk * C * K;
-  // Each thread's kVec neighbouring channels of a row read as 16-byte vectors: read one float at a time, a
-  // warp's lanes (8 channels apart, 4 rows K apart) fell on a few banks, 4.4-way conflicts that kept this
-  // kernel at 83% of its shared-memory bandwidth (notes, version 29). The exponents are summed in the order
-  // Decays::after and seen_from_start sum them.
-  const auto load = [](const float* at, float(&to)[kVec]) {
-#pragma unroll
-    for (int e = 0; e < kVec; e += 4)
-      *reinterpret_cast<float4*>(to + e) = *reinterpret_cast<const float4*>(at + e);
-  };
-  const auto add = [&](const float* at, float(&to)[kVec]) {
-    float more[kVec];
-    load(at, more);
-#pragma unroll
-    for (int e = 0; e < kVec; ++e) to[e] += more[e];
-  };
+  // Each thread's kVec neighbouring channels of a row, their decays read as 16-byte vectors (Decays).
   const Divisor vectors(K / kVec);  // to a row
   for (int idx = threadIdx.x; idx < C * K / kVec; idx += kPrepareThreads) {
-    const int t = vectors.div(idx), c0 = vectors.mod(idx) * kVec, I = t / kSubChunk;
+    const int t = vectors.div(idx), c0 = vectors.mod(idx) * kVec;
     float value[kVec], exponent[kVec];
-    load(rows + t * K + c0, value);
-    if constexpr (keys) {  // after t to the chunk's end
-      float local[kVec];
-      load(dec.total + I * K + c0, exponent);
-      load(dec.local + t * K + c0, local);
 #pragma unroll
-      for (int e = 0; e < kVec; ++e) exponent[e] -= local[e];
-      for (int M = I + 1; M < dec.subs; ++M) add(dec.total + M * K + c0, exponent);
-    } else {  // seen from the chunk's start
-      load(dec.prefix + I * K + c0, exponent);
-      if (!Form::value.output_before_update)
-        add(dec.local + t * K + c0, exponent);
-      else if (t % kSubChunk != 0)
-        add(dec.local + (t - 1) * K + c0, exponent);
-    }
+    for (int e = 0; e < kVec; e += 4)
+      *reinterpret_cast<float4*>(value + e) = *reinterpret_cast<const float4*>(rows + t * K + c0 + e);
+    if constexpr (keys)
+      dec.after(t, dec.subs, c0, exponent);
+    else
+      dec.seen_from_start(t, c0, exponent);
     uint4 packed;
     X* x = reinterpret_cast<X*>(&packed);
 #pragma unroll

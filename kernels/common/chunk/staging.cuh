@@ -128,9 +128,18 @@ struct SplitTile {
     *reinterpret_cast<uint2*>(high + plane) = make_uint2(first.low, second.low);
   }
 };
+
+// Rows c0 .. c0 + rows, columns j0 .. j0 + cols of a chunk's fp32 state staged into `room` for the tensor
+// cores: for a 16-bit Op as two planes of Op (SplitTile: rows of ld elements, the low plane after the high
+// one), for float as fp32 rows of ld floats.
 template <class Op>
-__device__ SplitTile<Op> split_tile(const Tile<float, Op>& rows, int plane) {
-  return {rows, plane};
+__device__ auto staged_state(const float* state, const Dims& d, int c0, int rows, int j0, int cols,
+                             float* room, int ld) {
+  if constexpr (std::is_same_v<Op, float>)
+    return state_rows(state, d, c0, rows, j0, cols, room, ld);
+  else
+    return SplitTile<Op>{state_rows(state, d, c0, rows, j0, cols, reinterpret_cast<Op*>(room), ld),
+                         rows * ld};
 }
 
 // A gate per head and token, one float per token into out[t]: staged as a tile is, one 16-byte vector
