@@ -10,7 +10,7 @@
 namespace flabench::fused {
 
 template <class Form, class T, int KPT>
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32 * kMaxColumnWarps)
     fused_recurrent_bwd_columns_kernel(Pointers<T> p, GradPointers<T> d, Geometry g, StagePlan plan,
                                        float* dsa_store) {
   using KV = KeyVectors<Form>;
@@ -22,10 +22,9 @@ __global__ void __launch_bounds__(128)
   const ColumnLane lane(g);
   const std::int64_t state_base = std::int64_t(bh) * g.K * g.V;
 
-  float dS[KPT], u[KPT];
+  float dS[KPT];
   load_state_column(dS, d.d_ht + state_base, g.V, lane);
-#pragma unroll
-  for (int i = 0; i < KPT; ++i) u[i] = Form::value.bonus ? to_float(p.u[h * g.K + lane.k0 + i]) : 0.0f;
+  const BonusKeys<Form> bonus(p.u, h, g);
 
   const ChunkRing ring{plan, smem, g.chunks, b, h, g.T, g.H, /*reverse=*/true};
   ring.prime();
@@ -35,23 +34,19 @@ __global__ void __launch_bounds__(128)
     ring.acquire(index);
     const ChunkSpan span = chunk_span(index, g.chunks, g.T, true);
     gates.advance(index);
-    convert_column_chunk<Form, T, KPT>(plan, ring.slot(index), span.length, g, chunk);
+    convert_column_chunk<Form, T, KPT>(plan, ring.slot(index), span.length, g, bonus, chunk);
+    // rows of the chunk's first token; later tokens are H rows on
+    const std::int64_t first_row = token_row(b, span.t0, h, g);
+    const int token_stride = g.H * g.V;
 
-    // Token s's arithmetic (backwards in time); the caller has the previous token's loads in flight.
+    // Token s's arithmetic (backwards in time).
     auto step = [&](const ColumnKeys<Form, KPT>& x, int s) {
       const float scaled_do = g.scale * x.slice;          // the slice is do_t here
       if constexpr (!Form::value.output_before_update) {  // o_t = scale S_t^T q_t feeds dS_t
 #pragma unroll
         for (int i = 0; i < KPT; ++i) dS[i] = fmaf(x.q[i], scaled_do, dS[i]);
       }
-      float dv = dot(dS, x.k);
-      if constexpr (Form::value.bonus) {  // o_t's bonus (q . (u o k)) v_t
-        float quk[KPT];
-#pragma unroll
-        for (int i = 0; i < KPT; ++i) quk[i] = x.q[i] * u[i];
-        dv = fmaf(dot(quk, x.k), scaled_do, dv);
-      }
-      partials[s * blockDim.x + threadIdx.x] = dv;
+      partials[s * blockDim.x + threadIdx.x] = dot(dS, x.k);  // o_t's bonus joins at the chunk's end
       float dsa = 0;
       if constexpr (Form::value.low_rank) dsa = sum_over_lanes(dot(x.b, dS), g.KG);
 #pragma unroll
@@ -62,23 +57,17 @@ __global__ void __launch_bounds__(128)
         dS[i] = prev;
       }
       if (Form::value.low_rank && lane.active && lane.key_group == 0)
-        dsa_store[token_row(b, span.t0 + s, h, g) * g.V + lane.v] = dsa;
+        dsa_store[first_row * g.V + s * token_stride + lane.v] = dsa;
     };
     auto load = [&](ColumnKeys<Form, KPT>& x, int s) { x.load(chunk + s * record, g, lane, gates.decay(s)); };
-    ColumnKeys<Form, KPT> even, odd;
-    const int last = span.length - 1;
-    load(even, last);
-    for (int s = last; s >= 0; s -= 2) {
-      if (s >= 1) load(odd, s - 1);
-      step(even, s);
-      if (s >= 1) {
-        if (s >= 2) load(even, s - 2);
-        step(odd, s - 1);
-      }
-    }
+    scan_chunk_tokens<ColumnKeys<Form, KPT>>(span.length, /*reverse=*/true, load, step);
+    T* dv = d.dv + first_row * g.V + blockIdx.y * g.block_columns();
     finish_column_sums(partials, span.length, g, [&](int s, int column, float sum) {
-      const int v = blockIdx.y * g.block_columns() + column;
-      d.dv[token_row(b, span.t0 + s, h, g) * g.V + v] = from_float<T>(sum);
+      if constexpr (Form::value.bonus) {  // o_t's bonus (q_t . (u o k_t)) v_t
+        const float* row = chunk + s * record;
+        sum = fmaf(row[bonus_offset<Form>(g)], g.scale * row[slice_offset<Form>(g) + column], sum);
+      }
+      dv[s * token_stride + column] = from_float<T>(sum);
     });
   }
 }

@@ -57,7 +57,7 @@ __device__ void convert_row_chunk(const StagePlan& plan, const char* slot, int l
     for (int idx = threadIdx.x; idx < (length << key_shift); idx += blockDim.x) {
       const int s = idx >> key_shift, i = idx & key_mask;
       float x = to_float(staged<T>(plan, slot, s, vec)[i]);
-      if (KV::per_key_gate && vec == KV::g) x = __expf(x);
+      if (KV::per_key_gate && vec == KV::g) x = exp_flushed(x);
       records[s * record + vec * rows + i] = x;
     }
   }

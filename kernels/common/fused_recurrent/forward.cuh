@@ -16,8 +16,9 @@ inline std::size_t column_shared_bytes(const StagePlan& plan, const Geometry& g)
 // `checkpoints` (save for backward): the state before every kChunk-th token, [B*H, chunks, K, V];
 // `sa_store` (low rank, save for backward): a^T S_{t-1} per token, [B, T, H, V].
 template <class Form, class T, int KPT>
-__global__ void __launch_bounds__(128) fused_recurrent_fwd_kernel(Pointers<T> p, Geometry g, StagePlan plan,
-                                                                  float* checkpoints, float* sa_store) {
+__global__ void __launch_bounds__(32 * kMaxColumnWarps)
+    fused_recurrent_fwd_kernel(Pointers<T> p, Geometry g, StagePlan plan, float* checkpoints,
+                               float* sa_store) {
   using KV = KeyVectors<Form>;
   extern __shared__ __align__(16) char smem[];
   float* chunk = reinterpret_cast<float*>(smem + kStages * plan.slot_bytes());
@@ -27,10 +28,9 @@ __global__ void __launch_bounds__(128) fused_recurrent_fwd_kernel(Pointers<T> p,
   const ColumnLane lane(g);
   const std::int64_t state_base = std::int64_t(bh) * g.K * g.V;
 
-  float S[KPT], u[KPT];
+  float S[KPT];
   load_state_column(S, p.h0 + state_base, g.V, lane);
-#pragma unroll
-  for (int i = 0; i < KPT; ++i) u[i] = Form::value.bonus ? to_float(p.u[h * g.K + lane.k0 + i]) : 0.0f;
+  const BonusKeys<Form> bonus(p.u, h, g);
 
   const ChunkRing ring{plan, smem, g.chunks, b, h, g.T, g.H, /*reverse=*/false};
   ring.prime();
@@ -42,18 +42,16 @@ __global__ void __launch_bounds__(128) fused_recurrent_fwd_kernel(Pointers<T> p,
     gates.advance(index);
     if (checkpoints)
       store_state_column(checkpoints + (std::int64_t(bh) * g.chunks + index) * g.K * g.V, S, g.V, lane);
-    convert_column_chunk<Form, T, KPT>(plan, ring.slot(index), span.length, g, chunk);
+    convert_column_chunk<Form, T, KPT>(plan, ring.slot(index), span.length, g, bonus, chunk);
+    // rows of the chunk's first token; later tokens are H rows on
+    const std::int64_t first_row = token_row(b, span.t0, h, g);
+    const int token_stride = g.H * g.V;
 
-    // Token s's arithmetic; the caller has the next token's loads in flight meanwhile.
+    // Token s's arithmetic.
     auto step = [&](const ColumnKeys<Form, KPT>& x, int s) {
       float sa = 0, out;
       if constexpr (Form::value.low_rank) sa = sum_over_lanes(dot(x.a, S), g.KG);
-      if constexpr (Form::value.output_before_update) {  // o_t reads S_{t-1}, plus the bonus (u o k_t) v_t
-        float read[KPT];
-#pragma unroll
-        for (int i = 0; i < KPT; ++i) read[i] = fmaf(u[i] * x.k[i], x.slice, S[i]);
-        out = dot(x.q, read);
-      }
+      if constexpr (Form::value.output_before_update) out = dot(x.q, S);  // o_t reads S_{t-1}, plus the bonus
 #pragma unroll
       for (int i = 0; i < KPT; ++i) {
         float updated = fmaf(x.decay[i], S[i], x.k[i] * x.slice);
@@ -63,22 +61,17 @@ __global__ void __launch_bounds__(128) fused_recurrent_fwd_kernel(Pointers<T> p,
       if constexpr (!Form::value.output_before_update) out = dot(x.q, S);
       partials[s * blockDim.x + threadIdx.x] = out;
       if (Form::value.low_rank && sa_store && lane.active && lane.key_group == 0)
-        sa_store[token_row(b, span.t0 + s, h, g) * g.V + lane.v] = sa;
+        sa_store[first_row * g.V + s * token_stride + lane.v] = sa;
     };
     auto load = [&](ColumnKeys<Form, KPT>& x, int s) { x.load(chunk + s * record, g, lane, gates.decay(s)); };
-    ColumnKeys<Form, KPT> even, odd;
-    load(even, 0);
-    for (int s = 0; s < span.length; s += 2) {
-      if (s + 1 < span.length) load(odd, s + 1);
-      step(even, s);
-      if (s + 1 < span.length) {
-        if (s + 2 < span.length) load(even, s + 2);
-        step(odd, s + 1);
-      }
-    }
+    scan_chunk_tokens<ColumnKeys<Form, KPT>>(span.length, /*reverse=*/false, load, step);
+    T* o = p.o + first_row * g.V + blockIdx.y * g.block_columns();
     finish_column_sums(partials, span.length, g, [&](int s, int column, float sum) {
-      const int v = blockIdx.y * g.block_columns() + column;
-      p.o[token_row(b, span.t0 + s, h, g) * g.V + v] = from_float<T>(g.scale * sum);
+      if constexpr (Form::value.bonus) {  // (q_t . (u o k_t)) v_t
+        const float* row = chunk + s * record;
+        sum = fmaf(row[bonus_offset<Form>(g)], row[slice_offset<Form>(g) + column], sum);
+      }
+      o[s * token_stride + column] = from_float<T>(g.scale * sum);
     });
   }
   store_state_column(p.ht + state_base, S, g.V, lane);

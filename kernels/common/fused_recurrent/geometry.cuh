@@ -1,10 +1,10 @@
 // How fused_recurrent spreads a head over threads, and the pieces its kernels share.
 //
 // Column passes (forward, backward dS^T reductions): lane = column * KG + key group; a lane keeps KPT keys of
-// one state column in registers (KPT = 8 for K <= 64, 16 above), KG = K / KPT lanes share a column and reduce
-// over K, a warp holds BV columns, a block W warps, and the blocks of a head split V.
-// Row pass (backward reductions over V): lane = row * VG + value group; a lane keeps 16 columns of one state
-// row, VG = V / 16 lanes share a row, a warp holds BK rows, a block W_rows warps, and the blocks split K.
+// one state column in registers (KPT = 4 or 8 for K <= 64, 16 above), KG = K / KPT lanes share a column and
+// reduce over K, a warp holds BV columns, a block W warps, and the blocks of a head split V. Row pass
+// (backward reductions over V): lane = row * VG + value group; a lane keeps 16 columns of one state row, VG =
+// V / 16 lanes share a row, a warp holds BK rows, a block W_rows warps, and the blocks split K.
 // kernels/notes/fused_recurrent.md has the measurements behind these choices.
 #pragma once
 
@@ -21,15 +21,29 @@ constexpr int kPaddedSpan = 20;  // floats per 16 values in shared memory, for t
 constexpr unsigned kFullWarp = 0xffffffffu;
 constexpr int kChunk = 16;  // tokens staged at a time, and the checkpoint interval of the backward
 
-// Keys per lane in the column passes: fewer keys per lane means more lanes per head, which pays while each
-// scheduler has at most one warp (small B*H); past K = 64 the per-block work of more, thinner blocks wins.
-__host__ __device__ constexpr int keys_per_lane(int K) {
-  return K <= 64 ? 8 : 16;
+// Keys per lane in the column passes. A scan is latency-bound while each scheduler has at most one warp: then
+// fewer keys per lane (more, shorter warps) shortens each token's step, down to 4 keys where 8 would leave
+// schedulers idle (`schedulers`: the device's SMs x 4; 0 when unknown). Past K = 64 the per-block work of
+// more, thinner blocks costs more than it hides.
+__host__ __device__ constexpr int keys_per_lane(int K, std::int64_t state_elements, std::int64_t schedulers) {
+  if (K > 64) return 16;
+  return K >= 16 && state_elements / (32 * 8) < schedulers ? 4 : 8;
 }
 
-// floats per KPT keys in shared memory (+4: the float4 reads of 8 lanes hit distinct banks)
+__host__ __device__ constexpr int log2_of(int n) {
+  int shift = 0;
+  while ((1 << shift) < n) ++shift;
+  return shift;
+}
+
+// floats between the KPT-key groups of a staged vector: 8 or 16 keys get 4 floats of padding, so the float4
+// reads of a warp's key groups hit distinct banks; 4 keys need none (16 groups of 16 bytes fill two
+// wavefronts, the fewest 256 bytes can take).
+__host__ __device__ constexpr int key_group_stride(int KPT) {
+  return KPT >= 8 ? KPT + 4 : KPT;
+}
 __host__ __device__ constexpr int padded_keys(int K, int KPT) {
-  return K / KPT * (KPT + 4);
+  return K / KPT * key_group_stride(KPT);
 }
 __host__ __device__ constexpr int padded(int n) {
   return n / kSpan * kPaddedSpan;
@@ -48,24 +62,31 @@ struct Geometry {
   float scale = 1;
   // column passes: KPT keys per lane, KG lanes per column, BV columns per warp, W warps per block
   int KPT = 8, KG = 1, BV = 1, W = 1;
+  int group_shift = 0, column_shift = 0;  // log2 of K / 8 (the conversion's groups of keys) and of BV * W
   // row pass: VG lanes per row, BK rows per warp, W_rows warps per block
   int VG = 1, BK = 1, W_rows = 1;
   __host__ __device__ int block_columns() const { return BV * W; }
   __host__ __device__ int block_rows() const { return BK * W_rows; }
 };
 
-// W: up to 4 warps of a head share one block, its staging and its conversion. Each warp of a block has its
-// own scheduler, so a block of 4 is as fast per token as 4 blocks of 1 and does a quarter of the shared work.
+// W: the warps of a head that share one block, its staging and its conversion (each warp of a block has its
+// own scheduler, so a block of 4 is as fast per token as 4 blocks of 1 and does a quarter of the shared
+// work). Up to 4; 8 at 16 keys per lane, where registers would allow 4 blocks of 4 warps per SM but shared
+// memory (the converted chunk) only 3, which left a second, mostly idle wave of blocks at B*H = 64.
+constexpr int kMaxColumnWarps = 8;
 inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, std::int64_t K, std::int64_t V,
-                              double scale, int chunk) {
+                              double scale, int chunk, int schedulers) {
   Geometry g;
   g.B = int(B), g.T = int(T), g.H = int(H), g.K = int(K), g.V = int(V);
   g.chunks = int((T + chunk - 1) / chunk);
   g.scale = float(scale);
-  g.KPT = keys_per_lane(g.K);
+  g.KPT = keys_per_lane(g.K, B * H * K * V, schedulers);
   g.KG = g.K / g.KPT;
   g.BV = power_of_two_divisor(g.V, 32 / g.KG);
-  while (g.W < 4 && g.V % (g.BV * g.W * 2) == 0) g.W *= 2;
+  const int max_warps = g.KPT >= 16 ? kMaxColumnWarps : 4;
+  while (g.W < max_warps && g.V % (g.BV * g.W * 2) == 0) g.W *= 2;
+  g.group_shift = log2_of(g.K / 8);
+  g.column_shift = log2_of(g.block_columns());
   g.VG = g.V / kSpan;
   g.BK = power_of_two_divisor(g.K, 32 / g.VG);
   while (g.W_rows < 4 && g.K % (g.BK * g.W_rows * 2) == 0) g.W_rows *= 2;
@@ -87,6 +108,14 @@ struct KeyVectors {
   static constexpr int a = per_key_gate ? 3 : 2, b = a + 1;
   static constexpr int count = 2 + (per_key_gate ? 1 : 0) + (low_rank ? 2 : 0);
 };
+
+// exp(x) by one MUFU.EX2 with flush to zero: results below 2^-126 become 0 rather than subnormal (__expf
+// spends three more instructions on them); a decay that small leaves nothing an fp32 state can hold.
+__device__ __forceinline__ float exp_flushed(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.4426950408889634f));
+  return y;
+}
 
 // sum_i a[i] * b[i], in four independent chains (the FMA latency, not the count, is the cost).
 template <int N>
@@ -154,7 +183,7 @@ struct HeadGates {
   // exp of the gate at token s of the current chunk; the whole warp must call it together.
   __device__ float decay(int s) const {
     if constexpr (KV::per_key_gate) return 1.0f;
-    return __expf(__shfl_sync(kFullWarp, now, s));
+    return exp_flushed(__shfl_sync(kFullWarp, now, s));
   }
 
  private:

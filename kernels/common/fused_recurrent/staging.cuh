@@ -12,23 +12,19 @@ namespace flabench::fused {
 constexpr int kStages = 2;  // one chunk in flight while the other is used: 16 token steps hide the latency
 constexpr int kMaxSegments = 9;
 
-__host__ __device__ constexpr int log2_of(int n) {
-  int shift = 0;
-  while ((1 << shift) < n) ++shift;
-  return shift;
-}
-
 // One tensor staged per token: `count` elements of each token row of `row_stride` elements (rows in
-// [B, T, H] order), starting at element blockIdx.y * block_stride (the block's slice).
+// [B, T, H] order), starting at element blockIdx.y * block_stride (the block's slice). Strides are kept in
+// bytes, so a chunk's addresses cost the kernel one 64-bit product per run of same-shaped segments.
 struct StageSegment {
   const char* base = nullptr;
-  int elem_bytes = 2;
-  int row_stride = 0;
-  int block_stride = 0;
-  int count = 0;
+  int row_bytes = 0;
+  int block_bytes = 0;
   int smem_offset = 0;  // bytes from the start of a token record
   int granule = 16;     // bytes per copy: 4, 8 or 16
   int piece_shift = 0;  // log2 of the copies per token (counts are powers of two)
+  // On the first of consecutive segments of one shape (the key vectors q, k, g, ...: same strides, count
+  // and type), how many there are: their copies share one address computation. 0 on the others.
+  int run = 1;
 };
 
 struct StagePlan {
@@ -40,12 +36,23 @@ struct StagePlan {
   int add(const void* base, int elem_bytes, int row_stride, int count, int block_stride = 0) {
     StageSegment& s = segments[num_segments];
     s.base = static_cast<const char*>(base);
-    s.elem_bytes = elem_bytes, s.row_stride = row_stride, s.block_stride = block_stride, s.count = count;
+    s.row_bytes = row_stride * elem_bytes, s.block_bytes = block_stride * elem_bytes;
     const int bytes = count * elem_bytes;
     s.granule = bytes % 16 == 0 ? 16 : bytes % 8 == 0 ? 8 : 4;
     s.piece_shift = log2_of(bytes / s.granule);
     s.smem_offset = record_bytes;
     record_bytes += (bytes + 15) / 16 * 16;
+    s.run = 1;
+    if (num_segments > 0) {  // extend the run the previous segment belongs to, when of one shape
+      int head = num_segments - 1;
+      while (segments[head].run == 0) --head;
+      StageSegment& r = segments[head];
+      if (r.row_bytes == s.row_bytes && r.block_bytes == s.block_bytes && r.granule == s.granule &&
+          r.piece_shift == s.piece_shift) {
+        ++r.run;
+        s.run = 0;
+      }
+    }
     return num_segments++;
   }
   __host__ __device__ int slot_bytes() const { return kChunk * record_bytes; }
@@ -83,15 +90,19 @@ __device__ __forceinline__ ChunkSpan chunk_span(int index, int chunks, int T, bo
 // copies as one group.
 __device__ inline void stage_chunk(const StagePlan& plan, char* slot, ChunkSpan span, int b, int h, int T,
                                    int H, int thread = threadIdx.x, int threads = blockDim.x) {
-  for (int seg = 0; seg < plan.num_segments; ++seg) {
+  const std::int64_t first_row = (std::int64_t(b) * T + span.t0) * H + h;
+  for (int seg = 0; seg < plan.num_segments; seg += plan.segments[seg].run) {
     const StageSegment& s = plan.segments[seg];
+    // the chunk's first row in 64 bits once; a token's row and a piece in 32-bit offsets from it
+    const std::int64_t start = first_row * s.row_bytes + blockIdx.y * s.block_bytes;
+    const int token_bytes = H * s.row_bytes, segment_bytes = ((s.granule << s.piece_shift) + 15) / 16 * 16;
+    char* target = slot + s.smem_offset;
     const int mask = (1 << s.piece_shift) - 1;
     for (int idx = thread; idx < (span.length << s.piece_shift); idx += threads) {
-      const int token = idx >> s.piece_shift, piece = idx & mask;
-      const std::int64_t row = (std::int64_t(b) * T + span.t0 + token) * H + h;
-      const std::int64_t first = row * s.row_stride + std::int64_t(blockIdx.y) * s.block_stride;
-      cp_async(slot + token * plan.record_bytes + s.smem_offset + piece * s.granule,
-               s.base + first * s.elem_bytes + piece * s.granule, s.granule);
+      const int token = idx >> s.piece_shift, piece = (idx & mask) * s.granule;
+      const int from = token * token_bytes + piece, to = token * plan.record_bytes + piece;
+      for (int r = 0; r < s.run; ++r)  // the run's segments lie segment_bytes apart in a record
+        cp_async(target + to + r * segment_bytes, plan.segments[seg + r].base + start + from, s.granule);
     }
   }
   cp_async_commit();

@@ -14,8 +14,13 @@
 
 namespace flabench::fused {
 
-inline Geometry geometry_of(const Problem& p) {
-  return make_geometry(p.B, p.T, p.H, p.K, p.V, p.scale, kChunk);
+// `schedulers` (SMs x 4) picks the keys per lane; 0, as for the shared-memory bound, takes the layout that
+// needs the most (8 keys per lane, padded).
+inline Geometry geometry_of(const Problem& p, int schedulers) {
+  return make_geometry(p.B, p.T, p.H, p.K, p.V, p.scale, kChunk, schedulers);
+}
+inline Geometry launch_geometry(const Problem& p) {
+  return geometry_of(p, 4 * current_device_attribute(cudaDevAttrMultiProcessorCount));
 }
 
 // Workspace (fp32): the forward's checkpoints [B*H, chunks, K, V]; for the low-rank term a^T S_{t-1} and
@@ -24,7 +29,9 @@ inline Geometry geometry_of(const Problem& p) {
 // Calls fn(std::integral_constant<int, KPT>) with the geometry's keys per lane as a compile-time constant.
 template <class Fn>
 void with_keys_per_lane(const Geometry& g, Fn&& fn) {
-  if (g.KPT == 8)
+  if (g.KPT == 4)
+    fn(std::integral_constant<int, 4>{});
+  else if (g.KPT == 8)
     fn(std::integral_constant<int, 8>{});
   else
     fn(std::integral_constant<int, 16>{});
@@ -86,7 +93,7 @@ StagePlan row_plan(const Pointers<T>& p, const T* d_o, const float* sa, const fl
 // The largest shared memory any of the kernels needs for `p`.
 template <class Form, class T>
 std::size_t shared_bytes(const Problem& p, Mode mode) {
-  const Geometry g = geometry_of(p);
+  const Geometry g = geometry_of(p, 0);
   const Pointers<T> none{};
   const std::size_t columns = column_shared_bytes<Form>(column_plan<Form, T>(none, nullptr, g), g);
   if (mode == Mode::fwd) return columns;
@@ -123,7 +130,7 @@ __global__ void sum_key_terms_kernel(const float* terms, const T* g, T* dg, std:
 template <class Form, class T>
 void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   const Problem& p = call.problem;
-  const Geometry g = geometry_of(p);
+  const Geometry g = launch_geometry(p);
   Pointers<T> pointers = bind_inputs<T>(binding, call.inputs);
   pointers.o = call.outputs.at(binding.o).as<T>();
   pointers.ht = call.outputs.at(binding.ht).as<float>();
@@ -145,7 +152,7 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
 template <class Form, class T>
 void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
   const Problem& p = call.problem;
-  const Geometry g = geometry_of(p);
+  const Geometry g = launch_geometry(p);
   const Pointers<T> pointers = bind_inputs<T>(binding, call.inputs);
   const GradPointers<T> grads = bind_grads<T>(binding, call.grad_outputs, call.grads);
   float* workspace = reinterpret_cast<float*>(call.workspace.data());
