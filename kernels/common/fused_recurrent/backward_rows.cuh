@@ -1,11 +1,12 @@
 // fused_recurrent backward, row pass: the gradients that reduce over V (dq, dk, dg, da, db, du) need the
-// forward state and its gradient side by side. A lane keeps 16 columns of one state row; a warp holds BK rows
-// and a block W of them (sharing the staged value vectors), and the blocks of a head split K. Rows are
-// independent given the per-token vectors a^T S_{t-1} (saved by the forward) and dS_t^T b_t (from the column
-// pass). Backwards over chunks of kChunk tokens and, inside a chunk, over sub-chunks of kSub tokens: a
-// sub-chunk's states are recomputed from the chunk's checkpoint into registers, then the row of dS_t is
-// stepped back through them. The recomputation (40 state steps per 16 tokens instead of 16) buys freedom from
-// shared memory for states, and with it the occupancy that hides the latency.
+// forward state and its gradient side by side. A lane keeps SPAN (8 or 16) columns of one state row; a warp
+// holds BK rows and a block W of them (sharing the staged value vectors), and the blocks of a head split K.
+// Rows are independent given the per-token vectors a^T S_{t-1} (saved by the forward) and dS_t^T b_t (from
+// the column pass). Backwards over chunks of kChunk tokens and, inside a chunk, over sub-chunks of kSub
+// tokens: a sub-chunk's states are recomputed into registers from the chunk's checkpoint (or from the state
+// halfway through the chunk, made once), then the row of dS_t is stepped back through them. The recomputation
+// (32 state steps per 16 tokens instead of 16) buys freedom from shared memory for states, and with it the
+// occupancy that hides the latency.
 #pragma once
 
 #include "kernels/common/fused_recurrent/geometry.cuh"
@@ -14,7 +15,8 @@
 
 namespace flabench::fused {
 
-constexpr int kSub = 4;  // tokens whose states one lane holds in registers at a time
+constexpr int kSub = 4;           // tokens whose states one lane holds in registers at a time
+constexpr int kMid = kChunk / 2;  // a second starting point of the recomputation, inside the chunk
 
 // Per token: the key vectors' entries for the block's rows, then v, do (and a^T S, dS^T b) over all V.
 template <class Form>
@@ -24,8 +26,8 @@ struct RowRecord {
   __host__ __device__ static constexpr int keys_floats(int rows) {
     return (KeyVectors<Form>::count * rows + 3) / 4 * 4;
   }
-  __host__ __device__ static constexpr int floats(int rows, int V) {
-    return keys_floats(rows) + value_vectors * padded(V);
+  __host__ __device__ static constexpr int floats(int rows, int V, int SPAN) {
+    return keys_floats(rows) + value_vectors * padded_values(V, SPAN);
   }
 };
 
@@ -41,16 +43,16 @@ struct RowSums {
 template <class Form>
 inline std::size_t rows_shared_bytes(const StagePlan& plan, const Geometry& g) {
   return kStages * std::size_t(plan.slot_bytes()) +
-         sizeof(float) * (kChunk * RowRecord<Form>::floats(g.block_rows(), g.V) +
+         sizeof(float) * (kChunk * RowRecord<Form>::floats(g.block_rows(), g.V, g.SPAN) +
                           g.W_rows * kSub * RowSums<Form>::count * 32);
 }
 
-template <class Form, class T>
+template <class Form, class T, int SPAN>
 __device__ void convert_row_chunk(const StagePlan& plan, const char* slot, int length, const Geometry& g,
                                   float* records) {
   using KV = KeyVectors<Form>;
   using R = RowRecord<Form>;
-  const int rows = g.block_rows(), record = R::floats(rows, g.V);
+  const int rows = g.block_rows(), record = R::floats(rows, g.V, SPAN);
   const int key_shift = log2_of(rows), key_mask = rows - 1;
 #pragma unroll
   for (int vec = 0; vec < KV::count; ++vec) {
@@ -71,8 +73,9 @@ __device__ void convert_row_chunk(const StagePlan& plan, const char* slot, int l
         load8(staged<T>(plan, slot, s, KV::count + which) + group * 8, x);
       else
         load8(staged<float>(plan, slot, s, KV::count + which) + group * 8, x);
-      store8(records + s * record + R::keys_floats(rows) + which * padded(g.V) + (group >> 1) * kPaddedSpan +
-                 (group & 1) * 8,
+      const int first = group * 8;  // eight values: half a lane's (SPAN 16) or a lane's (8)
+      store8(records + s * record + R::keys_floats(rows) + which * padded_values(g.V, SPAN) +
+                 first / SPAN * (SPAN + 4) + first % SPAN,
              x);
     }
   }
@@ -80,10 +83,10 @@ __device__ void convert_row_chunk(const StagePlan& plan, const char* slot, int l
 }
 
 // One row's scalars and one lane's 16 values of each value vector, at one token.
-template <class Form>
+template <class Form, int SPAN>
 struct RowToken {
   float q, k, decay, a, b;
-  float v[kSpan], d_o[kSpan], sa[kSpan], dsa[kSpan];
+  float v[SPAN], d_o[SPAN], sa[SPAN], dsa[SPAN];
 
   // `gradients`: also do and dS^T b, which only the backward step reads.
   __device__ void load(const float* record, const Geometry& g, int row, int value_group, float head_decay,
@@ -96,26 +99,30 @@ struct RowToken {
     decay = KV::per_key_gate ? record[KV::g * rows + row] : head_decay;
     a = KV::low_rank ? record[KV::a * rows + row] : 0.0f;
     b = KV::low_rank ? record[KV::b * rows + row] : 0.0f;
-    const float* values = record + R::keys_floats(rows) + value_group * kPaddedSpan;
-    load_floats(v, values + R::v * padded(g.V));
-    if constexpr (Form::value.low_rank) load_floats(sa, values + R::sa * padded(g.V));
+    const int stride = padded_values(g.V, SPAN);
+    const float* values = record + R::keys_floats(rows) + value_group * (SPAN + 4);
+    load_floats(v, values + R::v * stride);
+    if constexpr (Form::value.low_rank) load_floats(sa, values + R::sa * stride);
     if (gradients) {
-      load_floats(d_o, values + R::d_o * padded(g.V));
-      if constexpr (Form::value.low_rank) load_floats(dsa, values + R::dsa * padded(g.V));
+      load_floats(d_o, values + R::d_o * stride);
+      if constexpr (Form::value.low_rank) load_floats(dsa, values + R::dsa * stride);
     }
   }
-  // S_t from S_{t-1}, in place
-  __device__ void step(float (&S)[kSpan]) const {
+  // S_t (into `to`) from S_{t-1} (`from`; the same array for in place)
+  __device__ void step(const float (&from)[SPAN], float (&to)[SPAN]) const {
 #pragma unroll
-    for (int j = 0; j < kSpan; ++j) {
-      float next = fmaf(decay, S[j], k * v[j]);
+    for (int j = 0; j < SPAN; ++j) {
+      float next = fmaf(decay, from[j], k * v[j]);
       if constexpr (Form::value.low_rank) next = fmaf(b, sa[j], next);
-      S[j] = next;
+      to[j] = next;
     }
+  }
+  __device__ void step(float (&S)[SPAN]) const {
+    step(S, S);
   }
 };
 
-template <class Form, class T>
+template <class Form, class T, int SPAN>
 __global__ void __launch_bounds__(128)
     fused_recurrent_bwd_rows_kernel(Pointers<T> p, GradPointers<T> d, Geometry g, StagePlan plan,
                                     const float* checkpoints, float* dg_rows, float* du_partial) {
@@ -124,7 +131,7 @@ __global__ void __launch_bounds__(128)
   using Q = RowSums<Form>;
   extern __shared__ __align__(16) char smem[];
   float* records = reinterpret_cast<float*>(smem + kStages * plan.slot_bytes());
-  const int record_floats = R::floats(g.block_rows(), g.V);
+  const int record_floats = R::floats(g.block_rows(), g.V, SPAN);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   float* sums = records + kChunk * record_floats + warp * kSub * Q::count * 32;  // [kSub][Q::count][32 lanes]
   const int bh = blockIdx.x, b = bh / g.H, h = bh % g.H;
@@ -132,14 +139,14 @@ __global__ void __launch_bounds__(128)
   const bool active = row_in_warp < g.BK;
   const int row = warp * g.BK + (active ? row_in_warp : 0);  // within the block
   const int k = blockIdx.y * g.block_rows() + row;
-  const int v0 = value_group * kSpan;
+  const int v0 = value_group * SPAN;
   const std::int64_t state_base = std::int64_t(bh) * g.K * g.V + std::int64_t(k) * g.V + v0;
   // The sub-chunk reductions give lane l row l % BK of its warp; that row's bonus is the one it needs there.
   const int my_row = warp * g.BK + lane % g.BK;
   const float u_mine =
       Form::value.bonus ? to_float(p.u[h * g.K + blockIdx.y * g.block_rows() + my_row]) : 0.0f;
 
-  float dS[kSpan];
+  float dS[SPAN];
   load_floats(dS, d.d_ht + state_base);
   float du = 0;
 
@@ -149,42 +156,48 @@ __global__ void __launch_bounds__(128)
 
   for (int index = 0; index < g.chunks; ++index) {
     const int chunk = g.chunks - 1 - index;
-    float S0[kSpan];  // the state before the chunk's first token
+    float S0[SPAN];  // the state before the chunk's first token
     load_floats(S0,
                 checkpoints + (std::int64_t(bh) * g.chunks + chunk) * g.K * g.V + std::int64_t(k) * g.V + v0);
     ring.acquire(index);
     const ChunkSpan span = chunk_span(index, g.chunks, g.T, true);
+    // where this lane's row of the chunk's first token goes in [B, T, H, K]; later tokens are H * K on
+    const std::int64_t first_at = token_row(b, span.t0, h, g) * g.K + blockIdx.y * g.block_rows() + my_row;
     gates.advance(index);
-    convert_row_chunk<Form, T>(plan, ring.slot(index), span.length, g, records);
+    convert_row_chunk<Form, T, SPAN>(plan, ring.slot(index), span.length, g, records);
     auto token = [&](int s, bool gradients) {
-      RowToken<Form> x;
+      RowToken<Form, SPAN> x;
       x.load(records + s * record_floats, g, row, value_group, gates.decay(s), gradients);
       return x;
     };
 
+    // The state before token kMid: the sub-chunks from there on recompute from it rather than from S0.
+    float S_mid[SPAN];
+#pragma unroll
+    for (int j = 0; j < SPAN; ++j) S_mid[j] = S0[j];
+    for (int s = 0; s < (span.length > kMid ? kMid : 0); ++s) token(s, false).step(S_mid);
+
     for (int first = (span.length - 1) / kSub * kSub; first >= 0; first -= kSub) {
-      float S[kSpan], states[kSub][kSpan];
+      const bool late = first >= kMid;
+      // states[i]: the state before token first + i; each made from the one before in place of a copy
+      float states[kSub + 1][SPAN];
 #pragma unroll
-      for (int j = 0; j < kSpan; ++j) S[j] = S0[j];
-      for (int s = 0; s < first; ++s) token(s, false).step(S);
+      for (int j = 0; j < SPAN; ++j) states[0][j] = late ? S_mid[j] : S0[j];
+      for (int s = late ? kMid : 0; s < first; ++s) token(s, false).step(states[0]);
 #pragma unroll
-      for (int i = 0; i < kSub; ++i) {  // the states before each token of the sub-chunk
-#pragma unroll
-        for (int j = 0; j < kSpan; ++j) states[i][j] = S[j];
-        if (i + 1 < kSub && first + i + 1 < span.length) token(first + i, false).step(S);
-      }
+      for (int i = 0; i < kSub; ++i)  // the last token's step only where the output reads S_t
+        if (first + i < span.length && (i + 1 < kSub || !Form::value.output_before_update))
+          token(first + i, false).step(states[i], states[i + 1]);
 #pragma unroll
       for (int i = kSub - 1; i >= 0; --i) {
         const int s = first + i;
         if (s >= span.length) continue;
-        const RowToken<Form> x = token(s, true);
-        float S_read[kSpan];  // the state the output read: S_{t-1}, or S_t
-#pragma unroll
-        for (int j = 0; j < kSpan; ++j) S_read[j] = states[i][j];
+        const RowToken<Form, SPAN> x = token(s, true);
+        // the state the output read: S_{t-1}, or S_t
+        const float(&S_read)[SPAN] = states[Form::value.output_before_update ? i : i + 1];
         if constexpr (!Form::value.output_before_update) {
-          x.step(S_read);
 #pragma unroll
-          for (int j = 0; j < kSpan; ++j) dS[j] = fmaf(g.scale * x.q, x.d_o[j], dS[j]);
+          for (int j = 0; j < SPAN; ++j) dS[j] = fmaf(g.scale * x.q, x.d_o[j], dS[j]);
         }
         float* out = sums + i * Q::count * 32 + lane;
         out[Q::dq * 32] = dot(S_read, x.d_o);
@@ -196,7 +209,7 @@ __global__ void __launch_bounds__(128)
         }
         if constexpr (Form::value.bonus) out[Q::v_dot_do * 32] = dot(x.v, x.d_o);
 #pragma unroll
-        for (int j = 0; j < kSpan; ++j) {  // dS <- dL/dS_{t-1}
+        for (int j = 0; j < SPAN; ++j) {  // dS <- dL/dS_{t-1}
           float prev = x.decay * dS[j];
           if constexpr (Form::value.low_rank) prev = fmaf(x.a, x.dsa[j], prev);
           if constexpr (Form::value.output_before_update) prev = fmaf(g.scale * x.q, x.d_o[j], prev);
@@ -225,8 +238,7 @@ __global__ void __launch_bounds__(128)
           dk = fmaf(g.scale * v_dot_do * u_mine, q_k, dk);
           du = fmaf(g.scale * v_dot_do * q_k, k_k, du);
         }
-        const std::int64_t at =
-            token_row(b, span.t0 + first + i, h, g) * g.K + blockIdx.y * g.block_rows() + my_row;
+        const std::int64_t at = first_at + (first + i) * (g.H * g.K);
         d.dq[at] = from_float<T>(g.scale * dq);
         d.dk[at] = from_float<T>(dk);
         if constexpr (KV::per_key_gate)  // d/dg of exp(g): the decay's gradient times the decay
@@ -242,7 +254,7 @@ __global__ void __launch_bounds__(128)
     }
   }
   if (active)
-    for (int j = 0; j < kSpan; ++j) d.dh0[state_base + j] = dS[j];
+    for (int j = 0; j < SPAN; ++j) d.dh0[state_base + j] = dS[j];
   if constexpr (Form::value.bonus) {  // lanes l, l + BK, ... hold parts of row l's du
     for (int m = g.BK; m < 32; m <<= 1) du += __shfl_xor_sync(kFullWarp, du, m);
     if (lane < g.BK) du_partial[std::int64_t(bh) * g.K + blockIdx.y * g.block_rows() + my_row] = du;

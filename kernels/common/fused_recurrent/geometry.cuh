@@ -2,10 +2,10 @@
 //
 // Column passes (forward, backward dS^T reductions): lane = column * KG + key group; a lane keeps KPT keys of
 // one state column in registers (KPT = 4 or 8 for K <= 64, 16 above), KG = K / KPT lanes share a column and
-// reduce over K, a warp holds BV columns, a block W warps, and the blocks of a head split V. Row pass
-// (backward reductions over V): lane = row * VG + value group; a lane keeps 16 columns of one state row, VG =
-// V / 16 lanes share a row, a warp holds BK rows, a block W_rows warps, and the blocks split K.
-// kernels/notes/fused_recurrent.md has the measurements behind these choices.
+// reduce over K, a warp holds BV columns, a block W warps, and the blocks of a head split V.
+// Row pass (backward reductions over V): lane = row * VG + value group; a lane keeps SPAN (8 or 16) columns
+// of one state row, VG = V / SPAN lanes share a row, a warp holds BK rows, a block W_rows warps, and the
+// blocks split K. kernels/notes/fused_recurrent.md has the measurements behind these choices.
 #pragma once
 
 #include <cstdint>
@@ -16,8 +16,6 @@
 
 namespace flabench::fused {
 
-constexpr int kSpan = 16;        // columns per lane in the row pass
-constexpr int kPaddedSpan = 20;  // floats per 16 values in shared memory, for the same reason
 constexpr unsigned kFullWarp = 0xffffffffu;
 constexpr int kChunk = 16;  // tokens staged at a time, and the checkpoint interval of the backward
 
@@ -45,8 +43,15 @@ __host__ __device__ constexpr int key_group_stride(int KPT) {
 __host__ __device__ constexpr int padded_keys(int K, int KPT) {
   return K / KPT * key_group_stride(KPT);
 }
-__host__ __device__ constexpr int padded(int n) {
-  return n / kSpan * kPaddedSpan;
+// Values per lane in the row pass: 8 where 16 would leave schedulers idle or with half a warp's work (the
+// pass is latency-bound there, and thinner lanes halve each warp's token step), else 16. (With as many warps
+// as schedulers 8 is no faster, and at 2,16384,16,128 it is 17-31% slower.)
+__host__ __device__ constexpr int values_per_lane(std::int64_t state_elements, std::int64_t schedulers) {
+  return state_elements / (32 * 8) < schedulers ? 8 : 16;
+}
+// floats per SPAN values of a value vector in shared memory (+4, for conflict-free float4 reads as above)
+__host__ __device__ constexpr int padded_values(int V, int SPAN) {
+  return V / SPAN * (SPAN + 4);
 }
 
 // The largest power of two <= limit that divides n.
@@ -63,8 +68,8 @@ struct Geometry {
   // column passes: KPT keys per lane, KG lanes per column, BV columns per warp, W warps per block
   int KPT = 8, KG = 1, BV = 1, W = 1;
   int group_shift = 0, column_shift = 0;  // log2 of K / 8 (the conversion's groups of keys) and of BV * W
-  // row pass: VG lanes per row, BK rows per warp, W_rows warps per block
-  int VG = 1, BK = 1, W_rows = 1;
+  // row pass: SPAN values per lane, VG lanes per row, BK rows per warp, W_rows warps per block
+  int SPAN = 16, VG = 1, BK = 1, W_rows = 1;
   __host__ __device__ int block_columns() const { return BV * W; }
   __host__ __device__ int block_rows() const { return BK * W_rows; }
 };
@@ -87,7 +92,8 @@ inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, st
   while (g.W < max_warps && g.V % (g.BV * g.W * 2) == 0) g.W *= 2;
   g.group_shift = log2_of(g.K / 8);
   g.column_shift = log2_of(g.block_columns());
-  g.VG = g.V / kSpan;
+  g.SPAN = values_per_lane(B * H * K * V, schedulers);
+  g.VG = g.V / g.SPAN;
   g.BK = power_of_two_divisor(g.K, 32 / g.VG);
   while (g.W_rows < 4 && g.K % (g.BK * g.W_rows * 2) == 0) g.W_rows *= 2;
   return g;
@@ -151,12 +157,6 @@ __device__ __forceinline__ void load_floats(float (&x)[N], const float* src) {
     const float4 f = *reinterpret_cast<const float4*>(src + j);
     x[j] = f.x, x[j + 1] = f.y, x[j + 2] = f.z, x[j + 3] = f.w;
   }
-}
-
-__device__ __forceinline__ void store16(float* dst, const float (&x)[kSpan]) {
-#pragma unroll
-  for (int j = 0; j < kSpan; j += 4)
-    *reinterpret_cast<float4*>(dst + j) = make_float4(x[j], x[j + 1], x[j + 2], x[j + 3]);
 }
 
 // A per-head gate [B, T, H] has 2 bytes per token in bf16, too few for cp.async: lane l holds the log decay

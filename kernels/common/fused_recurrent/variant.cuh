@@ -14,8 +14,7 @@
 
 namespace flabench::fused {
 
-// `schedulers` (SMs x 4) picks the keys per lane; 0, as for the shared-memory bound, takes the layout that
-// needs the most (8 keys per lane, padded).
+// `schedulers` (SMs x 4) picks the keys and values per lane.
 inline Geometry geometry_of(const Problem& p, int schedulers) {
   return make_geometry(p.B, p.T, p.H, p.K, p.V, p.scale, kChunk, schedulers);
 }
@@ -23,9 +22,6 @@ inline Geometry launch_geometry(const Problem& p) {
   return geometry_of(p, 4 * current_device_attribute(cudaDevAttrMultiProcessorCount));
 }
 
-// Workspace (fp32): the forward's checkpoints [B*H, chunks, K, V]; for the low-rank term a^T S_{t-1} and
-// dS_t^T b_t per token [B, T, H, V]; for a per-head gate the per-row terms of dg [B, T, H, K]; for the bonus
-// the per-(batch, head) partial sums of du [B*H, K].
 // Calls fn(std::integral_constant<int, KPT>) with the geometry's keys per lane as a compile-time constant.
 template <class Fn>
 void with_keys_per_lane(const Geometry& g, Fn&& fn) {
@@ -37,6 +33,18 @@ void with_keys_per_lane(const Geometry& g, Fn&& fn) {
     fn(std::integral_constant<int, 16>{});
 }
 
+// The same for the row pass's values per lane.
+template <class Fn>
+void with_values_per_lane(const Geometry& g, Fn&& fn) {
+  if (g.SPAN == 8)
+    fn(std::integral_constant<int, 8>{});
+  else
+    fn(std::integral_constant<int, 16>{});
+}
+
+// Workspace (fp32): the forward's checkpoints [B*H, chunks, K, V]; for the low-rank term a^T S_{t-1} and
+// dS_t^T b_t per token [B, T, H, V]; for a per-head gate the per-row terms of dg [B, T, H, K]; for the bonus
+// the per-(batch, head) partial sums of du [B*H, K].
 template <class Form>
 struct WorkspaceLayout {
   std::size_t checkpoints, sa, dsa, dg_rows, du_partial, total;  // offsets in floats
@@ -91,13 +99,19 @@ StagePlan row_plan(const Pointers<T>& p, const T* d_o, const float* sa, const fl
 }
 
 // The largest shared memory any of the kernels needs for `p`.
+// The largest shared memory any of the kernels needs for `p`, over the layouts any device may pick (8 keys per
+// lane needs more than 4, 8 values per lane more than 16).
 template <class Form, class T>
 std::size_t shared_bytes(const Problem& p, Mode mode) {
-  const Geometry g = geometry_of(p, 0);
   const Pointers<T> none{};
-  const std::size_t columns = column_shared_bytes<Form>(column_plan<Form, T>(none, nullptr, g), g);
-  if (mode == Mode::fwd) return columns;
-  return std::max(columns, rows_shared_bytes<Form>(row_plan<Form, T>(none, nullptr, nullptr, nullptr, g), g));
+  std::size_t most = 0;
+  for (const int schedulers : {0, 1 << 30}) {
+    const Geometry g = geometry_of(p, schedulers);
+    most = std::max(most, column_shared_bytes<Form>(column_plan<Form, T>(none, nullptr, g), g));
+    if (mode != Mode::fwd)
+      most = std::max(most, rows_shared_bytes<Form>(row_plan<Form, T>(none, nullptr, nullptr, nullptr, g), g));
+  }
+  return most;
 }
 
 template <class Form>
@@ -172,15 +186,15 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
   const StagePlan rows =
       row_plan<Form, T>(pointers, grads.d_o, workspace + layout.sa, workspace + layout.dsa, g);
   const std::size_t rows_shared = rows_shared_bytes<Form>(rows, g);
-  auto rows_kernel = fused_recurrent_bwd_rows_kernel<Form, T>;
-  allow_shared_memory(rows_kernel, rows_shared);
-  {
+  with_values_per_lane(g, [&](auto values) {
+    auto rows_kernel = fused_recurrent_bwd_rows_kernel<Form, T, decltype(values)::value>;
+    allow_shared_memory(rows_kernel, rows_shared);
     const NvtxRange range("rows");
     rows_kernel<<<dim3(g.B * g.H, g.K / g.block_rows()), 32 * g.W_rows, rows_shared, call.stream>>>(
         pointers, grads, g, rows, workspace + layout.checkpoints, workspace + layout.dg_rows,
         workspace + layout.du_partial);
     FLA_CUDA_CHECK_LAUNCH();
-  }
+  });
 
   if constexpr (Form::value.gate == GateKind::per_head) {
     const std::int64_t token_rows = p.B * p.T * p.H;
