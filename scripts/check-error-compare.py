@@ -51,11 +51,19 @@ def main(argv):
     print(f"errors in both: {len(both)}, bit-for-bit the same: {len(both) - len(changed)}, changed: {len(changed)}")
     if changed:
         by_tensor = collections.Counter(tensor for _, tensor in changed)
-        largest = max(changed, key=lambda key: abs(new[key][0] - base[key][0]) / max(base[key][0], 1e-300))
-        ratio = abs(new[largest][0] - base[largest][0]) / max(base[largest][0], 1e-300)
         print("  changed tensors: " + ", ".join(f"{tensor} {n}" for tensor, n in by_tensor.most_common()))
-        print(f"  largest relative change {ratio:.4f}: {largest[0]} {largest[1]} "
-              f"{base[largest][0]:.3e} -> {new[largest][0]:.3e}")
+        # an error that was exactly 0 has no relative change: those are counted apart
+        relative = [key for key in changed if base[key][0] != 0]
+        from_zero = [key for key in changed if base[key][0] == 0]
+        if relative:
+            largest = max(relative, key=lambda key: abs(new[key][0] - base[key][0]) / base[key][0])
+            ratio = abs(new[largest][0] - base[largest][0]) / base[largest][0]
+            print(f"  largest relative change {ratio:.4f}: {largest[0]} {largest[1]} "
+                  f"{base[largest][0]:.3e} -> {new[largest][0]:.3e}")
+        if from_zero:
+            largest = max(from_zero, key=lambda key: new[key][0])
+            print(f"  {len(from_zero)} changed from exactly 0, the largest now {new[largest][0]:.3e}: "
+                  f"{largest[0]} {largest[1]}")
     for case in new_cases:
         if case.get("status") == "failed":
             bad = [f"{t['tensor']} {t['rms_ratio']:.2e}" for t in case["check"]["tensors"] if not t["passed"]]

@@ -11,26 +11,12 @@ has no time (its simple_gla backward refuses on Hopper) the floor is the run's o
 """
 
 import json
-import re
 import sys
 
-ROW = re.compile(r"\| (\w+) \| chunk \| (\w+) \| ([\d,]+) \|([^|]+)\|([^|]*)\|")
+from peer_anchors import run
+
 BANDWIDTH_BYTES_PER_MS = 3.0e9  # the anchors' copy rate, 3.00 TB/s
 TARGET_FLOORS = {"fwd": 2, "fwdbwd": 3}
-
-
-def peer_rows(path):
-    """(op, mode, shape) -> (FLA ms or None, floor ms or None), in the anchors' order."""
-    rows = {}
-    with open(path) as text:
-        for line in text:
-            match = ROW.match(line)
-            if match:
-                op, mode, shape, fla, floor = match.groups()
-                fla = fla.strip()
-                rows[(op, mode, shape)] = (float(fla) if re.fullmatch(r"[\d.]+", fla) else None,
-                                           float(floor) if floor.strip() else None)
-    return rows
 
 
 def chunk_timings(path):
@@ -72,19 +58,7 @@ def table(peer, timings):
 
 
 def main(argv):
-    if len(argv) != 3:
-        print("usage: chunk-peer-table.py RESULT.json PEER.md", file=sys.stderr)
-        return 2
-    try:
-        text, rows = table(peer_rows(argv[2]), chunk_timings(argv[1]))
-    except (OSError, ValueError, KeyError) as error:
-        print(f"chunk-peer-table.py: {error}", file=sys.stderr)
-        return 2
-    if rows == 0:
-        print(f"chunk-peer-table.py: {argv[1]} has no timed chunk case on a shape of {argv[2]}", file=sys.stderr)
-        return 2
-    print(text)
-    return 0
+    return run(argv, "chunk-peer-table.py", "chunk", chunk_timings, table, "timed chunk case")
 
 
 if __name__ == "__main__":

@@ -55,6 +55,17 @@ class CheckErrorCompare(unittest.TestCase):
         self.assertIn("errors in both: 3, bit-for-bit the same: 1, changed: 2", out.stdout)
         self.assertIn("largest relative change 8.0000: decay/gla/chunk/fwd/bf16/B o", out.stdout)
 
+    def test_an_error_that_was_zero_is_counted_apart(self):
+        # two kernels that agreed exactly (a cross check) and now differ: no relative change to rank
+        base = self.write("zero-base.json", {"cases": [case("cross/gla/a~b/fwd/bf16/D", "gla", "cross", "ok",
+                                                            [("o", 0.0, True), ("ht", 1.0e-3, True)])]})
+        new = self.write("zero-new.json", {"cases": [case("cross/gla/a~b/fwd/bf16/D", "gla", "cross", "ok",
+                                                          [("o", 4.0e-7, True), ("ht", 1.5e-3, True)])]})
+        out = self.run_script(base, new)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("largest relative change 0.5000: cross/gla/a~b/fwd/bf16/D ht", out.stdout)
+        self.assertIn("1 changed from exactly 0, the largest now 4.000e-07: cross/gla/a~b/fwd/bf16/D o", out.stdout)
+
     def test_lists_failures_and_marks_rises_per_family(self):
         lines = self.run_script(self.base, self.new).stdout.splitlines()
         self.assertIn("FAILED decay/gla/chunk/fwd/bf16/B: o 9.00e-03", lines)

@@ -4,15 +4,10 @@
 Run from anywhere:  python3 tests/scripts/test_chunk_peer_table.py
 """
 
-import json
 import os
-import subprocess
-import sys
-import tempfile
 import unittest
 
-SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "scripts",
-                      "chunk-peer-table.py")
+from peer_table_test import PeerTableTest
 
 PEER = """| op | variant | mode | B,T,H,D | FLA ms | byte floor ms | x floor |
 |---|---|---|---|---|---|---|
@@ -31,25 +26,9 @@ def case(op, mode, chunk_size, median_ms, variant="chunk", floor_bytes=6.0e8):
             "timing": {"median_ms": median_ms}, "derived": {"floor_bytes": floor_bytes}}
 
 
-class ChunkPeerTable(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.TemporaryDirectory()
-        self.peer = os.path.join(self.dir.name, "peer.md")
-        with open(self.peer, "w") as out:
-            out.write(PEER)
-
-    def tearDown(self):
-        self.dir.cleanup()
-
-    def run_table(self, cases):
-        result = os.path.join(self.dir.name, "run.json")
-        with open(result, "w") as out:
-            json.dump({"cases": cases}, out)
-        return subprocess.run([sys.executable, SCRIPT, result, self.peer], capture_output=True, text=True)
-
-    def rows(self, text):
-        return {tuple(cell.strip() for cell in line.split("|")[1:4]): [cell.strip() for cell in line.split("|")[4:-1]]
-                for line in text.splitlines() if line.startswith("| ") and not line.startswith("| op")}
+class ChunkPeerTable(PeerTableTest):
+    SCRIPT = "chunk-peer-table.py"
+    PEER = PEER
 
     def test_best_chunk_size_targets_and_verdicts(self):
         done = self.run_table([case("gla", "fwd", 32, 0.25), case("gla", "fwd", 64, 0.19),
@@ -75,11 +54,10 @@ class ChunkPeerTable(unittest.TestCase):
         self.assertEqual(done.returncode, 2)
         self.assertIn("no timed chunk case", done.stderr)
         self.assertEqual(done.stderr.count("\n"), 1, done.stderr)
-        done = subprocess.run([sys.executable, SCRIPT, os.path.join(self.dir.name, "absent.json"), self.peer],
-                              capture_output=True, text=True)
+        done = self.run_script(os.path.join(self.dir.name, "absent.json"), self.peer)
         self.assertEqual(done.returncode, 2)
         self.assertIn("absent.json", done.stderr)
-        done = subprocess.run([sys.executable, SCRIPT], capture_output=True, text=True)
+        done = self.run_script()
         self.assertEqual(done.returncode, 2)
         self.assertIn("usage", done.stderr)
 
