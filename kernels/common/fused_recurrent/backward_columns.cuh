@@ -1,5 +1,5 @@
 // fused_recurrent backward, column pass: the gradient of the state, dS_t = dL/dS_t, scanned backwards in time
-// with the forward's layout (KPT keys of one column per lane). It needs no forward state: every term of its
+// with the forward's layout (KPT keys of CPL columns per lane). It needs no forward state: every term of its
 // recurrence is local to a column. It writes dv (a reduction over K) and, for the low-rank term,
 // dsa_t = dS_t^T b_t, which the row pass needs.
 #pragma once
@@ -9,7 +9,7 @@
 
 namespace flabench::fused {
 
-template <class Form, class T, int KPT>
+template <class Form, class T, int KPT, int CPL>
 __global__ void __launch_bounds__(32 * kMaxColumnWarps)
     fused_recurrent_bwd_columns_kernel(Pointers<T> p, GradPointers<T> d, Geometry g, StagePlan plan,
                                        float* dsa_store) {
@@ -22,8 +22,8 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
   const ColumnLane lane(g);
   const std::int64_t state_base = std::int64_t(bh) * g.K * g.V;
 
-  float dS[KPT];
-  load_state_column(dS, d.d_ht + state_base, g.V, lane);
+  float dS[CPL][KPT];  // dS[m]: the lane's keys of column lane.v + m
+  load_state_columns(dS, d.d_ht + state_base, g.V, lane);
   const BonusKeys<Form> bonus(p.u, h, g);
 
   const ChunkRing ring{plan, smem, g.chunks, b, h, g.T, g.H, /*reverse=*/true};
@@ -40,27 +40,32 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
     const int token_stride = g.H * g.V;
 
     // Token s's arithmetic (backwards in time).
-    auto step = [&](const ColumnKeys<Form, KPT>& x, int s) {
-      const float scaled_do = g.scale * x.slice;          // the slice is do_t here
-      if constexpr (!Form::value.output_before_update) {  // o_t = scale S_t^T q_t feeds dS_t
+    auto step = [&](const ColumnKeys<Form, KPT, CPL>& x, int s) {
 #pragma unroll
-        for (int i = 0; i < KPT; ++i) dS[i] = fmaf(x.q[i], scaled_do, dS[i]);
-      }
-      partials[s * blockDim.x + threadIdx.x] = dot(dS, x.k);  // o_t's bonus joins at the chunk's end
-      float dsa = 0;
-      if constexpr (Form::value.low_rank) dsa = sum_over_lanes(dot(x.b, dS), g.KG);
+      for (int m = 0; m < CPL; ++m) {
+        const float scaled_do = g.scale * x.slice[m];       // the slice is do_t here
+        if constexpr (!Form::value.output_before_update) {  // o_t = scale S_t^T q_t feeds dS_t
 #pragma unroll
-      for (int i = 0; i < KPT; ++i) {  // dS <- dL/dS_{t-1}
-        float prev = x.decay[i] * dS[i];
-        if constexpr (Form::value.low_rank) prev = fmaf(x.a[i], dsa, prev);
-        if constexpr (Form::value.output_before_update) prev = fmaf(x.q[i], scaled_do, prev);
-        dS[i] = prev;
+          for (int i = 0; i < KPT; ++i) dS[m][i] = fmaf(x.q[i], scaled_do, dS[m][i]);
+        }
+        partials[partial_index(s, m, g)] = dot(dS[m], x.k);  // o_t's bonus joins at the chunk's end
+        float dsa = 0;
+        if constexpr (Form::value.low_rank) dsa = sum_over_lanes(dot(x.b, dS[m]), g.KG);
+#pragma unroll
+        for (int i = 0; i < KPT; ++i) {  // dS <- dL/dS_{t-1}
+          float prev = x.decay[i] * dS[m][i];
+          if constexpr (Form::value.low_rank) prev = fmaf(x.a[i], dsa, prev);
+          if constexpr (Form::value.output_before_update) prev = fmaf(x.q[i], scaled_do, prev);
+          dS[m][i] = prev;
+        }
+        if (Form::value.low_rank && lane.active && lane.key_group == 0)
+          dsa_store[first_row * g.V + s * token_stride + lane.v + m] = dsa;
       }
-      if (Form::value.low_rank && lane.active && lane.key_group == 0)
-        dsa_store[first_row * g.V + s * token_stride + lane.v] = dsa;
     };
-    auto load = [&](ColumnKeys<Form, KPT>& x, int s) { x.load(chunk + s * record, g, lane, gates.decay(s)); };
-    scan_chunk_tokens<ColumnKeys<Form, KPT>>(span.length, /*reverse=*/true, load, step);
+    auto load = [&](ColumnKeys<Form, KPT, CPL>& x, int s) {
+      x.load(chunk + s * record, g, lane, gates.decay(s));
+    };
+    scan_chunk_tokens<ColumnKeys<Form, KPT, CPL>>(span.length, /*reverse=*/true, load, step);
     T* dv = d.dv + first_row * g.V + blockIdx.y * g.block_columns();
     finish_column_sums(partials, span.length, g, [&](int s, int column, float sum) {
       if constexpr (Form::value.bonus) {  // o_t's bonus (q_t . (u o k_t)) v_t

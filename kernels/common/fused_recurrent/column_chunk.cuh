@@ -28,7 +28,7 @@ __host__ __device__ constexpr int column_record_floats(const Geometry& g) {
 // end, off the per-token critical path.
 template <class Form>
 __host__ __device__ constexpr int column_chunk_floats(const Geometry& g) {
-  return kChunk * column_record_floats<Form>(g) + kChunk * 32 * g.W;
+  return kChunk * column_record_floats<Form>(g) + kChunk * 32 * g.W * g.CPL;
 }
 
 // Where key `key` of a staged vector sits among its padded groups of KPT.
@@ -104,31 +104,32 @@ __device__ void convert_column_chunk(const StagePlan& plan, const char* slot, in
   __syncthreads();
 }
 
-// The lanes of a column pass: lane = column * KG + key group within the warp; a lane holds keys
-// [k0, k0 + KPT) of one column. Lanes past the warp's BV columns (small V) only help stage and convert.
+// The lanes of a column pass: lane = column slot * KG + key group within the warp; a lane holds keys
+// [k0, k0 + KPT) of the CPL neighbouring columns from `column`. Lanes past the warp's BV columns (small V)
+// only help stage and convert.
 struct ColumnLane {
-  int column;     // within the block
+  int column;     // the first of the lane's columns, within the block
   int key_group;  // which KPT keys
   bool active;
-  int k0, v;  // the first key, and the value column in the head
+  int k0, v;  // the first key, and the first column in the head
 
   __device__ explicit ColumnLane(const Geometry& g) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int in_warp = lane / g.KG;
+    const int slot = lane / g.KG;
     key_group = lane % g.KG;
-    active = in_warp < g.BV;
-    column = warp * g.BV + (active ? in_warp : 0);
+    active = slot * g.CPL < g.BV;
+    column = warp * g.BV + (active ? slot * g.CPL : 0);
     k0 = key_group * g.KPT;
     v = blockIdx.y * g.block_columns() + column;
   }
 };
 
-// One lane's keys of every staged vector of a token, and its column of the value-side slice.
-template <class Form, int KPT>
+// One lane's keys of every staged vector of a token, and its columns of the value-side slice.
+template <class Form, int KPT, int CPL>
 struct ColumnKeys {
   static constexpr int keys = KPT;
   float q[KPT], k[KPT], decay[KPT], a[KPT], b[KPT];
-  float slice;
+  float slice[CPL];
 
   __device__ void load(const float* record, const Geometry& g, const ColumnLane& lane, float head_decay) {
     using KV = KeyVectors<Form>;
@@ -146,7 +147,8 @@ struct ColumnKeys {
       load_floats(a, base + KV::a * stride);
       load_floats(b, base + KV::b * stride);
     }
-    slice = record[slice_offset<Form>(g) + lane.column];
+#pragma unroll
+    for (int m = 0; m < CPL; ++m) slice[m] = record[slice_offset<Form>(g) + lane.column + m];
   }
 };
 
@@ -177,17 +179,23 @@ __device__ __forceinline__ void scan_chunk_tokens(int length, bool reverse, Load
   }
 }
 
-// The chunk's reductions over K: the warp sums the KG partials of each of its columns and tokens (lane t left
-// its partial of token s in partials[s * blockDim.x + t]) and hands (token, column within the block, sum) to
-// `store`.
+// Where a lane leaves its partial sum over its keys of token s and its column m (of CPL): per token and
+// column, the KG lanes of a column slot are neighbours.
+__device__ __forceinline__ int partial_index(int s, int m, const Geometry& g) {
+  return (s * g.CPL + m) * blockDim.x + threadIdx.x;
+}
+
+// The chunk's reductions over K: the warp sums the KG partials of each of its columns and tokens and hands
+// (token, column within the block, sum) to `store`.
 template <class Store>
 __device__ void finish_column_sums(const float* partials, int length, const Geometry& g, Store&& store) {
   __syncwarp();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int column_shift = __ffs(g.BV) - 1;  // BV is a power of two
+  const int column_shift = __ffs(g.BV) - 1, lane_shift = __ffs(g.CPL) - 1;  // powers of two
   for (int idx = lane; idx < length * g.BV; idx += 32) {
     const int s = idx >> column_shift, in_warp = idx & (g.BV - 1);
-    const float* first = partials + s * blockDim.x + warp * 32 + in_warp * g.KG;
+    const int slot = in_warp >> lane_shift, m = in_warp & (g.CPL - 1);
+    const float* first = partials + (s * g.CPL + m) * blockDim.x + warp * 32 + slot * g.KG;
     float sum = 0;
     if (g.KG % 4 == 0) {  // the partials of a column are 16-byte aligned then
       for (int kg = 0; kg < g.KG; kg += 4) {
@@ -201,19 +209,24 @@ __device__ void finish_column_sums(const float* partials, int length, const Geom
   }
 }
 
-// A lane's KPT keys of its column of a [K, V] fp32 state in global memory.
-template <int KPT>
-__device__ __forceinline__ void load_state_column(float (&S)[KPT], const float* state, int V,
-                                                  const ColumnLane& lane) {
-#pragma unroll
-  for (int i = 0; i < KPT; ++i) S[i] = lane.active ? state[std::int64_t(lane.k0 + i) * V + lane.v] : 0.0f;
-}
-template <int KPT>
-__device__ __forceinline__ void store_state_column(float* state, const float (&S)[KPT], int V,
+// A lane's KPT keys of its columns of a [K, V] fp32 state in global memory (S[m]: column v + m).
+template <int KPT, int CPL>
+__device__ __forceinline__ void load_state_columns(float (&S)[CPL][KPT], const float* state, int V,
                                                    const ColumnLane& lane) {
+#pragma unroll
+  for (int m = 0; m < CPL; ++m)
+#pragma unroll
+    for (int i = 0; i < KPT; ++i)
+      S[m][i] = lane.active ? state[std::int64_t(lane.k0 + i) * V + lane.v + m] : 0.0f;
+}
+template <int KPT, int CPL>
+__device__ __forceinline__ void store_state_columns(float* state, const float (&S)[CPL][KPT], int V,
+                                                    const ColumnLane& lane) {
   if (!lane.active) return;
 #pragma unroll
-  for (int i = 0; i < KPT; ++i) state[std::int64_t(lane.k0 + i) * V + lane.v] = S[i];
+  for (int m = 0; m < CPL; ++m)
+#pragma unroll
+    for (int i = 0; i < KPT; ++i) state[std::int64_t(lane.k0 + i) * V + lane.v + m] = S[m][i];
 }
 
 }  // namespace flabench::fused

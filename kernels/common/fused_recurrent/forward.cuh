@@ -1,5 +1,5 @@
 // fused_recurrent forward: W warps per (batch, head, slice of BV * W value columns) scan time with their part
-// of the fp32 state in registers (KPT keys of one column per lane). Inputs arrive through the cp.async ring
+// of the fp32 state in registers (KPT keys of CPL columns per lane). Inputs arrive through the cp.async ring
 // and are converted once per chunk; between chunks the block synchronises, within a chunk nothing does.
 #pragma once
 
@@ -15,7 +15,7 @@ inline std::size_t column_shared_bytes(const StagePlan& plan, const Geometry& g)
 
 // `checkpoints` (save for backward): the state before every kChunk-th token, [B*H, chunks, K, V];
 // `sa_store` (low rank, save for backward): a^T S_{t-1} per token, [B, T, H, V].
-template <class Form, class T, int KPT>
+template <class Form, class T, int KPT, int CPL>
 __global__ void __launch_bounds__(32 * kMaxColumnWarps)
     fused_recurrent_fwd_kernel(Pointers<T> p, Geometry g, StagePlan plan, float* checkpoints,
                                float* sa_store) {
@@ -28,8 +28,8 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
   const ColumnLane lane(g);
   const std::int64_t state_base = std::int64_t(bh) * g.K * g.V;
 
-  float S[KPT];
-  load_state_column(S, p.h0 + state_base, g.V, lane);
+  float S[CPL][KPT];  // S[m]: the lane's keys of column lane.v + m
+  load_state_columns(S, p.h0 + state_base, g.V, lane);
   const BonusKeys<Form> bonus(p.u, h, g);
 
   const ChunkRing ring{plan, smem, g.chunks, b, h, g.T, g.H, /*reverse=*/false};
@@ -41,30 +41,36 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
     const ChunkSpan span = chunk_span(index, g.chunks, g.T, false);
     gates.advance(index);
     if (checkpoints)
-      store_state_column(checkpoints + (std::int64_t(bh) * g.chunks + index) * g.K * g.V, S, g.V, lane);
+      store_state_columns(checkpoints + (std::int64_t(bh) * g.chunks + index) * g.K * g.V, S, g.V, lane);
     convert_column_chunk<Form, T, KPT>(plan, ring.slot(index), span.length, g, bonus, chunk);
     // rows of the chunk's first token; later tokens are H rows on
     const std::int64_t first_row = token_row(b, span.t0, h, g);
     const int token_stride = g.H * g.V;
 
     // Token s's arithmetic.
-    auto step = [&](const ColumnKeys<Form, KPT>& x, int s) {
-      float sa = 0, out;
-      if constexpr (Form::value.low_rank) sa = sum_over_lanes(dot(x.a, S), g.KG);
-      if constexpr (Form::value.output_before_update) out = dot(x.q, S);  // o_t reads S_{t-1}, plus the bonus
+    auto step = [&](const ColumnKeys<Form, KPT, CPL>& x, int s) {
 #pragma unroll
-      for (int i = 0; i < KPT; ++i) {
-        float updated = fmaf(x.decay[i], S[i], x.k[i] * x.slice);
-        if constexpr (Form::value.low_rank) updated = fmaf(x.b[i], sa, updated);
-        S[i] = updated;
+      for (int m = 0; m < CPL; ++m) {
+        float sa = 0, out;
+        if constexpr (Form::value.low_rank) sa = sum_over_lanes(dot(x.a, S[m]), g.KG);
+        if constexpr (Form::value.output_before_update)
+          out = dot(x.q, S[m]);  // o_t reads S_{t-1}, + the bonus
+#pragma unroll
+        for (int i = 0; i < KPT; ++i) {
+          float updated = fmaf(x.decay[i], S[m][i], x.k[i] * x.slice[m]);
+          if constexpr (Form::value.low_rank) updated = fmaf(x.b[i], sa, updated);
+          S[m][i] = updated;
+        }
+        if constexpr (!Form::value.output_before_update) out = dot(x.q, S[m]);
+        partials[partial_index(s, m, g)] = out;
+        if (Form::value.low_rank && sa_store && lane.active && lane.key_group == 0)
+          sa_store[first_row * g.V + s * token_stride + lane.v + m] = sa;
       }
-      if constexpr (!Form::value.output_before_update) out = dot(x.q, S);
-      partials[s * blockDim.x + threadIdx.x] = out;
-      if (Form::value.low_rank && sa_store && lane.active && lane.key_group == 0)
-        sa_store[first_row * g.V + s * token_stride + lane.v] = sa;
     };
-    auto load = [&](ColumnKeys<Form, KPT>& x, int s) { x.load(chunk + s * record, g, lane, gates.decay(s)); };
-    scan_chunk_tokens<ColumnKeys<Form, KPT>>(span.length, /*reverse=*/false, load, step);
+    auto load = [&](ColumnKeys<Form, KPT, CPL>& x, int s) {
+      x.load(chunk + s * record, g, lane, gates.decay(s));
+    };
+    scan_chunk_tokens<ColumnKeys<Form, KPT, CPL>>(span.length, /*reverse=*/false, load, step);
     T* o = p.o + first_row * g.V + blockIdx.y * g.block_columns();
     finish_column_sums(partials, span.length, g, [&](int s, int column, float sum) {
       if constexpr (Form::value.bonus) {  // (q_t . (u o k_t)) v_t
@@ -74,7 +80,7 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
       o[s * token_stride + column] = from_float<T>(g.scale * sum);
     });
   }
-  store_state_column(p.ht + state_base, S, g.V, lane);
+  store_state_columns(p.ht + state_base, S, g.V, lane);
 }
 
 }  // namespace flabench::fused

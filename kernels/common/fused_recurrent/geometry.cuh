@@ -1,11 +1,11 @@
 // How fused_recurrent spreads a head over threads, and the pieces its kernels share.
 //
 // Column passes (forward, backward dS^T reductions): lane = column * KG + key group; a lane keeps KPT keys of
-// one state column in registers (KPT = 4 or 8 for K <= 64, 16 above), KG = K / KPT lanes share a column and
-// reduce over K, a warp holds BV columns, a block W warps, and the blocks of a head split V.
-// Row pass (backward reductions over V): lane = row * VG + value group; a lane keeps SPAN (8 or 16) columns
-// of one state row, VG = V / SPAN lanes share a row, a warp holds BK rows, a block W_rows warps, and the
-// blocks split K. kernels/notes/fused_recurrent.md has the measurements behind these choices.
+// CPL (1 or 2) state columns in registers (KPT = 4 or 8 for K <= 64, 16 above), KG = K / KPT lanes share
+// their columns and reduce over K, a warp holds BV columns, a block W warps, and the blocks of a head split
+// V. Row pass (backward reductions over V): lane = row * VG + value group; a lane keeps SPAN (8 or 16)
+// columns of one state row, VG = V / SPAN lanes share a row, a warp holds BK rows, a block W_rows warps, and
+// the blocks split K. kernels/notes/fused_recurrent.md has the measurements behind these choices.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +32,14 @@ __host__ __device__ constexpr int log2_of(int n) {
   int shift = 0;
   while ((1 << shift) < n) ++shift;
   return shift;
+}
+
+// Columns per lane in the column passes: 2 at 16 keys per lane where 1 would give each scheduler two warps or
+// more (the passes are throughput-bound there, and a lane's key vectors, read from shared memory each token,
+// then serve two columns), else 1.
+__host__ __device__ constexpr int columns_per_lane(int KPT, std::int64_t state_elements,
+                                                   std::int64_t schedulers) {
+  return KPT == 16 && state_elements / (32 * 16) >= 2 * schedulers ? 2 : 1;
 }
 
 // floats between the KPT-key groups of a staged vector: 8 or 16 keys get 4 floats of padding, so the float4
@@ -66,7 +74,7 @@ struct Geometry {
   int chunks = 0;
   float scale = 1;
   // column passes: KPT keys per lane, KG lanes per column, BV columns per warp, W warps per block
-  int KPT = 8, KG = 1, BV = 1, W = 1;
+  int KPT = 8, CPL = 1, KG = 1, BV = 1, W = 1;  // CPL: columns per lane; BV counts columns
   int group_shift = 0, column_shift = 0;  // log2 of K / 8 (the conversion's groups of keys) and of BV * W
   // row pass: SPAN values per lane, VG lanes per row, BK rows per warp, W_rows warps per block
   int SPAN = 16, VG = 1, BK = 1, W_rows = 1;
@@ -87,7 +95,8 @@ inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, st
   g.scale = float(scale);
   g.KPT = keys_per_lane(g.K, B * H * K * V, schedulers);
   g.KG = g.K / g.KPT;
-  g.BV = power_of_two_divisor(g.V, 32 / g.KG);
+  g.CPL = columns_per_lane(g.KPT, B * H * K * V, schedulers);
+  g.BV = power_of_two_divisor(g.V / g.CPL, 32 / g.KG) * g.CPL;
   const int max_warps = g.KPT >= 16 ? kMaxColumnWarps : 4;
   while (g.W < max_warps && g.V % (g.BV * g.W * 2) == 0) g.W *= 2;
   g.group_shift = log2_of(g.K / 8);

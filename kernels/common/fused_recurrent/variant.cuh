@@ -22,15 +22,19 @@ inline Geometry launch_geometry(const Problem& p) {
   return geometry_of(p, 4 * current_device_attribute(cudaDevAttrMultiProcessorCount));
 }
 
-// Calls fn(std::integral_constant<int, KPT>) with the geometry's keys per lane as a compile-time constant.
+// Calls fn(std::integral_constant<int, KPT>, std::integral_constant<int, CPL>) with the geometry's keys and
+// columns per lane as compile-time constants (2 columns only at 16 keys).
 template <class Fn>
-void with_keys_per_lane(const Geometry& g, Fn&& fn) {
+void with_column_layout(const Geometry& g, Fn&& fn) {
+  using std::integral_constant;
   if (g.KPT == 4)
-    fn(std::integral_constant<int, 4>{});
+    fn(integral_constant<int, 4>{}, integral_constant<int, 1>{});
   else if (g.KPT == 8)
-    fn(std::integral_constant<int, 8>{});
+    fn(integral_constant<int, 8>{}, integral_constant<int, 1>{});
+  else if (g.CPL == 1)
+    fn(integral_constant<int, 16>{}, integral_constant<int, 1>{});
   else
-    fn(std::integral_constant<int, 16>{});
+    fn(integral_constant<int, 16>{}, integral_constant<int, 2>{});
 }
 
 // The same for the row pass's values per lane.
@@ -99,8 +103,8 @@ StagePlan row_plan(const Pointers<T>& p, const T* d_o, const float* sa, const fl
 }
 
 // The largest shared memory any of the kernels needs for `p`.
-// The largest shared memory any of the kernels needs for `p`, over the layouts any device may pick (8 keys per
-// lane needs more than 4, 8 values per lane more than 16).
+// The largest shared memory any of the kernels needs for `p`, over the layouts any device may pick (8 keys
+// per lane needs more than 4, 8 values per lane more than 16).
 template <class Form, class T>
 std::size_t shared_bytes(const Problem& p, Mode mode) {
   const Pointers<T> none{};
@@ -109,7 +113,8 @@ std::size_t shared_bytes(const Problem& p, Mode mode) {
     const Geometry g = geometry_of(p, schedulers);
     most = std::max(most, column_shared_bytes<Form>(column_plan<Form, T>(none, nullptr, g), g));
     if (mode != Mode::fwd)
-      most = std::max(most, rows_shared_bytes<Form>(row_plan<Form, T>(none, nullptr, nullptr, nullptr, g), g));
+      most =
+          std::max(most, rows_shared_bytes<Form>(row_plan<Form, T>(none, nullptr, nullptr, nullptr, g), g));
   }
   return most;
 }
@@ -154,8 +159,8 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   float* checkpoints = call.save_for_backward ? workspace + layout.checkpoints : nullptr;
   float* sa = call.save_for_backward && Form::value.low_rank ? workspace + layout.sa : nullptr;
   const std::size_t shared = column_shared_bytes<Form>(plan, g);
-  with_keys_per_lane(g, [&](auto keys) {
-    auto kernel = fused_recurrent_fwd_kernel<Form, T, decltype(keys)::value>;
+  with_column_layout(g, [&](auto keys, auto columns) {
+    auto kernel = fused_recurrent_fwd_kernel<Form, T, decltype(keys)::value, decltype(columns)::value>;
     allow_shared_memory(kernel, shared);
     kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), 32 * g.W, shared, call.stream>>>(pointers, g, plan,
                                                                                         checkpoints, sa);
@@ -174,9 +179,10 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
 
   const StagePlan columns = column_plan<Form, T>(pointers, grads.d_o, g);
   const std::size_t columns_shared = column_shared_bytes<Form>(columns, g);
-  with_keys_per_lane(g, [&](auto keys) {
+  with_column_layout(g, [&](auto keys, auto lane_columns) {
     const NvtxRange range("columns");  // each launch of the backward is its own range for nsys and ncu
-    auto columns_kernel = fused_recurrent_bwd_columns_kernel<Form, T, decltype(keys)::value>;
+    auto columns_kernel =
+        fused_recurrent_bwd_columns_kernel<Form, T, decltype(keys)::value, decltype(lane_columns)::value>;
     allow_shared_memory(columns_kernel, columns_shared);
     columns_kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), 32 * g.W, columns_shared, call.stream>>>(
         pointers, grads, g, columns, workspace + layout.dsa);
