@@ -22,10 +22,11 @@ constexpr Dims kShapes[] = {
     {1, 63, 2, 64, 64}, {1, 64, 2, 64, 64}, {1, 65, 2, 64, 64},  {1, 97, 2, 64, 64},
     {1, 65, 1, 64, 64}, {1, 33, 2, 16, 16}, {1, 33, 2, 32, 32},  {1, 33, 2, 256, 256}};
 constexpr Dims kLongShape{1, 24576, 1, 64, 64};
-// shapes, on a GPU: enough heads that a kernel sizing its layout by the GPU takes its wide one (on an H100
-// the fused_recurrent column passes switch to 8 keys per lane at K = 64 and to two columns per lane at K =
-// 128 past about 32 heads; the small shapes above take the thin layouts).
-constexpr Dims kManyHeads[] = {{4, 37, 16, 64, 64}, {4, 37, 16, 128, 128}};
+// shapes, on a GPU: enough heads that a kernel sizing its layout by the GPU takes its wide ones (on an H100
+// the fused_recurrent column passes take 8 keys per lane at K = 64 and, past about 32 heads, two columns per
+// lane at K = 128; the row pass 16 values per lane), where the small shapes above take the thin ones
+// (tests/kernels/fused_layout_test.cpp checks that every layout is reached).
+constexpr Dims kManyHeads[] = {{4, 37, 16, 64, 64}, {2, 37, 16, 128, 128}, {4, 37, 16, 128, 128}};
 // shapes, for ops with slots (gsa): M below, at and above the default, K != M both ways, grouped queries.
 constexpr Dims kSlotShapes[] = {{2, 65, 2, 64, 64, 32, 1},
                                 {2, 65, 2, 64, 64, 128, 1},

@@ -1,0 +1,112 @@
+// How fused_recurrent spreads a head over threads: keys and columns per lane of the column passes, values per
+// lane of the row pass, warps per block, chosen by the problem's size and the GPU's scheduler count. The same
+// numbers on the host (launches, shared-memory bounds) and in the kernels. Host-safe (no device code), so
+// tests/kernels/fused_layout_test.cpp checks on the CPU that every layout it can pick is whole and that the
+// battery's shapes reach each of them.
+//
+// Column passes (forward, backward dS^T reductions): lane = column * KG + key group; a lane keeps KPT keys of
+// CPL (1 or 2) state columns in registers (KPT = 4 or 8 for K <= 64, 16 above), KG = K / KPT lanes share
+// their columns and reduce over K, a warp holds BV columns, a block W warps, and the blocks of a head split
+// V. Row pass (backward reductions over V): lane = row * VG + value group; a lane keeps SPAN (8 or 16)
+// columns of one state row, VG = V / SPAN lanes share a row, a warp holds BK rows, a block W_rows warps, and
+// the blocks split K. kernels/notes/fused_recurrent.md has the measurements behind these choices.
+#pragma once
+
+#include <cuda_runtime.h>  // __host__ __device__
+
+#include <cstdint>
+
+namespace flabench::fused {
+
+constexpr int kChunk = 16;  // tokens staged at a time, and the checkpoint interval of the backward
+
+// Keys per lane in the column passes. A scan is latency-bound while each scheduler has at most one warp: then
+// fewer keys per lane (more, shorter warps) shortens each token's step, down to 4 keys where 8 would leave
+// schedulers idle (`schedulers`: the device's SMs x 4; 0 when unknown). Past K = 64 the per-block work of
+// more, thinner blocks costs more than it hides.
+__host__ __device__ constexpr int keys_per_lane(int K, std::int64_t state_elements, std::int64_t schedulers) {
+  if (K > 64) return 16;
+  return K >= 16 && state_elements / (32 * 8) < schedulers ? 4 : 8;
+}
+
+__host__ __device__ constexpr int log2_of(int n) {
+  int shift = 0;
+  while ((1 << shift) < n) ++shift;
+  return shift;
+}
+
+// Columns per lane in the column passes: 2 at 16 keys per lane where 1 would give each scheduler two warps or
+// more (the passes are throughput-bound there, and a lane's key vectors, read from shared memory each token,
+// then serve two columns), else 1.
+__host__ __device__ constexpr int columns_per_lane(int KPT, std::int64_t state_elements,
+                                                   std::int64_t schedulers) {
+  return KPT == 16 && state_elements / (32 * 16) >= 2 * schedulers ? 2 : 1;
+}
+
+// floats between the KPT-key groups of a staged vector: 8 or 16 keys get 4 floats of padding, so the float4
+// reads of a warp's key groups hit distinct banks; 4 keys need none (16 groups of 16 bytes fill two
+// wavefronts, the fewest 256 bytes can take).
+__host__ __device__ constexpr int key_group_stride(int KPT) {
+  return KPT >= 8 ? KPT + 4 : KPT;
+}
+__host__ __device__ constexpr int padded_keys(int K, int KPT) {
+  return K / KPT * key_group_stride(KPT);
+}
+// Values per lane in the row pass: 8 where 16 would leave schedulers idle or with half a warp's work (the
+// pass is latency-bound there, and thinner lanes halve each warp's token step), else 16. (With as many warps
+// as schedulers 8 is no faster, and at 2,16384,16,128 it is 17-31% slower.)
+__host__ __device__ constexpr int values_per_lane(std::int64_t state_elements, std::int64_t schedulers) {
+  return state_elements / (32 * 8) < schedulers ? 8 : 16;
+}
+// floats per SPAN values of a value vector in shared memory (+4, for conflict-free float4 reads as above)
+__host__ __device__ constexpr int padded_values(int V, int SPAN) {
+  return V / SPAN * (SPAN + 4);
+}
+
+// The largest power of two <= limit that divides n.
+__host__ __device__ constexpr int power_of_two_divisor(int n, int limit) {
+  int p = 1;
+  while (p * 2 <= limit && n % (p * 2) == 0) p *= 2;
+  return p;
+}
+
+struct Geometry {
+  int B = 0, T = 0, H = 0, K = 0, V = 0;
+  int chunks = 0;
+  float scale = 1;
+  // column passes: KPT keys per lane, KG lanes per column, BV columns per warp, W warps per block
+  int KPT = 8, CPL = 1, KG = 1, BV = 1, W = 1;  // CPL: columns per lane; BV counts columns
+  int group_shift = 0, column_shift = 0;  // log2 of K / 8 (the conversion's groups of keys) and of BV * W
+  // row pass: SPAN values per lane, VG lanes per row, BK rows per warp, W_rows warps per block
+  int SPAN = 16, VG = 1, BK = 1, W_rows = 1;
+  __host__ __device__ int block_columns() const { return BV * W; }
+  __host__ __device__ int block_rows() const { return BK * W_rows; }
+};
+
+// W: the warps of a head that share one block, its staging and its conversion (each warp of a block has its
+// own scheduler, so a block of 4 is as fast per token as 4 blocks of 1 and does a quarter of the shared
+// work). Up to 4; 8 at 16 keys per lane, where registers would allow 4 blocks of 4 warps per SM but shared
+// memory (the converted chunk) only 3, which left a second, mostly idle wave of blocks at B*H = 64.
+constexpr int kMaxColumnWarps = 8;
+inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, std::int64_t K, std::int64_t V,
+                              double scale, int chunk, int schedulers) {
+  Geometry g;
+  g.B = int(B), g.T = int(T), g.H = int(H), g.K = int(K), g.V = int(V);
+  g.chunks = int((T + chunk - 1) / chunk);
+  g.scale = float(scale);
+  g.KPT = keys_per_lane(g.K, B * H * K * V, schedulers);
+  g.KG = g.K / g.KPT;
+  g.CPL = columns_per_lane(g.KPT, B * H * K * V, schedulers);
+  g.BV = power_of_two_divisor(g.V / g.CPL, 32 / g.KG) * g.CPL;
+  const int max_warps = g.KPT >= 16 ? kMaxColumnWarps : 4;
+  while (g.W < max_warps && g.V % (g.BV * g.W * 2) == 0) g.W *= 2;
+  g.group_shift = log2_of(g.K / 8);
+  g.column_shift = log2_of(g.block_columns());
+  g.SPAN = values_per_lane(B * H * K * V, schedulers);
+  g.VG = g.V / g.SPAN;
+  g.BK = power_of_two_divisor(g.K, 32 / g.VG);
+  while (g.W_rows < 4 && g.K % (g.BK * g.W_rows * 2) == 0) g.W_rows *= 2;
+  return g;
+}
+
+}  // namespace flabench::fused

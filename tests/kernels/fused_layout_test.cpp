@@ -1,0 +1,91 @@
+// fused_recurrent's layouts (kernels/common/fused_recurrent/layout.h): for every head dim pair the variant
+// takes, many batch x head counts and GPUs of different sizes, the layout picked is whole (lanes, warps and
+// blocks divide the state exactly, within the kernels' launch bounds); the shapes FLA's numbers were taken at
+// get the layouts the H100 measurements chose; and the numerics battery reaches every layout an H100 can
+// pick, so none of them ships unchecked.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <tuple>
+
+#include "kernels/common/fused_recurrent/layout.h"
+#include "kernels/registry.h"
+#include "suites/battery.h"
+
+namespace flabench::fused {
+namespace {
+
+constexpr int kHeadDims[] = {16, 32, 64, 128, 256};
+constexpr int kH100Schedulers = 4 * 132;
+
+Geometry layout_of(std::int64_t B, std::int64_t H, std::int64_t K, std::int64_t V, int schedulers) {
+  return make_geometry(B, 100, H, K, V, 1.0, kChunk, schedulers);
+}
+
+TEST(FusedLayout, EveryLayoutIsWhole) {
+  for (int K : kHeadDims)
+    for (int V : kHeadDims)
+      for (std::int64_t heads : {1, 6, 16, 32, 33, 64, 256})
+        for (int schedulers : {0, 4 * 60, kH100Schedulers, 1 << 30}) {
+          const Geometry g = layout_of(1, heads, K, V, schedulers);
+          SCOPED_TRACE(testing::Message()
+                       << "K=" << K << " V=" << V << " heads=" << heads << " schedulers=" << schedulers);
+          // column passes: lanes = column slots x key groups within a warp, warps within the launch bound
+          EXPECT_TRUE(g.KPT == 4 || g.KPT == 8 || g.KPT == 16);
+          EXPECT_TRUE(g.CPL == 1 || (g.CPL == 2 && g.KPT == 16));
+          EXPECT_EQ(g.K % g.KPT, 0);
+          EXPECT_EQ(g.KG * g.KPT, g.K);
+          EXPECT_LE(g.BV / g.CPL * g.KG, 32);
+          EXPECT_EQ(g.BV % g.CPL, 0);
+          EXPECT_EQ(g.V % g.block_columns(), 0);
+          EXPECT_LE(g.W, kMaxColumnWarps);
+          EXPECT_EQ(1 << g.column_shift, g.block_columns());
+          EXPECT_EQ(1 << g.group_shift, g.K / 8);
+          // the conversion keeps a thread on one group of eight keys: the block's threads are a multiple of
+          // K/8
+          EXPECT_EQ(32 * g.W % (g.K / 8), 0);
+          // row pass: value groups x rows within a warp, 4 warps at most, rows divide K
+          EXPECT_TRUE(g.SPAN == 8 || g.SPAN == 16);
+          EXPECT_EQ(g.VG * g.SPAN, g.V);
+          EXPECT_LE(g.VG * g.BK, 32);
+          EXPECT_LE(g.W_rows, 4);
+          EXPECT_EQ(g.K % g.block_rows(), 0);
+        }
+}
+
+// The layouts the H100 runs chose (kernels/notes/fused_recurrent.md, versions 8, 10, 12 and 15).
+TEST(FusedLayout, ThePeerShapesGetTheLayoutsMeasuredBest) {
+  const Geometry thin = layout_of(1, 16, 64, 64, kH100Schedulers);  // 1,24576,16,64: too few warps at 8 keys
+  EXPECT_EQ(thin.KPT, 4);
+  EXPECT_EQ(thin.SPAN, 8);
+  const Geometry d64 = layout_of(4, 16, 64, 64, kH100Schedulers);  // 4,4096,16,64 and 8,1024,8,64
+  EXPECT_EQ(d64.KPT, 8);
+  EXPECT_EQ(d64.SPAN, 16);
+  const Geometry wide = layout_of(4, 16, 128, 128, kH100Schedulers);  // 4,4096,16,128: two columns per lane
+  EXPECT_EQ(wide.KPT, 16);
+  EXPECT_EQ(wide.CPL, 2);
+  EXPECT_EQ(wide.W, 8);
+  const Geometry long128 = layout_of(2, 16, 128, 128, kH100Schedulers);  // 2,16384,16,128: one column
+  EXPECT_EQ(long128.CPL, 1);
+  EXPECT_EQ(long128.SPAN, 16);
+}
+
+// Every (keys per lane, columns per lane, values per lane) an H100 picks for a fused_recurrent case of the
+// battery's own shapes: the battery must reach each layout the peer shapes take.
+TEST(FusedLayout, TheBatteryReachesEveryLayoutTheH100Picks) {
+  const BatterySpec spec{"fused_recurrent", Backend::cuda, {227 * 1024, 90}, true};
+  std::set<std::tuple<int, int, int>> reached;
+  for (const BatteryCase& c : battery_cases(product_registry(), spec)) {
+    if (c.op->name == "gsa" || c.skip_reason) continue;  // gsa's fused_recurrent has its own plan
+    const Problem& p = c.problem;
+    const Geometry g = layout_of(p.B, p.H, p.K, p.V, kH100Schedulers);
+    reached.insert({g.KPT, g.CPL, g.SPAN});
+  }
+  for (const auto& layout :
+       {std::tuple{4, 1, 8}, std::tuple{8, 1, 16}, std::tuple{16, 1, 16}, std::tuple{16, 2, 16}})
+    EXPECT_TRUE(reached.count(layout)) << "no battery case takes KPT=" << std::get<0>(layout)
+                                       << " CPL=" << std::get<1>(layout) << " SPAN=" << std::get<2>(layout);
+}
+
+}  // namespace
+}  // namespace flabench::fused
