@@ -14,7 +14,7 @@
 
 namespace flabench::fused {
 
-// `schedulers` (SMs x 4) picks the keys and values per lane.
+// `schedulers` (SMs x 4) picks the keys, columns and values per lane (layout.h).
 inline Geometry geometry_of(const Problem& p, int schedulers) {
   return make_geometry(p.B, p.T, p.H, p.K, p.V, p.scale, kChunk, schedulers);
 }
@@ -102,9 +102,9 @@ StagePlan row_plan(const Pointers<T>& p, const T* d_o, const float* sa, const fl
   return plan;
 }
 
-// The largest shared memory any of the kernels needs for `p`.
-// The largest shared memory any of the kernels needs for `p`, over the layouts any device may pick (8 keys
-// per lane needs more than 4, 8 values per lane more than 16).
+// The largest shared memory any of the kernels needs for `p`, over the layouts any device may pick: a GPU
+// with no schedulers takes the widest column layout (8 keys per lane rather than 4, two columns rather than
+// one), one with endless schedulers the row layout that needs more (8 values per lane rather than 16).
 template <class Form, class T>
 std::size_t shared_bytes(const Problem& p, Mode mode) {
   const Pointers<T> none{};
