@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Two `fla-bench check` results side by side: did a kernel change move its errors?
 
-usage: check-error-compare.py BASE.json NEW.json
+usage: check-error-compare.py BASE.json NEW.json [--filter REGEX]
+
+--filter keeps the cases whose names the regex searches (e.g. '/fused_recurrent/' for one variant, whose
+worst errors the others' would otherwise hide).
 
 Prints each file's case counts by status; how many (case, tensor) errors are bit-for-bit the same in both, how
 many changed, which tensors changed and by how much at most (a change meant to leave the arithmetic alone
@@ -13,6 +16,7 @@ read as a check result.
 
 import collections
 import json
+import re
 import signal
 import sys
 
@@ -22,10 +26,10 @@ def fail(message):
     sys.exit(2)
 
 
-def load(path):
+def load(path, keep):
     try:
         with open(path) as text:
-            cases = json.load(text)["cases"]
+            cases = [case for case in json.load(text)["cases"] if keep.search(case["name"])]
     except (OSError, ValueError, KeyError, TypeError) as error:
         fail(f"{path}: not a check result with cases ({error.__class__.__name__}: {error})")
     errors = {}
@@ -40,9 +44,16 @@ def group(case, tensor):
 
 
 def main(argv):
-    if len(argv) != 3:
-        fail("usage: check-error-compare.py BASE.json NEW.json")
-    (base_cases, base), (new_cases, new) = load(argv[1]), load(argv[2])
+    if len(argv) == 5 and argv[3] == "--filter":
+        try:
+            keep = re.compile(argv[4])
+        except re.error as error:
+            fail(f"--filter {argv[4]!r}: not a regex ({error})")
+    elif len(argv) == 3:
+        keep = re.compile("")
+    else:
+        fail("usage: check-error-compare.py BASE.json NEW.json [--filter REGEX]")
+    (base_cases, base), (new_cases, new) = load(argv[1], keep), load(argv[2], keep)
     for path, cases in ((argv[1], base_cases), (argv[2], new_cases)):
         counts = collections.Counter(case.get("status", "?") for case in cases)
         print(f"{path}: {len(cases)} cases, " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))

@@ -80,8 +80,24 @@ class CheckErrorCompare(unittest.TestCase):
         self.assertNotIn("<--", out)
         self.assertNotIn("FAILED", out)
 
+    def test_filter_keeps_one_variants_cases(self):
+        # the chunk variant's worse errors would hide a rise of the naive one's
+        base = self.write("v-base.json", {"cases": [
+            case("accuracy/gla/chunk/fwd/bf16/A", "gla", "accuracy", "ok", [("o", 5.0e-3, True)]),
+            case("accuracy/gla/naive/fwd/bf16/A", "gla", "accuracy", "ok", [("o", 1.0e-3, True)])]})
+        new = self.write("v-new.json", {"cases": [
+            case("accuracy/gla/chunk/fwd/bf16/A", "gla", "accuracy", "ok", [("o", 5.0e-3, True)]),
+            case("accuracy/gla/naive/fwd/bf16/A", "gla", "accuracy", "ok", [("o", 2.0e-3, True)])]})
+        row = lambda out: [line for line in out.stdout.splitlines() if line.startswith("bf16")][0]
+        self.assertNotIn("<--", row(self.run_script(base, new)))
+        out = self.run_script(base, new, "--filter", "/naive/")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("1 cases, 1 ok", out.stdout)
+        self.assertIn("<-- 2.00x", row(out))
+
     def test_bad_input_is_one_line_and_exit_2(self):
         for args in [(self.base,), (self.base, os.path.join(self.dir.name, "missing.json")),
+                     (self.base, self.new, "--filter", "("), (self.base, self.new, "--filter"),
                      (self.base, self.write("bad.json", "not json")), (self.base, self.write("x.json", {"a": 1}))]:
             out = self.run_script(*args)
             self.assertEqual(out.returncode, 2, args)
