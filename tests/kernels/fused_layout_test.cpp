@@ -53,6 +53,25 @@ TEST(FusedLayout, EveryLayoutIsWhole) {
         }
 }
 
+// The variant's shared-memory bound (shared_bytes in variant.cuh) sizes only the layouts of a GPU with no
+// schedulers and of one with endless ones: every GPU's column and row layouts must be one of those two.
+TEST(FusedLayout, EveryGpuTakesOneOfTheTwoLayoutsTheSharedMemoryBoundSizes) {
+  const auto columns = [](const Geometry& g) { return std::tuple{g.KPT, g.CPL, g.BV, g.W}; };
+  const auto rows = [](const Geometry& g) { return std::tuple{g.SPAN, g.BK, g.W_rows}; };
+  for (int K : kHeadDims)
+    for (int V : kHeadDims)
+      for (std::int64_t heads : {1, 6, 16, 32, 33, 64, 256, 4096}) {
+        const Geometry none = layout_of(1, heads, K, V, 0), endless = layout_of(1, heads, K, V, 1 << 30);
+        for (int schedulers = 4; schedulers <= 1 << 16; schedulers *= 2) {
+          const Geometry g = layout_of(1, heads, K, V, schedulers);
+          SCOPED_TRACE(testing::Message()
+                       << "K=" << K << " V=" << V << " heads=" << heads << " schedulers=" << schedulers);
+          EXPECT_TRUE(columns(g) == columns(none) || columns(g) == columns(endless));
+          EXPECT_TRUE(rows(g) == rows(none) || rows(g) == rows(endless));
+        }
+      }
+}
+
 // The layouts the H100 runs chose (kernels/notes/fused_recurrent.md, versions 8, 10, 12 and 15).
 TEST(FusedLayout, ThePeerShapesGetTheLayoutsMeasuredBest) {
   const Geometry thin = layout_of(1, 16, 64, 64, kH100Schedulers);  // 1,24576,16,64: too few warps at 8 keys
