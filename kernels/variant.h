@@ -42,7 +42,8 @@ struct Support {
 };
 
 // Tensors live on the variant's backend; `workspace` holds workspace_bytes(problem) bytes. A variant
-// launches on `stream` and returns without synchronising (the cpu backend has no stream and runs inline).
+// launches on `stream` and returns without synchronising (the cpu backend has no stream and runs inline);
+// work it forks onto another stream joins `stream` again before the call returns (ForkedStream).
 struct ForwardCall {
   const Problem& problem;
   const TensorMap& inputs;

@@ -2,7 +2,8 @@
 // takes, many batch x head counts and GPUs of different sizes, the layout picked is whole (lanes, warps and
 // blocks divide the state exactly, within the kernels' launch bounds); the shapes FLA's numbers were taken at
 // get the layouts the H100 measurements chose; and the numerics battery reaches every layout an H100 can
-// pick, so none of them ships unchecked.
+// pick, and both ways it runs the backward's two passes (side by side or one after the other), so none of
+// them ships unchecked.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -87,23 +88,37 @@ TEST(FusedLayout, ThePeerShapesGetTheLayoutsMeasuredBest) {
   const Geometry long128 = layout_of(2, 16, 128, 128, kH100Schedulers);  // 2,16384,16,128: one column
   EXPECT_EQ(long128.CPL, 1);
   EXPECT_EQ(long128.SPAN, 16);
+  // the backward's passes side by side only where that measured faster (version 18)
+  EXPECT_TRUE(thin.side_by_side);
+  EXPECT_FALSE(d64.side_by_side);
+  EXPECT_FALSE(wide.side_by_side);
+  EXPECT_FALSE(long128.side_by_side);
+  EXPECT_TRUE(layout_of(1, 16, 64, 128, kH100Schedulers).side_by_side);   // 1,8192,16,64 V = 128: 0.84x
+  EXPECT_TRUE(layout_of(1, 4, 128, 128, kH100Schedulers).side_by_side);   // 1,8192,4,128: 0.73x
+  EXPECT_FALSE(layout_of(1, 8, 128, 128, kH100Schedulers).side_by_side);  // simple_gla 1.48x
+  EXPECT_FALSE(layout_of(1, 16, 128, 64, kH100Schedulers).side_by_side);  // up to 1.44x
 }
 
 // Every (keys per lane, columns per lane, values per lane) an H100 picks for a fused_recurrent case of the
-// battery's own shapes: the battery must reach each layout the peer shapes take.
+// battery's own shapes: the battery must reach each layout the peer shapes take, and both ways of running
+// the backward's passes.
 TEST(FusedLayout, TheBatteryReachesEveryLayoutTheH100Picks) {
   const BatterySpec spec{"fused_recurrent", Backend::cuda, {227 * 1024, 90}, true};
   std::set<std::tuple<int, int, int>> reached;
+  std::set<bool> backward_passes;  // side by side or one after the other, for the ops that may do either
   for (const BatteryCase& c : battery_cases(product_registry(), spec)) {
     if (c.op->name == "gsa" || c.skip_reason) continue;  // gsa's fused_recurrent has its own plan
     const Problem& p = c.problem;
     const Geometry g = layout_of(p.B, p.H, p.K, p.V, kH100Schedulers);
     reached.insert({g.KPT, g.CPL, g.SPAN});
+    if (c.op->name != "rwkv7" && c.mode == Mode::fwdbwd) backward_passes.insert(g.side_by_side);
   }
   for (const auto& layout :
        {std::tuple{4, 1, 8}, std::tuple{8, 1, 16}, std::tuple{16, 1, 16}, std::tuple{16, 2, 16}})
     EXPECT_TRUE(reached.count(layout)) << "no battery case takes KPT=" << std::get<0>(layout)
                                        << " CPL=" << std::get<1>(layout) << " SPAN=" << std::get<2>(layout);
+  EXPECT_TRUE(backward_passes.count(true)) << "no battery backward runs its passes side by side";
+  EXPECT_TRUE(backward_passes.count(false)) << "no battery backward runs its passes one after the other";
 }
 
 }  // namespace

@@ -63,6 +63,19 @@ __host__ __device__ constexpr int padded_values(int V, int SPAN) {
   return V / SPAN * (SPAN + 4);
 }
 
+// Whether the backward's column and row passes run side by side, where neither reads the other (all but the
+// low-rank term): where the column pass has 4 keys per lane (8 would leave schedulers idle: its warps are
+// alone on theirs) or the row pass's warps fill at most half the schedulers. Then the other pass's warps
+// take schedulers that would idle: fwd+bwd 0.70-0.86x of one pass after the other at B = 1, H = 4..16,
+// K = 64 (V = 64, 128) and K = 128 (H = 4, 8, V = 64; H = 4, V = 128), 0.80-0.83x at 1,24576,16,64. Beyond,
+// the passes' blocks compete for the same SMs' issue slots and the pair is often slower (B*H = 64 at D = 64:
+// up to 1.19x; 1,8192,16,128 and 2,16384,16,128: up to 1.5x; 1,8192,8,128 0.85x for gla, 1.48x for
+// simple_gla). kernels/notes/fused_recurrent.md, version 18.
+__host__ __device__ constexpr bool passes_side_by_side(std::int64_t state_elements, int KPT, int SPAN,
+                                                       std::int64_t schedulers) {
+  return KPT == 4 || 2 * (state_elements / (32 * SPAN)) <= schedulers;
+}
+
 // The largest power of two <= limit that divides n.
 __host__ __device__ constexpr int power_of_two_divisor(int n, int limit) {
   int p = 1;
@@ -79,6 +92,7 @@ struct Geometry {
   int group_shift = 0, column_shift = 0;  // log2 of K / 8 (the conversion's groups of keys) and of BV * W
   // row pass: SPAN values per lane, VG lanes per row, BK rows per warp, W_rows warps per block
   int SPAN = 16, VG = 1, BK = 1, W_rows = 1;
+  bool side_by_side = false;  // the backward's two passes at once (passes_side_by_side), where independent
   __host__ __device__ int block_columns() const { return BV * W; }
   __host__ __device__ int block_rows() const { return BK * W_rows; }
 };
@@ -106,6 +120,7 @@ inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, st
   g.VG = g.V / g.SPAN;
   g.BK = power_of_two_divisor(g.K, 32 / g.VG);
   while (g.W_rows < 4 && g.K % (g.BK * g.W_rows * 2) == 0) g.W_rows *= 2;
+  g.side_by_side = passes_side_by_side(B * H * K * V, g.KPT, g.SPAN, schedulers);
   return g;
 }
 

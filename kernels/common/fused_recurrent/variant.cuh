@@ -6,6 +6,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/common/forked_stream.h"
 #include "kernels/common/format.h"
 #include "kernels/common/fused_recurrent/backward_columns.cuh"
 #include "kernels/common/fused_recurrent/backward_rows.cuh"
@@ -180,29 +181,40 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
   const WorkspaceLayout<Form> layout(p);
 
   const StagePlan columns = column_plan<Form, T>(pointers, grads.d_o, g);
-  const std::size_t columns_shared = column_shared_bytes<Form>(columns, g);
-  with_column_layout(g, [&](auto keys, auto lane_columns) {
-    const NvtxRange range("columns");  // each launch of the backward is its own range for nsys and ncu
-    auto columns_kernel =
-        fused_recurrent_bwd_columns_kernel<Form, T, decltype(keys)::value, decltype(lane_columns)::value>;
-    allow_shared_memory(columns_kernel, columns_shared);
-    columns_kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), 32 * g.W, columns_shared, call.stream>>>(
-        pointers, grads, g, columns, workspace + layout.dsa);
-  });
-  FLA_CUDA_CHECK_LAUNCH();
-
+  const auto launch_columns = [&](cudaStream_t stream) {
+    const std::size_t columns_shared = column_shared_bytes<Form>(columns, g);
+    with_column_layout(g, [&](auto keys, auto lane_columns) {
+      const NvtxRange range("columns");  // each launch of the backward is its own range for nsys and ncu
+      auto columns_kernel =
+          fused_recurrent_bwd_columns_kernel<Form, T, decltype(keys)::value, decltype(lane_columns)::value>;
+      allow_shared_memory(columns_kernel, columns_shared);
+      columns_kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), 32 * g.W, columns_shared, stream>>>(
+          pointers, grads, g, columns, workspace + layout.dsa);
+    });
+    FLA_CUDA_CHECK_LAUNCH();
+  };
   const StagePlan rows =
       row_plan<Form, T>(pointers, grads.d_o, workspace + layout.sa, workspace + layout.dsa, g);
-  const std::size_t rows_shared = rows_shared_bytes<Form>(rows, g);
-  with_values_per_lane(g, [&](auto values) {
-    auto rows_kernel = fused_recurrent_bwd_rows_kernel<Form, T, decltype(values)::value>;
-    allow_shared_memory(rows_kernel, rows_shared);
-    const NvtxRange range("rows");
-    rows_kernel<<<dim3(g.B * g.H, g.K / g.block_rows()), 32 * g.W_rows, rows_shared, call.stream>>>(
-        pointers, grads, g, rows, workspace + layout.checkpoints, workspace + layout.dg_rows,
-        workspace + layout.du_partial);
-    FLA_CUDA_CHECK_LAUNCH();
-  });
+  const auto launch_rows = [&](cudaStream_t stream) {
+    const std::size_t rows_shared = rows_shared_bytes<Form>(rows, g);
+    with_values_per_lane(g, [&](auto values) {
+      auto rows_kernel = fused_recurrent_bwd_rows_kernel<Form, T, decltype(values)::value>;
+      allow_shared_memory(rows_kernel, rows_shared);
+      const NvtxRange range("rows");
+      rows_kernel<<<dim3(g.B * g.H, g.K / g.block_rows()), 32 * g.W_rows, rows_shared, stream>>>(
+          pointers, grads, g, rows, workspace + layout.checkpoints, workspace + layout.dg_rows,
+          workspace + layout.du_partial);
+      FLA_CUDA_CHECK_LAUNCH();
+    });
+  };
+  if (Form::value.low_rank || !g.side_by_side) {  // the low-rank row pass reads the column pass's dS_t^T b_t
+    launch_columns(call.stream);
+    launch_rows(call.stream);
+  } else {  // the column pass on the schedulers the row pass leaves idle (layout.h)
+    const ForkedStream fork(call.stream);
+    launch_rows(call.stream);
+    launch_columns(fork.side());
+  }
 
   if constexpr (Form::value.gate == GateKind::per_head) {
     const std::int64_t token_rows = p.B * p.T * p.H;
@@ -228,8 +240,8 @@ Variant make_variant(const std::string& op, const RecurrenceBinding& binding) {
   variant.name = "fused_recurrent";
   variant.description =
       "one warp per (batch, head, value slice), fp32 state in registers, inputs staged with cp.async; "
-      "backward "
-      "from checkpoints every 16 tokens in a column and a row pass";
+      "backward from checkpoints every 16 tokens in a column and a row pass, side by side where warps are "
+      "few";
   variant.backend = Backend::cuda;
   variant.support.limits = limits<Form>;
   variant.workspace_bytes = [](const Problem& p) { return WorkspaceLayout<Form>(p).total * sizeof(float); };

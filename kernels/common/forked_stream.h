@@ -1,0 +1,25 @@
+// Two independent launches of one call at once: while a ForkedStream lives, work enqueued on side() starts
+// only after everything enqueued on the call's stream before the fork, and when it ends the call's stream
+// waits for the side's work. So to the caller the call still runs in order on its one stream (the variant
+// contract), and a latency-bound kernel's idle schedulers can take the other launch's warps.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+namespace flabench {
+
+class ForkedStream {
+ public:
+  explicit ForkedStream(cudaStream_t stream);
+  ~ForkedStream();  // joins; never throws (a join that fails leaves its error to the next checked call)
+  ForkedStream(const ForkedStream&) = delete;
+  ForkedStream& operator=(const ForkedStream&) = delete;
+
+  cudaStream_t side() const { return side_; }
+
+ private:
+  cudaStream_t stream_, side_;
+  cudaEvent_t join_;
+};
+
+}  // namespace flabench
