@@ -40,9 +40,11 @@ struct Plan {
 
 Plan plan(const Problem& p, int sm_count) {
   Plan plan{};
-  // Split V while the grid is smaller than the GPU and each slice keeps at least 16 values.
+  // Split V while the blocks stay within one wave (a block of up to 1024 threads takes an SM) and each slice
+  // keeps at least 16 values. One block more than the SMs is a second wave with the whole scan to run.
   plan.slices = 1;
-  while (p.B * p.H * plan.slices < sm_count && p.V % (2 * plan.slices) == 0 && p.V / (2 * plan.slices) >= 16)
+  while (p.B * p.H * plan.slices * 2 <= sm_count && p.V % (2 * plan.slices) == 0 &&
+         p.V / (2 * plan.slices) >= 16)
     plan.slices *= 2;
   plan.slice = int(p.V / plan.slices);
   // Few elements per thread: the scan is latency-bound, so more threads with shorter per-token work win.
@@ -136,12 +138,13 @@ __device__ void softmax_rows(float* weights, int rows, int M, int warp, int warp
   }
 }
 
-template <class T, int kRows>
+// kSingleQuery: G = 1, the common case, with the per-token loops over query heads gone at compile time.
+template <class T, int kRows, bool kSingleQuery>
 __global__ void __launch_bounds__(kRows >= 32 ? kMaxPassThreads : kMaxThreads)
     gsa_fused_fwd_kernel(Pointers<T> p, Dims d, int slice, int pass1_threads, fused::StagePlan stage) {
   extern __shared__ __align__(16) float smem[];
   const ChunkBuffers c = ChunkBuffers::carve(smem, d, slice);
-  const int K = d.K, V = d.V, M = d.M, G = d.G;
+  const int K = d.K, V = d.V, M = d.M, G = kSingleQuery ? 1 : d.G;
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, j0 = blockIdx.y * slice;
   const int chunks = (d.T + kChunk - 1) / kChunk;
   char* const ring = reinterpret_cast<char*>(c.end());  // raw rows, chunk i in slot i % kStages
@@ -244,16 +247,24 @@ int sm_count() {
   return current_device_attribute(cudaDevAttrMultiProcessorCount);
 }
 
-template <class T, int kRows>
-void launch(const ForwardCall& call, const Plan& work) {
+template <class T, int kRows, bool kSingleQuery>
+void launch_kernel(const ForwardCall& call, const Plan& work) {
   const Problem& p = call.problem;
   const std::size_t shared = shared_bytes(p, work);
-  allow_shared_memory(gsa_fused_fwd_kernel<T, kRows>, shared);
+  allow_shared_memory(gsa_fused_fwd_kernel<T, kRows, kSingleQuery>, shared);
   const dim3 grid(unsigned(p.B * p.H), unsigned(work.slices));
   const Pointers<T> pointers = bind_forward<T>(call);
-  gsa_fused_fwd_kernel<T, kRows><<<grid, work.threads, shared, call.stream>>>(
+  gsa_fused_fwd_kernel<T, kRows, kSingleQuery><<<grid, work.threads, shared, call.stream>>>(
       pointers, make_dims(p), work.slice, work.pass1_threads, stage_plan(pointers, p, work.slice));
   FLA_CUDA_CHECK_LAUNCH();
+}
+
+template <class T, int kRows>
+void launch(const ForwardCall& call, const Plan& work) {
+  if (call.problem.G == 1)
+    launch_kernel<T, kRows, true>(call, work);
+  else
+    launch_kernel<T, kRows, false>(call, work);
 }
 
 template <class T>
