@@ -88,7 +88,9 @@ TEST(VariantSupport, GsaNaiveKeepsBothStatesInSharedMemory) {
 
 TEST(VariantSupport, GsaFusedRecurrentHoldsColumnsOf32) {
   EXPECT_TRUE(runs("gsa", "fused_recurrent", 128, 128, Mode::fwd, kHopper, 64, 4));
-  EXPECT_FALSE(runs("gsa", "fused_recurrent", 128, 128, Mode::fwd, kHopper, 128, 1)) << "512 + 512 threads";
+  EXPECT_TRUE(runs("gsa", "fused_recurrent", 128, 128, Mode::fwd, kHopper, 128, 1));  // 512 threads per pass
+  EXPECT_FALSE(runs("gsa", "fused_recurrent", 128, 256, Mode::fwd, kHopper, 128, 1))
+      << "pass 2: 1024 threads";
   EXPECT_TRUE(runs("gsa", "fused_recurrent", 64, 32, Mode::fwd, kAda, 32, 1));
   EXPECT_FALSE(runs("gsa", "fused_recurrent", 64, 64, Mode::fwd, kHopper, 48, 1));
   EXPECT_FALSE(runs("gsa", "fused_recurrent", 64, 48, Mode::fwd, kHopper, 64, 1))

@@ -1,0 +1,108 @@
+// Pieces gsa's fused_recurrent forwards share: the conversion of a staged chunk's raw rows to fp32, the
+// softmax over the M slots of a row of logits, a thread's place in a column of a state, the steps of a
+// column and the column sums left to a chunk's end.
+#pragma once
+
+#include "kernels/common/dtype_traits.cuh"
+#include "kernels/common/fused_recurrent/staging.cuh"
+#include "kernels/gsa/pointers.cuh"
+
+namespace flabench::gsa {
+
+using fused::kChunk;  // tokens staged at a time
+
+// Converts `length` tokens of `count` (a power of two) staged elements each into fp32 rows, by threads
+// [thread, thread + threads) of the block; `exponent` takes exp of each value (the decays).
+template <class T>
+__device__ void convert_rows(const fused::StagePlan& stage, const char* slot, int segment, int length,
+                             int count, float* out, int thread, int threads, bool exponent = false) {
+  const int shift = __ffs(count) - 1;
+  for (int idx = thread; idx < (length << shift); idx += threads) {
+    const float x = to_float(fused::staged<T>(stage, slot, idx >> shift, segment)[idx & (count - 1)]);
+    out[idx] = exponent ? __expf(x) : x;
+  }
+}
+
+// Softmax over the M slots of each of `rows` rows, one warp per row.
+__device__ inline void softmax_rows(float* weights, int rows, int M, int warp, int warps) {
+  const int lane = threadIdx.x % 32;
+  for (int row = warp; row < rows; row += warps) {
+    float* w = weights + row * M;
+    float largest = -INFINITY;
+    for (int i = lane; i < M; i += 32) largest = fmaxf(largest, w[i]);
+    for (int offset = 16; offset > 0; offset /= 2)
+      largest = fmaxf(largest, __shfl_xor_sync(~0u, largest, offset));
+    float total = 0;
+    for (int i = lane; i < M; i += 32) total += (w[i] = __expf(w[i] - largest));
+    for (int offset = 16; offset > 0; offset /= 2) total += __shfl_xor_sync(~0u, total, offset);
+    const float inverse = 1.0f / total;
+    for (int i = lane; i < M; i += 32) w[i] *= inverse;
+  }
+}
+
+// A thread's share of a state held column by column: `groups` threads per column, each kRows elements of it.
+// Threads past the block's `columns` take column 0 and write nothing.
+struct ColumnThread {
+  bool writes;
+  int column, group;
+  __device__ ColumnThread(unsigned tid, int columns, int groups)
+      : writes(int(tid) < columns * groups), column(writes ? tid / groups : 0), group(tid % groups) {}
+};
+
+// Runs body(span, rows) over the chunks of the block's (batch, head) = blockIdx.x in order, each chunk's raw
+// rows staged (fused::ChunkRing: the next chunk in flight while the block works on this one).
+template <class Body>
+__device__ void for_each_staged_chunk(const fused::StagePlan& stage, char* ring_base, const Dims& d,
+                                      Body&& body) {
+  const int bh = blockIdx.x, chunks = (d.T + kChunk - 1) / kChunk;
+  const fused::ChunkRing ring{stage, ring_base, chunks, bh / d.H, bh % d.H, d.T, d.H, /*reverse=*/false};
+  ring.prime();
+  for (int index = 0; index < chunks; ++index) {
+    ring.acquire(index);
+    body(fused::chunk_span(index, chunks, d.T, false), static_cast<const char*>(ring.slot(index)));
+  }
+}
+
+// A column's kRows elements, `stride` apart in a state in global memory.
+template <int kRows>
+__device__ __forceinline__ void load_column(float (&state)[kRows], const float* from, int stride) {
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) state[r] = from[std::int64_t(r) * stride];
+}
+template <int kRows>
+__device__ __forceinline__ void store_column(float* to, const float (&state)[kRows], int stride) {
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) to[std::int64_t(r) * stride] = state[r];
+}
+
+// sum_r state[r] * x[r], in four chains.
+template <int kRows>
+__device__ __forceinline__ float column_dot(const float (&state)[kRows], const float* x) {
+  float acc[4] = {0, 0, 0, 0};
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) acc[r % 4] = fmaf(state[r], x[r], acc[r % 4]);
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+// Pass 2's step of a column of Hv (value v of a token): each slot decays by its own e and gains s v.
+template <int kRows>
+__device__ __forceinline__ void step_value_column(float (&state)[kRows], const float* e, const float* s,
+                                                  float v) {
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) state[r] = fmaf(e[r], state[r], s[r] * v);
+}
+
+// The chunk's column sums, left to its end: parts[row * blockDim.x + thread] holds a thread's partial of
+// row `row` (token x query head); store(row, column, sum) gets each column's `groups` partials added.
+template <class Store>
+__device__ void finish_column_sums(const float* parts, int rows, int columns, int groups, Store&& store) {
+  for (int idx = threadIdx.x; idx < rows * columns; idx += blockDim.x) {
+    const int row = idx / columns, column = idx % columns;
+    const float* part = parts + row * blockDim.x + column * groups;
+    float sum = 0;
+    for (int group = 0; group < groups; ++group) sum += part[group];
+    store(row, column, sum);
+  }
+}
+
+}  // namespace flabench::gsa
