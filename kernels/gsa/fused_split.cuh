@@ -5,10 +5,12 @@
 //   so the blocks of a head split the M slots and each SM holds a part of one head's Hk. Per chunk of kChunk
 //   tokens the block stages k, q (every query head), s and f of its slots with cp.async one chunk ahead,
 //   converts them to fp32 once (exp(f) taken once), steps its columns and writes scale Hk_t^T q per query
-//   head (the K / kRows threads of a column add partials with shuffles).
+//   head (each thread leaves a partial per token; a column's K / kRows partials are added at the chunk's
+//   end, off the per-token path).
 // - output kernel (pass 2): a thread owns kRows slots of one Hv column (value j of the block's slice of V);
 //   per chunk the block stages v, s, f and the chunk's logits, takes the softmax over M of each (token,
-//   query head) row in fp32 (one warp per row), steps its columns and writes o = Hv_t^T p.
+//   query head) row in fp32 (one warp per row), steps its columns and writes o = Hv_t^T p (partials
+//   added at the chunk's end likewise).
 // Split this way neither kernel repeats the other's work per block, and each spreads its state over as many
 // SMs as the heads allow. Decays enter only as exp(f) <= 1: f down to -40 cannot overflow.
 #pragma once
