@@ -66,6 +66,10 @@ std::string readable_kernel_name(const char* mangled) {
   std::string name = status == 0 && demangled ? demangled : mangled;
   std::free(demangled);
   if (name.rfind("void ", 0) == 0) name.erase(0, 5);
+  // Kernels in an unnamed namespace: its "(anonymous namespace)::" would read as the parameter list below,
+  // and every such kernel of a namespace would get the same name.
+  const std::string unnamed = "(anonymous namespace)::";
+  for (std::size_t at; (at = name.find(unnamed)) != std::string::npos;) name.erase(at, unnamed.size());
   // The parameter list starts at the '(' that closes no template argument list.
   int depth = 0;
   for (std::size_t i = 0; i < name.size(); ++i) {

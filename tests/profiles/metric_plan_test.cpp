@@ -97,6 +97,9 @@ TEST(KernelTracer, KernelNamesAreReadable) {
   EXPECT_EQ(readable_kernel_name("_Z6kernelPf"), "kernel");
   EXPECT_EQ(readable_kernel_name("_ZN8flabench2fr11rows_kernelILi8EEEvPf"), "flabench::fr::rows_kernel<8>");
   EXPECT_EQ(readable_kernel_name("plain_c_kernel"), "plain_c_kernel");
+  // an unnamed namespace's "(anonymous namespace)" is not the parameter list
+  EXPECT_EQ(readable_kernel_name("_ZN8flabench3gsa12_GLOBAL__N_117gsa_logits_kernelIfLi4EEEvPf"),
+            "flabench::gsa::gsa_logits_kernel<float, 4>");
   EXPECT_EQ(readable_kernel_name(nullptr), "?");
 }
 
