@@ -1,7 +1,9 @@
 // Two independent launches of one call at once: while a ForkedStream lives, work enqueued on side() starts
 // only after everything enqueued on the call's stream before the fork, and when it ends the call's stream
 // waits for the side's work. So to the caller the call still runs in order on its one stream (the variant
-// contract), and a latency-bound kernel's idle schedulers can take the other launch's warps.
+// contract), and a latency-bound kernel's idle schedulers can take the other launch's warps. One side stream
+// and one pair of events serve each device, so one ForkedStream at a time per device (the harness runs its
+// cases one after another on one host thread).
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -226,12 +226,7 @@ void launch(const ForwardCall& call, const Plan& work) {
 template <class T>
 void forward(const ForwardCall& call) {
   const Plan work = plan(call.problem, current_device_attribute(cudaDevAttrMultiProcessorCount));
-  if (work.rows == 8)
-    launch<T, 8>(call, work);
-  else if (work.rows == 16)
-    launch<T, 16>(call, work);
-  else
-    launch<T, 32>(call, work);
+  with_rows<8>(work.rows, [&](auto rows) { launch<T, decltype(rows)::value>(call, work); });
 }
 
 // The threads and shared memory this kernel needs for `p`, against `device`; nullopt when it fits.

@@ -3,6 +3,8 @@
 // column and the column sums left to a chunk's end.
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/common/dtype_traits.cuh"
 #include "kernels/common/fused_recurrent/staging.cuh"
 #include "kernels/gsa/pointers.cuh"
@@ -48,6 +50,21 @@ struct ColumnThread {
   __device__ ColumnThread(unsigned tid, int columns, int groups)
       : writes(int(tid) < columns * groups), column(writes ? tid / groups : 0), group(tid % groups) {}
 };
+
+// Calls fn(std::integral_constant<int, rows>) for the rows (elements of a column per thread) a plan picked:
+// a power of two from kFewest (4 or 8; a kernel is instantiated for each) to 32.
+template <int kFewest, class Fn>
+void with_rows(int rows, Fn&& fn) {
+  if constexpr (kFewest <= 4) {
+    if (rows == 4) return fn(std::integral_constant<int, 4>{});
+  }
+  if (rows == 8)
+    fn(std::integral_constant<int, 8>{});
+  else if (rows == 16)
+    fn(std::integral_constant<int, 16>{});
+  else
+    fn(std::integral_constant<int, 32>{});
+}
 
 // Runs body(span, rows) over the chunks of the block's (batch, head) = blockIdx.x in order, each chunk's raw
 // rows staged (fused::ChunkRing: the next chunk in flight while the block works on this one).

@@ -205,19 +205,6 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   if (me.writes) store_column(p.hvt + state_base, state, V);
 }
 
-// Calls fn(std::integral_constant<int, rows>) for rows in {4, 8, 16, 32}.
-template <class Fn>
-void with_rows(int rows, Fn&& fn) {
-  if (rows == 4)
-    fn(std::integral_constant<int, 4>{});
-  else if (rows == 8)
-    fn(std::integral_constant<int, 8>{});
-  else if (rows == 16)
-    fn(std::integral_constant<int, 16>{});
-  else
-    fn(std::integral_constant<int, 32>{});
-}
-
 // The logits [B, T, HQ, M] in fp32.
 inline std::size_t logit_count(const Problem& p) {
   return std::size_t(p.B * p.T * p.H * p.G * p.M);
@@ -235,7 +222,7 @@ void forward(const ForwardCall& call) {
   float* logits = reinterpret_cast<float*>(call.workspace.data());
 
   const KernelPlan first = logits_plan(p, sms);
-  with_rows(first.rows, [&](auto rows) {
+  with_rows<4>(first.rows, [&](auto rows) {
     auto kernel = gsa_logits_kernel<T, decltype(rows)::value>;
     const std::size_t shared = logits_shared_bytes(p, first);
     allow_shared_memory(kernel, shared);
@@ -245,7 +232,7 @@ void forward(const ForwardCall& call) {
   FLA_CUDA_CHECK_LAUNCH();
 
   const KernelPlan second = output_plan(p, sms);
-  with_rows(second.rows, [&](auto rows) {
+  with_rows<4>(second.rows, [&](auto rows) {
     auto kernel = gsa_output_kernel<T, decltype(rows)::value>;
     const std::size_t shared = output_shared_bytes(p, second);
     allow_shared_memory(kernel, shared);
