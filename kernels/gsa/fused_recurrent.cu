@@ -1,4 +1,4 @@
-// gsa's fused_recurrent variant (forward): the fp32 states in registers, in one of two forms.
+// gsa's fused_recurrent variant: the fp32 states in registers; the forward in one of two forms.
 // - joint (fused_joint.cuh): one kernel whose blocks run pass 1 and pass 2 on separate warps a chunk apart,
 //   the softmax between them in shared memory; every block of a head repeats pass 1.
 // - split (fused_split.cuh): pass 1 writes fp32 logits, then pass 2 takes their softmax; each kernel spreads
@@ -6,13 +6,16 @@
 // The joint kernel holds pass 1 (K x M) in at most 512 threads: past 8 keys per thread (K x M > 4096, e.g.
 // K = 128, M = 64) its per-token stream grows and the split form is faster (0.60-0.81x at D = 128); at
 // K x M <= 4096 the joint kernel is (the split one 1.05-1.13x slower at D = 64). kernels/notes/gsa.md,
-// versions 8 and 11.
+// versions 8 and 11. A forward whose backward follows takes the split form, which leaves the logits and Hk's
+// checkpoints for it (fused_backward.cuh).
 #include <optional>
 #include <string>
 
 #include "kernels/common/format.h"
+#include "kernels/gsa/fused_backward.cuh"
 #include "kernels/gsa/fused_joint.cuh"
 #include "kernels/gsa/fused_split.cuh"
+#include "kernels/gsa/fused_workspace.h"
 #include "kernels/gsa/gsa.h"
 
 namespace flabench {
@@ -23,15 +26,20 @@ bool split_form(const Problem& p) {
   return p.K * p.M > 8 * joint::kMaxPassThreads;
 }
 
+// A backward needs the logits and Hk's checkpoints: only the split form leaves them.
 template <class T>
 void forward(const ForwardCall& call) {
-  if (split_form(call.problem))
-    split::forward<T>(call);
+  const FusedWorkspace w(call.problem);
+  float* const base = reinterpret_cast<float*>(call.workspace.data());
+  if (call.save_for_backward)
+    split::forward<T>(call, base + w.logits, base + w.key_checkpoints);
+  else if (split_form(call.problem))
+    split::forward<T>(call, base + w.logits, nullptr);
   else
     joint::forward<T>(call);
 }
 
-std::optional<std::string> limits(const Problem& p, Mode, const DeviceLimits& device) {
+std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimits& device) {
   const auto fits = [](std::int64_t n) { return n == 32 || n == 64 || n == 128; };
   if (!fits(p.K) || !fits(p.M))
     return format(
@@ -44,7 +52,11 @@ std::optional<std::string> limits(const Problem& p, Mode, const DeviceLimits& de
         "fused_recurrent stages rows in power-of-two pieces: V in {16, 32, ..., 256} and G a power of "
         "two, not V=%lld, G=%lld",
         static_cast<long long>(p.V), static_cast<long long>(p.G));
-  return split_form(p) ? split::limits(p, device) : joint::limits(p, device);
+  if (mode == Mode::fwdbwd) {
+    if (auto why = split::limits(p, int(p.K), int(p.V), device)) return why;
+    return split::backward_limits(p, device);
+  }
+  return split_form(p) ? split::limits(p, int(p.K), int(p.V), device) : joint::limits(p, device);
 }
 
 }  // namespace
@@ -56,15 +68,16 @@ Variant gsa_fused_recurrent_variant() {
   variant.name = "fused_recurrent";
   variant.description =
       "fp32 states in registers; both passes in one kernel (V split across blocks when heads are few), or "
-      "where pass 1 is large two kernels joined by fp32 logits; forward only so far";
+      "where pass 1 is large (or a backward follows) two kernels joined by fp32 logits; backward from Hk and "
+      "Hv "
+      "checkpoints every 16 tokens in seven scans";
   variant.backend = Backend::cuda;
-  variant.support.backward = false;
   variant.support.limits = gsa::limits;
-  variant.workspace_bytes = [](const Problem& p) {
-    return gsa::split_form(p) ? gsa::split::workspace_bytes(p) : std::size_t(0);
-  };
+  variant.workspace_bytes = [](const Problem& p) { return gsa::FusedWorkspace(p).bytes(); };
   variant.forward =
       by_dtype<ForwardCall>([](auto tag, const ForwardCall& call) { gsa::forward<decltype(tag)>(call); });
+  variant.backward = by_dtype<BackwardCall>(
+      [](auto tag, const BackwardCall& call) { gsa::split::backward<decltype(tag)>(call); });
   return variant;
 }
 

@@ -66,18 +66,60 @@ void with_rows(int rows, Fn&& fn) {
     fn(std::integral_constant<int, 32>{});
 }
 
-// Runs body(span, rows) over the chunks of the block's (batch, head) = blockIdx.x in order, each chunk's raw
-// rows staged (fused::ChunkRing: the next chunk in flight while the block works on this one).
+// Runs body(span, rows) over the chunks of the block's (batch, head) = blockIdx.x in order (last to first
+// when `reverse`), each chunk's raw rows staged (fused::ChunkRing: the next chunk in flight while the block
+// works on this one).
 template <class Body>
 __device__ void for_each_staged_chunk(const fused::StagePlan& stage, char* ring_base, const Dims& d,
-                                      Body&& body) {
+                                      Body&& body, bool reverse = false) {
   const int bh = blockIdx.x, chunks = (d.T + kChunk - 1) / kChunk;
-  const fused::ChunkRing ring{stage, ring_base, chunks, bh / d.H, bh % d.H, d.T, d.H, /*reverse=*/false};
+  const fused::ChunkRing ring{stage, ring_base, chunks, bh / d.H, bh % d.H, d.T, d.H, reverse};
   ring.prime();
   for (int index = 0; index < chunks; ++index) {
     ring.acquire(index);
-    body(fused::chunk_span(index, chunks, d.T, false), static_cast<const char*>(ring.slot(index)));
+    body(fused::chunk_span(index, chunks, d.T, reverse), static_cast<const char*>(ring.slot(index)));
   }
+}
+
+// One of the two states (or its gradient) as a function of (x, m), slot m and x a key (Hk, X = K) or a value
+// (Hv, X = V): element (x, m) of head bh lies at head(bh) + x * x_stride + m * m_stride. The scans read it
+// as slot vectors (X elements of slot m, x_stride apart) or as vectors over the slots (m_stride apart).
+struct StateLayout {
+  int X, M, x_stride, m_stride;
+  __host__ __device__ std::int64_t head(int bh) const { return std::int64_t(bh) * X * M; }
+  __host__ __device__ std::int64_t at(int bh, int x, int m) const {
+    return head(bh) + std::int64_t(x) * x_stride + std::int64_t(m) * m_stride;
+  }
+};
+// A thread's kRows elements [group * kRows, + kRows) of slot m0 + column's vector (the slot scan and its
+// gradient): `offset` from the start of a head's state (or checkpoint), `stride` apart.
+template <int kRows>
+struct ElementsOfSlot : ColumnThread {
+  int stride;
+  std::int64_t offset;
+  __device__ ElementsOfSlot(const StateLayout& layout, int columns, int m0)
+      : ColumnThread(threadIdx.x, columns, layout.X / kRows),
+        stride(layout.x_stride),
+        offset(layout.at(0, group * kRows, m0 + column)) {}
+};
+
+// A thread's kRows slots [group * kRows, + kRows) of column x0 + column of a state read as vectors over
+// the slots (the slot mix and its gradient), in the block's (batch, head) blockIdx.x.
+template <int kRows>
+struct SlotsOfColumn : ColumnThread {
+  int stride;         // between its slots
+  std::int64_t base;  // its first slot
+  __device__ SlotsOfColumn(const StateLayout& layout, int columns, int x0)
+      : ColumnThread(threadIdx.x, columns, layout.M / kRows),
+        stride(layout.m_stride),
+        base(layout.at(blockIdx.x, x0 + column, group * kRows)) {}
+};
+
+inline StateLayout keys_by_slots(const Problem& p) {  // Hk [K, M]
+  return {int(p.K), int(p.M), int(p.M), 1};
+}
+inline StateLayout slots_by_values(const Problem& p) {  // Hv [M, V]
+  return {int(p.V), int(p.M), 1, int(p.V)};
 }
 
 // A column's kRows elements, `stride` apart in a state in global memory.

@@ -96,7 +96,12 @@ TEST(VariantSupport, GsaFusedRecurrentHoldsColumnsOf32) {
   EXPECT_FALSE(runs("gsa", "fused_recurrent", 64, 48, Mode::fwd, kHopper, 64, 1))
       << "V = 48: 3 pieces of 16 bytes";
   EXPECT_FALSE(runs("gsa", "fused_recurrent", 64, 64, Mode::fwd, kHopper, 64, 3));
-  EXPECT_FALSE(runs("gsa", "fused_recurrent", 64, 64, Mode::fwdbwd, kHopper, 64, 1)) << "no backward yet";
+  // the backward: the forward's split form, a dp scan over V and slot vectors kept per chunk
+  EXPECT_TRUE(runs("gsa", "fused_recurrent", 64, 64, Mode::fwdbwd, kHopper, 64, 4));
+  EXPECT_TRUE(runs("gsa", "fused_recurrent", 128, 128, Mode::fwdbwd, kHopper, 128, 1));
+  EXPECT_TRUE(runs("gsa", "fused_recurrent", 64, 16, Mode::fwdbwd, kAda, 64, 1));
+  EXPECT_FALSE(runs("gsa", "fused_recurrent", 128, 128, Mode::fwdbwd, kAda, 128, 4))
+      << "16 tokens of slot vectors and of 4 query heads' rows: more than 99 KiB";
 }
 
 }  // namespace

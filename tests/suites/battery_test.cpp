@@ -318,10 +318,14 @@ TEST(Battery, AChunkedVariantIsCheckedAtEveryChunkSize) {
 }
 
 TEST(Battery, AForwardOnlyVariantMeetsItsPeersOnTheForward) {
-  const BatterySpec spec{"^cross/gsa/.*/bf16/", Backend::cuda, {227 * 1024, 90}, false};
-  const std::vector<BatteryCase> cases = battery_cases(product_registry(), spec);
+  const FaultyGla forward_only([](Variant& v) {
+    v.support.backward = false;
+    v.backward = nullptr;
+  });
+  const std::vector<BatteryCase> cases =
+      battery_cases(forward_only.registry, {"^cross/gla/.*/bf16/", Backend::cpu, {}, false});
   ASSERT_EQ(cases.size(), 1u);
-  EXPECT_EQ(cases[0].name, "cross/gsa/naive~fused_recurrent/fwd/bf16/B2-T65-H3-K64-V64-M64/same_inputs");
+  EXPECT_EQ(cases[0].name, "cross/gla/reference~faulty/fwd/bf16/B2-T65-H3-K64-V64/same_inputs");
   EXPECT_FALSE(cases[0].skip_reason) << *cases[0].skip_reason;
 }
 

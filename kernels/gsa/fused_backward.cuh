@@ -1,0 +1,342 @@
+// gsa's fused_recurrent backward: every gradient from scans with fp32 states in registers, each arranged so
+// that what it sums per token lies within one state vector (a thread's rows, then its neighbours' lanes).
+// The forward (split form, fused_split.cuh) leaves the logits and Hk before every kChunk-th token. Then:
+//   1. dp_t = Hv_t do_t: Hv's rows scanned forward again (a SlotScan with x = v, y = do), keeping Hv's
+//      checkpoints;
+//   2. p = softmax(logits) and dz = scale p (dp - p . dp), per (token, query head) row;
+//   3. dq_t = Hk_t dz_t: Hk's rows scanned forward (a SlotMix with x = k, weights dz);
+//   4. dv and dk with dHv0, dHk0: the state gradients as vectors over the slots (Hv's columns, Hk's rows),
+//      scanned backwards (SlotMixGrad below): dH += sum_g w a^T, out = dH^T s, then dH decays;
+//   5. ds and df: the state gradients as slot vectors (Hk's columns, Hv's rows) scanned backwards
+//      (SlotScanGrad below), pass 1's then pass 2's: ds_m = dH_m . x_t and df_m = e^{f_m} dH_m . h_{m,t-1},
+//      with h_{t-1} recomputed per chunk from the checkpoint into registers. df is formed from the states
+//      themselves, not from cumulative sums that cancel at strong decays (kernels/notes/gsa.md).
+// Every scan only multiplies by e^{f} <= 1: f down to -40 cannot overflow.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "kernels/gsa/fused_split.cuh"
+#include "kernels/gsa/fused_workspace.h"
+
+namespace flabench::gsa::split {
+
+// The gradient of a SlotMix's state (vectors over the slots), scanned backwards: at token t column x gains
+// sum_g w_{t,g} a_{t,g}[x], gives out[t, x] = dh . s_t, then decays by e^{f_t}; dh0 is what is left.
+template <class T>
+struct SlotMixGrad {
+  const T *a, *s, *f;    // a [B, T, HQ, X]: do (for dv) or q (for dk); s, f [B, T, H, M]
+  const float* weights;  // [B, T, HQ, M]: p or dz
+  const float* dht;
+  float* dh0;
+  T* out;  // [B, T, H, X]
+  StateLayout layout;
+};
+
+// The gradient of a slot scan's state (slot vectors), scanned backwards: at token t slot m's vector gains
+// sum_g w_{t,g}[m] y_{t,g}, gives ds = dh . x_t and df = e^{f} dh . h_{t-1}, then decays by e^{f_t}.
+template <class T>
+struct SlotScanGrad {
+  const T *x, *y, *s, *f;    // as the SlotScan's: x [B, T, H, X], y [B, T, HQ, X]
+  const float* weights;      // [B, T, HQ, M]: dz (y = q) or p (y = do)
+  const float* dht;          // the incoming gradient of the final state
+  const float* checkpoints;  // the SlotScan's: the state before every kChunk-th token
+  float* sums;               // [2][B, T, H, M]: ds, df; the first of the two scans writes them
+  T *ds, *df;                // set on the second, which adds its own and writes these
+  StateLayout layout;
+};
+
+// One token's a_{t,g} for a block of SlotMixGrad: with one query head only the block's columns are staged,
+// with more the whole row of G x X (a slice of each head's row would take G copies per token).
+struct MixGradA {
+  int count, offset;  // staged floats per token; the block's column 0 of head g at g * X + offset
+  __host__ __device__ static MixGradA of(int G, int X, int columns, int x0) {
+    return G == 1 ? MixGradA{columns, 0} : MixGradA{G * X, x0};
+  }
+};
+
+// A SlotScanGrad thread keeps its elements' states through a chunk in registers (kChunk x kScanGradRows);
+// a block holds at most this many elements (the blocks of a head split the slots).
+constexpr int kScanGradRows = 4;
+constexpr int kScanGradElements = 1024;
+constexpr int kScanGradThreads = kScanGradElements / kScanGradRows;  // the launch bound: 255 registers
+
+inline KernelPlan mix_grad_plan(const Problem& p, int X, int sm_count) {
+  return mix_plan(p, X, sm_count);
+}
+inline KernelPlan scan_grad_plan(const Problem& p, int X, int sm_count) {
+  KernelPlan k{};
+  k.split = blocks_per_head(p, p.M, sm_count);
+  while (p.M / k.split * X > kScanGradElements && p.M / k.split > 8) k.split *= 2;
+  k.columns = int(p.M / k.split);
+  k.rows = kScanGradRows;
+  k.threads = (k.columns * (X / k.rows) + 31) / 32 * 32;
+  return k;
+}
+
+enum MixGradSegment { kGradA, kGradSlots, kGradGates, kGradWeights };
+enum ScanGradSegment { kScanGradX, kScanGradY, kScanGradWeights, kScanGradSlots, kScanGradGates };
+
+inline std::size_t padded(std::size_t bytes) {
+  return (bytes + 15) / 16 * 16;
+}
+inline std::size_t mix_grad_shared_bytes(const Problem& p, int X, const KernelPlan& k) {
+  const int a = MixGradA::of(int(p.G), X, k.columns, 0).count;
+  const std::size_t floats = kChunk * (a + 2 * p.M + p.G * p.M + k.threads);
+  const std::size_t record = padded(dtype_size(p.dtype) * a) + 2 * padded(dtype_size(p.dtype) * p.M) +
+                             padded(sizeof(float) * p.G * p.M);
+  return floats * sizeof(float) + fused::kStages * kChunk * record;
+}
+inline std::size_t scan_grad_shared_bytes(const Problem& p, int X, const KernelPlan& k) {
+  const std::size_t floats = kChunk * (X + p.G * X + p.G * p.M + 2 * k.columns + 2 * k.threads);
+  const std::size_t record = padded(dtype_size(p.dtype) * X) + padded(dtype_size(p.dtype) * p.G * X) +
+                             padded(sizeof(float) * p.G * p.M) + 2 * padded(dtype_size(p.dtype) * k.columns);
+  return floats * sizeof(float) + fused::kStages * kChunk * record;
+}
+
+template <class T, int kRows>
+__global__ void __launch_bounds__(kMaxThreads, 1)
+    gsa_slot_mix_grad_kernel(SlotMixGrad<T> a, Dims d, int columns, fused::StagePlan stage) {
+  extern __shared__ __align__(16) float smem[];
+  const int X = a.layout.X, M = d.M, G = d.G;
+  const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, x0 = blockIdx.y * columns;
+  const MixGradA staged_a = MixGradA::of(G, X, columns, x0);
+  float* const as = smem;                             // [C][staged_a.count]
+  float* const slots = as + kChunk * staged_a.count;  // [C][M]
+  float* const decays = slots + kChunk * M;           // [C][M]
+  float* const weights = decays + kChunk * M;         // [C][G][M]
+  float* const parts = weights + kChunk * G * M;      // [C][threads]
+  char* const ring_base = reinterpret_cast<char*>(parts + kChunk * blockDim.x);
+  const SlotsOfColumn<kRows> me(a.layout, columns, x0);
+  const int slot_groups = M / kRows, j = me.column, slot_group = me.group;
+
+  float dh[kRows];
+  load_column(dh, a.dht + me.base, me.stride);
+
+  for_each_staged_chunk(
+      stage, ring_base, d,
+      [&](fused::ChunkSpan span, const char* rows) {
+        convert_rows<T>(stage, rows, kGradA, span.length, staged_a.count, as, threadIdx.x, blockDim.x);
+        convert_rows<T>(stage, rows, kGradSlots, span.length, M, slots, threadIdx.x, blockDim.x);
+        convert_rows<T>(stage, rows, kGradGates, span.length, M, decays, threadIdx.x, blockDim.x, true);
+        convert_rows<float>(stage, rows, kGradWeights, span.length, G * M, weights, threadIdx.x, blockDim.x);
+        __syncthreads();
+        for (int t = span.length - 1; t >= 0; --t) {
+          for (int g = 0; g < G; ++g) {
+            const float at = as[t * staged_a.count + g * X + staged_a.offset + j];
+            const float* w = weights + (t * G + g) * M + slot_group * kRows;
+#pragma unroll
+            for (int r = 0; r < kRows; ++r) dh[r] = fmaf(w[r], at, dh[r]);
+          }
+          parts[t * blockDim.x + threadIdx.x] = column_dot(dh, slots + t * M + slot_group * kRows);
+          const float* e = decays + t * M + slot_group * kRows;
+#pragma unroll
+          for (int r = 0; r < kRows; ++r) dh[r] *= e[r];
+        }
+        __syncthreads();
+        finish_column_sums(parts, span.length, columns, slot_groups, [&](int t, int column, float sum) {
+          a.out[d.head_row(b, span.t0 + t, h) * X + x0 + column] = from_float<T>(sum);
+        });
+      },
+      /*reverse=*/true);
+  if (me.writes) store_column(a.dh0 + me.base, dh, me.stride);
+}
+
+template <class T>
+__global__ void __launch_bounds__(kScanGradThreads, 1)
+    gsa_slot_scan_grad_kernel(SlotScanGrad<T> a, Dims d, int columns, fused::StagePlan stage) {
+  extern __shared__ __align__(16) float smem[];
+  const int X = a.layout.X, M = d.M, G = d.G;
+  float* const xs = smem;                          // [C][X]
+  float* const ys = xs + kChunk * X;               // [C][G][X]
+  float* const ws = ys + kChunk * G * X;           // [C][G][M]
+  float* const slots = ws + kChunk * G * M;        // [C][columns]
+  float* const decays = slots + kChunk * columns;  // [C][columns]
+  float* const parts = decays + kChunk * columns;  // [C][2][threads]: ds, df
+  char* const ring_base = reinterpret_cast<char*>(parts + kChunk * 2 * blockDim.x);
+  constexpr int kRows = kScanGradRows;
+  const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, m0 = blockIdx.y * columns;
+  const ElementsOfSlot<kRows> me(a.layout, columns, m0);
+  const int groups = X / kRows, m = me.column, group = me.group, stride = me.stride;
+  const std::int64_t offset = me.offset;
+  const std::int64_t state_size = std::int64_t(X) * M, chunks = (d.T + kChunk - 1) / kChunk;
+  const std::int64_t tokens = std::int64_t(d.B) * d.T * d.H * M;  // one of the two sums
+
+  float dh[kRows];
+  load_column(dh, a.dht + a.layout.head(bh) + offset, stride);
+
+  for_each_staged_chunk(
+      stage, ring_base, d,
+      [&](fused::ChunkSpan span, const char* rows) {
+        convert_rows<T>(stage, rows, kScanGradX, span.length, X, xs, threadIdx.x, blockDim.x);
+        convert_rows<T>(stage, rows, kScanGradY, span.length, G * X, ys, threadIdx.x, blockDim.x);
+        convert_rows<float>(stage, rows, kScanGradWeights, span.length, G * M, ws, threadIdx.x, blockDim.x);
+        convert_rows<T>(stage, rows, kScanGradSlots, span.length, columns, slots, threadIdx.x, blockDim.x);
+        convert_rows<T>(stage, rows, kScanGradGates, span.length, columns, decays, threadIdx.x, blockDim.x,
+                        true);
+        __syncthreads();
+        // The chunk's states h_{t-1}, stepped from its checkpoint exactly as the forward stepped them, kept
+        // in registers (the token loops unrolled).
+        float history[kChunk][kRows];
+        load_column(history[0], a.checkpoints + (bh * chunks + span.t0 / kChunk) * state_size + offset,
+                    stride);
+#pragma unroll
+        for (int t = 0; t + 1 < kChunk; ++t) {
+          const float e = decays[t * columns + m], s = slots[t * columns + m];
+          const float* x = xs + t * X + group * kRows;
+#pragma unroll
+          for (int r = 0; r < kRows; ++r) history[t + 1][r] = fmaf(history[t][r], e, x[r] * s);
+        }
+#pragma unroll
+        for (int t = kChunk - 1; t >= 0; --t) {
+          if (t >= span.length) continue;
+          for (int g = 0; g < G; ++g) {
+            const float w = ws[(t * G + g) * M + m0 + m];
+            const float* y = ys + (t * G + g) * X + group * kRows;
+#pragma unroll
+            for (int r = 0; r < kRows; ++r) dh[r] = fmaf(w, y[r], dh[r]);
+          }
+          const float e = decays[t * columns + m];
+          parts[(t * 2) * blockDim.x + threadIdx.x] = column_dot(dh, xs + t * X + group * kRows);
+          float change = 0;
+#pragma unroll
+          for (int r = 0; r < kRows; ++r) change = fmaf(dh[r], history[t][r], change);
+          parts[(t * 2 + 1) * blockDim.x + threadIdx.x] = e * change;
+#pragma unroll
+          for (int r = 0; r < kRows; ++r) dh[r] *= e;
+        }
+        __syncthreads();
+        finish_column_sums(parts, span.length * 2, columns, groups, [&](int row, int column, float sum) {
+          const std::int64_t at = d.head_row(b, span.t0 + row / 2, h) * M + m0 + column;
+          float* const total = a.sums + (row % 2) * tokens + at;
+          if (!a.ds) {
+            *total = sum;
+          } else {
+            T* const out = row % 2 ? a.df : a.ds;
+            out[at] = from_float<T>(*total + sum);
+          }
+        });
+      },
+      /*reverse=*/true);
+}
+
+// p = softmax(logits) and dz = scale p (dp - p . dp), in place of dp: one warp per (token, query head) row.
+__global__ void gsa_softmax_grad_kernel(const float* logits, float* p, float* dp, std::int64_t rows, int M,
+                                        float scale) {
+  const int lane = threadIdx.x % 32;
+  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
+  for (std::int64_t row = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; row < rows;
+       row += warps) {
+    float* const weights = p + row * M;
+    float* const grad = dp + row * M;
+    for (int i = lane; i < M; i += 32) weights[i] = logits[row * M + i];
+    __syncwarp();
+    softmax_rows(weights, 1, M, 0, 1);
+    __syncwarp();
+    float dot = 0;
+    for (int i = lane; i < M; i += 32) dot = fmaf(weights[i], grad[i], dot);
+    dot = sum_over_lanes(dot, 32);
+    for (int i = lane; i < M; i += 32) grad[i] = scale * weights[i] * (grad[i] - dot);
+  }
+}
+
+template <class T>
+fused::StagePlan mix_grad_stage(const SlotMixGrad<T>& a, int G, int columns) {
+  fused::StagePlan plan;
+  const int X = a.layout.X, M = a.layout.M;
+  if (G == 1)
+    plan.add(a.a, sizeof(T), X, columns, columns);
+  else
+    plan.add(a.a, sizeof(T), G * X, G * X);
+  plan.add(a.s, sizeof(T), M, M);
+  plan.add(a.f, sizeof(T), M, M);
+  plan.add(a.weights, sizeof(float), G * M, G * M);
+  return plan;
+}
+template <class T>
+fused::StagePlan scan_grad_stage(const SlotScanGrad<T>& a, int G, int columns) {
+  fused::StagePlan plan;
+  const int X = a.layout.X, M = a.layout.M;
+  plan.add(a.x, sizeof(T), X, X);
+  plan.add(a.y, sizeof(T), G * X, G * X);
+  plan.add(a.weights, sizeof(float), G * M, G * M);
+  plan.add(a.s, sizeof(T), M, columns, columns);
+  plan.add(a.f, sizeof(T), M, columns, columns);
+  return plan;
+}
+
+template <class T>
+void launch_mix_grad(const SlotMixGrad<T>& a, const Problem& p, int sm_count, cudaStream_t stream) {
+  const KernelPlan plan = mix_grad_plan(p, a.layout.X, sm_count);
+  with_rows<4>(plan.rows, [&](auto rows) {
+    launch_over_heads(gsa_slot_mix_grad_kernel<T, decltype(rows)::value>, a, p, plan,
+                      mix_grad_shared_bytes(p, a.layout.X, plan), mix_grad_stage(a, int(p.G), plan.columns),
+                      stream);
+  });
+}
+
+template <class T>
+void launch_scan_grad(const SlotScanGrad<T>& a, const Problem& p, int sm_count, cudaStream_t stream) {
+  const KernelPlan plan = scan_grad_plan(p, a.layout.X, sm_count);
+  launch_over_heads(gsa_slot_scan_grad_kernel<T>, a, p, plan, scan_grad_shared_bytes(p, a.layout.X, plan),
+                    scan_grad_stage(a, int(p.G), plan.columns), stream);
+}
+
+template <class T>
+void backward(const BackwardCall& call) {
+  const Problem& p = call.problem;
+  const int sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
+  const Pointers<T> in = bind_inputs<T>(call.inputs);
+  const GradPointers<T> g = bind_grads<T>(call);
+  const FusedWorkspace w(p);
+  float* const base = reinterpret_cast<float*>(call.workspace.data());
+  float *logits = base + w.logits, *weights = base + w.weights, *dz = base + w.logit_grads;
+  float *key_checkpoints = base + w.key_checkpoints, *value_checkpoints = base + w.value_checkpoints;
+  const StateLayout keys = keys_by_slots(p), values = slots_by_values(p);
+
+  // 1. dp into dz's place; Hv's checkpoints kept
+  launch_scan(SlotScan<T>{in.v, g.d_o, in.s, in.f, in.hv0, nullptr, dz, value_checkpoints, values, 1.0f}, p,
+              sms, call.stream);
+  // 2. p, and dp becomes dz
+  const std::int64_t rows = p.B * p.T * p.H * p.G;
+  gsa_softmax_grad_kernel<<<unsigned(std::min<std::int64_t>((rows + 7) / 8, 16 * sms)), 256, 0,
+                            call.stream>>>(logits, weights, dz, rows, int(p.M), float(p.scale));
+  FLA_CUDA_CHECK_LAUNCH();
+  // 3. dq
+  launch_mix(SlotMix<T>{in.k, in.s, in.f, dz, /*softmax=*/false, in.hk0, nullptr, g.dq, keys}, p, sms,
+             call.stream);
+  // 4. dv, dHv0; dk, dHk0
+  launch_mix_grad(SlotMixGrad<T>{g.d_o, in.s, in.f, weights, g.d_hvt, g.dhv0, g.dv, values}, p, sms,
+                  call.stream);
+  launch_mix_grad(SlotMixGrad<T>{in.q, in.s, in.f, dz, g.d_hkt, g.dhk0, g.dk, keys}, p, sms, call.stream);
+  // 5. ds, df: pass 1's into the sums, then pass 2's added
+  float* const sums = base + w.slot_sums;
+  launch_scan_grad(
+      SlotScanGrad<T>{in.k, in.q, in.s, in.f, dz, g.d_hkt, key_checkpoints, sums, nullptr, nullptr, keys}, p,
+      sms, call.stream);
+  launch_scan_grad(
+      SlotScanGrad<T>{in.v, g.d_o, in.s, in.f, weights, g.d_hvt, value_checkpoints, sums, g.ds, g.df, values},
+      p, sms, call.stream);
+}
+
+// Why the backward's kernels cannot run `p` on `device`, or nullopt.
+inline std::optional<std::string> backward_limits(const Problem& p, const DeviceLimits& device) {
+  if (auto why = limits(p, int(p.V), int(p.K), device)) return why;  // the dp scan and the dq mix
+  for (const int X : {int(p.K), int(p.V)}) {
+    const KernelPlan mix = mix_grad_plan(p, X, 1), scan = scan_grad_plan(p, X, 1);
+    if (mix.threads > kMaxThreads || scan.threads > kScanGradThreads)
+      return format("fused_recurrent's backward would need %d and %d threads per block (at most %d and %d)",
+                    mix.threads, scan.threads, kMaxThreads, kScanGradThreads);
+    const std::size_t bytes = std::max(mix_grad_shared_bytes(p, X, mix), scan_grad_shared_bytes(p, X, scan));
+    if (bytes > device.shared_memory_per_block)
+      return format(
+          "fused_recurrent's backward keeps %d tokens of states in %zu KiB of shared memory, the "
+          "device allows %zu KiB",
+          kChunk, bytes / 1024, device.shared_memory_per_block / 1024);
+  }
+  return std::nullopt;
+}
+
+}  // namespace flabench::gsa::split
