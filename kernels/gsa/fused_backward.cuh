@@ -11,6 +11,7 @@
 //      (SlotScanGrad below), pass 1's then pass 2's: ds_m = dH_m . x_t and df_m = e^{f_m} dH_m . h_{m,t-1},
 //      with h_{t-1} recomputed per chunk from the checkpoint into registers. df is formed from the states
 //      themselves, not from cumulative sums that cancel at strong decays (kernels/notes/gsa.md).
+// 3-5 are independent given dz and p: 5 runs on the call's stream, 3 and 4 beside it on a forked one.
 // Every scan only multiplies by e^{f} <= 1: f down to -40 cannot overflow.
 #pragma once
 
@@ -18,6 +19,7 @@
 #include <optional>
 #include <string>
 
+#include "kernels/common/forked_stream.h"
 #include "kernels/gsa/fused_split.cuh"
 #include "kernels/gsa/fused_workspace.h"
 
@@ -57,11 +59,13 @@ struct MixGradA {
   }
 };
 
-// A SlotScanGrad thread keeps its elements' states through a chunk in registers (kChunk x kScanGradRows);
-// a block holds at most this many elements (the blocks of a head split the slots).
+// A SlotScanGrad thread keeps its elements' states through a chunk in registers, the whole chunk (kChunk x
+// kScanGradRows floats, up to 255 registers: one block per SM) where the grid fits the SMs that way, else a
+// quarter at a time (two blocks per SM at 128 registers, the chunk's steps 15 -> 24). A block holds at most
+// kScanGradElements elements (the blocks of a head split the slots).
 constexpr int kScanGradRows = 4;
 constexpr int kScanGradElements = 1024;
-constexpr int kScanGradThreads = kScanGradElements / kScanGradRows;  // the launch bound: 255 registers
+constexpr int kScanGradThreads = kScanGradElements / kScanGradRows;
 
 inline KernelPlan mix_grad_plan(const Problem& p, int X, int sm_count) {
   return mix_plan(p, X, sm_count);
@@ -144,8 +148,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
   if (me.writes) store_column(a.dh0 + me.base, dh, me.stride);
 }
 
-template <class T>
-__global__ void __launch_bounds__(kScanGradThreads, 1)
+template <class T, int kPieces>
+__global__ void __launch_bounds__(kScanGradThreads, kPieces == 1 ? 1 : 2)
     gsa_slot_scan_grad_kernel(SlotScanGrad<T> a, Dims d, int columns, fused::StagePlan stage) {
   extern __shared__ __align__(16) float smem[];
   const int X = a.layout.X, M = d.M, G = d.G;
@@ -156,7 +160,7 @@ __global__ void __launch_bounds__(kScanGradThreads, 1)
   float* const decays = slots + kChunk * columns;  // [C][columns]
   float* const parts = decays + kChunk * columns;  // [C][2][threads]: ds, df
   char* const ring_base = reinterpret_cast<char*>(parts + kChunk * 2 * blockDim.x);
-  constexpr int kRows = kScanGradRows;
+  constexpr int kRows = kScanGradRows, kPiece = kChunk / kPieces;
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, m0 = blockIdx.y * columns;
   const ElementsOfSlot<kRows> me(a.layout, columns, m0);
   const int groups = X / kRows, m = me.column, group = me.group, stride = me.stride;
@@ -178,34 +182,54 @@ __global__ void __launch_bounds__(kScanGradThreads, 1)
                         true);
         __syncthreads();
         // The chunk's states h_{t-1}, stepped from its checkpoint exactly as the forward stepped them, kept
-        // in registers (the token loops unrolled).
-        float history[kChunk][kRows];
-        load_column(history[0], a.checkpoints + (bh * chunks + span.t0 / kChunk) * state_size + offset,
-                    stride);
-#pragma unroll
-        for (int t = 0; t + 1 < kChunk; ++t) {
+        // in registers a piece of the chunk at a time (the token loops unrolled): first the state at each
+        // piece's start, then, piece by piece from the last, the piece's states from its start.
+        const auto step = [&](float(&h)[kRows], int t) {
           const float e = decays[t * columns + m], s = slots[t * columns + m];
           const float* x = xs + t * X + group * kRows;
 #pragma unroll
-          for (int r = 0; r < kRows; ++r) history[t + 1][r] = fmaf(history[t][r], e, x[r] * s);
+          for (int r = 0; r < kRows; ++r) h[r] = fmaf(h[r], e, x[r] * s);
+        };
+        float starts[kPieces][kRows];
+        load_column(starts[0], a.checkpoints + (bh * chunks + span.t0 / kChunk) * state_size + offset,
+                    stride);
+#pragma unroll
+        for (int piece = 1; piece < kPieces; ++piece) {
+#pragma unroll
+          for (int r = 0; r < kRows; ++r) starts[piece][r] = starts[piece - 1][r];
+#pragma unroll
+          for (int i = 0; i < kPiece; ++i) step(starts[piece], (piece - 1) * kPiece + i);
         }
 #pragma unroll
-        for (int t = kChunk - 1; t >= 0; --t) {
-          if (t >= span.length) continue;
-          for (int g = 0; g < G; ++g) {
-            const float w = ws[(t * G + g) * M + m0 + m];
-            const float* y = ys + (t * G + g) * X + group * kRows;
+        for (int piece = kPieces - 1; piece >= 0; --piece) {
+          float history[kPiece][kRows];
 #pragma unroll
-            for (int r = 0; r < kRows; ++r) dh[r] = fmaf(w, y[r], dh[r]);
+          for (int r = 0; r < kRows; ++r) history[0][r] = starts[piece][r];
+#pragma unroll
+          for (int i = 0; i + 1 < kPiece; ++i) {
+#pragma unroll
+            for (int r = 0; r < kRows; ++r) history[i + 1][r] = history[i][r];
+            step(history[i + 1], piece * kPiece + i);
           }
-          const float e = decays[t * columns + m];
-          parts[(t * 2) * blockDim.x + threadIdx.x] = column_dot(dh, xs + t * X + group * kRows);
-          float change = 0;
 #pragma unroll
-          for (int r = 0; r < kRows; ++r) change = fmaf(dh[r], history[t][r], change);
-          parts[(t * 2 + 1) * blockDim.x + threadIdx.x] = e * change;
+          for (int i = kPiece - 1; i >= 0; --i) {
+            const int t = piece * kPiece + i;
+            if (t >= span.length) continue;
+            for (int g = 0; g < G; ++g) {
+              const float w = ws[(t * G + g) * M + m0 + m];
+              const float* y = ys + (t * G + g) * X + group * kRows;
 #pragma unroll
-          for (int r = 0; r < kRows; ++r) dh[r] *= e;
+              for (int r = 0; r < kRows; ++r) dh[r] = fmaf(w, y[r], dh[r]);
+            }
+            const float e = decays[t * columns + m];
+            parts[(t * 2) * blockDim.x + threadIdx.x] = column_dot(dh, xs + t * X + group * kRows);
+            float change = 0;
+#pragma unroll
+            for (int r = 0; r < kRows; ++r) change = fmaf(dh[r], history[i][r], change);
+            parts[(t * 2 + 1) * blockDim.x + threadIdx.x] = e * change;
+#pragma unroll
+            for (int r = 0; r < kRows; ++r) dh[r] *= e;
+          }
         }
         __syncthreads();
         finish_column_sums(parts, span.length * 2, columns, groups, [&](int row, int column, float sum) {
@@ -280,7 +304,9 @@ void launch_mix_grad(const SlotMixGrad<T>& a, const Problem& p, int sm_count, cu
 template <class T>
 void launch_scan_grad(const SlotScanGrad<T>& a, const Problem& p, int sm_count, cudaStream_t stream) {
   const KernelPlan plan = scan_grad_plan(p, a.layout.X, sm_count);
-  launch_over_heads(gsa_slot_scan_grad_kernel<T>, a, p, plan, scan_grad_shared_bytes(p, a.layout.X, plan),
+  const bool whole_chunks = p.B * p.H * plan.split <= sm_count;
+  launch_over_heads(whole_chunks ? gsa_slot_scan_grad_kernel<T, 1> : gsa_slot_scan_grad_kernel<T, 4>, a, p,
+                    plan, scan_grad_shared_bytes(p, a.layout.X, plan),
                     scan_grad_stage(a, int(p.G), plan.columns), stream);
 }
 
@@ -304,21 +330,27 @@ void backward(const BackwardCall& call) {
   gsa_softmax_grad_kernel<<<unsigned(std::min<std::int64_t>((rows + 7) / 8, 16 * sms)), 256, 0,
                             call.stream>>>(logits, weights, dz, rows, int(p.M), float(p.scale));
   FLA_CUDA_CHECK_LAUNCH();
-  // 3. dq
-  launch_mix(SlotMix<T>{in.k, in.s, in.f, dz, /*softmax=*/false, in.hk0, nullptr, g.dq, keys}, p, sms,
-             call.stream);
-  // 4. dv, dHv0; dk, dHk0
-  launch_mix_grad(SlotMixGrad<T>{g.d_o, in.s, in.f, weights, g.d_hvt, g.dhv0, g.dv, values}, p, sms,
-                  call.stream);
-  launch_mix_grad(SlotMixGrad<T>{in.q, in.s, in.f, dz, g.d_hkt, g.dhk0, g.dk, keys}, p, sms, call.stream);
-  // 5. ds, df: pass 1's into the sums, then pass 2's added
-  float* const sums = base + w.slot_sums;
-  launch_scan_grad(
-      SlotScanGrad<T>{in.k, in.q, in.s, in.f, dz, g.d_hkt, key_checkpoints, sums, nullptr, nullptr, keys}, p,
-      sms, call.stream);
-  launch_scan_grad(
-      SlotScanGrad<T>{in.v, g.d_o, in.s, in.f, weights, g.d_hvt, value_checkpoints, sums, g.ds, g.df, values},
-      p, sms, call.stream);
+  // 3-5 need only dz and p: the reverse scans of ds and df (the longest) on the call's stream, dq, dv and dk
+  // beside them on a forked one (kernels/notes/gsa.md, version 13: 0.73-0.98x of one after the other).
+  const auto mixes = [&](cudaStream_t stream) {
+    launch_mix(SlotMix<T>{in.k, in.s, in.f, dz, /*softmax=*/false, in.hk0, nullptr, g.dq, keys}, p, sms,
+               stream);
+    launch_mix_grad(SlotMixGrad<T>{g.d_o, in.s, in.f, weights, g.d_hvt, g.dhv0, g.dv, values}, p, sms,
+                    stream);
+    launch_mix_grad(SlotMixGrad<T>{in.q, in.s, in.f, dz, g.d_hkt, g.dhk0, g.dk, keys}, p, sms, stream);
+  };
+  const auto slot_scans = [&](cudaStream_t stream) {  // pass 1's ds, df into the sums, then pass 2's added
+    float* const sums = base + w.slot_sums;
+    launch_scan_grad(
+        SlotScanGrad<T>{in.k, in.q, in.s, in.f, dz, g.d_hkt, key_checkpoints, sums, nullptr, nullptr, keys},
+        p, sms, stream);
+    launch_scan_grad(SlotScanGrad<T>{in.v, g.d_o, in.s, in.f, weights, g.d_hvt, value_checkpoints, sums, g.ds,
+                                     g.df, values},
+                     p, sms, stream);
+  };
+  const ForkedStream fork(call.stream);
+  slot_scans(call.stream);
+  mixes(fork.side());
 }
 
 // Why the backward's kernels cannot run `p` on `device`, or nullopt.
