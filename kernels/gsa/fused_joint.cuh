@@ -229,11 +229,21 @@ void forward(const ForwardCall& call) {
   with_rows<8>(work.rows, [&](auto rows) { launch<T, decltype(rows)::value>(call, work); });
 }
 
+// Whether one block holds both passes of `p` within the kernel's thread bounds at every GPU's plan.
+inline bool threads_fit(const Plan& work) {
+  const int most = work.rows >= 32 ? kMaxPassThreads : kMaxThreads;  // the kernel's launch bound
+  return work.pass1_threads <= kMaxPassThreads && work.pass2_threads <= kMaxPassThreads &&
+         work.threads <= most;
+}
+inline bool threads_fit(const Problem& p) {
+  return threads_fit(plan(p, 1));  // the widest slice: the most threads
+}
+
 // The threads and shared memory this kernel needs for `p`, against `device`; nullopt when it fits.
 inline std::optional<std::string> limits(const Problem& p, const DeviceLimits& device) {
   const Plan work = plan(p, 1);  // the widest slice: the most threads and shared memory
-  const int most = work.rows >= 32 ? kMaxPassThreads : kMaxThreads;  // the kernel's launch bound
-  if (work.pass1_threads > kMaxPassThreads || work.pass2_threads > kMaxPassThreads || work.threads > most)
+  const int most = work.rows >= 32 ? kMaxPassThreads : kMaxThreads;
+  if (!threads_fit(work))
     return format("fused_recurrent would need %d + %d threads per block (at most %d per pass, %d in all)",
                   work.pass1_threads, work.pass2_threads, kMaxPassThreads, most);
   const std::size_t bytes = shared_bytes(p, work);

@@ -5,9 +5,10 @@
 //   its own state over the SMs.
 // The joint kernel holds pass 1 (K x M) in at most 512 threads: past 8 keys per thread (K x M > 4096, e.g.
 // K = 128, M = 64) its per-token stream grows and the split form is faster (0.60-0.81x at D = 128); at
-// K x M <= 4096 the joint kernel is (the split one 1.05-1.13x slower at D = 64). kernels/notes/gsa.md,
-// versions 8 and 11. A forward whose backward follows takes the split form, which leaves the logits and Hk's
-// checkpoints for it (fused_backward.cuh).
+// K x M <= 4096 the joint kernel is (the split one 1.05-1.13x slower at D = 64), where its block holds both
+// passes (not, e.g., K = 32, M = V = 128 or V = 256: 640 threads). kernels/notes/gsa.md, versions 8 and 11.
+// A forward whose backward follows takes the split form, which leaves the logits and Hk's checkpoints for it
+// (fused_backward.cuh).
 #include <optional>
 #include <string>
 
@@ -23,7 +24,7 @@ namespace gsa {
 namespace {
 
 bool split_form(const Problem& p) {
-  return p.K * p.M > 8 * joint::kMaxPassThreads;
+  return p.K * p.M > 8 * joint::kMaxPassThreads || !joint::threads_fit(p);
 }
 
 // A backward needs the logits and Hk's checkpoints: only the split form leaves them.

@@ -100,6 +100,10 @@ TEST(VariantSupport, GsaFusedRecurrentHoldsColumnsOf32) {
   EXPECT_TRUE(runs("gsa", "fused_recurrent", 64, 64, Mode::fwdbwd, kHopper, 64, 4));
   EXPECT_TRUE(runs("gsa", "fused_recurrent", 128, 128, Mode::fwdbwd, kHopper, 128, 1));
   EXPECT_TRUE(runs("gsa", "fused_recurrent", 64, 16, Mode::fwdbwd, kAda, 64, 1));
+  EXPECT_TRUE(runs("gsa", "fused_recurrent", 64, 256, Mode::fwd, kHopper, 64, 1)) << "the split form";
+  EXPECT_TRUE(runs("gsa", "fused_recurrent", 32, 128, Mode::fwd, kHopper, 128, 1)) << "the split form";
+  EXPECT_FALSE(runs("gsa", "fused_recurrent", 64, 256, Mode::fwdbwd, kHopper, 64, 1))
+      << "Hv's slot vectors of 256 values: 512 threads in the ds/df scan";
   EXPECT_FALSE(runs("gsa", "fused_recurrent", 128, 128, Mode::fwdbwd, kAda, 128, 4))
       << "16 tokens of slot vectors and of 4 query heads' rows: more than 99 KiB";
 }
