@@ -119,8 +119,9 @@ void add_selection_options(CLI::App& app, CommandLine& line) {
   app.add_option("--filter", line.filter,
                  "regex searched in case names, e.g. 'rwkv7/naive/fwdbwd/bf16' or 'gla|rwkv6'");
   app.add_option("--axis", line.axes,
-                 "NAME=VALUES (repeatable): B, T, H, K, V, D (K=V), C (chunk), dtype, mode; values 1,2,4 or "
-                 "start:stop[:step]; sizes also NAME[pow2]=10:14");
+                 "NAME=VALUES (repeatable): B, T, H, K, V, D (K=V), M (gsa's slots), G (query heads per "
+                 "key/value head), C (chunk), dtype, mode; values 1,2,4 or start:stop[:step]; sizes also "
+                 "NAME[pow2]=10:14");
   app.add_option("--preset", line.preset, "shape groups or shapes, e.g. peer,fla or B4_T2048_H16_D128")
       ->default_str("peer on a GPU, cpu without");
   app.add_option("--device", line.device, "auto, cpu, cuda or cuda:N")->capture_default_str();

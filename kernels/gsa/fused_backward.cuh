@@ -127,18 +127,18 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
         convert_rows<T>(stage, rows, kGradGates, span.length, M, decays, threadIdx.x, blockDim.x, true);
         convert_rows<float>(stage, rows, kGradWeights, span.length, G * M, weights, threadIdx.x, blockDim.x);
         __syncthreads();
-        for (int t = span.length - 1; t >= 0; --t) {
+        step_chunk<kRows, true>(span.length, 1, parts, [&](int t, auto&& sink) {
           for (int g = 0; g < G; ++g) {
             const float at = as[t * staged_a.count + g * X + staged_a.offset + j];
             const float* w = weights + (t * G + g) * M + slot_group * kRows;
 #pragma unroll
             for (int r = 0; r < kRows; ++r) dh[r] = fmaf(w[r], at, dh[r]);
           }
-          parts[t * blockDim.x + threadIdx.x] = column_dot(dh, slots + t * M + slot_group * kRows);
+          sink(0, column_dot(dh, slots + t * M + slot_group * kRows));
           const float* e = decays + t * M + slot_group * kRows;
 #pragma unroll
           for (int r = 0; r < kRows; ++r) dh[r] *= e[r];
-        }
+        });
         __syncthreads();
         finish_column_sums(parts, span.length, columns, slot_groups, [&](int t, int column, float sum) {
           a.out[d.head_row(b, span.t0 + t, h) * X + x0 + column] = from_float<T>(sum);

@@ -151,6 +151,31 @@ __device__ __forceinline__ void step_value_column(float (&state)[kRows], const f
   for (int r = 0; r < kRows; ++r) state[r] = fmaf(e[r], state[r], s[r] * v);
 }
 
+// A chunk of steps, forward or backward in time: step(t, sink) steps a thread's column through token t and
+// hands sink(i, partial) its `count` partials of the token (one per query head, or one), kept at
+// parts[(t * count + i) * blockDim.x + threadIdx.x] for the chunk's end. A full chunk of one partial per
+// token runs unrolled with the partials in registers until the end: no shared-memory store between two
+// tokens holds the next token's reads behind it (one warp per scheduler at few heads has nothing else to
+// issue meanwhile). Up to 16 rows per thread: past that the unrolled chunk spills.
+template <int kRows, bool kReverse, class Step>
+__device__ __forceinline__ void step_chunk(int length, int count, float* parts, Step&& step) {
+  if (kRows <= 16 && count == 1 && length == kChunk) {
+    float sums[kChunk];
+#pragma unroll
+    for (int i = 0; i < kChunk; ++i) {
+      const int t = kReverse ? kChunk - 1 - i : i;
+      step(t, [&](int, float partial) { sums[t] = partial; });
+    }
+#pragma unroll
+    for (int t = 0; t < kChunk; ++t) parts[t * blockDim.x + threadIdx.x] = sums[t];
+    return;
+  }
+  for (int i = 0; i < length; ++i) {
+    const int t = kReverse ? length - 1 - i : i;
+    step(t, [&](int at, float partial) { parts[(t * count + at) * blockDim.x + threadIdx.x] = partial; });
+  }
+}
+
 // The chunk's column sums, left to its end: parts[row * blockDim.x + thread] holds a thread's partial of
 // row `row` (token x query head); store(row, column, sum) gets each column's `groups` partials added.
 template <class Store>

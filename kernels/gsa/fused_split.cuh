@@ -167,15 +167,13 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     convert_rows<T>(stage, rows, kScanSlots, span.length, columns, slots, threadIdx.x, blockDim.x);
     convert_rows<T>(stage, rows, kScanGates, span.length, columns, decays, threadIdx.x, blockDim.x, true);
     __syncthreads();
-    for (int t = 0; t < span.length; ++t) {
+    step_chunk<kRows, false>(span.length, G, parts, [&](int t, auto&& sink) {
       const float e = decays[t * columns + m], s = slots[t * columns + m];
       const float* x = xs + t * X + group * kRows;
 #pragma unroll
       for (int r = 0; r < kRows; ++r) state[r] = fmaf(state[r], e, x[r] * s);
-      for (int g = 0; g < G; ++g)
-        parts[(t * G + g) * blockDim.x + threadIdx.x] =
-            column_dot(state, ys + (t * G + g) * X + group * kRows);
-    }
+      for (int g = 0; g < G; ++g) sink(g, column_dot(state, ys + (t * G + g) * X + group * kRows));
+    });
     __syncthreads();
     finish_column_sums(parts, span.length * G, columns, groups, [&](int row, int column, float sum) {
       a.out[d.query_row(b, span.t0 + row / G, h, row % G) * M + m0 + column] = a.scale * sum;
@@ -213,13 +211,11 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
       softmax_rows(weights, span.length * G, M, threadIdx.x / 32, blockDim.x / 32);
     }
     __syncthreads();
-    for (int t = 0; t < span.length; ++t) {
-      const float x = xs[t * columns + j];
-      step_value_column(state, decays + t * M + slot_group * kRows, slots + t * M + slot_group * kRows, x);
-      for (int g = 0; g < G; ++g)
-        parts[(t * G + g) * blockDim.x + threadIdx.x] =
-            column_dot(state, weights + (t * G + g) * M + slot_group * kRows);
-    }
+    step_chunk<kRows, false>(span.length, G, parts, [&](int t, auto&& sink) {
+      step_value_column(state, decays + t * M + slot_group * kRows, slots + t * M + slot_group * kRows,
+                        xs[t * columns + j]);
+      for (int g = 0; g < G; ++g) sink(g, column_dot(state, weights + (t * G + g) * M + slot_group * kRows));
+    });
     __syncthreads();
     finish_column_sums(parts, span.length * G, columns, slot_groups, [&](int row, int column, float sum) {
       a.out[d.query_row(b, span.t0 + row / G, h, row % G) * X + x0 + column] = from_float<T>(sum);
