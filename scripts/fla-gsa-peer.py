@@ -93,6 +93,15 @@ def probe(torch, gsa):
     return rows
 
 
+def table(rows):
+    """The times as markdown lines; a case that raised shows its error in place of a time."""
+    lines = [f"| variant | mode | B,T,H,D (M = {SLOTS}) | ms |", "|---|---|---|---|"]
+    for r in rows:
+        time = f"{r['ms']:.3f}" if "ms" in r else r["error"]
+        lines.append(f"| {r['variant']} | {r['mode']} | {r['B']},{r['T']},{r['H']},{r['D']} | {time} |")
+    return lines
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", required=True)
@@ -112,11 +121,7 @@ def main():
     result["rows"] = [] if args.only == "probe" else times(torch, triton, gsa, args.rep)
     with open(args.out, "w") as out:
         json.dump(result, out, indent=1)
-    print("| variant | mode | B,T,H,D (M = 64) | ms |")
-    print("|---|---|---|---|")
-    for r in result["rows"]:
-        print(f"| {r['variant']} | {r['mode']} | {r['B']},{r['T']},{r['H']},{r['D']} | "
-              f"{r['ms']:.3f} |" if "ms" in r else f"| {r['variant']} | {r['mode']} | - | {r['error']} |")
+    print("\n".join(table(result["rows"])))
     return 0
 
 
