@@ -1,6 +1,7 @@
-// Pieces gsa's fused_recurrent forwards share: the conversion of a staged chunk's raw rows to fp32, the
-// softmax over the M slots of a row of logits, a thread's place in a column of a state, the steps of a
-// column and the column sums left to a chunk's end.
+// Pieces gsa's fused_recurrent scans share: the conversion of a staged chunk's raw rows to fp32, the softmax
+// over the M slots of a row of logits, the two ways a state is read (StateLayout) and a thread's place in
+// them, the chunk loop, the steps of a column, a chunk of steps with its partials, and the column sums left
+// to a chunk's end.
 #pragma once
 
 #include <type_traits>
@@ -143,7 +144,8 @@ __device__ __forceinline__ float column_dot(const float (&state)[kRows], const f
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
-// Pass 2's step of a column of Hv (value v of a token): each slot decays by its own e and gains s v.
+// A slot mix's step of a column over the slots (Hv's column of value v, or Hk's row of key v): each slot
+// decays by its own e and gains s v.
 template <int kRows>
 __device__ __forceinline__ void step_value_column(float (&state)[kRows], const float* e, const float* s,
                                                   float v) {
