@@ -3,6 +3,7 @@
 steep forget gates, to put beside fla-bench's gsa variants (kernels/notes/gsa.md quotes both).
 
 usage: PYTHONPATH=.peer/fla_src python3 scripts/fla-gsa-peer.py --out PEER.json [--rep 100] [--only times|probe]
+                                                           [--variants chunk,fused_recurrent]
 
 .peer/fla_src/fla is the `fla/` folder of FLA's public repository (git-ignored, never committed; carry it to the
 GPU machine). Needs PyTorch, Triton and einops there.
@@ -43,10 +44,10 @@ def call(gsa, variant, x):
     return run(x["q"], x["k"], x["v"], x["s"], x["g"], scale=x["q"].shape[-1] ** -0.5)[0]
 
 
-def times(torch, triton, gsa, rep):
+def times(torch, triton, gsa, rep, variants):
     rows = []
     for B, T, H, D in SHAPES:
-        for variant in ("chunk", "fused_recurrent"):
+        for variant in variants:
             for mode in ("fwd", "fwdbwd"):
                 row = dict(variant=variant, mode=mode, B=B, T=T, H=H, D=D, M=SLOTS)
                 try:
@@ -73,10 +74,10 @@ def times(torch, triton, gsa, rep):
     return rows
 
 
-def probe(torch, gsa):
+def probe(torch, gsa, variants):
     rows = []
     for dtype in (torch.bfloat16,):  # fp32: no row within a 9-minute H100 run (not looked into)
-        for variant in ("chunk", "fused_recurrent"):
+        for variant in variants:
             for gates in ("typical", "mixed", "floor"):
                 row = dict(variant=variant, dtype=str(dtype).replace("torch.", ""), gates=gates)
                 try:
@@ -107,7 +108,12 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--rep", type=int, default=100)
     parser.add_argument("--only", choices=("times", "probe"))
+    parser.add_argument("--variants", default="chunk,fused_recurrent",
+                        help="FLA's gsa variants, comma-separated: chunk, fused_recurrent")
     args = parser.parse_args()
+    variants = args.variants.split(",")
+    if not set(variants) <= {"chunk", "fused_recurrent"}:
+        parser.error(f"--variants takes chunk and fused_recurrent, not {args.variants}")
     try:
         import torch
         import triton
@@ -117,8 +123,8 @@ def main():
         return 2
     props = torch.cuda.get_device_properties(0)
     result = dict(device=props.name, torch=torch.__version__, triton=triton.__version__, slots=SLOTS)
-    result["probe"] = [] if args.only == "times" else probe(torch, gsa)
-    result["rows"] = [] if args.only == "probe" else times(torch, triton, gsa, args.rep)
+    result["probe"] = [] if args.only == "times" else probe(torch, gsa, variants)
+    result["rows"] = [] if args.only == "probe" else times(torch, triton, gsa, args.rep, variants)
     with open(args.out, "w") as out:
         json.dump(result, out, indent=1)
     print("\n".join(table(result["rows"])))

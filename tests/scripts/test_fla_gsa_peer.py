@@ -45,6 +45,12 @@ class FlaGsaPeer(unittest.TestCase):
         self.assertIn("cannot import FLA's gsa", run.stderr)
         self.assertEqual(run.stdout, "")
 
+    def test_an_unknown_variant_is_refused_before_anything_runs(self):
+        run = subprocess.run([sys.executable, SCRIPT, "--out", "peer.json", "--variants", "chunk,naive"],
+                             capture_output=True, text=True)
+        self.assertEqual(run.returncode, 2)
+        self.assertIn("--variants takes chunk and fused_recurrent, not chunk,naive", run.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
