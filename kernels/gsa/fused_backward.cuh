@@ -50,55 +50,8 @@ struct SlotScanGrad {
   StateLayout layout;
 };
 
-// One token's a_{t,g} for a block of SlotMixGrad: with one query head only the block's columns are staged,
-// with more the whole row of G x X (a slice of each head's row would take G copies per token).
-struct MixGradA {
-  int count, offset;  // staged floats per token; the block's column 0 of head g at g * X + offset
-  __host__ __device__ static MixGradA of(int G, int X, int columns, int x0) {
-    return G == 1 ? MixGradA{columns, 0} : MixGradA{G * X, x0};
-  }
-};
-
-// A SlotScanGrad thread keeps its elements' states through a chunk in registers, the whole chunk (kChunk x
-// kScanGradRows floats, up to 255 registers: one block per SM) where the grid fits the SMs that way, else a
-// quarter at a time (two blocks per SM at 128 registers, the chunk's steps 15 -> 24). A block holds at most
-// kScanGradElements elements (the blocks of a head split the slots).
-constexpr int kScanGradRows = 4;
-constexpr int kScanGradElements = 1024;
-constexpr int kScanGradThreads = kScanGradElements / kScanGradRows;
-
-inline KernelPlan mix_grad_plan(const Problem& p, int X, int sm_count) {
-  return mix_plan(p, X, sm_count);
-}
-inline KernelPlan scan_grad_plan(const Problem& p, int X, int sm_count) {
-  KernelPlan k{};
-  k.split = blocks_per_head(p, p.M, sm_count);
-  while (p.M / k.split * X > kScanGradElements && p.M / k.split > 8) k.split *= 2;
-  k.columns = int(p.M / k.split);
-  k.rows = kScanGradRows;
-  k.threads = (k.columns * (X / k.rows) + 31) / 32 * 32;
-  return k;
-}
-
 enum MixGradSegment { kGradA, kGradSlots, kGradGates, kGradWeights };
 enum ScanGradSegment { kScanGradX, kScanGradY, kScanGradWeights, kScanGradSlots, kScanGradGates };
-
-inline std::size_t padded(std::size_t bytes) {
-  return (bytes + 15) / 16 * 16;
-}
-inline std::size_t mix_grad_shared_bytes(const Problem& p, int X, const KernelPlan& k) {
-  const int a = MixGradA::of(int(p.G), X, k.columns, 0).count;
-  const std::size_t floats = kChunk * (a + 2 * p.M + p.G * p.M + k.threads);
-  const std::size_t record = padded(dtype_size(p.dtype) * a) + 2 * padded(dtype_size(p.dtype) * p.M) +
-                             padded(sizeof(float) * p.G * p.M);
-  return floats * sizeof(float) + fused::kStages * kChunk * record;
-}
-inline std::size_t scan_grad_shared_bytes(const Problem& p, int X, const KernelPlan& k) {
-  const std::size_t floats = kChunk * (X + p.G * X + p.G * p.M + 2 * k.columns + 2 * k.threads);
-  const std::size_t record = padded(dtype_size(p.dtype) * X) + padded(dtype_size(p.dtype) * p.G * X) +
-                             padded(sizeof(float) * p.G * p.M) + 2 * padded(dtype_size(p.dtype) * k.columns);
-  return floats * sizeof(float) + fused::kStages * kChunk * record;
-}
 
 template <class T, int kRows>
 __global__ void __launch_bounds__(kMaxThreads, 1)
@@ -304,9 +257,9 @@ void launch_mix_grad(const SlotMixGrad<T>& a, const Problem& p, int sm_count, cu
 template <class T>
 void launch_scan_grad(const SlotScanGrad<T>& a, const Problem& p, int sm_count, cudaStream_t stream) {
   const KernelPlan plan = scan_grad_plan(p, a.layout.X, sm_count);
-  const bool whole_chunks = p.B * p.H * plan.split <= sm_count;
-  launch_over_heads(whole_chunks ? gsa_slot_scan_grad_kernel<T, 1> : gsa_slot_scan_grad_kernel<T, 4>, a, p,
-                    plan, scan_grad_shared_bytes(p, a.layout.X, plan),
+  launch_over_heads(scan_grad_whole_chunks(p, plan, sm_count) ? gsa_slot_scan_grad_kernel<T, 1>
+                                                              : gsa_slot_scan_grad_kernel<T, 4>,
+                    a, p, plan, scan_grad_shared_bytes(p, a.layout.X, plan),
                     scan_grad_stage(a, int(p.G), plan.columns), stream);
 }
 

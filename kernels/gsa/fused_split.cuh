@@ -26,70 +26,16 @@
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/format.h"
 #include "kernels/common/recurrence_pointers.cuh"
+#include "kernels/gsa/fused_plan.h"
 #include "kernels/gsa/fused_rows.cuh"
 #include "kernels/gsa/pointers.cuh"
 
 namespace flabench::gsa::split {
 
-constexpr int kTargetThreads = 256;  // per block: the fewest state elements per thread within this many
-constexpr int kMaxThreads = 512;     // the kernels' launch bound (32 elements per thread at most)
-
-// How many elements of a column each thread holds: the fewest (from 4) that keep `elements` within
-// kTargetThreads threads, at most 32.
-inline int rows_for(std::int64_t elements) {
-  int rows = 4;
-  while (rows < 32 && elements / rows > kTargetThreads) rows *= 2;
-  return rows;
-}
-
-// A kernel's blocks per head: doubled while the blocks of all heads stay within one wave (one block per SM)
-// and each keeps at least 8 columns.
-inline int blocks_per_head(const Problem& p, std::int64_t columns, int sm_count) {
-  int split = 1;
-  while (p.B * p.H * split * 2 <= sm_count && columns / (split * 2) >= 8) split *= 2;
-  return split;
-}
-
-struct KernelPlan {
-  int split, columns;  // blocks per head, and the columns (slots for pass 1, values for pass 2) of each
-  int rows;            // elements of a column per thread
-  int threads;  // whole warps; lanes past the block's columns help stage and shuffle, and write nothing
-};
-
-inline KernelPlan kernel_plan(const Problem& p, std::int64_t columns, std::int64_t column_length,
-                              int sm_count) {
-  KernelPlan k{};
-  k.split = blocks_per_head(p, columns, sm_count);
-  k.columns = int(columns / k.split);
-  k.rows = rows_for(k.columns * column_length);
-  k.threads = int((k.columns * (column_length / k.rows) + 31) / 32 * 32);
-  return k;
-}
-// SlotScan: columns are slots, each of X elements; SlotMix: columns are the X, each of M slots.
-inline KernelPlan scan_plan(const Problem& p, int X, int sm_count) {
-  return kernel_plan(p, p.M, X, sm_count);
-}
-inline KernelPlan mix_plan(const Problem& p, int X, int sm_count) {
-  return kernel_plan(p, X, p.M, sm_count);
-}
-
 // The staged rows and their fp32 conversions, per kernel. Every staged row is a multiple of 16 bytes under
 // limits() (K, M >= 32; at least 8 columns per block of a 2-byte type), so a record is the plain sum.
 enum ScanSegment { kScanX, kScanY, kScanSlots, kScanGates };
 enum MixSegment { kMixX, kMixSlots, kMixGates, kMixWeights };
-
-// The converted chunk, then one partial sum per thread, token and query head (the sums over a column's
-// threads wait for the chunk's end, off the per-token path), then the staging ring.
-inline std::size_t scan_shared_bytes(const Problem& p, int X, const KernelPlan& k) {
-  const std::size_t floats = kChunk * (X + p.G * X + 2 * k.columns + p.G * k.threads);
-  const std::size_t record = dtype_size(p.dtype) * (X + p.G * X + 2 * k.columns);
-  return floats * sizeof(float) + fused::kStages * kChunk * ((record + 15) / 16 * 16);
-}
-inline std::size_t mix_shared_bytes(const Problem& p, const KernelPlan& k) {
-  const std::size_t floats = kChunk * (k.columns + 2 * p.M + p.G * p.M + p.G * k.threads);
-  const std::size_t record = dtype_size(p.dtype) * (k.columns + 2 * p.M) + sizeof(float) * p.G * p.M;
-  return floats * sizeof(float) + fused::kStages * kChunk * ((record + 15) / 16 * 16);
-}
 
 // A scan whose state is M slot vectors of X elements (pass 1: Hk's columns, X = K; the backward's dp:
 // Hv's rows, X = V): slot m's vector steps as e^{f_m} h + s_m x_t, and out[t, g, m] = scale h . y_{t,g}.

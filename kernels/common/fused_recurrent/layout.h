@@ -19,6 +19,7 @@
 namespace flabench::fused {
 
 constexpr int kChunk = 16;  // tokens staged at a time, and the checkpoint interval of the backward
+constexpr int kStages = 2;  // chunks staged (staging.cuh): one in flight while the other is used
 
 // Keys per lane in the column passes. A scan is latency-bound while each scheduler has at most one warp: then
 // fewer keys per lane (more, shorter warps) shortens each token's step, down to 4 keys where 8 would leave

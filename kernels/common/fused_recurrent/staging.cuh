@@ -9,7 +9,6 @@
 
 namespace flabench::fused {
 
-constexpr int kStages = 2;  // one chunk in flight while the other is used: 16 token steps hide the latency
 constexpr int kMaxSegments = 9;
 
 // One tensor staged per token: `count` elements of each token row of `row_stride` elements (rows in

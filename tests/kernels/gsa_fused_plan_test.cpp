@@ -1,0 +1,82 @@
+// gsa fused_recurrent's plans on the CPU: limits() judges a shape by its plans on one SM (the widest blocks);
+// at every SM count a GPU may have, every kernel of a shape it lets through must still cover its columns in
+// whole blocks and stay within its launch bound and the device's shared memory.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "kernels/gsa/fused_plan.h"
+#include "kernels/registry.h"
+
+namespace flabench {
+namespace {
+
+using namespace gsa::split;
+
+constexpr DeviceLimits kHopper{227 * 1024, 90};
+constexpr DeviceLimits kAda{99 * 1024, 89};
+
+// Where `plan` splits `columns` columns of `length` elements each.
+void expect_whole(const KernelPlan& plan, int columns, int length, int bound, const std::string& what) {
+  SCOPED_TRACE(what);
+  EXPECT_EQ(plan.split * plan.columns, columns) << "the blocks cover every column once";
+  EXPECT_EQ(length % plan.rows, 0) << "a column is whole threads";
+  EXPECT_GE(plan.threads, plan.columns * (length / plan.rows));
+  EXPECT_EQ(plan.threads % 32, 0);
+  EXPECT_LE(plan.threads, bound) << "the kernel's launch bound";
+}
+
+TEST(GsaFusedPlan, EveryShapeLimitsLetsThroughFitsAtEverySmCount) {
+  const Variant& variant = *product_registry().find_variant("gsa", "fused_recurrent");
+  int checked = 0;
+  for (const DeviceLimits& device : {kHopper, kAda})
+    for (DType dtype : {DType::bf16, DType::fp32})
+      for (int K : {32, 64, 128})
+        for (int V : {16, 64, 128, 256})
+          for (int M : {32, 64, 128})
+            for (int G : {1, 4})
+              for (auto [B, H] : {std::pair{1, 1}, {1, 16}, {4, 16}, {8, 32}}) {
+                Problem p{B, 4096, H, K, V, dtype};
+                p.M = M, p.G = G;
+                if (why_unsupported(variant, p, Mode::fwdbwd, device)) continue;
+                ++checked;
+                for (int sms : {1, 46, 60, 108, 132}) {
+                  const std::string at = shape_label(p) + " " + std::string(dtype_name(dtype)) + " on " +
+                                         std::to_string(sms) + " SMs";
+                  for (const int X : {K, V}) {  // the forward (X = K, V) and the backward's dp (V) and dq (K)
+                    const KernelPlan scan = scan_plan(p, X, sms), mix = mix_plan(p, X, sms);
+                    expect_whole(scan, M, X, kMaxThreads, "slot scan, " + at);
+                    expect_whole(mix, X, M, kMaxThreads, "slot mix, " + at);
+                    EXPECT_LE(scan_shared_bytes(p, X, scan), device.shared_memory_per_block) << at;
+                    EXPECT_LE(mix_shared_bytes(p, mix), device.shared_memory_per_block) << at;
+                    const KernelPlan mix_grad = mix_grad_plan(p, X, sms),
+                                     scan_grad = scan_grad_plan(p, X, sms);
+                    expect_whole(mix_grad, X, M, kMaxThreads, "slot-mix gradient, " + at);
+                    expect_whole(scan_grad, M, X, kScanGradThreads, "slot-scan gradient, " + at);
+                    EXPECT_LE(scan_grad.columns * X, kScanGradElements) << at;
+                    EXPECT_LE(mix_grad_shared_bytes(p, X, mix_grad), device.shared_memory_per_block) << at;
+                    EXPECT_LE(scan_grad_shared_bytes(p, X, scan_grad), device.shared_memory_per_block) << at;
+                    if (scan_grad_whole_chunks(p, scan_grad, sms)) {
+                      EXPECT_LE(B * H * scan_grad.split, sms) << "one block per SM: " << at;
+                    }
+                  }
+                }
+              }
+  EXPECT_GT(checked, 100) << "the grid reaches the shapes the variant runs";
+}
+
+TEST(GsaFusedPlan, TheSlotScanGradientTakesWholeChunksOnlyWhereItsBlocksFitTheSms) {
+  Problem few{1, 24576, 16, 64, 64, DType::bf16};
+  few.M = 64;
+  const KernelPlan at_few = scan_grad_plan(few, 64, 132);
+  EXPECT_EQ(at_few.split, 8);  // 16 heads x 8 blocks of 8 slots: 128 blocks, one wave
+  EXPECT_TRUE(scan_grad_whole_chunks(few, at_few, 132));
+  Problem many = few;
+  many.B = 4;
+  const KernelPlan at_many = scan_grad_plan(many, 64, 132);
+  EXPECT_EQ(at_many.split, 4);  // 64 heads x 4 blocks of 16 slots (1024 elements each): two waves of one
+  EXPECT_FALSE(scan_grad_whole_chunks(many, at_many, 132));
+}
+
+}  // namespace
+}  // namespace flabench
