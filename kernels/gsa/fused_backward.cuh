@@ -138,13 +138,11 @@ __global__ void __launch_bounds__(kScanGradThreads, kPieces == 1 ? 1 : 2)
         // in registers a piece of the chunk at a time (the token loops unrolled): first the state at each
         // piece's start, then, piece by piece from the last, the piece's states from its start.
         const auto step = [&](float(&h)[kRows], int t) {
-          const float e = decays[t * columns + m], s = slots[t * columns + m];
-          const float* x = xs + t * X + group * kRows;
-#pragma unroll
-          for (int r = 0; r < kRows; ++r) h[r] = fmaf(h[r], e, x[r] * s);
+          step_slot_vector(h, decays[t * columns + m], slots[t * columns + m], xs + t * X + group * kRows);
         };
         float starts[kPieces][kRows];
-        load_column(starts[0], a.checkpoints + (bh * chunks + span.t0 / kChunk) * state_size + offset,
+        load_column(starts[0],
+                    a.checkpoints + checkpoint_start(bh, span.t0 / kChunk, chunks, state_size) + offset,
                     stride);
 #pragma unroll
         for (int piece = 1; piece < kPieces; ++piece) {

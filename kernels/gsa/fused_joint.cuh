@@ -162,10 +162,7 @@ __global__ void __launch_bounds__(kRows >= 32 ? kMaxPassThreads : kMaxThreads)
       const float* decay_chunk = c.decay_of(i);
       float* weights = c.weights_of(i);
       for (int t = 0; t < length; ++t) {
-        const float e = decay_chunk[t * M + m], s = s_chunk[t * M + m];
-        const float* k = c.k + t * K + key_group * kRows;
-#pragma unroll
-        for (int r = 0; r < kRows; ++r) state[r] = fmaf(state[r], e, k[r] * s);
+        step_slot_vector(state, decay_chunk[t * M + m], s_chunk[t * M + m], c.k + t * K + key_group * kRows);
         for (int g = 0; g < G; ++g) {
           const float part = column_dot(state, c.q + (t * G + g) * K + key_group * kRows);
           const float logit = sum_over_lanes(part, key_groups);

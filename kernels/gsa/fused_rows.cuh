@@ -116,6 +116,12 @@ struct SlotsOfColumn : ColumnThread {
         base(layout.at(blockIdx.x, x0 + column, group * kRows)) {}
 };
 
+// Where head bh's state before chunk `chunk` of `chunks` starts among a slot scan's checkpoints ([B*H,
+// chunks] states of `state_size` = X x M floats): the slot scan writes it there, its gradient reads it.
+__device__ __forceinline__ std::int64_t checkpoint_start(int bh, int chunk, std::int64_t chunks,
+                                                         std::int64_t state_size) {
+  return (bh * chunks + chunk) * state_size;
+}
 inline StateLayout keys_by_slots(const Problem& p) {  // Hk [K, M]
   return {int(p.K), int(p.M), int(p.M), 1};
 }
@@ -142,6 +148,14 @@ __device__ __forceinline__ float column_dot(const float (&state)[kRows], const f
 #pragma unroll
   for (int r = 0; r < kRows; ++r) acc[r % 4] = fmaf(state[r], x[r], acc[r % 4]);
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+// A slot scan's step of a slot's vector (Hk's column of slot m, or Hv's row): it decays by the slot's e and
+// gains s x. The slot-scan gradient recomputes the forward's states with it, so they match bit for bit.
+template <int kRows>
+__device__ __forceinline__ void step_slot_vector(float (&state)[kRows], float e, float s, const float* x) {
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) state[r] = fmaf(state[r], e, x[r] * s);
 }
 
 // A slot mix's step of a column over the slots (Hv's column of value v, or Hk's row of key v): each slot

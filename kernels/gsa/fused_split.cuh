@@ -107,17 +107,15 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
 
   for_each_staged_chunk(stage, ring_base, d, [&](fused::ChunkSpan span, const char* rows) {
     if (a.checkpoints && me.writes)
-      store_column(a.checkpoints + (bh * chunks + span.t0 / kChunk) * state_size + offset, state, stride);
+      store_column(a.checkpoints + checkpoint_start(bh, span.t0 / kChunk, chunks, state_size) + offset, state,
+                   stride);
     convert_rows<T>(stage, rows, kScanX, span.length, X, xs, threadIdx.x, blockDim.x);
     convert_rows<T>(stage, rows, kScanY, span.length, G * X, ys, threadIdx.x, blockDim.x);
     convert_rows<T>(stage, rows, kScanSlots, span.length, columns, slots, threadIdx.x, blockDim.x);
     convert_rows<T>(stage, rows, kScanGates, span.length, columns, decays, threadIdx.x, blockDim.x, true);
     __syncthreads();
     step_chunk<kRows, false>(span.length, G, parts, [&](int t, auto&& sink) {
-      const float e = decays[t * columns + m], s = slots[t * columns + m];
-      const float* x = xs + t * X + group * kRows;
-#pragma unroll
-      for (int r = 0; r < kRows; ++r) state[r] = fmaf(state[r], e, x[r] * s);
+      step_slot_vector(state, decays[t * columns + m], slots[t * columns + m], xs + t * X + group * kRows);
       for (int g = 0; g < G; ++g) sink(g, column_dot(state, ys + (t * G + g) * X + group * kRows));
     });
     __syncthreads();

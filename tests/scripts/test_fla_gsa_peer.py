@@ -35,11 +35,12 @@ class FlaGsaPeer(unittest.TestCase):
         self.assertEqual(len(lines), 4)
 
     def test_without_fla_it_exits_2_with_one_line(self):
+        # -S: no site-packages, so neither PyTorch nor an installed FLA can be found, whatever the machine has
         with tempfile.TemporaryDirectory() as empty:
             env = dict(os.environ, PYTHONPATH=empty)
             out = os.path.join(empty, "peer.json")
-            run = subprocess.run([sys.executable, SCRIPT, "--out", out], capture_output=True, text=True, env=env,
-                                 cwd=empty)
+            run = subprocess.run([sys.executable, "-S", SCRIPT, "--out", out], capture_output=True, text=True,
+                                 env=env, cwd=empty)
         self.assertEqual(run.returncode, 2, run.stderr)
         self.assertEqual(len(run.stderr.strip().splitlines()), 1, run.stderr)
         self.assertIn("cannot import FLA's gsa", run.stderr)
