@@ -3,12 +3,13 @@
 steep forget gates, to put beside fla-bench's gsa variants (kernels/notes/gsa.md quotes both).
 
 usage: PYTHONPATH=.peer/fla_src python3 scripts/fla-gsa-peer.py --out PEER.json [--rep 100] [--only times|probe]
-                                                           [--variants chunk,fused_recurrent]
+                                                           [--variants chunk,fused_recurrent] [--modes fwd,fwdbwd]
 
 .peer/fla_src/fla is the `fla/` folder of FLA's public repository (git-ignored, never committed; carry it to the
 GPU machine). Needs PyTorch, Triton and einops there.
 - times: bf16, M = 64 slots, the five peer shapes (B, T, H, D); forward, and forward + backward with an incoming
-  gradient of o; medians of triton.testing.do_bench after the autotuner's first calls.
+  gradient of o (--modes picks; chunk_gsa's backward autotuning alone can take minutes); medians of
+  triton.testing.do_bench after the autotuner's first calls.
 - probe: B = 2, T = 512, H = 4, D = M = 64 in bf16, forward + backward of both variants with the
   forget gate f = logsigmoid(N(0, 1)) ("typical"), f = -40 on every third slot ("mixed", as fla-bench's decay
   family) and f = -40 everywhere ("floor"); counts the non-finite elements of o and of every gradient.
@@ -44,11 +45,11 @@ def call(gsa, variant, x):
     return run(x["q"], x["k"], x["v"], x["s"], x["g"], scale=x["q"].shape[-1] ** -0.5)[0]
 
 
-def times(torch, triton, gsa, rep, variants):
+def times(torch, triton, gsa, rep, variants, modes):
     rows = []
     for B, T, H, D in SHAPES:
         for variant in variants:
-            for mode in ("fwd", "fwdbwd"):
+            for mode in modes:
                 row = dict(variant=variant, mode=mode, B=B, T=T, H=H, D=D, M=SLOTS)
                 try:
                     x = inputs(torch, B, T, H, D, SLOTS, torch.bfloat16, "typical")
@@ -110,10 +111,13 @@ def main():
     parser.add_argument("--only", choices=("times", "probe"))
     parser.add_argument("--variants", default="chunk,fused_recurrent",
                         help="FLA's gsa variants, comma-separated: chunk, fused_recurrent")
+    parser.add_argument("--modes", default="fwd,fwdbwd", help="what to time, comma-separated: fwd, fwdbwd")
     args = parser.parse_args()
-    variants = args.variants.split(",")
+    variants, modes = args.variants.split(","), args.modes.split(",")
     if not set(variants) <= {"chunk", "fused_recurrent"}:
         parser.error(f"--variants takes chunk and fused_recurrent, not {args.variants}")
+    if not set(modes) <= {"fwd", "fwdbwd"}:
+        parser.error(f"--modes takes fwd and fwdbwd, not {args.modes}")
     try:
         import torch
         import triton
@@ -124,7 +128,7 @@ def main():
     props = torch.cuda.get_device_properties(0)
     result = dict(device=props.name, torch=torch.__version__, triton=triton.__version__, slots=SLOTS)
     result["probe"] = [] if args.only == "times" else probe(torch, gsa, variants)
-    result["rows"] = [] if args.only == "probe" else times(torch, triton, gsa, args.rep, variants)
+    result["rows"] = [] if args.only == "probe" else times(torch, triton, gsa, args.rep, variants, modes)
     with open(args.out, "w") as out:
         json.dump(result, out, indent=1)
     print("\n".join(table(result["rows"])))

@@ -97,10 +97,12 @@ struct Builder {
     const auto add_here = [&](const BatteryCase& c, const Dims& d, const char* probe_name) {
       this->add(c, d, dtype, probe_name, chunk_size);
     };
-    const BatteryCase base{.op = &op, .variant = &v};
+    // Forward and backward, and the forward alone at the typical shape; a forward-only variant gets every
+    // family on its forward (skipping them would leave its decays, shapes and hygiene unchecked).
+    const BatteryCase base{.op = &op, .variant = &v, .mode = v.support.backward ? Mode::fwdbwd : Mode::fwd};
     BatteryCase c = base;
     c.mode = Mode::fwd;
-    add_here(c, kAccuracy[0], "reference");
+    if (v.support.backward) add_here(c, kAccuracy[0], "reference");
     for (const Dims& d : kAccuracy) add_here(base, d, "reference");
 
     c = base;

@@ -21,5 +21,6 @@ void register_gsa(Registry& registry);
 
 Variant gsa_naive_variant();
 Variant gsa_fused_recurrent_variant();
+Variant gsa_chunk_variant();
 
 }  // namespace flabench

@@ -55,7 +55,8 @@ OpSpec gsa_op() {
 }
 
 void register_gsa(Registry& registry) {
-  op_helpers::register_op(registry, gsa_op(), {gsa_naive_variant(), gsa_fused_recurrent_variant()});
+  op_helpers::register_op(registry, gsa_op(),
+                          {gsa_naive_variant(), gsa_fused_recurrent_variant(), gsa_chunk_variant()});
 }
 
 }  // namespace flabench

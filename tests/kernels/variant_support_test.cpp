@@ -4,6 +4,8 @@
 // {16 .. 256} on a Hopper's shared memory (K, V <= 64 on an RTX 40xx's); chunk as below.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "kernels/registry.h"
 
 namespace flabench {
@@ -77,6 +79,28 @@ TEST(VariantSupport, ChunkRunsItsChunkSizesAndHeadDims) {
   EXPECT_FALSE(chunk_runs("gla", 48, 64, 64, kHopper));
   EXPECT_FALSE(chunk_runs("gla", 64, 24, 64, kHopper));
   EXPECT_FALSE(chunk_runs("gla", 64, 64, 12, kHopper));
+}
+
+// gsa's chunk: K and M multiples of 16 (M up to 128), V of 8; on a Hopper K = V = M = 128 at every chunk
+// size, on an RTX 40xx D = M = 64 at C <= 32 (its logits block stages q, k, s, A and Hk0 in fp32); forward
+// only.
+TEST(VariantSupport, GsaChunkTakesItsShapesForwardOnly) {
+  const auto chunk_runs = [](int C, int K, int V, int M, Mode mode, const DeviceLimits& limits) {
+    Problem p{1, 64, 1, K, V, DType::bf16, C};
+    p.M = M, p.G = 4;
+    return !why_unsupported(*product_registry().find_variant("gsa", "chunk"), p, mode, limits);
+  };
+  for (int C : {16, 32, 64}) {
+    for (const auto& [K, V, M] : {std::tuple{64, 64, 64}, {128, 128, 128}, {32, 128, 64}, {16, 64, 32}})
+      EXPECT_TRUE(chunk_runs(C, K, V, M, Mode::fwd, kHopper)) << "C" << C << " " << K << "x" << V << "x" << M;
+    EXPECT_EQ(chunk_runs(C, 64, 64, 64, Mode::fwd, kAda), C <= 32) << "C" << C;
+    EXPECT_FALSE(chunk_runs(C, 64, 64, 64, Mode::fwdbwd, kHopper)) << "no backward yet";
+  }
+  EXPECT_FALSE(chunk_runs(64, 64, 64, 256, Mode::fwd, kHopper)) << "M = 256: four warps' tiles";
+  EXPECT_FALSE(chunk_runs(64, 24, 64, 64, Mode::fwd, kHopper));
+  EXPECT_FALSE(chunk_runs(64, 64, 64, 40, Mode::fwd, kHopper));
+  EXPECT_FALSE(chunk_runs(64, 64, 12, 64, Mode::fwd, kHopper));
+  EXPECT_FALSE(chunk_runs(64, 256, 64, 64, Mode::fwd, kHopper)) << "q, k and Hk0 of K = 256 in fp32";
 }
 
 TEST(VariantSupport, GsaNaiveKeepsBothStatesInSharedMemory) {

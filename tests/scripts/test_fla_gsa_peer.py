@@ -52,6 +52,12 @@ class FlaGsaPeer(unittest.TestCase):
         self.assertEqual(run.returncode, 2)
         self.assertIn("--variants takes chunk and fused_recurrent, not chunk,naive", run.stderr)
 
+    def test_an_unknown_mode_is_refused_before_anything_runs(self):
+        run = subprocess.run([sys.executable, SCRIPT, "--out", "peer.json", "--modes", "fwd,bwd"],
+                             capture_output=True, text=True)
+        self.assertEqual(run.returncode, 2)
+        self.assertIn("--modes takes fwd and fwdbwd, not fwd,bwd", run.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -329,5 +329,27 @@ TEST(Battery, AForwardOnlyVariantMeetsItsPeersOnTheForward) {
   EXPECT_FALSE(cases[0].skip_reason) << *cases[0].skip_reason;
 }
 
+TEST(Battery, AForwardOnlyVariantGetsEveryFamilyOnItsForward) {
+  const FaultyGla forward_only([](Variant& v) {
+    v.support.backward = false;
+    v.backward = nullptr;
+  });
+  const std::vector<BatteryCase> cases = battery_cases(
+      forward_only.registry, {"^(accuracy|decay|shapes|state|hygiene)/gla/faulty/", Backend::cpu, {}, false});
+  std::set<std::string> families;
+  for (const BatteryCase& c : cases) {
+    EXPECT_EQ(c.mode, Mode::fwd) << c.name;
+    EXPECT_FALSE(c.skip_reason) << c.name << ": " << *c.skip_reason;
+    families.insert(std::string(family_name(c.family)));
+  }
+  EXPECT_EQ(families, (std::set<std::string>{"accuracy", "decay", "shapes", "state", "hygiene"}));
+  EXPECT_EQ(std::count_if(cases.begin(), cases.end(),
+                          [](const BatteryCase& c) {
+                            return c.name == "accuracy/gla/faulty/fwd/bf16/B2-T65-H3-K64-V64/reference";
+                          }),
+            1)
+      << "the typical shape's forward once, not twice";
+}
+
 }  // namespace
 }  // namespace flabench

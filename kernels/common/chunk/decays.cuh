@@ -14,9 +14,16 @@ constexpr int kPad = 4;  // floats added to a staged row: rows 4 banks apart kee
 struct Dims {
   int B, T, H, K, V, C;
   float scale;
+  int G = 1;  // query heads to a key/value head (gsa's grouped queries): q and o have H G heads
   __host__ __device__ int chunks() const { return (T + C - 1) / C; }
   __host__ __device__ std::int64_t row(int b, int h, int t) const {
     return (std::int64_t(b) * T + t) * H + h;
+  }
+  // The dims of q and o, whose rows hold H G heads.
+  __host__ __device__ Dims queries() const {
+    Dims q = *this;
+    q.H *= G, q.G = 1;
+    return q;
   }
 };
 

@@ -1,7 +1,7 @@
 // The chunk variant's forward: the state pass (kernels/common/chunk/scan.cuh: the states before every
 // chunk), then the output pass, the products on the tensor cores (bf16 and fp16 inputs; fp32 inputs on the
 // CUDA cores, kernels/common/chunk/warp_mma.cuh).
-//   output pass  one block per (batch, head, chunk, 64 or 128 values):
+//   output pass  one block per (batch, query head, chunk, 64 or 128 values):
 //                o = scale ((q e^{seen from the chunk's start}) S0 + A v + bonus), with A the intra-chunk
 //                scores of intra_chunk.cuh; S0 and A are fp32 and go to the tensor cores in two 16-bit parts
 //                (S0 staged as two planes, A split as its fragments are built).
@@ -30,7 +30,10 @@ __global__ void __launch_bounds__(kOutputMaxThreads)
     chunk_output_kernel(Pointers<T> p, Dims d, const float* states, int VT) {
   extern __shared__ float smem[];
   const int K = d.K, V = d.V, C = d.C, ldK = K + kPad, ldC = C + kPad, ldV = VT + kPad;
-  const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y, j0 = blockIdx.z * VT;
+  // blockIdx.x: (batch, query head); G query heads share a key/value head's k, v, g and states.
+  const Dims dq = d.queries();
+  const int b = blockIdx.x / dq.H, hq = blockIdx.x % dq.H, h = hq / d.G, bh = b * d.H + h, n = blockIdx.y,
+            j0 = blockIdx.z * VT;
   const int t0 = n * C, length = min(C, d.T - t0);
   Decays dec = Decays::carve(smem, C, K);
   float* q = smem + Decays::floats(C, K);  // [C][K + pad]: q, then q e^{seen}, then q e^{seen from the start}
@@ -47,7 +50,7 @@ __global__ void __launch_bounds__(kOutputMaxThreads)
   int* steep = reinterpret_cast<int*>(bonus + C);
   auto* S0_planes = reinterpret_cast<Staged*>(S0);
   const float* saved = states + (std::int64_t(bh) * d.chunks() + n) * K * V;
-  stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, token_rows(p.q, d, b, h, t0, C, K, 0, K, q, ldK),
+  stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, token_rows(p.q, dq, b, hq, t0, C, K, 0, K, q, ldK),
                           token_rows(p.k, d, b, h, t0, C, K, 0, K, k, ldK),
                           token_rows(p.v, d, b, h, t0, C, V, j0, VT, v, ldS),
                           staged_state<Staged>(saved, d, 0, K, j0, VT, S0, ldS));
@@ -94,7 +97,7 @@ __global__ void __launch_bounds__(kOutputMaxThreads)
       first += bonus[i] * to_float(v[i * ldS + j]);
       second += bonus[i] * to_float(v[i * ldS + j + 1]);
     }
-    store_pair(p.o + d.row(b, h, t0 + i) * V + j0 + j, d.scale * first, d.scale * second);
+    store_pair(p.o + dq.row(b, hq, t0 + i) * V + j0 + j, d.scale * first, d.scale * second);
   });
 }
 

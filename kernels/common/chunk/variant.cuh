@@ -11,8 +11,7 @@
 #include <string>
 
 #include "kernels/common/chunk/chunk_grads.cuh"
-#include "kernels/common/chunk/forward.cuh"
-#include "kernels/common/chunk/scan.cuh"
+#include "kernels/common/chunk/launch.cuh"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/format.h"
 #include "kernels/variant.h"
@@ -20,40 +19,23 @@
 
 namespace flabench::chunk {
 
-inline std::size_t prepare_shared_bytes(const Problem& p) {
-  return sizeof(float) * (Decays::floats(p.chunk_size, int(p.K)) + p.chunk_size * p.K);
-}
 inline std::size_t value_grads_shared_bytes(const Problem& p) {
   return sizeof(float) * value_grads_floats(p.chunk_size, int(p.K), int(dtype_size(p.dtype)));
 }
 inline std::size_t key_grads_shared_bytes(const Problem& p) {
   return sizeof(float) * key_grads_floats(p.chunk_size, int(dtype_size(p.dtype)));
 }
-inline std::size_t output_shared_bytes(const Problem& p, int VT) {
-  return sizeof(float) * output_pass_floats(p.chunk_size, int(p.K), VT, int(dtype_size(p.dtype)));
-}
-// The output pass's value tile: 128 where V needs it and it fits the current device's shared memory.
-inline int output_values(const Problem& p) {
-  const auto optin = std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
-  return p.V > 64 && output_shared_bytes(p, 128) <= optin ? 128 : 64;
-}
 
 // The scan's operand for every chunk, then the scan (kernels/common/chunk/scan.cuh).
 template <class Form, class T, Operand kind>
 void prepare_and_scan(const Pointers<T>& pointers, const Dims& d, const Workspace& ws, const Scan<T>& scan,
-                      const Problem& p, cudaStream_t stream) {
+                      cudaStream_t stream) {
   {
     const NvtxRange range(kind == Operand::keys_to_end ? "decays" : "decays_seen");
-    allow_shared_memory(chunk_prepare_kernel<Form, T, kind>, prepare_shared_bytes(p));
-    chunk_prepare_kernel<Form, T, kind><<<dim3(unsigned(p.B * p.H), unsigned(d.chunks())), kPrepareThreads,
-                                          prepare_shared_bytes(p), stream>>>(pointers, d, ws);
-    FLA_CUDA_CHECK_LAUNCH();
+    launch_prepare<Form, T, kind>(pointers, d, ws, stream);
   }
   const NvtxRange range(kind == Operand::keys_to_end ? "states" : "state_grads");
-  const auto tiles = [](std::int64_t size) { return unsigned((size + kScanTile - 1) / kScanTile); };
-  chunk_scan_kernel<T>
-      <<<dim3(unsigned(p.B * p.H), tiles(p.K), tiles(p.V)), kScanThreads, 0, stream>>>(scan, d);
-  FLA_CUDA_CHECK_LAUNCH();
+  launch_scan(scan, d, stream);
 }
 
 template <class Form, class T>
@@ -68,14 +50,9 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
       pointers, d, ws,
       {reinterpret_cast<const Prepared<T>*>(ws.keys_to_end), pointers.v, ws.whole, pointers.h0, ws.states,
        pointers.ht, false},
-      p, call.stream);
+      call.stream);
   const NvtxRange range("outputs");
-  const int VT = output_values(p);
-  allow_shared_memory(chunk_output_kernel<Form, T>, output_shared_bytes(p, VT));
-  chunk_output_kernel<Form, T>
-      <<<dim3(unsigned(p.B * p.H), unsigned(d.chunks()), unsigned((p.V + VT - 1) / VT)),
-         unsigned(output_threads(VT)), output_shared_bytes(p, VT), call.stream>>>(pointers, d, ws.states, VT);
-  FLA_CUDA_CHECK_LAUNCH();
+  launch_output<Form, T>(pointers, d, ws.states, call.stream);
 }
 
 template <class Form, class T>
@@ -89,7 +66,7 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
       pointers, d, ws,
       {reinterpret_cast<const Prepared<T>*>(ws.queries_from_start), grads.d_o, ws.whole, grads.d_ht,
        ws.dstates, grads.dh0, true},
-      p, call.stream);
+      call.stream);
   const dim3 chunks(unsigned(p.B * p.H), unsigned(d.chunks()));
   {
     const NvtxRange range("value_grads");
@@ -132,7 +109,9 @@ inline std::optional<std::string> limits(const Problem& p, Mode mode, const Devi
   if (p.V % 8 != 0)
     return format("chunk takes value dims in multiples of 8 (16-byte loads), not %lld",
                   static_cast<long long>(p.V));
-  std::size_t bytes = std::max(prepare_shared_bytes(p), output_shared_bytes(p, 64));
+  const std::size_t input_bytes = dtype_size(p.dtype);
+  std::size_t bytes = std::max(prepare_shared_bytes(p.chunk_size, int(p.K)),
+                               output_shared_bytes(p.chunk_size, int(p.K), 64, input_bytes));
   if (mode == Mode::fwdbwd) bytes = std::max({bytes, value_grads_shared_bytes(p), key_grads_shared_bytes(p)});
   if (bytes > device.shared_memory_per_block)
     return format(

@@ -1,0 +1,43 @@
+// gsa chunk's workspace: byte offsets of its regions, in order, each 16-byte aligned (the scan and the
+// output pass move them in 16-byte vectors). Host-safe: tests/kernels/gsa_chunk_workspace_test.cpp checks it
+// on the CPU.
+#pragma once
+
+#include <cstddef>
+
+#include "kernels/common/problem.h"
+
+namespace flabench::gsa {
+
+struct ChunkWorkspace {
+  std::size_t value_states;  // [B*H, chunks, M, V] fp32: Hv before every chunk
+  std::size_t key_states;    // [B*H, chunks, M, K] fp32: Hk^T before every chunk (the scan's layout)
+  std::size_t key_initial;   // [B*H, M, K] fp32: hk0 transposed for the scan
+  std::size_t key_final;     // [B*H, M, K] fp32: Hk^T after the last chunk, before its transpose to hkt
+  std::size_t whole;         // [B*H, chunks, M] fp32: each chunk's summed log decay per slot
+  std::size_t slots_to_end;  // [B*H, chunks, C, M] of prepared_bytes: s e^{decay after it to the chunk's end}
+  std::size_t weights;       // [B, T, HQ, M] of the dtype: p, the softmax of the logits (pass 2's queries)
+  std::size_t total;
+
+  // prepared_bytes: the scan operand's element size (chunk::prepared_size), dtype_bytes: the inputs'.
+  ChunkWorkspace(const Problem& p, std::size_t prepared_bytes, std::size_t dtype_bytes) {
+    const auto aligned = [](std::size_t bytes) { return (bytes + 15) / 16 * 16; };
+    const std::size_t heads = p.B * p.H, chunks = (p.T + p.chunk_size - 1) / p.chunk_size;
+    std::size_t at = 0;
+    const auto region = [&](std::size_t bytes) {
+      const std::size_t start = at;
+      at += aligned(bytes);
+      return start;
+    };
+    value_states = region(sizeof(float) * heads * chunks * p.M * p.V);
+    key_states = region(sizeof(float) * heads * chunks * p.M * p.K);
+    key_initial = region(sizeof(float) * heads * p.M * p.K);
+    key_final = region(sizeof(float) * heads * p.M * p.K);
+    whole = region(sizeof(float) * heads * chunks * p.M);
+    slots_to_end = region(prepared_bytes * heads * chunks * p.chunk_size * p.M);
+    weights = region(dtype_bytes * p.B * p.T * p.H * p.G * p.M);
+    total = at;
+  }
+};
+
+}  // namespace flabench::gsa

@@ -1,0 +1,48 @@
+// gsa chunk's workspace: every region the size its tensor needs, in order and disjoint, each starting 16
+// bytes aligned (the scan and the output pass move them in 16-byte vectors), for the shapes and dtypes the
+// variant takes.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/gsa/chunk_workspace.h"
+
+namespace flabench {
+namespace {
+
+TEST(GsaChunkWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
+  for (std::int64_t T : {1, 17, 1000})
+    for (int C : {16, 64})
+      for (std::int64_t K : {16, 128})
+        for (std::int64_t V : {8, 64})
+          for (std::int64_t M : {16, 64, 128})
+            for (std::int64_t G : {1, 4})
+              for (std::size_t element : {2, 4}) {  // bf16 / fp16 inputs, fp32 inputs or operands
+                Problem p{2, T, 3, K, V, element == 2 ? DType::bf16 : DType::fp32};
+                p.M = M, p.G = G, p.chunk_size = C;
+                const gsa::ChunkWorkspace w(p, element, element);
+                const std::size_t heads = 6, chunks = (T + C - 1) / C;
+                struct Region {
+                  std::size_t at, bytes;
+                };
+                const std::vector<Region> regions = {{w.value_states, 4 * heads * chunks * M * V},
+                                                     {w.key_states, 4 * heads * chunks * M * K},
+                                                     {w.key_initial, 4 * heads * M * K},
+                                                     {w.key_final, 4 * heads * M * K},
+                                                     {w.whole, 4 * heads * chunks * M},
+                                                     {w.slots_to_end, element * heads * chunks * C * M},
+                                                     {w.weights, element * 2 * T * 3 * G * M}};
+                std::size_t end = 0;
+                for (const Region& r : regions) {
+                  EXPECT_GE(r.at, end) << "overlaps the region before it";
+                  EXPECT_EQ(r.at % 16, 0u) << "not 16-byte aligned";
+                  end = r.at + r.bytes;
+                }
+                EXPECT_GE(w.total, end);
+                EXPECT_LT(w.total, end + 16);
+              }
+}
+
+}  // namespace
+}  // namespace flabench
