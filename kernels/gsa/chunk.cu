@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "kernels/common/chunk/launch.cuh"
+#include "kernels/common/chunk/variant.cuh"
 #include "kernels/common/forked_stream.h"
 #include "kernels/common/format.h"
 #include "kernels/gsa/chunk_logits.cuh"
@@ -43,8 +43,16 @@ void transpose_states(const float* in, float* out, const Problem& p, int rows, i
   FLA_CUDA_CHECK_LAUNCH();
 }
 
-std::size_t logits_shared_bytes(const Problem& p) {
-  return sizeof(float) * logits_floats(p.chunk_size, int(p.K), int(p.M));
+std::size_t logits_shared_bytes(const Problem& p, bool grads) {
+  return sizeof(float) * logits_floats(p.chunk_size, int(p.K), int(p.M), grads, int(p.V));
+}
+
+// to += from, element by element: pass 1's share of ds and df added to pass 2's.
+template <class T>
+__global__ void add_into_kernel(T* to, const T* from, std::int64_t count) {
+  for (std::int64_t idx = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; idx < count;
+       idx += std::int64_t(gridDim.x) * blockDim.x)
+    to[idx] = from_float<T>(to_float(to[idx]) + to_float(from[idx]));
 }
 
 ChunkWorkspace workspace_of(const Problem& p) {
@@ -92,11 +100,12 @@ void forward(const ForwardCall& call) {
       transpose_states(floats(w.key_final), in.hkt, p, M, K, call.stream);
     }
     const NvtxRange range("logits");
-    const std::size_t bytes = logits_shared_bytes(p);
+    const std::size_t bytes = logits_shared_bytes(p, false);
     allow_shared_memory(chunk_logits_kernel<T>, bytes);
     chunk_logits_kernel<T>
         <<<dim3(unsigned(p.B * p.H * p.G), unsigned(slots.chunks())), kLogitsThreads, bytes, call.stream>>>(
-            LogitsArgs<T>{in.q, in.k, in.s, in.f, floats(w.key_states), weights, slots, K});
+            LogitsArgs<T>{in.q, in.k, nullptr, in.s, in.f, nullptr, floats(w.key_states), nullptr, weights,
+                          slots, K, int(p.V)});
     FLA_CUDA_CHECK_LAUNCH();
   }
   const NvtxRange range("outputs");
@@ -107,7 +116,81 @@ void forward(const ForwardCall& call) {
   chunk::launch_output<GlaForm, T>(second, pass2, floats(w.value_states), call.stream);
 }
 
-std::optional<std::string> limits(const Problem& p, Mode, const DeviceLimits& device) {
+// Both passes' gradients through GLA's chunk backward (kernels/common/chunk/variant.cuh), from the
+// forward's states, decays and p left in the workspace:
+//   1. logit grads  dz = scale p (dp - p . dp), dp = o's gradient through p (chunk_logits.cuh)
+//   2. pass 2       GLA with q = p, k = s, v = v, g = f, state Hv: dv, ds, df, dhv0 (its dq, dp, unused)
+//   3. pass 1       as GLA with q = dz, k = s, v = k, g = f, state Hk^T and do = q: since
+//                   sum_i dz_i . z_i = sum_i q_i . (Hk_i dz_i), that GLA's gradients of v, k, g and h0 are
+//                   pass 1's dk, ds, df and dhk0^T (hkt's incoming gradient its final state's, transposed)
+//   4. dq           GLA's output pass with q = dz, k = s, v = k over Hk^T's states: dq_i = Hk_i dz_i
+// ds and df add the two passes' shares.
+template <class T>
+void backward(const BackwardCall& call) {
+  const Problem& p = call.problem;
+  const gsa::Pointers<T> in = bind_inputs<T>(call.inputs);
+  const gsa::GradPointers<T> g = bind_grads<T>(call);
+  const ChunkWorkspace w = workspace_of(p);
+  std::byte* const base = call.workspace.data();
+  const auto floats = [&](std::size_t at) { return reinterpret_cast<float*>(base + at); };
+  const auto rows = [&](std::size_t at) { return reinterpret_cast<T*>(base + at); };
+  const int K = int(p.K), M = int(p.M);
+  chunk::Dims slots{int(p.B), int(p.T), int(p.H), M, int(p.V), p.chunk_size, float(p.scale), int(p.G)};
+  {
+    const NvtxRange range("logit_grads");
+    const std::size_t bytes = logits_shared_bytes(p, true);
+    allow_shared_memory(chunk_logit_grads_kernel<T>, bytes);
+    chunk_logit_grads_kernel<T>
+        <<<dim3(unsigned(p.B * p.H * p.G), unsigned(slots.chunks())), kLogitsThreads, bytes, call.stream>>>(
+            LogitsArgs<T>{in.q, in.k, in.v, in.s, in.f, g.d_o, floats(w.key_states), floats(w.value_states),
+                          rows(w.logit_grads), slots, K, int(p.V)});
+    FLA_CUDA_CHECK_LAUNCH();
+  }
+  slots.scale = 1.f;
+  chunk::Workspace ws{};
+  ws.dstates = floats(w.state_grads), ws.whole = floats(w.whole), ws.keys_to_end = base + w.slots_to_end;
+  ws.queries_from_start = base + w.queries_from_start;
+  {
+    const NvtxRange range("pass2_grads");
+    flabench::Pointers<T> pass{};
+    pass.q = rows(w.weights), pass.k = in.s, pass.v = in.v, pass.g = in.f;
+    flabench::GradPointers<T> grads{};
+    grads.d_o = g.d_o, grads.d_ht = g.d_hvt, grads.dq = rows(w.unused_grads), grads.dk = g.ds,
+    grads.dv = g.dv;
+    grads.dg = g.df, grads.dh0 = g.dhv0;
+    ws.states = floats(w.value_states);
+    chunk::launch_backward<GlaForm, T>(pass, grads, slots, ws, call.stream);
+  }
+  chunk::Dims keys = slots;
+  keys.V = K;
+  {
+    const NvtxRange range("pass1_grads");
+    transpose_states(g.d_hkt, floats(w.key_initial), p, K, M, call.stream);
+    flabench::Pointers<T> pass{};
+    pass.q = rows(w.logit_grads), pass.k = in.s, pass.v = in.k, pass.g = in.f;
+    flabench::GradPointers<T> grads{};
+    grads.d_o = in.q, grads.d_ht = floats(w.key_initial), grads.dq = rows(w.unused_grads);
+    grads.dk = rows(w.slot_grads), grads.dv = g.dk, grads.dg = rows(w.gate_grads);
+    grads.dh0 = floats(w.key_final);
+    ws.states = floats(w.key_states);
+    chunk::launch_backward<GlaForm, T>(pass, grads, keys, ws, call.stream);
+    transpose_states(floats(w.key_final), g.dhk0, p, M, K, call.stream);
+  }
+  {
+    const NvtxRange range("query_grads");
+    flabench::Pointers<T> pass{};
+    pass.q = rows(w.logit_grads), pass.k = in.s, pass.v = in.k, pass.g = in.f, pass.o = g.dq;
+    chunk::launch_output<GlaForm, T>(pass, keys, floats(w.key_states), call.stream);
+  }
+  const std::int64_t count = p.B * p.T * p.H * p.M;
+  const unsigned blocks = unsigned(std::min<std::int64_t>((count + 255) / 256, 4096));
+  add_into_kernel<T><<<blocks, 256, 0, call.stream>>>(g.ds, rows(w.slot_grads), count);
+  FLA_CUDA_CHECK_LAUNCH();
+  add_into_kernel<T><<<blocks, 256, 0, call.stream>>>(g.df, rows(w.gate_grads), count);
+  FLA_CUDA_CHECK_LAUNCH();
+}
+
+std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimits& device) {
   if (p.K % 16 != 0 || p.M % 16 != 0 || p.M > kLogitsMaxSlots)
     return format(
         "chunk takes K and M in multiples of 16 (the tensor cores' k step) and M up to %d (two warps' tiles "
@@ -116,9 +199,18 @@ std::optional<std::string> limits(const Problem& p, Mode, const DeviceLimits& de
   if (p.V % 8 != 0)
     return format("chunk takes value dims in multiples of 8 (16-byte loads), not %lld",
                   static_cast<long long>(p.V));
-  const std::size_t bytes = std::max(
-      {chunk::prepare_shared_bytes(p.chunk_size, int(p.M)),
-       chunk::output_shared_bytes(p.chunk_size, int(p.M), 64, dtype_size(p.dtype)), logits_shared_bytes(p)});
+  const std::size_t input_bytes = dtype_size(p.dtype);
+  std::size_t bytes = std::max({chunk::prepare_shared_bytes(p.chunk_size, int(p.M)),
+                                chunk::output_shared_bytes(p.chunk_size, int(p.M), 64, input_bytes),
+                                logits_shared_bytes(p, false)});
+  if (mode == Mode::fwdbwd) {
+    if (p.G != 1)
+      return format("chunk's backward takes one query head per key/value head (G = 1), not G = %lld",
+                    static_cast<long long>(p.G));
+    bytes = std::max({bytes, logits_shared_bytes(p, true),
+                      chunk::value_grads_shared_bytes(p.chunk_size, int(p.M), input_bytes),
+                      chunk::key_grads_shared_bytes(p.chunk_size, input_bytes)});
+  }
   if (bytes > device.shared_memory_per_block)
     return format(
         "chunk stages a %d-token chunk of K = %lld, M = %lld in %zu KiB of shared memory, the device allows "
@@ -141,11 +233,12 @@ Variant gsa_chunk_variant() {
   variant.backend = Backend::cuda;
   variant.support.chunk_sizes = {16, 32, 64};
   variant.support.default_chunk_size = 32;  // the fastest at 4 of the 5 peer shapes (kernels/notes/gsa.md)
-  variant.support.backward = false;
   variant.support.limits = gsa::limits;
   variant.workspace_bytes = [](const Problem& p) { return gsa::workspace_of(p).total; };
   variant.forward =
       by_dtype<ForwardCall>([](auto tag, const ForwardCall& call) { gsa::forward<decltype(tag)>(call); });
+  variant.backward =
+      by_dtype<BackwardCall>([](auto tag, const BackwardCall& call) { gsa::backward<decltype(tag)>(call); });
   return variant;
 }
 

@@ -1,23 +1,31 @@
-// gsa chunk's first pass and the softmax between its passes, one block per (batch, query head, chunk):
-//   z_i = scale (e^{F_i} Hk0^T q_i + sum_{j <= i} (q_i . k_j) s_j e^{F_i - F_j}),   p_i = softmax(z_i)
-// with F the slots' log decays summed from the chunk's start (inclusive) and Hk0 the key state before the
-// chunk (the scan's, stored Hk^T [M][K]); p goes to the workspace in the inputs' dtype as pass 2's queries.
+// gsa chunk's pass 1 and the softmax between its passes, one block per (batch, query head, chunk). Both
+// kernels are built from one product over the chunk, for x_i (a query-side row), y_j (a key-side row) and
+// the state S0 before the chunk:
+//   slot_product_i = e^{F_i} S0 x_i + sum_{j <= i} (x_i . y_j) s_j e^{F_i - F_j}          (one value per
+//   slot)
+// with F the slots' log decays summed from the chunk's start (inclusive).
+//   logits       z_i = scale slot_product(q, k, Hk0^T) and p = softmax(z), into the workspace in the inputs'
+//                dtype (pass 2's queries)
+//   logit grads  dp_i = slot_product(do, v, Hv0) (o's gradient through p), then dz_i = scale p_i (dp_i - p_i
+//   .
+//                dp_i), pass 1's output gradient (kernels/gsa/chunk.cu turns it into pass 1's gradients)
 // GLA's scores carry the decay inside their product over key channels; here it sits on the product's output
-// (the slots), so A = q k^T is a plain causal product and the decays multiply after it, per slot, each
+// (the slots), so A = x y^T is a plain causal product and the decays multiply after it, per slot, each
 // exponent composed from Decays' sub-chunk sums and never positive (i in sub-chunk I):
-//   the state's part        e^{prefix_I} Hk0^T q_i                        then all three
+//   the state's part        e^{prefix_I} S0 x_i                            then all three
 //   earlier sub-chunks      sum_j A_ij s_j e^{decay after j to I's start}  times e^{local_i}
 //   i's own sub-chunk       sum_{j <= i} A_ij s_j e^{-local_j}             times e^{local_i}
 // the last for the slots whose decay over the sub-chunk stays within e^40 (chunk::kFactorLimit, as GLA's
 // diagonal blocks); a steeper slot's sum_{j <= i} A_ij s_j e^{local_i - local_j} is summed element by
 // element. So log decays down to -40 make terms vanish, never overflow (the NaN of FLA's chunk_gsa
 // backward, kernels/notes/gsa.md). The products run on the tensor cores for bf16/fp16 (fp32 inputs on the
-// CUDA cores): q k^T from the inputs as they are; the fp32 state, A and the scaled s in two bf16 parts each
+// CUDA cores): A from the inputs as they are; the fp32 state, A and the scaled s in two bf16 parts each
 // (Exact), since an error in the logits passes through the softmax's exp, and bf16 for fp16 inputs too
 // (e^{-local} needs its range).
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/common/chunk/intra_chunk.cuh"
 #include "kernels/common/chunk/staging.cuh"
@@ -31,78 +39,96 @@ constexpr int kLogitsThreads = 256;  // 8 warps: C / 16 row strips, the slots' t
 constexpr int kLogitsMaxTiles = 8;   // 8-slot tiles a warp holds: M = 128 over two warps at C = 64
 constexpr int kLogitsMaxSlots = 128;
 
-// Shared memory, in floats: the slots' decays; q and k as fp32 [C][K + pad], whose room the logits [C][M]
-// take once A is built; s [C][M + pad]; Hk0 [M][K + pad]; A [C][C + pad].
-__host__ __device__ inline int logits_floats(int C, int K, int M) {
-  const int ldK = K + chunk::kPad, rows = 2 * C * ldK > C * M ? 2 * C * ldK : C * M;
-  return chunk::Decays::floats(C, M) + rows + C * (M + chunk::kPad) + M * ldK + C * (C + chunk::kPad);
+// Shared memory, in floats: the slots' decays; s [C][M + pad]; A [C][C + pad]; the product's x and y as fp32
+// [C][W + pad] and S0 [M][W + pad] (W the widest of its products' row widths), whose room a [C][M] result
+// takes once A is built; for the logit grads, the logits [C][M] apart.
+__host__ __device__ inline int slot_product_room(int C, int W, int M) {
+  const int rows = 2 * C * (W + chunk::kPad);
+  return (rows > C * M ? rows : C * M) + M * (W + chunk::kPad);
+}
+__host__ __device__ inline int logits_floats(int C, int K, int M, bool grads, int V) {
+  const int W = grads && V > K ? V : K;
+  return chunk::Decays::floats(C, M) + C * (M + chunk::kPad) + C * (C + chunk::kPad) +
+         slot_product_room(C, W, M) + (grads ? C * M : 0);
 }
 
 template <class T>
 struct LogitsArgs {
-  const T *q, *k, *s, *f;
-  const float* key_states;  // [B*H, chunks, M, K]
-  T* weights;               // [B, T, HQ, M]: p
-  chunk::Dims d;            // over the slots (d.K = M), with the query groups d.G and the logits' scale
-  int K;                    // the key dim
+  const T *q, *k, *v, *s, *f, *d_o;  // v and do for the logit grads only
+  const float* key_states;           // [B*H, chunks, M, K]: Hk^T before every chunk
+  const float* value_states;         // [B*H, chunks, M, V]: Hv before every chunk (logit grads)
+  T* out;                            // [B, T, HQ, M]: p (logits), or dz (logit grads)
+  chunk::Dims d;  // over the slots (d.K = M), with the query groups d.G and the logits' scale
+  int K, V;       // the key and value dims
+};
+
+// One block's staging room and place, shared by both kernels.
+struct SlotBlock {
+  chunk::Decays dec;
+  float *s, *A, *x, *y, *S0;
+  int M, C, ldM, ldC, ldW;
+  int b, hq, h, n, t0, length;
 };
 
 template <class T>
-__global__ void __launch_bounds__(kLogitsThreads) chunk_logits_kernel(LogitsArgs<T> args) {
+__device__ SlotBlock slot_block(float* smem, const LogitsArgs<T>& args, int W) {
   using namespace chunk;
-  extern __shared__ float smem[];
   const chunk::Dims& d = args.d;
-  const chunk::Dims dq = d.queries();
-  const int M = d.K, K = args.K, C = d.C, ldK = K + kPad, ldM = M + kPad, ldC = C + kPad;
-  const int b = blockIdx.x / dq.H, hq = blockIdx.x % dq.H, h = hq / d.G, n = blockIdx.y, t0 = n * C,
-            length = min(C, d.T - t0);
-  Decays dec = Decays::carve(smem, C, M);
-  float* q = smem + Decays::floats(C, M);
-  float* k = q + C * ldK;
-  float* z = q;  // [C][M], after the barrier that follows A
-  float* s = q + max(2 * C * ldK, C * M);
-  float* Hk0 = s + C * ldM;
-  float* A = Hk0 + M * ldK;
-  const float* saved =
-      args.key_states + (std::int64_t(b) * d.H + h) * d.chunks() * M * K + std::int64_t(n) * M * K;
-  // f is a per-slot gate seen after the update, as GLA's per-key gate: its decays are GLA's.
-  stage_with_decays<GlaForm>(
-      dec, args.f, d, b, h, t0, 0, token_rows(args.q, dq, b, hq, t0, C, K, 0, K, q, ldK),
-      token_rows(args.k, d, b, h, t0, C, K, 0, K, k, ldK),
-      token_rows(args.s, d, b, h, t0, C, M, 0, M, s, ldM), rows_of(saved, M, K, Hk0, ldK));
+  const int M = d.K, C = d.C, ldW = W + kPad, HQ = d.H * d.G;
+  SlotBlock sb{Decays::carve(smem, C, M)};
+  sb.M = M, sb.C = C, sb.ldM = M + kPad, sb.ldC = C + kPad, sb.ldW = ldW;
+  sb.s = smem + Decays::floats(C, M);
+  sb.A = sb.s + C * sb.ldM;
+  sb.x = sb.A + C * sb.ldC;
+  sb.y = sb.x + C * ldW;
+  sb.S0 = sb.x + max(2 * C * ldW, C * M);
+  sb.b = blockIdx.x / HQ, sb.hq = blockIdx.x % HQ, sb.h = sb.hq / d.G, sb.n = blockIdx.y, sb.t0 = sb.n * C,
+  sb.length = min(C, d.T - sb.t0);
+  return sb;
+}
 
-  // A = q k^T on and below the diagonal, a warp per 16 x 16 block.
-  const int warp = threadIdx.x / 32, warps = kLogitsThreads / 32, subs = C / kSubChunk;
+// out[i * M + m] = scale slot_product_i,m for the chunk's rows staged in sb (x, y [C][width], S0 [M][width],
+// s, decays). The whole block calls it; it synchronises after building A (x, y and S0 are free once it
+// returns to a barrier, so `out` may be their room), not at its end.
+template <class T>
+__device__ void slot_product(const SlotBlock& sb, int width, float scale, float* out) {
+  using namespace chunk;
+  const int M = sb.M, ldW = sb.ldW, ldM = sb.ldM, ldC = sb.ldC;
+  const float *x = sb.x, *y = sb.y, *S0 = sb.S0, *s = sb.s;
+  float* A = sb.A;
+  const Decays& dec = sb.dec;
+  // A = x y^T on and below the diagonal, a warp per 16 x 16 block.
+  const int warp = threadIdx.x / 32, warps = kLogitsThreads / 32, subs = sb.C / kSubChunk;
   for (int job = warp; job < subs * (subs + 1) / 2; job += warps) {
     int I = 0, J = job;
     while (J > I) J -= I + 1, ++I;
     float acc[2][4] = {};
-    for (int k0 = 0; k0 < K; k0 += 16)
+    for (int k0 = 0; k0 < width; k0 += 16)
       mma_k16<T>(
-          acc, 2, I * kSubChunk, 0, k0, [&](int i, int c) { return q[i * ldK + c]; },
-          [&](int c, int j) { return k[(J * kSubChunk + j) * ldK + c]; });
+          acc, 2, I * kSubChunk, 0, k0, [&](int i, int c) { return x[i * ldW + c]; },
+          [&](int c, int j) { return y[(J * kSubChunk + j) * ldW + c]; });
     for_each_accumulator(acc, 2, I * kSubChunk, 0, [&](int i, int j, float& a) {
       const int key = J * kSubChunk + j;
       A[i * ldC + key] = key <= i ? a : 0.f;
     });
   }
 
-  // Each warp's share of the logits: sub-chunk I's 16 rows, `count` tiles of 8 slots from n0.
+  // Each warp's share: sub-chunk I's 16 rows, `count` tiles of 8 slots from n0.
   const int groups = warps / subs, I = warp % subs, group = warp / subs, m0 = I * kSubChunk;
   const int per_group = (M / 8 + groups - 1) / groups, n0 = group * per_group * 8,
             count = min(per_group, M / 8 - group * per_group);
   using Op = std::conditional_t<std::is_same_v<T, float>, float, __nv_bfloat16>;
-  constexpr Exact kQueries = std::is_same_v<T, __half> ? Exact::both : Exact::b;  // fp16's q in bf16 parts
+  constexpr Exact kRows = std::is_same_v<T, __half> ? Exact::both : Exact::b;  // fp16's rows in bf16 parts
   float acc[kLogitsMaxTiles][4] = {};
   if (count > 0) {
-    for (int k0 = 0; k0 < K; k0 += 16)
-      mma_k16<Op, kLogitsMaxTiles, kQueries>(
-          acc, count, m0, n0, k0, [&](int i, int c) { return q[i * ldK + c]; },
-          [&](int c, int m) { return Hk0[m * ldK + c]; });
+    for (int k0 = 0; k0 < width; k0 += 16)
+      mma_k16<Op, kLogitsMaxTiles, kRows>(
+          acc, count, m0, n0, k0, [&](int i, int c) { return x[i * ldW + c]; },
+          [&](int c, int m) { return S0[m * ldW + c]; });
     for_each_accumulator(acc, count, m0, n0,
                          [&](int, int m, float& a) { a *= __expf(dec.prefix[I * M + m]); });
   }
-  __syncthreads();  // A is built; q and k are read for the last time
+  __syncthreads();  // A is built; x, y and S0 are read for the last time
   const auto gentle = [&](int m) { return -dec.total[I * M + m] <= kFactorLimit; };
   if (count > 0) {
     for (int J = 0; J <= I; ++J)
@@ -118,16 +144,73 @@ __global__ void __launch_bounds__(kLogitsThreads) chunk_logits_kernel(LogitsArgs
       if (!gentle(m))
         for (int j = m0; j <= i; ++j)
           steep += A[i * ldC + j] * s[j * ldM + m] * __expf(seen - dec.local[j * M + m]);
-      z[i * M + m] = d.scale * (a * __expf(seen) + steep);
+      out[i * M + m] = scale * (a * __expf(seen) + steep);
     });
   }
+}
+
+// Stages the chunk's x (HQ heads), y, s and S0 rows; with_decays also the decays of f (then summed).
+template <class T>
+__device__ void stage_product(SlotBlock& sb, const LogitsArgs<T>& args, const T* x, const T* y,
+                              const float* states, int width, bool with_decays) {
+  using namespace chunk;
+  const chunk::Dims& d = args.d;
+  const int b = sb.b, h = sb.h, t0 = sb.t0, C = sb.C, M = sb.M;
+  const float* saved = states + ((std::int64_t(b) * d.H + h) * d.chunks() + sb.n) * M * width;
+  const auto xs = token_rows(x, d.queries(), b, sb.hq, t0, C, width, 0, width, sb.x, sb.ldW);
+  const auto ys = token_rows(y, d, b, h, t0, C, width, 0, width, sb.y, sb.ldW);
+  const auto S0 = rows_of(saved, M, width, sb.S0, sb.ldW);
+  if (with_decays)  // f is a per-slot gate seen after the update, as GLA's per-key gate: its decays are GLA's
+    stage_with_decays<GlaForm>(sb.dec, args.f, d, b, h, t0, 0, xs, ys, S0,
+                               token_rows(args.s, d, b, h, t0, C, M, 0, M, sb.s, sb.ldM));
+  else
+    stage_tiles(xs, ys, S0);
   __syncthreads();
-  softmax_rows(z, length, M, warp, warps);
+}
+
+template <class T>
+__global__ void __launch_bounds__(kLogitsThreads) chunk_logits_kernel(LogitsArgs<T> args) {
+  extern __shared__ float smem[];
+  SlotBlock sb = slot_block(smem, args, args.K);
+  stage_product(sb, args, args.q, args.k, args.key_states, args.K, true);
+  float* z = sb.x;  // [C][M]
+  slot_product<T>(sb, args.K, args.d.scale, z);
   __syncthreads();
-  T* weights = args.weights + dq.row(b, hq, t0) * M;
-  for (int idx = threadIdx.x; idx < length * M; idx += kLogitsThreads) {
-    const int i = idx / M, m = idx % M;
-    weights[std::int64_t(i) * dq.H * M + m] = from_float<T>(z[idx]);
+  const int warp = threadIdx.x / 32;
+  softmax_rows(z, sb.length, sb.M, warp, kLogitsThreads / 32);
+  __syncthreads();
+  const int M = sb.M, HQ = args.d.H * args.d.G;
+  T* weights = args.out + args.d.queries().row(sb.b, sb.hq, sb.t0) * M;
+  for (int idx = threadIdx.x; idx < sb.length * M; idx += kLogitsThreads)
+    weights[std::int64_t(idx / M) * HQ * M + idx % M] = from_float<T>(z[idx]);
+}
+
+template <class T>
+__global__ void __launch_bounds__(kLogitsThreads) chunk_logit_grads_kernel(LogitsArgs<T> args) {
+  extern __shared__ float smem[];
+  const int W = max(args.K, args.V);
+  SlotBlock sb = slot_block(smem, args, W);
+  const int M = sb.M, warp = threadIdx.x / 32, warps = kLogitsThreads / 32;
+  float* z = sb.S0 + M * sb.ldW;  // [C][M], apart from the product's room
+  float* dp = sb.x;               // [C][M]
+  stage_product(sb, args, args.q, args.k, args.key_states, args.K, true);
+  slot_product<T>(sb, args.K, args.d.scale, z);
+  __syncthreads();
+  stage_product(sb, args, args.d_o, args.v, args.value_states, args.V, false);
+  slot_product<T>(sb, args.V, 1.f, dp);
+  __syncthreads();
+  softmax_rows(z, sb.length, M, warp, warps);
+  __syncthreads();
+  // dz = scale p (dp - p . dp): a warp per row.
+  const int lane = threadIdx.x % 32, HQ = args.d.H * args.d.G;
+  T* grads = args.out + args.d.queries().row(sb.b, sb.hq, sb.t0) * M;
+  for (int i = warp; i < sb.length; i += warps) {
+    float weighted = 0;
+    for (int m = lane; m < M; m += 32) weighted += z[i * M + m] * dp[i * M + m];
+    weighted = sum_over_lanes(weighted, 32);
+    for (int m = lane; m < M; m += 32)
+      grads[std::int64_t(i) * HQ * M + m] =
+          from_float<T>(args.d.scale * z[i * M + m] * (dp[i * M + m] - weighted));
   }
 }
 

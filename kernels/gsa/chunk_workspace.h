@@ -3,6 +3,7 @@
 // on the CPU.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 
 #include "kernels/common/problem.h"
@@ -17,6 +18,13 @@ struct ChunkWorkspace {
   std::size_t whole;         // [B*H, chunks, M] fp32: each chunk's summed log decay per slot
   std::size_t slots_to_end;  // [B*H, chunks, C, M] of prepared_bytes: s e^{decay after it to the chunk's end}
   std::size_t weights;       // [B, T, HQ, M] of the dtype: p, the softmax of the logits (pass 2's queries)
+  // the backward's
+  std::size_t logit_grads;   // [B, T, HQ, M] of the dtype: dz, pass 1's output gradient (its queries)
+  std::size_t unused_grads;  // [B, T, HQ, M] of the dtype: the gradient GLA's backward gives its queries
+  std::size_t slot_grads;    // [B, T, H, M] of the dtype: pass 1's ds (pass 2's is written in place)
+  std::size_t gate_grads;    // [B, T, H, M] of the dtype: pass 1's df
+  std::size_t state_grads;   // [B*H, chunks, M, max(K, V)] fp32: a pass's state gradient after every chunk
+  std::size_t queries_from_start;  // [B*H, chunks, C, M] of prepared_bytes: the reverse scan's operand
   std::size_t total;
 
   // prepared_bytes: the scan operand's element size (chunk::prepared_size), dtype_bytes: the inputs'.
@@ -36,6 +44,12 @@ struct ChunkWorkspace {
     whole = region(sizeof(float) * heads * chunks * p.M);
     slots_to_end = region(prepared_bytes * heads * chunks * p.chunk_size * p.M);
     weights = region(dtype_bytes * p.B * p.T * p.H * p.G * p.M);
+    logit_grads = region(dtype_bytes * p.B * p.T * p.H * p.G * p.M);
+    unused_grads = region(dtype_bytes * p.B * p.T * p.H * p.G * p.M);
+    slot_grads = region(dtype_bytes * p.B * p.T * p.H * p.M);
+    gate_grads = region(dtype_bytes * p.B * p.T * p.H * p.M);
+    state_grads = region(sizeof(float) * heads * chunks * p.M * std::max(p.K, p.V));
+    queries_from_start = region(prepared_bytes * heads * chunks * p.chunk_size * p.M);
     total = at;
   }
 };

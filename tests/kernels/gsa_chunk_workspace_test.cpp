@@ -3,6 +3,7 @@
 // variant takes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -26,13 +27,20 @@ TEST(GsaChunkWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
                 struct Region {
                   std::size_t at, bytes;
                 };
-                const std::vector<Region> regions = {{w.value_states, 4 * heads * chunks * M * V},
-                                                     {w.key_states, 4 * heads * chunks * M * K},
-                                                     {w.key_initial, 4 * heads * M * K},
-                                                     {w.key_final, 4 * heads * M * K},
-                                                     {w.whole, 4 * heads * chunks * M},
-                                                     {w.slots_to_end, element * heads * chunks * C * M},
-                                                     {w.weights, element * 2 * T * 3 * G * M}};
+                const std::vector<Region> regions = {
+                    {w.value_states, 4 * heads * chunks * M * V},
+                    {w.key_states, 4 * heads * chunks * M * K},
+                    {w.key_initial, 4 * heads * M * K},
+                    {w.key_final, 4 * heads * M * K},
+                    {w.whole, 4 * heads * chunks * M},
+                    {w.slots_to_end, element * heads * chunks * C * M},
+                    {w.weights, element * 2 * T * 3 * G * M},
+                    {w.logit_grads, element * 2 * T * 3 * G * M},
+                    {w.unused_grads, element * 2 * T * 3 * G * M},
+                    {w.slot_grads, element * 2 * T * 3 * M},
+                    {w.gate_grads, element * 2 * T * 3 * M},
+                    {w.state_grads, 4 * heads * chunks * M * std::max(K, V)},
+                    {w.queries_from_start, element * heads * chunks * C * M}};
                 std::size_t end = 0;
                 for (const Region& r : regions) {
                   EXPECT_GE(r.at, end) << "overlaps the region before it";

@@ -82,19 +82,24 @@ TEST(VariantSupport, ChunkRunsItsChunkSizesAndHeadDims) {
 }
 
 // gsa's chunk: K and M multiples of 16 (M up to 128), V of 8; on a Hopper K = V = M = 128 at every chunk
-// size, on an RTX 40xx D = M = 64 at C <= 32 (its logits block stages q, k, s, A and Hk0 in fp32); forward
-// only.
-TEST(VariantSupport, GsaChunkTakesItsShapesForwardOnly) {
-  const auto chunk_runs = [](int C, int K, int V, int M, Mode mode, const DeviceLimits& limits) {
+// size, on an RTX 40xx D = M = 64 at C <= 32 (its logits block stages q, k, s, A and Hk0 in fp32); the
+// backward with one query head per key/value head, K = V = M = 128 at C <= 32.
+TEST(VariantSupport, GsaChunkTakesItsShapes) {
+  const auto chunk_runs = [](int C, int K, int V, int M, Mode mode, const DeviceLimits& limits, int G = 4) {
     Problem p{1, 64, 1, K, V, DType::bf16, C};
-    p.M = M, p.G = 4;
+    p.M = M, p.G = G;
     return !why_unsupported(*product_registry().find_variant("gsa", "chunk"), p, mode, limits);
   };
   for (int C : {16, 32, 64}) {
-    for (const auto& [K, V, M] : {std::tuple{64, 64, 64}, {128, 128, 128}, {32, 128, 64}, {16, 64, 32}})
+    for (const auto& [K, V, M] : {std::tuple{64, 64, 64}, {128, 128, 128}, {32, 128, 64}, {16, 64, 32}}) {
       EXPECT_TRUE(chunk_runs(C, K, V, M, Mode::fwd, kHopper)) << "C" << C << " " << K << "x" << V << "x" << M;
+      // the logit gradients hold both products' rows and the logits: 256 KiB at C = 64 with K = V = M = 128
+      EXPECT_EQ(chunk_runs(C, K, V, M, Mode::fwdbwd, kHopper, 1), C < 64 || M < 128)
+          << "C" << C << " " << K << "x" << V << "x" << M;
+    }
     EXPECT_EQ(chunk_runs(C, 64, 64, 64, Mode::fwd, kAda), C <= 32) << "C" << C;
-    EXPECT_FALSE(chunk_runs(C, 64, 64, 64, Mode::fwdbwd, kHopper)) << "no backward yet";
+    EXPECT_EQ(chunk_runs(C, 64, 64, 64, Mode::fwdbwd, kAda, 1), C <= 32) << "C" << C;
+    EXPECT_FALSE(chunk_runs(C, 64, 64, 64, Mode::fwdbwd, kHopper)) << "grouped queries: forward only";
   }
   EXPECT_FALSE(chunk_runs(64, 64, 64, 256, Mode::fwd, kHopper)) << "M = 256: four warps' tiles";
   EXPECT_FALSE(chunk_runs(64, 24, 64, 64, Mode::fwd, kHopper));

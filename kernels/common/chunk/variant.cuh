@@ -19,11 +19,11 @@
 
 namespace flabench::chunk {
 
-inline std::size_t value_grads_shared_bytes(const Problem& p) {
-  return sizeof(float) * value_grads_floats(p.chunk_size, int(p.K), int(dtype_size(p.dtype)));
+inline std::size_t value_grads_shared_bytes(int C, int K, std::size_t input_bytes) {
+  return sizeof(float) * value_grads_floats(C, K, int(input_bytes));
 }
-inline std::size_t key_grads_shared_bytes(const Problem& p) {
-  return sizeof(float) * key_grads_floats(p.chunk_size, int(dtype_size(p.dtype)));
+inline std::size_t key_grads_shared_bytes(int C, std::size_t input_bytes) {
+  return sizeof(float) * key_grads_floats(C, int(input_bytes));
 }
 
 // The scan's operand for every chunk, then the scan (kernels/common/chunk/scan.cuh).
@@ -55,49 +55,58 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   launch_output<Form, T>(pointers, d, ws.states, call.stream);
 }
 
+// The backward over any tensors in GLA's roles (gsa runs its two passes through it): the reverse scan for the
+// state gradients, then the gradients inside every chunk; the forward's states, whole decays and keys_to_end
+// operand are read from ws.
 template <class Form, class T>
-void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
-  const Problem& p = call.problem;
-  const Dims d = make_dims(p);
-  const Pointers<T> pointers = bind_inputs<T>(binding, call.inputs);
-  const GradPointers<T> grads = bind_grads<T>(binding, call.grad_outputs, call.grads);
-  const Workspace ws = carve_workspace(call.workspace, p);
+void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, const Dims& d,
+                     const Workspace& ws, cudaStream_t stream) {
   prepare_and_scan<Form, T, Operand::queries_from_start>(
       pointers, d, ws,
       {reinterpret_cast<const Prepared<T>*>(ws.queries_from_start), grads.d_o, ws.whole, grads.d_ht,
        ws.dstates, grads.dh0, true},
-      call.stream);
-  const dim3 chunks(unsigned(p.B * p.H), unsigned(d.chunks()));
+      stream);
+  const dim3 chunks(unsigned(d.B * d.H), unsigned(d.chunks()));
+  const std::size_t value_bytes = value_grads_shared_bytes(d.C, d.K, sizeof(T)),
+                    key_bytes = key_grads_shared_bytes(d.C, sizeof(T));
+  const unsigned tiles = unsigned(key_tiles(d.K));
   {
     const NvtxRange range("value_grads");
-    allow_shared_memory(chunk_value_grads_kernel<Form, T>, value_grads_shared_bytes(p));
+    allow_shared_memory(chunk_value_grads_kernel<Form, T>, value_bytes);
     chunk_value_grads_kernel<Form, T>
-        <<<dim3(chunks.x, chunks.y, unsigned((p.V + kGradValues - 1) / kGradValues)),
-           unsigned(value_grads_threads(p.chunk_size, int(p.K))), value_grads_shared_bytes(p), call.stream>>>(
-            pointers, grads, d, ws);
+        <<<dim3(chunks.x, chunks.y, unsigned((d.V + kGradValues - 1) / kGradValues)),
+           unsigned(value_grads_threads(d.C, d.K)), value_bytes, stream>>>(pointers, grads, d, ws);
     FLA_CUDA_CHECK_LAUNCH();
   }
   {
     const NvtxRange range("key_grads");
-    allow_shared_memory(chunk_key_grads_kernel<Form, T>, key_grads_shared_bytes(p));
-    chunk_key_grads_kernel<Form, T><<<dim3(chunks.x, chunks.y, unsigned(key_tiles(p))), kKeyGradThreads,
-                                      key_grads_shared_bytes(p), call.stream>>>(pointers, grads, d, ws);
+    allow_shared_memory(chunk_key_grads_kernel<Form, T>, key_bytes);
+    chunk_key_grads_kernel<Form, T>
+        <<<dim3(chunks.x, chunks.y, tiles), kKeyGradThreads, key_bytes, stream>>>(pointers, grads, d, ws);
     FLA_CUDA_CHECK_LAUNCH();
   }
   if constexpr (Form::value.gate == GateKind::per_head) {
     const NvtxRange range("sum_key_tiles");
-    const std::int64_t rows = p.B * p.T * p.H;
-    chunk_sum_key_tiles_kernel<T><<<unsigned((rows + 255) / 256), 256, 0, call.stream>>>(
-        ws.dg_partial, grads.dg, d, int(key_tiles(p)));
+    const std::int64_t rows = std::int64_t(d.B) * d.T * d.H;
+    chunk_sum_key_tiles_kernel<T>
+        <<<unsigned((rows + 255) / 256), 256, 0, stream>>>(ws.dg_partial, grads.dg, d, int(tiles));
     FLA_CUDA_CHECK_LAUNCH();
   }
   if constexpr (Form::value.bonus) {
     const NvtxRange range("sum_bonus_grad");
-    const int count = int(p.H * p.K);
+    const int count = d.H * d.K;
     sum_bonus_grad_kernel<T>
-        <<<(count + 255) / 256, 256, 0, call.stream>>>(ws.du_partial, grads.du, d.B * d.chunks(), d.H, d.K);
+        <<<(count + 255) / 256, 256, 0, stream>>>(ws.du_partial, grads.du, d.B * d.chunks(), d.H, d.K);
     FLA_CUDA_CHECK_LAUNCH();
   }
+}
+
+template <class Form, class T>
+void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
+  const Problem& p = call.problem;
+  launch_backward<Form, T>(bind_inputs<T>(binding, call.inputs),
+                           bind_grads<T>(binding, call.grad_outputs, call.grads), make_dims(p),
+                           carve_workspace(call.workspace, p), call.stream);
 }
 
 inline std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimits& device) {
@@ -112,7 +121,9 @@ inline std::optional<std::string> limits(const Problem& p, Mode mode, const Devi
   const std::size_t input_bytes = dtype_size(p.dtype);
   std::size_t bytes = std::max(prepare_shared_bytes(p.chunk_size, int(p.K)),
                                output_shared_bytes(p.chunk_size, int(p.K), 64, input_bytes));
-  if (mode == Mode::fwdbwd) bytes = std::max({bytes, value_grads_shared_bytes(p), key_grads_shared_bytes(p)});
+  if (mode == Mode::fwdbwd)
+    bytes = std::max({bytes, value_grads_shared_bytes(p.chunk_size, int(p.K), input_bytes),
+                      key_grads_shared_bytes(p.chunk_size, input_bytes)});
   if (bytes > device.shared_memory_per_block)
     return format(
         "chunk stages a %d-token chunk of K = %lld in %zu KiB of shared memory, the device allows %zu KiB",

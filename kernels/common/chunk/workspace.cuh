@@ -40,8 +40,11 @@ inline std::size_t chunk_count(const Problem& p) {
   return std::size_t((p.T + p.chunk_size - 1) / p.chunk_size);
 }
 
+__host__ __device__ inline int key_tiles(int K) {
+  return (K + kKeyTile - 1) / kKeyTile;
+}
 inline std::size_t key_tiles(const Problem& p) {
-  return std::size_t((p.K + kKeyTile - 1) / kKeyTile);
+  return std::size_t(key_tiles(int(p.K)));
 }
 
 inline std::size_t workspace_bytes(const Problem& p) {
