@@ -23,8 +23,20 @@ struct ChunkWorkspace {
   std::size_t unused_grads;  // [B, T, HQ, M] of the dtype: the gradient GLA's backward gives its queries
   std::size_t slot_grads;    // [B, T, H, M] of the dtype: pass 1's ds (pass 2's is written in place)
   std::size_t gate_grads;    // [B, T, H, M] of the dtype: pass 1's df
-  std::size_t state_grads;   // [B*H, chunks, M, max(K, V)] fp32: a pass's state gradient after every chunk
-  std::size_t queries_from_start;  // [B*H, chunks, C, M] of prepared_bytes: the reverse scan's operand
+  std::size_t state_grads;   // [B*HQ, chunks, M, max(K, V)] fp32: a pass's state gradient after every chunk
+  std::size_t queries_from_start;  // [B*HQ, chunks, C, M] of prepared_bytes: the reverse scan's operand
+  // grouped queries (G > 1; empty at G = 1): per query head, copies of its key/value head's
+  // (chunk_groups.cuh)
+  std::size_t slot_copies, gate_copies;  // [B, T, HQ, M] of the dtype: s, f
+  std::size_t row_copies;                // [B, T, HQ, max(K, V)] of the dtype: v (pass 2), then k (pass 1)
+  std::size_t state_copies;              // [B*HQ, chunks, M, max(K, V)] fp32: Hv, then Hk^T
+  std::size_t whole_copies;              // [B*HQ, chunks, M] fp32
+  std::size_t slots_to_end_copies;       // [B*HQ, chunks, C, M] of prepared_bytes
+  std::size_t final_grad_copies;         // [B*HQ, M, max(K, V)] fp32: the final state's gradient, first copy
+  // and their gradients, added over the copies afterwards
+  std::size_t initial_grad_copies;                 // [B*HQ, M, max(K, V)] fp32
+  std::size_t slot_grad_copies, gate_grad_copies;  // [B, T, HQ, M] of the dtype
+  std::size_t row_grad_copies;                     // [B, T, HQ, max(K, V)] of the dtype
   std::size_t total;
 
   // prepared_bytes: the scan operand's element size (chunk::prepared_size), dtype_bytes: the inputs'.
@@ -48,8 +60,21 @@ struct ChunkWorkspace {
     unused_grads = region(dtype_bytes * p.B * p.T * p.H * p.G * p.M);
     slot_grads = region(dtype_bytes * p.B * p.T * p.H * p.M);
     gate_grads = region(dtype_bytes * p.B * p.T * p.H * p.M);
-    state_grads = region(sizeof(float) * heads * chunks * p.M * std::max(p.K, p.V));
-    queries_from_start = region(prepared_bytes * heads * chunks * p.chunk_size * p.M);
+    const std::size_t D = std::max(p.K, p.V), query_heads = heads * p.G;
+    const std::size_t query_rows = p.B * p.T * p.H * p.G, copies = p.G > 1 ? 1 : 0;
+    state_grads = region(sizeof(float) * query_heads * chunks * p.M * D);
+    queries_from_start = region(prepared_bytes * query_heads * chunks * p.chunk_size * p.M);
+    slot_copies = region(copies * dtype_bytes * query_rows * p.M);
+    gate_copies = region(copies * dtype_bytes * query_rows * p.M);
+    row_copies = region(copies * dtype_bytes * query_rows * D);
+    state_copies = region(copies * sizeof(float) * query_heads * chunks * p.M * D);
+    whole_copies = region(copies * sizeof(float) * query_heads * chunks * p.M);
+    slots_to_end_copies = region(copies * prepared_bytes * query_heads * chunks * p.chunk_size * p.M);
+    final_grad_copies = region(copies * sizeof(float) * query_heads * p.M * D);
+    initial_grad_copies = region(copies * sizeof(float) * query_heads * p.M * D);
+    slot_grad_copies = region(copies * dtype_bytes * query_rows * p.M);
+    gate_grad_copies = region(copies * dtype_bytes * query_rows * p.M);
+    row_grad_copies = region(copies * dtype_bytes * query_rows * D);
     total = at;
   }
 };

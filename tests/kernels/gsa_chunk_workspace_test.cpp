@@ -23,7 +23,8 @@ TEST(GsaChunkWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
                 Problem p{2, T, 3, K, V, element == 2 ? DType::bf16 : DType::fp32};
                 p.M = M, p.G = G, p.chunk_size = C;
                 const gsa::ChunkWorkspace w(p, element, element);
-                const std::size_t heads = 6, chunks = (T + C - 1) / C;
+                const std::size_t heads = 6, chunks = (T + C - 1) / C, D = std::max(K, V),
+                                  copies = G > 1 ? 1 : 0;  // grouped queries' copies
                 struct Region {
                   std::size_t at, bytes;
                 };
@@ -39,8 +40,19 @@ TEST(GsaChunkWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
                     {w.unused_grads, element * 2 * T * 3 * G * M},
                     {w.slot_grads, element * 2 * T * 3 * M},
                     {w.gate_grads, element * 2 * T * 3 * M},
-                    {w.state_grads, 4 * heads * chunks * M * std::max(K, V)},
-                    {w.queries_from_start, element * heads * chunks * C * M}};
+                    {w.state_grads, 4 * G * heads * chunks * M * D},
+                    {w.queries_from_start, element * G * heads * chunks * C * M},
+                    {w.slot_copies, copies * element * 2 * T * 3 * G * M},
+                    {w.gate_copies, copies * element * 2 * T * 3 * G * M},
+                    {w.row_copies, copies * element * 2 * T * 3 * G * D},
+                    {w.state_copies, copies * 4 * G * heads * chunks * M * D},
+                    {w.whole_copies, copies * 4 * G * heads * chunks * M},
+                    {w.slots_to_end_copies, copies * element * G * heads * chunks * C * M},
+                    {w.final_grad_copies, copies * 4 * G * heads * M * D},
+                    {w.initial_grad_copies, copies * 4 * G * heads * M * D},
+                    {w.slot_grad_copies, copies * element * 2 * T * 3 * G * M},
+                    {w.gate_grad_copies, copies * element * 2 * T * 3 * G * M},
+                    {w.row_grad_copies, copies * element * 2 * T * 3 * G * D}};
                 std::size_t end = 0;
                 for (const Region& r : regions) {
                   EXPECT_GE(r.at, end) << "overlaps the region before it";

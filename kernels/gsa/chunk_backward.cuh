@@ -1,0 +1,148 @@
+// gsa chunk's backward: both passes' gradients through GLA's chunk backward
+// (kernels/common/chunk/variant.cuh), from the forward's states, decays and p left in the workspace
+// (chunk_forward.cuh).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/common/chunk/variant.cuh"
+#include "kernels/gsa/chunk_forward.cuh"
+#include "kernels/gsa/chunk_groups.cuh"
+#include "kernels/gsa/chunk_logits.cuh"
+#include "kernels/gsa/chunk_workspace.h"
+#include "kernels/gsa/pointers.cuh"
+#include "profiles/nvtx_range.h"
+
+namespace flabench::gsa {
+
+// to += from, element by element: pass 1's share of ds and df added to pass 2's.
+template <class T>
+__global__ void add_into_kernel(T* to, const T* from, std::int64_t count) {
+  for (std::int64_t idx = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; idx < count;
+       idx += std::int64_t(gridDim.x) * blockDim.x)
+    to[idx] = from_float<T>(to_float(to[idx]) + to_float(from[idx]));
+}
+
+// One of gsa's passes as GLA's chunk backward: queries q and their output gradient do (HQ heads), keys s and
+// `values` (H heads, `width` wide), gates f, the forward's states before every chunk [B*H, chunks, M, width]
+// and the final state's incoming gradient [B*H, M, width]; the gradients of the keys, values, gates and
+// initial state go to dk, dv, dg and dh0 (key/value heads). Grouped queries run over per-query-head copies
+// (chunk_groups.cuh).
+template <class T>
+struct GlaPass {
+  const T *q, *d_o, *values;
+  int width;
+  float* states;
+  const float* d_ht;
+  T *dk, *dv, *dg;
+  float* dh0;
+};
+
+template <class T>
+void run_pass(const GlaPass<T>& pass, const gsa::Pointers<T>& in, const Problem& p, std::byte* base,
+              cudaStream_t stream) {
+  const ChunkWorkspace w = workspace_of(p);
+  const auto floats = [&](std::size_t at) { return reinterpret_cast<float*>(base + at); };
+  const auto rows = [&](std::size_t at) { return reinterpret_cast<T*>(base + at); };
+  const int G = int(p.G), M = int(p.M), C = p.chunk_size;
+  const chunk::Dims d{int(p.B), int(p.T), int(p.H) * G, M, pass.width, C, 1.f};
+  chunk::Workspace ws{};
+  ws.dstates = floats(w.state_grads), ws.queries_from_start = base + w.queries_from_start;
+  flabench::Pointers<T> roles{};
+  roles.q = pass.q;
+  flabench::GradPointers<T> grads{};
+  grads.d_o = pass.d_o, grads.dq = rows(w.unused_grads);
+  using X = chunk::Prepared<T>;
+  if (G == 1) {
+    roles.k = in.s, roles.v = pass.values, roles.g = in.f;
+    ws.states = pass.states, ws.whole = floats(w.whole), ws.keys_to_end = base + w.slots_to_end;
+    grads.d_ht = pass.d_ht, grads.dk = pass.dk, grads.dv = pass.dv, grads.dg = pass.dg, grads.dh0 = pass.dh0;
+  } else {
+    const std::int64_t tokens = p.B * p.T * p.H, heads = p.B * p.H, chunks = d.chunks();
+    repeat_heads(in.s, rows(w.slot_copies), tokens, G, M, stream);
+    repeat_heads(in.f, rows(w.gate_copies), tokens, G, M, stream);
+    repeat_heads(pass.values, rows(w.row_copies), tokens, G, pass.width, stream);
+    repeat_heads(pass.states, floats(w.state_copies), heads, G, chunks * M * pass.width, stream);
+    repeat_heads(floats(w.whole), floats(w.whole_copies), heads, G, chunks * M, stream);
+    repeat_heads(reinterpret_cast<const X*>(base + w.slots_to_end),
+                 reinterpret_cast<X*>(base + w.slots_to_end_copies), heads, G, chunks * C * M, stream);
+    repeat_heads(pass.d_ht, floats(w.final_grad_copies), heads, G, std::int64_t(M) * pass.width, stream,
+                 /*first_only=*/true);
+    roles.k = rows(w.slot_copies), roles.v = rows(w.row_copies), roles.g = rows(w.gate_copies);
+    ws.states = floats(w.state_copies), ws.whole = floats(w.whole_copies),
+    ws.keys_to_end = base + w.slots_to_end_copies;
+    grads.d_ht = floats(w.final_grad_copies), grads.dk = rows(w.slot_grad_copies),
+    grads.dv = rows(w.row_grad_copies);
+    grads.dg = rows(w.gate_grad_copies), grads.dh0 = floats(w.initial_grad_copies);
+  }
+  chunk::launch_backward<GlaForm, T>(roles, grads, d, ws, stream);
+  if (G > 1) {
+    const std::int64_t tokens = p.B * p.T * p.H, heads = p.B * p.H;
+    sum_heads(grads.dk, pass.dk, tokens, G, M, stream);
+    sum_heads(grads.dg, pass.dg, tokens, G, M, stream);
+    sum_heads(grads.dv, pass.dv, tokens, G, pass.width, stream);
+    sum_heads(grads.dh0, pass.dh0, heads, G, std::int64_t(M) * pass.width, stream);
+  }
+}
+
+// The backward:
+//   1. logit grads  dz = scale p (dp - p . dp), dp = o's gradient through p (chunk_logits.cuh)
+//   2. pass 2       GLA with q = p, k = s, v = v, g = f, state Hv: dv, ds, df, dhv0 (its dq, dp, unused)
+//   3. pass 1       as GLA with q = dz, k = s, v = k, g = f, state Hk^T and do = q: since
+//                   sum_i dz_i . z_i = sum_i q_i . (Hk_i dz_i), that GLA's gradients of v, k, g and h0 are
+//                   pass 1's dk, ds, df and dhk0^T (hkt's incoming gradient its final state's, transposed)
+//   4. dq           GLA's output pass with q = dz, k = s, v = k over Hk^T's states: dq_i = Hk_i dz_i
+// ds and df add the two passes' shares.
+template <class T>
+void backward(const BackwardCall& call) {
+  const Problem& p = call.problem;
+  const gsa::Pointers<T> in = bind_inputs<T>(call.inputs);
+  const gsa::GradPointers<T> g = bind_grads<T>(call);
+  const ChunkWorkspace w = workspace_of(p);
+  std::byte* const base = call.workspace.data();
+  const auto floats = [&](std::size_t at) { return reinterpret_cast<float*>(base + at); };
+  const auto rows = [&](std::size_t at) { return reinterpret_cast<T*>(base + at); };
+  const int K = int(p.K), M = int(p.M);
+  const chunk::Dims slots{int(p.B), int(p.T), int(p.H), M, int(p.V), p.chunk_size, float(p.scale), int(p.G)};
+  {
+    const NvtxRange range("logit_grads");
+    const std::size_t bytes = logits_shared_bytes(p, true);
+    allow_shared_memory(chunk_logit_grads_kernel<T>, bytes);
+    chunk_logit_grads_kernel<T>
+        <<<dim3(unsigned(p.B * p.H * p.G), unsigned(slots.chunks())), kLogitsThreads, bytes, call.stream>>>(
+            LogitsArgs<T>{in.q, in.k, in.v, in.s, in.f, g.d_o, floats(w.key_states), floats(w.value_states),
+                          rows(w.logit_grads), slots, K, int(p.V)});
+    FLA_CUDA_CHECK_LAUNCH();
+  }
+  {
+    const NvtxRange range("pass2_grads");
+    run_pass(GlaPass<T>{rows(w.weights), g.d_o, in.v, int(p.V), floats(w.value_states), g.d_hvt, g.ds, g.dv,
+                        g.df, g.dhv0},
+             in, p, base, call.stream);
+  }
+  {
+    const NvtxRange range("pass1_grads");
+    transpose_states(g.d_hkt, floats(w.key_initial), p, K, M, call.stream);
+    run_pass(GlaPass<T>{rows(w.logit_grads), in.q, in.k, K, floats(w.key_states), floats(w.key_initial),
+                        rows(w.slot_grads), g.dk, rows(w.gate_grads), floats(w.key_final)},
+             in, p, base, call.stream);
+    transpose_states(floats(w.key_final), g.dhk0, p, M, K, call.stream);
+  }
+  {
+    const NvtxRange range("query_grads");
+    flabench::Pointers<T> pass{};
+    pass.q = rows(w.logit_grads), pass.k = in.s, pass.v = in.k, pass.g = in.f, pass.o = g.dq;
+    chunk::Dims keys = slots;
+    keys.V = K, keys.scale = 1.f;
+    chunk::launch_output<GlaForm, T>(pass, keys, floats(w.key_states), call.stream);
+  }
+  const std::int64_t count = p.B * p.T * p.H * p.M;
+  const unsigned blocks = unsigned(std::min<std::int64_t>((count + 255) / 256, 4096));
+  add_into_kernel<T><<<blocks, 256, 0, call.stream>>>(g.ds, rows(w.slot_grads), count);
+  FLA_CUDA_CHECK_LAUNCH();
+  add_into_kernel<T><<<blocks, 256, 0, call.stream>>>(g.df, rows(w.gate_grads), count);
+  FLA_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace flabench::gsa

@@ -1,0 +1,109 @@
+// gsa chunk's forward: both passes chunkwise, GLA's chunk kernels (kernels/common/chunk/) run with the M
+// slots in the key channels' place, gsa's own logits between them:
+//   1. states  one prepare (s e^{decay after it to its chunk's end}, each chunk's summed decay) and two of
+//              GLA's scans over it, against v for Hv [M][V] and against k for Hk^T [M][K] (hk0 transposed in,
+//              hkt transposed out): the states before every chunk
+//   2. logits  pass 1 per chunk and query head, then p = softmax (chunk_logits.cuh), into the workspace
+//   3. outputs GLA's output pass with p as the queries, s as the keys, f as the gates and scale 1 (pass 2)
+// Every exponent is composed from 16-token sub-chunk sums and never positive, so f down to -40 cannot
+// overflow. The states, decays and p stay in the workspace for the backward (chunk_backward.cuh).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/common/chunk/variant.cuh"
+#include "kernels/common/forked_stream.h"
+#include "kernels/gsa/chunk_logits.cuh"
+#include "kernels/gsa/chunk_workspace.h"
+#include "kernels/gsa/pointers.cuh"
+#include "profiles/nvtx_range.h"
+
+namespace flabench::gsa {
+
+// out[head][c][r] = in[head][r][c] over `heads` [rows][cols] fp32 matrices: hk0 into the scan's layout, the
+// scan's last state back to hkt's.
+__global__ void transpose_states_kernel(const float* in, float* out, int heads, int rows, int cols) {
+  const std::int64_t size = std::int64_t(rows) * cols, total = heads * size;
+  for (std::int64_t idx = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; idx < total;
+       idx += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t head = idx / size;
+    const int r = int(idx % size) / cols, c = int(idx % size) % cols;
+    out[(head * cols + c) * rows + r] = in[idx];
+  }
+}
+
+inline void transpose_states(const float* in, float* out, const Problem& p, int rows, int cols,
+                             cudaStream_t stream) {
+  const std::int64_t total = p.B * p.H * rows * cols;
+  transpose_states_kernel<<<unsigned(std::min<std::int64_t>((total + 255) / 256, 4096)), 256, 0, stream>>>(
+      in, out, int(p.B * p.H), rows, cols);
+  FLA_CUDA_CHECK_LAUNCH();
+}
+
+inline std::size_t logits_shared_bytes(const Problem& p, bool grads) {
+  return sizeof(float) * logits_floats(p.chunk_size, int(p.K), int(p.M), grads, int(p.V));
+}
+
+inline ChunkWorkspace workspace_of(const Problem& p) {
+  return ChunkWorkspace(p, chunk::prepared_size(p.dtype), dtype_size(p.dtype));
+}
+
+template <class T>
+void forward(const ForwardCall& call) {
+  const Problem& p = call.problem;
+  const gsa::Pointers<T> in = bind_forward<T>(call);
+  const ChunkWorkspace w = workspace_of(p);
+  std::byte* const base = call.workspace.data();
+  const auto floats = [&](std::size_t at) { return reinterpret_cast<float*>(base + at); };
+  const int K = int(p.K), M = int(p.M);
+  // GLA's dims with the slots as its key channels; the Hk^T scan has the key dim in the values' place.
+  const chunk::Dims slots{int(p.B), int(p.T), int(p.H), M, int(p.V), p.chunk_size, float(p.scale), int(p.G)};
+  chunk::Dims keys = slots;
+  keys.V = K;
+  const auto* operand = reinterpret_cast<const chunk::Prepared<T>*>(base + w.slots_to_end);
+  {
+    const NvtxRange range("decays");
+    flabench::Pointers<T> decays{};
+    decays.k = in.s, decays.g = in.f;
+    chunk::Workspace ws{};
+    ws.whole = floats(w.whole), ws.keys_to_end = base + w.slots_to_end;
+    chunk::launch_prepare<GlaForm, T, chunk::Operand::keys_to_end>(decays, slots, ws, call.stream);
+  }
+  T* const weights = reinterpret_cast<T*>(base + w.weights);
+  {
+    // Hv's scan on a side stream beside Hk's scan and the logits, which do not read it: both scans are
+    // sequential over the chunks and leave SMs idle where heads are few.
+    const ForkedStream fork(call.stream);
+    {
+      const NvtxRange range("value_states");
+      chunk::launch_scan(
+          chunk::Scan<T>{operand, in.v, floats(w.whole), in.hv0, floats(w.value_states), in.hvt, false},
+          slots, fork.side());
+    }
+    {
+      const NvtxRange range("key_states");
+      transpose_states(in.hk0, floats(w.key_initial), p, K, M, call.stream);
+      chunk::launch_scan(chunk::Scan<T>{operand, in.k, floats(w.whole), floats(w.key_initial),
+                                        floats(w.key_states), floats(w.key_final), false},
+                         keys, call.stream);
+      transpose_states(floats(w.key_final), in.hkt, p, M, K, call.stream);
+    }
+    const NvtxRange range("logits");
+    const std::size_t bytes = logits_shared_bytes(p, false);
+    allow_shared_memory(chunk_logits_kernel<T>, bytes);
+    chunk_logits_kernel<T>
+        <<<dim3(unsigned(p.B * p.H * p.G), unsigned(slots.chunks())), kLogitsThreads, bytes, call.stream>>>(
+            LogitsArgs<T>{in.q, in.k, nullptr, in.s, in.f, nullptr, floats(w.key_states), nullptr, weights,
+                          slots, K, int(p.V)});
+    FLA_CUDA_CHECK_LAUNCH();
+  }
+  const NvtxRange range("outputs");
+  flabench::Pointers<T> second{};
+  second.q = weights, second.k = in.s, second.v = in.v, second.g = in.f, second.o = in.o;
+  chunk::Dims pass2 = slots;
+  pass2.scale = 1.f;
+  chunk::launch_output<GlaForm, T>(second, pass2, floats(w.value_states), call.stream);
+}
+
+}  // namespace flabench::gsa
