@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "kernels/common/chunk/variant.cuh"
+#include "kernels/common/forked_stream.h"
 #include "kernels/gsa/chunk_forward.cuh"
 #include "kernels/gsa/chunk_groups.cuh"
 #include "kernels/gsa/chunk_logits.cuh"
@@ -40,19 +41,19 @@ struct GlaPass {
 };
 
 template <class T>
-void run_pass(const GlaPass<T>& pass, const gsa::Pointers<T>& in, const Problem& p, std::byte* base,
-              cudaStream_t stream) {
+void run_pass(const GlaPass<T>& pass, const PassScratch& scratch, const gsa::Pointers<T>& in,
+              const Problem& p, std::byte* base, cudaStream_t stream) {
   const ChunkWorkspace w = workspace_of(p);
   const auto floats = [&](std::size_t at) { return reinterpret_cast<float*>(base + at); };
   const auto rows = [&](std::size_t at) { return reinterpret_cast<T*>(base + at); };
   const int G = int(p.G), M = int(p.M), C = p.chunk_size;
   const chunk::Dims d{int(p.B), int(p.T), int(p.H) * G, M, pass.width, C, 1.f};
   chunk::Workspace ws{};
-  ws.dstates = floats(w.state_grads), ws.queries_from_start = base + w.queries_from_start;
+  ws.dstates = floats(scratch.state_grads), ws.queries_from_start = base + scratch.queries_from_start;
   flabench::Pointers<T> roles{};
   roles.q = pass.q;
   flabench::GradPointers<T> grads{};
-  grads.d_o = pass.d_o, grads.dq = rows(w.unused_grads);
+  grads.d_o = pass.d_o, grads.dq = rows(scratch.unused_grads);
   using X = chunk::Prepared<T>;
   if (G == 1) {
     roles.k = in.s, roles.v = pass.values, roles.g = in.f;
@@ -87,7 +88,8 @@ void run_pass(const GlaPass<T>& pass, const gsa::Pointers<T>& in, const Problem&
 }
 
 // The backward:
-//   1. logit grads  dz = scale p (dp - p . dp), dp = o's gradient through p (chunk_logits.cuh)
+//   1. logit grads  dz = scale p (dp - p . dp), dp = o's gradient through p, p as the forward saved it in
+//                   fp32 (chunk_logits.cuh)
 //   2. pass 2       GLA with q = p, k = s, v = v, g = f, state Hv: dv, ds, df, dhv0 (its dq, dp, unused)
 //   3. pass 1       as GLA with q = dz, k = s, v = k, g = f, state Hk^T and do = q: since
 //                   sum_i dz_i . z_i = sum_i q_i . (Hk_i dz_i), that GLA's gradients of v, k, g and h0 are
@@ -105,37 +107,47 @@ void backward(const BackwardCall& call) {
   const auto rows = [&](std::size_t at) { return reinterpret_cast<T*>(base + at); };
   const int K = int(p.K), M = int(p.M);
   const chunk::Dims slots{int(p.B), int(p.T), int(p.H), M, int(p.V), p.chunk_size, float(p.scale), int(p.G)};
-  {
-    const NvtxRange range("logit_grads");
-    const std::size_t bytes = logits_shared_bytes(p, true);
-    allow_shared_memory(chunk_logit_grads_kernel<T>, bytes);
-    chunk_logit_grads_kernel<T>
-        <<<dim3(unsigned(p.B * p.H * p.G), unsigned(slots.chunks())), kLogitsThreads, bytes, call.stream>>>(
-            LogitsArgs<T>{in.q, in.k, in.v, in.s, in.f, g.d_o, floats(w.key_states), floats(w.value_states),
-                          rows(w.logit_grads), slots, K, int(p.V)});
-    FLA_CUDA_CHECK_LAUNCH();
-  }
-  {
+  const auto pass2 = [&](const PassScratch& scratch, cudaStream_t stream) {
     const NvtxRange range("pass2_grads");
     run_pass(GlaPass<T>{rows(w.weights), g.d_o, in.v, int(p.V), floats(w.value_states), g.d_hvt, g.ds, g.dv,
                         g.df, g.dhv0},
-             in, p, base, call.stream);
-  }
-  {
-    const NvtxRange range("pass1_grads");
-    transpose_states(g.d_hkt, floats(w.key_initial), p, K, M, call.stream);
-    run_pass(GlaPass<T>{rows(w.logit_grads), in.q, in.k, K, floats(w.key_states), floats(w.key_initial),
-                        rows(w.slot_grads), g.dk, rows(w.gate_grads), floats(w.key_final)},
-             in, p, base, call.stream);
-    transpose_states(floats(w.key_final), g.dhk0, p, M, K, call.stream);
-  }
-  {
+             scratch, in, p, base, stream);
+  };
+  const auto pass1 = [&](cudaStream_t stream) {
+    {
+      const NvtxRange range("logit_grads");
+      const std::size_t bytes = logits_shared_bytes(p, true);
+      allow_shared_memory(chunk_logit_grads_kernel<T>, bytes);
+      chunk_logit_grads_kernel<T>
+          <<<dim3(unsigned(p.B * p.H * p.G), unsigned(slots.chunks())), kLogitsThreads, bytes, stream>>>(
+              LogitsArgs<T>{g.d_o, in.v, in.s, in.f, floats(w.value_states), int(p.V),
+                            floats(w.saved_weights), rows(w.logit_grads), nullptr, slots});
+      FLA_CUDA_CHECK_LAUNCH();
+    }
+    {
+      const NvtxRange range("pass1_grads");
+      transpose_states(g.d_hkt, floats(w.key_initial), p, K, M, stream);
+      run_pass(GlaPass<T>{rows(w.logit_grads), in.q, in.k, K, floats(w.key_states), floats(w.key_initial),
+                          rows(w.slot_grads), g.dk, rows(w.gate_grads), floats(w.key_final)},
+               w.scratch(), in, p, base, stream);
+      transpose_states(floats(w.key_final), g.dhk0, p, M, K, stream);
+    }
     const NvtxRange range("query_grads");
     flabench::Pointers<T> pass{};
     pass.q = rows(w.logit_grads), pass.k = in.s, pass.v = in.k, pass.g = in.f, pass.o = g.dq;
     chunk::Dims keys = slots;
     keys.V = K, keys.scale = 1.f;
-    chunk::launch_output<GlaForm, T>(pass, keys, floats(w.key_states), call.stream);
+    chunk::launch_output<GlaForm, T>(pass, keys, floats(w.key_states), stream);
+  };
+  if (p.G == 1) {
+    // Pass 2's backward reads only p and do: beside pass 1's (with its own scratch), where the reverse scans
+    // leave SMs idle at few heads. Grouped queries' copies share one room, so there the passes take turns.
+    const ForkedStream fork(call.stream);
+    pass2(w.side_scratch(), fork.side());
+    pass1(call.stream);
+  } else {
+    pass2(w.scratch(), call.stream);
+    pass1(call.stream);
   }
   const std::int64_t count = p.B * p.T * p.H * p.M;
   const unsigned blocks = unsigned(std::min<std::int64_t>((count + 255) / 256, 4096));

@@ -6,7 +6,8 @@
 //   2. logits  pass 1 per chunk and query head, then p = softmax (chunk_logits.cuh), into the workspace
 //   3. outputs GLA's output pass with p as the queries, s as the keys, f as the gates and scale 1 (pass 2)
 // Every exponent is composed from 16-token sub-chunk sums and never positive, so f down to -40 cannot
-// overflow. The states, decays and p stay in the workspace for the backward (chunk_backward.cuh).
+// overflow. The states, decays and p (also in fp32 when a backward follows) stay in the workspace for the
+// backward (chunk_backward.cuh).
 #pragma once
 
 #include <algorithm>
@@ -41,8 +42,9 @@ inline void transpose_states(const float* in, float* out, const Problem& p, int 
   FLA_CUDA_CHECK_LAUNCH();
 }
 
+// The logits kernel's shared memory (rows of K), or the logit grads kernel's (rows of V).
 inline std::size_t logits_shared_bytes(const Problem& p, bool grads) {
-  return sizeof(float) * logits_floats(p.chunk_size, int(p.K), int(p.M), grads, int(p.V));
+  return sizeof(float) * logits_floats(p.chunk_size, int(grads ? p.V : p.K), int(p.M), grads);
 }
 
 inline ChunkWorkspace workspace_of(const Problem& p) {
@@ -94,8 +96,8 @@ void forward(const ForwardCall& call) {
     allow_shared_memory(chunk_logits_kernel<T>, bytes);
     chunk_logits_kernel<T>
         <<<dim3(unsigned(p.B * p.H * p.G), unsigned(slots.chunks())), kLogitsThreads, bytes, call.stream>>>(
-            LogitsArgs<T>{in.q, in.k, nullptr, in.s, in.f, nullptr, floats(w.key_states), nullptr, weights,
-                          slots, K, int(p.V)});
+            LogitsArgs<T>{in.q, in.k, in.s, in.f, floats(w.key_states), K, nullptr, weights,
+                          call.save_for_backward ? floats(w.saved_weights) : nullptr, slots});
     FLA_CUDA_CHECK_LAUNCH();
   }
   const NvtxRange range("outputs");

@@ -40,26 +40,24 @@ constexpr int kLogitsMaxTiles = 8;   // 8-slot tiles a warp holds: M = 128 over 
 constexpr int kLogitsMaxSlots = 128;
 
 // Shared memory, in floats: the slots' decays; s [C][M + pad]; A [C][C + pad]; the product's x and y as fp32
-// [C][W + pad] and S0 [M][W + pad] (W the widest of its products' row widths), whose room a [C][M] result
-// takes once A is built; for the logit grads, the logits [C][M] apart.
-__host__ __device__ inline int slot_product_room(int C, int W, int M) {
-  const int rows = 2 * C * (W + chunk::kPad);
-  return (rows > C * M ? rows : C * M) + M * (W + chunk::kPad);
-}
-__host__ __device__ inline int logits_floats(int C, int K, int M, bool grads, int V) {
-  const int W = grads && V > K ? V : K;
-  return chunk::Decays::floats(C, M) + C * (M + chunk::kPad) + C * (C + chunk::kPad) +
-         slot_product_room(C, W, M) + (grads ? C * M : 0);
+// [C][W + pad] and S0 [M][W + pad] (W its row width), whose room a [C][M] result takes once A is built; for
+// the logit grads, p [C][M] apart.
+__host__ __device__ inline int logits_floats(int C, int W, int M, bool grads) {
+  const int rows = 2 * C * (W + chunk::kPad), room = (rows > C * M ? rows : C * M) + M * (W + chunk::kPad);
+  return chunk::Decays::floats(C, M) + C * (M + chunk::kPad) + C * (C + chunk::kPad) + room +
+         (grads ? C * M : 0);
 }
 
+// The product's rows: x = q, y = k, S0 = Hk^T for the logits; x = do, y = v, S0 = Hv for the logit grads.
 template <class T>
 struct LogitsArgs {
-  const T *q, *k, *v, *s, *f, *d_o;  // v and do for the logit grads only
-  const float* key_states;           // [B*H, chunks, M, K]: Hk^T before every chunk
-  const float* value_states;         // [B*H, chunks, M, V]: Hv before every chunk (logit grads)
-  T* out;                            // [B, T, HQ, M]: p (logits), or dz (logit grads)
-  chunk::Dims d;  // over the slots (d.K = M), with the query groups d.G and the logits' scale
-  int K, V;       // the key and value dims
+  const T *x, *y, *s, *f;
+  const float* states;   // [B*H, chunks, M, width]: S0 before every chunk
+  int width;             // of x, y and S0's rows: K or V
+  const float* weights;  // logit grads: p [B, T, HQ, M] in fp32, as the forward saved it
+  T* out;                // [B, T, HQ, M]: p (logits), or dz (logit grads)
+  float* saved_weights;  // logits: p in fp32 for the backward, or null
+  chunk::Dims d;         // over the slots (d.K = M), with the query groups d.G and the logits' scale
 };
 
 // One block's staging room and place, shared by both kernels.
@@ -71,10 +69,10 @@ struct SlotBlock {
 };
 
 template <class T>
-__device__ SlotBlock slot_block(float* smem, const LogitsArgs<T>& args, int W) {
+__device__ SlotBlock slot_block(float* smem, const LogitsArgs<T>& args) {
   using namespace chunk;
   const chunk::Dims& d = args.d;
-  const int M = d.K, C = d.C, ldW = W + kPad, HQ = d.H * d.G;
+  const int M = d.K, C = d.C, W = args.width, ldW = W + kPad, HQ = d.H * d.G;
   SlotBlock sb{Decays::carve(smem, C, M)};
   sb.M = M, sb.C = C, sb.ldM = M + kPad, sb.ldC = C + kPad, sb.ldW = ldW;
   sb.s = smem + Decays::floats(C, M);
@@ -149,68 +147,62 @@ __device__ void slot_product(const SlotBlock& sb, int width, float scale, float*
   }
 }
 
-// Stages the chunk's x (HQ heads), y, s and S0 rows; with_decays also the decays of f (then summed).
-template <class T>
-__device__ void stage_product(SlotBlock& sb, const LogitsArgs<T>& args, const T* x, const T* y,
-                              const float* states, int width, bool with_decays) {
+// Stages the chunk's x (HQ heads), y, S0 and s rows and the decays of f (then summed), with any other tiles.
+template <class T, class... Tiles>
+__device__ void stage_product(SlotBlock& sb, const LogitsArgs<T>& args, const Tiles&... others) {
   using namespace chunk;
   const chunk::Dims& d = args.d;
-  const int b = sb.b, h = sb.h, t0 = sb.t0, C = sb.C, M = sb.M;
-  const float* saved = states + ((std::int64_t(b) * d.H + h) * d.chunks() + sb.n) * M * width;
-  const auto xs = token_rows(x, d.queries(), b, sb.hq, t0, C, width, 0, width, sb.x, sb.ldW);
-  const auto ys = token_rows(y, d, b, h, t0, C, width, 0, width, sb.y, sb.ldW);
-  const auto S0 = rows_of(saved, M, width, sb.S0, sb.ldW);
-  if (with_decays)  // f is a per-slot gate seen after the update, as GLA's per-key gate: its decays are GLA's
-    stage_with_decays<GlaForm>(sb.dec, args.f, d, b, h, t0, 0, xs, ys, S0,
-                               token_rows(args.s, d, b, h, t0, C, M, 0, M, sb.s, sb.ldM));
-  else
-    stage_tiles(xs, ys, S0);
-  __syncthreads();
+  const int b = sb.b, h = sb.h, t0 = sb.t0, C = sb.C, M = sb.M, width = args.width;
+  const float* saved = args.states + ((std::int64_t(b) * d.H + h) * d.chunks() + sb.n) * M * width;
+  // f is a per-slot gate seen after the update, as GLA's per-key gate: its decays are GLA's
+  stage_with_decays<GlaForm>(sb.dec, args.f, d, b, h, t0, 0,
+                             token_rows(args.x, d.queries(), b, sb.hq, t0, C, width, 0, width, sb.x, sb.ldW),
+                             token_rows(args.y, d, b, h, t0, C, width, 0, width, sb.y, sb.ldW),
+                             rows_of(saved, M, width, sb.S0, sb.ldW),
+                             token_rows(args.s, d, b, h, t0, C, M, 0, M, sb.s, sb.ldM), others...);
 }
 
 template <class T>
 __global__ void __launch_bounds__(kLogitsThreads) chunk_logits_kernel(LogitsArgs<T> args) {
   extern __shared__ float smem[];
-  SlotBlock sb = slot_block(smem, args, args.K);
-  stage_product(sb, args, args.q, args.k, args.key_states, args.K, true);
+  SlotBlock sb = slot_block(smem, args);
+  stage_product(sb, args);
   float* z = sb.x;  // [C][M]
-  slot_product<T>(sb, args.K, args.d.scale, z);
+  slot_product<T>(sb, args.width, args.d.scale, z);
   __syncthreads();
   const int warp = threadIdx.x / 32;
   softmax_rows(z, sb.length, sb.M, warp, kLogitsThreads / 32);
   __syncthreads();
   const int M = sb.M, HQ = args.d.H * args.d.G;
-  T* weights = args.out + args.d.queries().row(sb.b, sb.hq, sb.t0) * M;
-  for (int idx = threadIdx.x; idx < sb.length * M; idx += kLogitsThreads)
-    weights[std::int64_t(idx / M) * HQ * M + idx % M] = from_float<T>(z[idx]);
+  const std::int64_t first = args.d.queries().row(sb.b, sb.hq, sb.t0) * M;
+  for (int idx = threadIdx.x; idx < sb.length * M; idx += kLogitsThreads) {
+    const std::int64_t at = first + std::int64_t(idx / M) * HQ * M + idx % M;
+    args.out[at] = from_float<T>(z[idx]);
+    if (args.saved_weights) args.saved_weights[at] = z[idx];
+  }
 }
 
 template <class T>
 __global__ void __launch_bounds__(kLogitsThreads) chunk_logit_grads_kernel(LogitsArgs<T> args) {
   extern __shared__ float smem[];
-  const int W = max(args.K, args.V);
-  SlotBlock sb = slot_block(smem, args, W);
+  SlotBlock sb = slot_block(smem, args);
   const int M = sb.M, warp = threadIdx.x / 32, warps = kLogitsThreads / 32;
-  float* z = sb.S0 + M * sb.ldW;  // [C][M], apart from the product's room
+  float* p = sb.S0 + M * sb.ldW;  // [C][M], apart from the product's room
   float* dp = sb.x;               // [C][M]
-  stage_product(sb, args, args.q, args.k, args.key_states, args.K, true);
-  slot_product<T>(sb, args.K, args.d.scale, z);
-  __syncthreads();
-  stage_product(sb, args, args.d_o, args.v, args.value_states, args.V, false);
-  slot_product<T>(sb, args.V, 1.f, dp);
-  __syncthreads();
-  softmax_rows(z, sb.length, M, warp, warps);
+  stage_product(sb, args,
+                chunk::token_rows(args.weights, args.d.queries(), sb.b, sb.hq, sb.t0, sb.C, M, 0, M, p, M));
+  slot_product<T>(sb, args.width, 1.f, dp);
   __syncthreads();
   // dz = scale p (dp - p . dp): a warp per row.
   const int lane = threadIdx.x % 32, HQ = args.d.H * args.d.G;
   T* grads = args.out + args.d.queries().row(sb.b, sb.hq, sb.t0) * M;
   for (int i = warp; i < sb.length; i += warps) {
     float weighted = 0;
-    for (int m = lane; m < M; m += 32) weighted += z[i * M + m] * dp[i * M + m];
+    for (int m = lane; m < M; m += 32) weighted += p[i * M + m] * dp[i * M + m];
     weighted = sum_over_lanes(weighted, 32);
     for (int m = lane; m < M; m += 32)
       grads[std::int64_t(i) * HQ * M + m] =
-          from_float<T>(args.d.scale * z[i * M + m] * (dp[i * M + m] - weighted));
+          from_float<T>(args.d.scale * p[i * M + m] * (dp[i * M + m] - weighted));
   }
 }
 

@@ -24,7 +24,8 @@ TEST(GsaChunkWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
                 p.M = M, p.G = G, p.chunk_size = C;
                 const gsa::ChunkWorkspace w(p, element, element);
                 const std::size_t heads = 6, chunks = (T + C - 1) / C, D = std::max(K, V),
-                                  copies = G > 1 ? 1 : 0;  // grouped queries' copies
+                                  copies = G > 1 ? 1 : 0,  // grouped queries' copies
+                    side = G == 1 ? 1 : 0;                 // pass 2's own scratch
                 struct Region {
                   std::size_t at, bytes;
                 };
@@ -36,12 +37,16 @@ TEST(GsaChunkWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
                     {w.whole, 4 * heads * chunks * M},
                     {w.slots_to_end, element * heads * chunks * C * M},
                     {w.weights, element * 2 * T * 3 * G * M},
+                    {w.saved_weights, sizeof(float) * 2 * T * 3 * G * M},
                     {w.logit_grads, element * 2 * T * 3 * G * M},
                     {w.unused_grads, element * 2 * T * 3 * G * M},
                     {w.slot_grads, element * 2 * T * 3 * M},
                     {w.gate_grads, element * 2 * T * 3 * M},
                     {w.state_grads, 4 * G * heads * chunks * M * D},
                     {w.queries_from_start, element * G * heads * chunks * C * M},
+                    {w.side_unused_grads, side * element * 2 * T * 3 * G * M},
+                    {w.side_state_grads, side * 4 * G * heads * chunks * M * D},
+                    {w.side_queries_from_start, side * element * G * heads * chunks * C * M},
                     {w.slot_copies, copies * element * 2 * T * 3 * G * M},
                     {w.gate_copies, copies * element * 2 * T * 3 * G * M},
                     {w.row_copies, copies * element * 2 * T * 3 * G * D},

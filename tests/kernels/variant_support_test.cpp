@@ -81,9 +81,9 @@ TEST(VariantSupport, ChunkRunsItsChunkSizesAndHeadDims) {
   EXPECT_FALSE(chunk_runs("gla", 64, 64, 12, kHopper));
 }
 
-// gsa's chunk: K and M multiples of 16 (M up to 128), V of 8; on a Hopper K = V = M = 128 at every chunk size
-// (the backward at C <= 32), on an RTX 40xx D = M = 64 at C <= 32 (its logits block stages q, k, s, A and Hk0
-// in fp32); grouped queries both ways.
+// gsa's chunk: K and M multiples of 16 (M up to 128), V of 8; on a Hopper K = V = M = 128 at every chunk
+// size (the backward at C <= 32), on an RTX 40xx D = M = 64 at C <= 32 (its logits block stages q, k, s, A
+// and Hk0 in fp32); grouped queries both ways.
 TEST(VariantSupport, GsaChunkTakesItsShapes) {
   const auto chunk_runs = [](int C, int K, int V, int M, Mode mode, const DeviceLimits& limits, int G = 4) {
     Problem p{1, 64, 1, K, V, DType::bf16, C};
@@ -93,7 +93,7 @@ TEST(VariantSupport, GsaChunkTakesItsShapes) {
   for (int C : {16, 32, 64}) {
     for (const auto& [K, V, M] : {std::tuple{64, 64, 64}, {128, 128, 128}, {32, 128, 64}, {16, 64, 32}}) {
       EXPECT_TRUE(chunk_runs(C, K, V, M, Mode::fwd, kHopper)) << "C" << C << " " << K << "x" << V << "x" << M;
-      // the logit gradients hold both products' rows and the logits: 256 KiB at C = 64 with K = V = M = 128
+      // the logit gradients stage do, v, Hv and p in fp32: 250 KiB at C = 64 with V = M = 128
       EXPECT_EQ(chunk_runs(C, K, V, M, Mode::fwdbwd, kHopper, 1), C < 64 || M < 128)
           << "C" << C << " " << K << "x" << V << "x" << M;
     }
