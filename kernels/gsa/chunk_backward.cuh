@@ -117,11 +117,13 @@ void backward(const BackwardCall& call) {
     {
       const NvtxRange range("logit_grads");
       const std::size_t bytes = logits_shared_bytes(p, true);
-      allow_shared_memory(chunk_logit_grads_kernel<T>, bytes);
-      chunk_logit_grads_kernel<T>
-          <<<dim3(unsigned(p.B * p.H * p.G), unsigned(slots.chunks())), kLogitsThreads, bytes, stream>>>(
-              LogitsArgs<T>{g.d_o, in.v, in.s, in.f, floats(w.value_states), int(p.V),
-                            floats(w.saved_weights), rows(w.logit_grads), nullptr, slots});
+      with_logit_tiles(p.chunk_size, M, [&](auto tiles) {
+        const auto kernel = chunk_logit_grads_kernel<T, decltype(tiles)::value>;
+        allow_shared_memory(kernel, bytes);
+        kernel<<<dim3(unsigned(p.B * p.H * p.G), unsigned(slots.chunks())), kLogitsThreads, bytes, stream>>>(
+            LogitsArgs<T>{g.d_o, in.v, in.s, in.f, floats(w.value_states), int(p.V), floats(w.saved_weights),
+                          rows(w.logit_grads), nullptr, slots});
+      });
       FLA_CUDA_CHECK_LAUNCH();
     }
     {

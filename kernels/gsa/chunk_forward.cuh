@@ -93,11 +93,14 @@ void forward(const ForwardCall& call) {
     }
     const NvtxRange range("logits");
     const std::size_t bytes = logits_shared_bytes(p, false);
-    allow_shared_memory(chunk_logits_kernel<T>, bytes);
-    chunk_logits_kernel<T>
-        <<<dim3(unsigned(p.B * p.H * p.G), unsigned(slots.chunks())), kLogitsThreads, bytes, call.stream>>>(
-            LogitsArgs<T>{in.q, in.k, in.s, in.f, floats(w.key_states), K, nullptr, weights,
-                          call.save_for_backward ? floats(w.saved_weights) : nullptr, slots});
+    with_logit_tiles(p.chunk_size, M, [&](auto tiles) {
+      const auto kernel = chunk_logits_kernel<T, decltype(tiles)::value>;
+      allow_shared_memory(kernel, bytes);
+      kernel<<<dim3(unsigned(p.B * p.H * p.G), unsigned(slots.chunks())), kLogitsThreads, bytes,
+               call.stream>>>(LogitsArgs<T>{in.q, in.k, in.s, in.f, floats(w.key_states), K, nullptr, weights,
+                                            call.save_for_backward ? floats(w.saved_weights) : nullptr,
+                                            slots});
+    });
     FLA_CUDA_CHECK_LAUNCH();
   }
   const NvtxRange range("outputs");

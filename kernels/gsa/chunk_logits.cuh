@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/common/chunk/intra_chunk.cuh"
 #include "kernels/common/chunk/staging.cuh"
@@ -36,8 +37,23 @@
 namespace flabench::gsa {
 
 constexpr int kLogitsThreads = 256;  // 8 warps: C / 16 row strips, the slots' tiles split among the rest
-constexpr int kLogitsMaxTiles = 8;   // 8-slot tiles a warp holds: M = 128 over two warps at C = 64
 constexpr int kLogitsMaxSlots = 128;
+
+// The 8-slot tiles of logits each warp holds: a row strip's slots split among 8 / (C / 16) warps (at most 8:
+// M = 128 over two warps at C = 64).
+__host__ __device__ inline int logit_tiles(int C, int M) {
+  const int groups = (kLogitsThreads / 32) / (C / chunk::kSubChunk);
+  return (M / 8 + groups - 1) / groups;
+}
+// Calls fn(std::integral_constant<int, NT>) with the kernels' tile count: 4 where a warp holds at most 4
+// tiles (80 registers, three blocks to an SM where shared memory allows; kernels/notes/gsa.md, C6), else 8.
+template <class Fn>
+void with_logit_tiles(int C, int M, Fn&& fn) {
+  if (logit_tiles(C, M) <= 4)
+    fn(std::integral_constant<int, 4>{});
+  else
+    fn(std::integral_constant<int, 8>{});
+}
 
 // Shared memory, in floats: the slots' decays; s [C][M + pad]; A [C][C + pad]; the product's x and y as fp32
 // [C][W + pad] and S0 [M][W + pad] (W its row width), whose room a [C][M] result takes once A is built; for
@@ -88,7 +104,7 @@ __device__ SlotBlock slot_block(float* smem, const LogitsArgs<T>& args) {
 // out[i * M + m] = scale slot_product_i,m for the chunk's rows staged in sb (x, y [C][width], S0 [M][width],
 // s, decays). The whole block calls it; it synchronises after building A (x, y and S0 are free once it
 // returns to a barrier, so `out` may be their room), not at its end.
-template <class T>
+template <class T, int NT>
 __device__ void slot_product(const SlotBlock& sb, int width, float scale, float* out) {
   using namespace chunk;
   const int M = sb.M, ldW = sb.ldW, ldM = sb.ldM, ldC = sb.ldC;
@@ -117,10 +133,10 @@ __device__ void slot_product(const SlotBlock& sb, int width, float scale, float*
             count = min(per_group, M / 8 - group * per_group);
   using Op = std::conditional_t<std::is_same_v<T, float>, float, __nv_bfloat16>;
   constexpr Exact kRows = std::is_same_v<T, __half> ? Exact::both : Exact::b;  // fp16's rows in bf16 parts
-  float acc[kLogitsMaxTiles][4] = {};
+  float acc[NT][4] = {};
   if (count > 0) {
     for (int k0 = 0; k0 < width; k0 += 16)
-      mma_k16<Op, kLogitsMaxTiles, kRows>(
+      mma_k16<Op, NT, kRows>(
           acc, count, m0, n0, k0, [&](int i, int c) { return x[i * ldW + c]; },
           [&](int c, int m) { return S0[m * ldW + c]; });
     for_each_accumulator(acc, count, m0, n0,
@@ -130,7 +146,7 @@ __device__ void slot_product(const SlotBlock& sb, int width, float scale, float*
   const auto gentle = [&](int m) { return -dec.total[I * M + m] <= kFactorLimit; };
   if (count > 0) {
     for (int J = 0; J <= I; ++J)
-      mma_k16<Op, kLogitsMaxTiles, Exact::both>(
+      mma_k16<Op, NT, Exact::both>(
           acc, count, m0, n0, J * kSubChunk, [&](int i, int j) { return A[i * ldC + j]; },
           [&](int j, int m) {
             if (J < I) return s[j * ldM + m] * __expf(dec.after(j, I, m));
@@ -162,13 +178,13 @@ __device__ void stage_product(SlotBlock& sb, const LogitsArgs<T>& args, const Ti
                              token_rows(args.s, d, b, h, t0, C, M, 0, M, sb.s, sb.ldM), others...);
 }
 
-template <class T>
-__global__ void __launch_bounds__(kLogitsThreads) chunk_logits_kernel(LogitsArgs<T> args) {
+template <class T, int NT>
+__global__ void __launch_bounds__(kLogitsThreads, NT <= 4 ? 3 : 2) chunk_logits_kernel(LogitsArgs<T> args) {
   extern __shared__ float smem[];
   SlotBlock sb = slot_block(smem, args);
   stage_product(sb, args);
   float* z = sb.x;  // [C][M]
-  slot_product<T>(sb, args.width, args.d.scale, z);
+  slot_product<T, NT>(sb, args.width, args.d.scale, z);
   __syncthreads();
   const int warp = threadIdx.x / 32;
   softmax_rows(z, sb.length, sb.M, warp, kLogitsThreads / 32);
@@ -182,8 +198,9 @@ __global__ void __launch_bounds__(kLogitsThreads) chunk_logits_kernel(LogitsArgs
   }
 }
 
-template <class T>
-__global__ void __launch_bounds__(kLogitsThreads) chunk_logit_grads_kernel(LogitsArgs<T> args) {
+template <class T, int NT>
+__global__ void __launch_bounds__(kLogitsThreads, NT <= 4 ? 3 : 2)
+    chunk_logit_grads_kernel(LogitsArgs<T> args) {
   extern __shared__ float smem[];
   SlotBlock sb = slot_block(smem, args);
   const int M = sb.M, warp = threadIdx.x / 32, warps = kLogitsThreads / 32;
@@ -191,7 +208,7 @@ __global__ void __launch_bounds__(kLogitsThreads) chunk_logit_grads_kernel(Logit
   float* dp = sb.x;               // [C][M]
   stage_product(sb, args,
                 chunk::token_rows(args.weights, args.d.queries(), sb.b, sb.hq, sb.t0, sb.C, M, 0, M, p, M));
-  slot_product<T>(sb, args.width, 1.f, dp);
+  slot_product<T, NT>(sb, args.width, 1.f, dp);
   __syncthreads();
   // dz = scale p (dp - p . dp): a warp per row.
   const int lane = threadIdx.x % 32, HQ = args.d.H * args.d.G;
