@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "kernels/common/chunk/variant.cuh"
+#include "kernels/common/chunk/launch.cuh"
 #include "kernels/common/forked_stream.h"
 #include "kernels/gsa/chunk_logits.cuh"
 #include "kernels/gsa/chunk_workspace.h"

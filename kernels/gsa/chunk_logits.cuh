@@ -32,7 +32,7 @@
 #include "kernels/common/chunk/staging.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/gla/gla.h"
-#include "kernels/gsa/fused_rows.cuh"
+#include "kernels/gsa/softmax_rows.cuh"
 
 namespace flabench::gsa {
 

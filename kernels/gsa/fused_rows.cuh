@@ -1,7 +1,6 @@
-// Pieces gsa's fused_recurrent scans share: the conversion of a staged chunk's raw rows to fp32, the softmax
-// over the M slots of a row of logits, the two ways a state is read (StateLayout) and a thread's place in
-// them, the chunk loop, the steps of a column, a chunk of steps with its partials, and the column sums left
-// to a chunk's end.
+// Pieces gsa's fused_recurrent scans share: the conversion of a staged chunk's raw rows to fp32, the two ways
+// a state is read (StateLayout) and a thread's place in them, the chunk loop, the steps of a column, a chunk
+// of steps with its partials, and the column sums left to a chunk's end (the softmax in softmax_rows.cuh).
 #pragma once
 
 #include <type_traits>
@@ -9,6 +8,7 @@
 #include "kernels/common/dtype_traits.cuh"
 #include "kernels/common/fused_recurrent/staging.cuh"
 #include "kernels/gsa/pointers.cuh"
+#include "kernels/gsa/softmax_rows.cuh"
 
 namespace flabench::gsa {
 
@@ -23,23 +23,6 @@ __device__ void convert_rows(const fused::StagePlan& stage, const char* slot, in
   for (int idx = thread; idx < (length << shift); idx += threads) {
     const float x = to_float(fused::staged<T>(stage, slot, idx >> shift, segment)[idx & (count - 1)]);
     out[idx] = exponent ? __expf(x) : x;
-  }
-}
-
-// Softmax over the M slots of each of `rows` rows, one warp per row.
-__device__ inline void softmax_rows(float* weights, int rows, int M, int warp, int warps) {
-  const int lane = threadIdx.x % 32;
-  for (int row = warp; row < rows; row += warps) {
-    float* w = weights + row * M;
-    float largest = -INFINITY;
-    for (int i = lane; i < M; i += 32) largest = fmaxf(largest, w[i]);
-    for (int offset = 16; offset > 0; offset /= 2)
-      largest = fmaxf(largest, __shfl_xor_sync(~0u, largest, offset));
-    float total = 0;
-    for (int i = lane; i < M; i += 32) total += (w[i] = __expf(w[i] - largest));
-    for (int offset = 16; offset > 0; offset /= 2) total += __shfl_xor_sync(~0u, total, offset);
-    const float inverse = 1.0f / total;
-    for (int i = lane; i < M; i += 32) w[i] *= inverse;
   }
 }
 

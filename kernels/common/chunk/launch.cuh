@@ -1,14 +1,16 @@
-// Launches of the chunk variant's forward kernels, by Dims rather than by Problem, so that an op whose
-// passes are GLA passes over other tensors (gsa: s in k's role, the slots in the key channels' place)
-// launches them with its own dims: the prepare kernel (the scan's operand), the scan (states before every
-// chunk) and the output pass.
+// Launches of the chunk variant's kernels, by Dims rather than by Problem, so that an op whose passes are GLA
+// passes over other tensors (gsa: s in k's role, the slots in the key channels' place) launches them with
+// its own dims: the prepare kernel (the scan's operand), the scan (states before every chunk, or their
+// gradients), the output pass, and the backward's gradients inside the chunks.
 #pragma once
 
 #include <cstddef>
 
+#include "kernels/common/chunk/chunk_grads.cuh"
 #include "kernels/common/chunk/forward.cuh"
 #include "kernels/common/chunk/scan.cuh"
 #include "kernels/common/cuda_check.h"
+#include "profiles/nvtx_range.h"
 
 namespace flabench::chunk {
 
@@ -52,6 +54,71 @@ void launch_output(const Pointers<T>& pointers, const Dims& d, const float* stat
       <<<dim3(unsigned(d.B * d.H * d.G), unsigned(d.chunks()), unsigned((d.V + VT - 1) / VT)),
          unsigned(output_threads(VT)), bytes, stream>>>(pointers, d, states, VT);
   FLA_CUDA_CHECK_LAUNCH();
+}
+
+inline std::size_t value_grads_shared_bytes(int C, int K, std::size_t input_bytes) {
+  return sizeof(float) * value_grads_floats(C, K, int(input_bytes));
+}
+inline std::size_t key_grads_shared_bytes(int C, std::size_t input_bytes) {
+  return sizeof(float) * key_grads_floats(C, int(input_bytes));
+}
+
+// The scan's operand for every chunk, then the scan, in NVTX ranges of the forward's or backward's names.
+template <class Form, class T, Operand kind>
+void prepare_and_scan(const Pointers<T>& pointers, const Dims& d, const Workspace& ws, const Scan<T>& scan,
+                      cudaStream_t stream) {
+  {
+    const NvtxRange range(kind == Operand::keys_to_end ? "decays" : "decays_seen");
+    launch_prepare<Form, T, kind>(pointers, d, ws, stream);
+  }
+  const NvtxRange range(kind == Operand::keys_to_end ? "states" : "state_grads");
+  launch_scan(scan, d, stream);
+}
+
+// The backward over any tensors in GLA's roles (gsa runs its two passes through it): the reverse scan for the
+// state gradients, then the gradients inside every chunk; the forward's states, whole decays and keys_to_end
+// operand are read from ws.
+template <class Form, class T>
+void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, const Dims& d,
+                     const Workspace& ws, cudaStream_t stream) {
+  prepare_and_scan<Form, T, Operand::queries_from_start>(
+      pointers, d, ws,
+      {reinterpret_cast<const Prepared<T>*>(ws.queries_from_start), grads.d_o, ws.whole, grads.d_ht,
+       ws.dstates, grads.dh0, true},
+      stream);
+  const dim3 chunks(unsigned(d.B * d.H), unsigned(d.chunks()));
+  const std::size_t value_bytes = value_grads_shared_bytes(d.C, d.K, sizeof(T)),
+                    key_bytes = key_grads_shared_bytes(d.C, sizeof(T));
+  const unsigned tiles = unsigned(key_tiles(d.K));
+  {
+    const NvtxRange range("value_grads");
+    allow_shared_memory(chunk_value_grads_kernel<Form, T>, value_bytes);
+    chunk_value_grads_kernel<Form, T>
+        <<<dim3(chunks.x, chunks.y, unsigned((d.V + kGradValues - 1) / kGradValues)),
+           unsigned(value_grads_threads(d.C, d.K)), value_bytes, stream>>>(pointers, grads, d, ws);
+    FLA_CUDA_CHECK_LAUNCH();
+  }
+  {
+    const NvtxRange range("key_grads");
+    allow_shared_memory(chunk_key_grads_kernel<Form, T>, key_bytes);
+    chunk_key_grads_kernel<Form, T>
+        <<<dim3(chunks.x, chunks.y, tiles), kKeyGradThreads, key_bytes, stream>>>(pointers, grads, d, ws);
+    FLA_CUDA_CHECK_LAUNCH();
+  }
+  if constexpr (Form::value.gate == GateKind::per_head) {
+    const NvtxRange range("sum_key_tiles");
+    const std::int64_t rows = std::int64_t(d.B) * d.T * d.H;
+    chunk_sum_key_tiles_kernel<T>
+        <<<unsigned((rows + 255) / 256), 256, 0, stream>>>(ws.dg_partial, grads.dg, d, int(tiles));
+    FLA_CUDA_CHECK_LAUNCH();
+  }
+  if constexpr (Form::value.bonus) {
+    const NvtxRange range("sum_bonus_grad");
+    const int count = d.H * d.K;
+    sum_bonus_grad_kernel<T>
+        <<<(count + 255) / 256, 256, 0, stream>>>(ws.du_partial, grads.du, d.B * d.chunks(), d.H, d.K);
+    FLA_CUDA_CHECK_LAUNCH();
+  }
 }
 
 }  // namespace flabench::chunk
