@@ -44,7 +44,8 @@ inline void transpose_states(const float* in, float* out, const Problem& p, int 
 
 // The logits kernel's shared memory (rows of K), or the logit grads kernel's (rows of V).
 inline std::size_t logits_shared_bytes(const Problem& p, bool grads) {
-  return sizeof(float) * logits_floats(p.chunk_size, int(grads ? p.V : p.K), int(p.M), grads);
+  return sizeof(float) *
+         logits_floats(p.chunk_size, int(grads ? p.V : p.K), int(p.M), grads, int(dtype_size(p.dtype)));
 }
 
 inline ChunkWorkspace workspace_of(const Problem& p) {

@@ -55,13 +55,16 @@ void with_logit_tiles(int C, int M, Fn&& fn) {
     fn(std::integral_constant<int, 8>{});
 }
 
-// Shared memory, in floats: the slots' decays; s [C][M + pad]; A [C][C + pad]; the product's x and y as fp32
-// [C][W + pad] and S0 [M][W + pad] (W its row width), whose room a [C][M] result takes once A is built; for
-// the logit grads, p [C][M] apart.
-__host__ __device__ inline int logits_floats(int C, int W, int M, bool grads) {
-  const int rows = 2 * C * (W + chunk::kPad), room = (rows > C * M ? rows : C * M) + M * (W + chunk::kPad);
-  return chunk::Decays::floats(C, M) + C * (M + chunk::kPad) + C * (C + chunk::kPad) + room +
-         (grads ? C * M : 0);
+// Shared memory, in floats: the slots' decays; s [C][M + pad]; A [C][C + pad]; the product's x and y as the
+// inputs are, [C][W + 8] (16-bit) or [C][W + pad] (fp32), and S0 in fp32 [M][W + pad] (W the rows' width),
+// x and y's room taken by a [C][M] fp32 result once A is built; for the logit grads, p [C][M] apart.
+__host__ __device__ inline int row_room_floats(int C, int W, int M, int input_bytes) {
+  const int ld = input_bytes == 2 ? W + 8 : W + chunk::kPad, rows = 2 * C * ld * input_bytes / 4;
+  return rows > C * M ? rows : C * M;
+}
+__host__ __device__ inline int logits_floats(int C, int W, int M, bool grads, int input_bytes) {
+  return chunk::Decays::floats(C, M) + C * (M + chunk::kPad) + C * (C + chunk::kPad) +
+         row_room_floats(C, W, M, input_bytes) + M * (W + chunk::kPad) + (grads ? C * M : 0);
 }
 
 // The product's rows: x = q, y = k, S0 = Hk^T for the logits; x = do, y = v, S0 = Hv for the logit grads.
@@ -77,25 +80,29 @@ struct LogitsArgs {
 };
 
 // One block's staging room and place, shared by both kernels.
+template <class T>
 struct SlotBlock {
   chunk::Decays dec;
-  float *s, *A, *x, *y, *S0;
-  int M, C, ldM, ldC, ldW;
+  float *s, *A, *room, *S0;  // room: x and y's, then the product's result
+  T *x, *y;
+  int M, C, ldM, ldC, ldX, ldS;
   int b, hq, h, n, t0, length;
 };
 
 template <class T>
-__device__ SlotBlock slot_block(float* smem, const LogitsArgs<T>& args) {
+__device__ SlotBlock<T> slot_block(float* smem, const LogitsArgs<T>& args) {
   using namespace chunk;
   const chunk::Dims& d = args.d;
-  const int M = d.K, C = d.C, W = args.width, ldW = W + kPad, HQ = d.H * d.G;
-  SlotBlock sb{Decays::carve(smem, C, M)};
-  sb.M = M, sb.C = C, sb.ldM = M + kPad, sb.ldC = C + kPad, sb.ldW = ldW;
+  const int M = d.K, C = d.C, W = args.width, HQ = d.H * d.G;
+  SlotBlock<T> sb{Decays::carve(smem, C, M)};
+  sb.M = M, sb.C = C, sb.ldM = M + kPad, sb.ldC = C + kPad;
+  sb.ldX = sizeof(T) == 2 ? W + 8 : W + kPad, sb.ldS = W + kPad;
   sb.s = smem + Decays::floats(C, M);
   sb.A = sb.s + C * sb.ldM;
-  sb.x = sb.A + C * sb.ldC;
-  sb.y = sb.x + C * ldW;
-  sb.S0 = sb.x + max(2 * C * ldW, C * M);
+  sb.room = sb.A + C * sb.ldC;
+  sb.x = reinterpret_cast<T*>(sb.room);
+  sb.y = sb.x + C * sb.ldX;
+  sb.S0 = sb.room + row_room_floats(C, W, M, sizeof(T));
   sb.b = blockIdx.x / HQ, sb.hq = blockIdx.x % HQ, sb.h = sb.hq / d.G, sb.n = blockIdx.y, sb.t0 = sb.n * C,
   sb.length = min(C, d.T - sb.t0);
   return sb;
@@ -103,12 +110,13 @@ __device__ SlotBlock slot_block(float* smem, const LogitsArgs<T>& args) {
 
 // out[i * M + m] = scale slot_product_i,m for the chunk's rows staged in sb (x, y [C][width], S0 [M][width],
 // s, decays). The whole block calls it; it synchronises after building A (x, y and S0 are free once it
-// returns to a barrier, so `out` may be their room), not at its end.
+// returns to a barrier, so `out` may be x and y's room), not at its end.
 template <class T, int NT>
-__device__ void slot_product(const SlotBlock& sb, int width, float scale, float* out) {
+__device__ void slot_product(const SlotBlock<T>& sb, int width, float scale, float* out) {
   using namespace chunk;
-  const int M = sb.M, ldW = sb.ldW, ldM = sb.ldM, ldC = sb.ldC;
-  const float *x = sb.x, *y = sb.y, *S0 = sb.S0, *s = sb.s;
+  const int M = sb.M, ldX = sb.ldX, ldS = sb.ldS, ldM = sb.ldM, ldC = sb.ldC;
+  const T *x = sb.x, *y = sb.y;
+  const float *S0 = sb.S0, *s = sb.s;
   float* A = sb.A;
   const Decays& dec = sb.dec;
   // A = x y^T on and below the diagonal, a warp per 16 x 16 block.
@@ -119,8 +127,8 @@ __device__ void slot_product(const SlotBlock& sb, int width, float scale, float*
     float acc[2][4] = {};
     for (int k0 = 0; k0 < width; k0 += 16)
       mma_k16<T>(
-          acc, 2, I * kSubChunk, 0, k0, [&](int i, int c) { return x[i * ldW + c]; },
-          [&](int c, int j) { return y[(J * kSubChunk + j) * ldW + c]; });
+          acc, 2, I * kSubChunk, 0, k0, [&](int i, int c) { return to_float(x[i * ldX + c]); },
+          [&](int c, int j) { return to_float(y[(J * kSubChunk + j) * ldX + c]); });
     for_each_accumulator(acc, 2, I * kSubChunk, 0, [&](int i, int j, float& a) {
       const int key = J * kSubChunk + j;
       A[i * ldC + key] = key <= i ? a : 0.f;
@@ -137,8 +145,8 @@ __device__ void slot_product(const SlotBlock& sb, int width, float scale, float*
   if (count > 0) {
     for (int k0 = 0; k0 < width; k0 += 16)
       mma_k16<Op, NT, kRows>(
-          acc, count, m0, n0, k0, [&](int i, int c) { return x[i * ldW + c]; },
-          [&](int c, int m) { return S0[m * ldW + c]; });
+          acc, count, m0, n0, k0, [&](int i, int c) { return to_float(x[i * ldX + c]); },
+          [&](int c, int m) { return S0[m * ldS + c]; });
     for_each_accumulator(acc, count, m0, n0,
                          [&](int, int m, float& a) { a *= __expf(dec.prefix[I * M + m]); });
   }
@@ -165,25 +173,25 @@ __device__ void slot_product(const SlotBlock& sb, int width, float scale, float*
 
 // Stages the chunk's x (HQ heads), y, S0 and s rows and the decays of f (then summed), with any other tiles.
 template <class T, class... Tiles>
-__device__ void stage_product(SlotBlock& sb, const LogitsArgs<T>& args, const Tiles&... others) {
+__device__ void stage_product(SlotBlock<T>& sb, const LogitsArgs<T>& args, const Tiles&... others) {
   using namespace chunk;
   const chunk::Dims& d = args.d;
   const int b = sb.b, h = sb.h, t0 = sb.t0, C = sb.C, M = sb.M, width = args.width;
   const float* saved = args.states + ((std::int64_t(b) * d.H + h) * d.chunks() + sb.n) * M * width;
   // f is a per-slot gate seen after the update, as GLA's per-key gate: its decays are GLA's
   stage_with_decays<GlaForm>(sb.dec, args.f, d, b, h, t0, 0,
-                             token_rows(args.x, d.queries(), b, sb.hq, t0, C, width, 0, width, sb.x, sb.ldW),
-                             token_rows(args.y, d, b, h, t0, C, width, 0, width, sb.y, sb.ldW),
-                             rows_of(saved, M, width, sb.S0, sb.ldW),
+                             token_rows(args.x, d.queries(), b, sb.hq, t0, C, width, 0, width, sb.x, sb.ldX),
+                             token_rows(args.y, d, b, h, t0, C, width, 0, width, sb.y, sb.ldX),
+                             rows_of(saved, M, width, sb.S0, sb.ldS),
                              token_rows(args.s, d, b, h, t0, C, M, 0, M, sb.s, sb.ldM), others...);
 }
 
 template <class T, int NT>
 __global__ void __launch_bounds__(kLogitsThreads, NT <= 4 ? 3 : 2) chunk_logits_kernel(LogitsArgs<T> args) {
   extern __shared__ float smem[];
-  SlotBlock sb = slot_block(smem, args);
+  SlotBlock<T> sb = slot_block(smem, args);
   stage_product(sb, args);
-  float* z = sb.x;  // [C][M]
+  float* z = sb.room;  // [C][M]
   slot_product<T, NT>(sb, args.width, args.d.scale, z);
   __syncthreads();
   const int warp = threadIdx.x / 32;
@@ -202,10 +210,10 @@ template <class T, int NT>
 __global__ void __launch_bounds__(kLogitsThreads, NT <= 4 ? 3 : 2)
     chunk_logit_grads_kernel(LogitsArgs<T> args) {
   extern __shared__ float smem[];
-  SlotBlock sb = slot_block(smem, args);
+  SlotBlock<T> sb = slot_block(smem, args);
   const int M = sb.M, warp = threadIdx.x / 32, warps = kLogitsThreads / 32;
-  float* p = sb.S0 + M * sb.ldW;  // [C][M], apart from the product's room
-  float* dp = sb.x;               // [C][M]
+  float* p = sb.S0 + M * sb.ldS;  // [C][M], apart from the product's room
+  float* dp = sb.room;            // [C][M]
   stage_product(sb, args,
                 chunk::token_rows(args.weights, args.d.queries(), sb.b, sb.hq, sb.t0, sb.C, M, 0, M, p, M));
   slot_product<T, NT>(sb, args.width, 1.f, dp);
