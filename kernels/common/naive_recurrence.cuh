@@ -342,11 +342,8 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
     FLA_CUDA_CHECK_LAUNCH();
   }
   if constexpr (Form::value.bonus) {
-    const int count = int(p.H * p.K);
     const NvtxRange range("sum_bonus_grad");
-    sum_bonus_grad_kernel<T>
-        <<<(count + 255) / 256, 256, 0, call.stream>>>(ws.du_partial, grads.du, int(p.B), int(p.H), int(p.K));
-    FLA_CUDA_CHECK_LAUNCH();
+    sum_parts(ws.du_partial, grads.du, 1, int(p.B), p.H * p.K, call.stream);
   }
 }
 

@@ -2,6 +2,7 @@
 // of every op: binding from an op's tensors, and the small kernels that finish a backward.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/dtype_traits.cuh"
+#include "kernels/common/grid_stride.h"
 #include "kernels/common/recurrence.h"
 #include "kernels/variant.h"
 
@@ -81,15 +83,27 @@ void allow_shared_memory(Kernel kernel, std::size_t bytes) {
   done = bytes;
 }
 
-// du[h, i] = sum over the batch of the per-(batch, head) partials, in a fixed order.
-template <class T>
-__global__ void sum_bonus_grad_kernel(const float* du_partial, T* du, int B, int H, int K) {
-  const int idx = blockIdx.x * blockDim.x + threadIdx.x;
-  if (idx >= H * K) return;
-  const int h = idx / K, i = idx % K;
-  float sum = 0;
-  for (int b = 0; b < B; ++b) sum += du_partial[(std::int64_t(b) * H + h) * K + i];
-  du[idx] = from_float<T>(sum);
+// sums[o inner + i] = the sum over c < count of parts[(o count + c) inner + i], in fp32 and in the order of c
+// (so a backward's result does not depend on scheduling): the partial gradients a backward left per batch
+// (rwkv6's bonus: outer 1, count B, inner H K) or per query-head copy (gsa's chunk backward).
+template <class In, class Out>
+__global__ void sum_parts_kernel(const In* parts, Out* sums, std::int64_t outer, int count,
+                                 std::int64_t inner) {
+  for (std::int64_t idx = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; idx < outer * inner;
+       idx += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t o = idx / inner, i = idx % inner;
+    float sum = 0;
+    for (int c = 0; c < count; ++c) sum += to_float(parts[(o * count + c) * inner + i]);
+    sums[idx] = from_float<Out>(sum);
+  }
+}
+
+template <class In, class Out>
+void sum_parts(const In* parts, Out* sums, std::int64_t outer, int count, std::int64_t inner,
+               cudaStream_t stream) {
+  sum_parts_kernel<In, Out><<<grid_stride_blocks(outer * inner), kGridStrideThreads, 0, stream>>>(
+      parts, sums, outer, count, inner);
+  FLA_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace flabench

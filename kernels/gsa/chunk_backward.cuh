@@ -8,6 +8,7 @@
 
 #include "kernels/common/chunk/launch.cuh"
 #include "kernels/common/forked_stream.h"
+#include "kernels/common/grid_stride.h"
 #include "kernels/gsa/chunk_forward.cuh"
 #include "kernels/gsa/chunk_groups.cuh"
 #include "kernels/gsa/chunk_logits.cuh"
@@ -40,6 +41,22 @@ struct GlaPass {
   float* dh0;
 };
 
+// Grouped queries: the copies both passes read, made once (s, f, each chunk's summed decay and the scan's
+// operand s e^{decay to the chunk's end}).
+template <class T>
+void shared_copies(const gsa::Pointers<T>& in, const Problem& p, std::byte* base, cudaStream_t stream) {
+  const ChunkWorkspace w = workspace_of(p);
+  using X = chunk::Prepared<T>;
+  const int G = int(p.G), M = int(p.M), C = p.chunk_size;
+  const std::int64_t tokens = p.B * p.T * p.H, heads = p.B * p.H, chunks = (p.T + C - 1) / C;
+  repeat_heads(in.s, reinterpret_cast<T*>(base + w.slot_copies), tokens, G, M, stream);
+  repeat_heads(in.f, reinterpret_cast<T*>(base + w.gate_copies), tokens, G, M, stream);
+  repeat_heads(reinterpret_cast<const float*>(base + w.whole),
+               reinterpret_cast<float*>(base + w.whole_copies), heads, G, chunks * M, stream);
+  repeat_heads(reinterpret_cast<const X*>(base + w.slots_to_end),
+               reinterpret_cast<X*>(base + w.slots_to_end_copies), heads, G, chunks * C * M, stream);
+}
+
 template <class T>
 void run_pass(const GlaPass<T>& pass, const PassScratch& scratch, const gsa::Pointers<T>& in,
               const Problem& p, std::byte* base, cudaStream_t stream) {
@@ -54,20 +71,15 @@ void run_pass(const GlaPass<T>& pass, const PassScratch& scratch, const gsa::Poi
   roles.q = pass.q;
   flabench::GradPointers<T> grads{};
   grads.d_o = pass.d_o, grads.dq = rows(scratch.unused_grads);
-  using X = chunk::Prepared<T>;
   if (G == 1) {
     roles.k = in.s, roles.v = pass.values, roles.g = in.f;
     ws.states = pass.states, ws.whole = floats(w.whole), ws.keys_to_end = base + w.slots_to_end;
     grads.d_ht = pass.d_ht, grads.dk = pass.dk, grads.dv = pass.dv, grads.dg = pass.dg, grads.dh0 = pass.dh0;
   } else {
+    // s, f and the decays were copied by shared_copies; the pass's own tensors here
     const std::int64_t tokens = p.B * p.T * p.H, heads = p.B * p.H, chunks = d.chunks();
-    repeat_heads(in.s, rows(w.slot_copies), tokens, G, M, stream);
-    repeat_heads(in.f, rows(w.gate_copies), tokens, G, M, stream);
     repeat_heads(pass.values, rows(w.row_copies), tokens, G, pass.width, stream);
     repeat_heads(pass.states, floats(w.state_copies), heads, G, chunks * M * pass.width, stream);
-    repeat_heads(floats(w.whole), floats(w.whole_copies), heads, G, chunks * M, stream);
-    repeat_heads(reinterpret_cast<const X*>(base + w.slots_to_end),
-                 reinterpret_cast<X*>(base + w.slots_to_end_copies), heads, G, chunks * C * M, stream);
     repeat_heads(pass.d_ht, floats(w.final_grad_copies), heads, G, std::int64_t(M) * pass.width, stream,
                  /*first_only=*/true);
     roles.k = rows(w.slot_copies), roles.v = rows(w.row_copies), roles.g = rows(w.gate_copies);
@@ -80,10 +92,10 @@ void run_pass(const GlaPass<T>& pass, const PassScratch& scratch, const gsa::Poi
   chunk::launch_backward<GlaForm, T>(roles, grads, d, ws, stream);
   if (G > 1) {
     const std::int64_t tokens = p.B * p.T * p.H, heads = p.B * p.H;
-    sum_heads(grads.dk, pass.dk, tokens, G, M, stream);
-    sum_heads(grads.dg, pass.dg, tokens, G, M, stream);
-    sum_heads(grads.dv, pass.dv, tokens, G, pass.width, stream);
-    sum_heads(grads.dh0, pass.dh0, heads, G, std::int64_t(M) * pass.width, stream);
+    sum_parts(grads.dk, pass.dk, tokens, G, M, stream);
+    sum_parts(grads.dg, pass.dg, tokens, G, M, stream);
+    sum_parts(grads.dv, pass.dv, tokens, G, pass.width, stream);
+    sum_parts(grads.dh0, pass.dh0, heads, G, std::int64_t(M) * pass.width, stream);
   }
 }
 
@@ -148,14 +160,16 @@ void backward(const BackwardCall& call) {
     pass2(w.side_scratch(), fork.side());
     pass1(call.stream);
   } else {
+    shared_copies(in, p, base, call.stream);
     pass2(w.scratch(), call.stream);
     pass1(call.stream);
   }
   const std::int64_t count = p.B * p.T * p.H * p.M;
-  const unsigned blocks = unsigned(std::min<std::int64_t>((count + 255) / 256, 4096));
-  add_into_kernel<T><<<blocks, 256, 0, call.stream>>>(g.ds, rows(w.slot_grads), count);
+  add_into_kernel<T>
+      <<<grid_stride_blocks(count), kGridStrideThreads, 0, call.stream>>>(g.ds, rows(w.slot_grads), count);
   FLA_CUDA_CHECK_LAUNCH();
-  add_into_kernel<T><<<blocks, 256, 0, call.stream>>>(g.df, rows(w.gate_grads), count);
+  add_into_kernel<T>
+      <<<grid_stride_blocks(count), kGridStrideThreads, 0, call.stream>>>(g.df, rows(w.gate_grads), count);
   FLA_CUDA_CHECK_LAUNCH();
 }
 

@@ -15,6 +15,7 @@
 
 #include "kernels/common/chunk/launch.cuh"
 #include "kernels/common/forked_stream.h"
+#include "kernels/common/grid_stride.h"
 #include "kernels/gsa/chunk_logits.cuh"
 #include "kernels/gsa/chunk_workspace.h"
 #include "kernels/gsa/pointers.cuh"
@@ -37,7 +38,7 @@ __global__ void transpose_states_kernel(const float* in, float* out, int heads, 
 inline void transpose_states(const float* in, float* out, const Problem& p, int rows, int cols,
                              cudaStream_t stream) {
   const std::int64_t total = p.B * p.H * rows * cols;
-  transpose_states_kernel<<<unsigned(std::min<std::int64_t>((total + 255) / 256, 4096)), 256, 0, stream>>>(
+  transpose_states_kernel<<<grid_stride_blocks(total), kGridStrideThreads, 0, stream>>>(
       in, out, int(p.B * p.H), rows, cols);
   FLA_CUDA_CHECK_LAUNCH();
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/gsa/chunk_workspace.h"
+#include "tests/kernels/workspace_regions.h"
 
 namespace flabench {
 namespace {
@@ -26,10 +27,7 @@ TEST(GsaChunkWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
                 const std::size_t heads = 6, chunks = (T + C - 1) / C, D = std::max(K, V),
                                   copies = G > 1 ? 1 : 0,  // grouped queries' copies
                     side = G == 1 ? 1 : 0;                 // pass 2's own scratch
-                struct Region {
-                  std::size_t at, bytes;
-                };
-                const std::vector<Region> regions = {
+                const std::vector<testing::Region> regions = {
                     {w.value_states, 4 * heads * chunks * M * V},
                     {w.key_states, 4 * heads * chunks * M * K},
                     {w.key_initial, 4 * heads * M * K},
@@ -58,12 +56,7 @@ TEST(GsaChunkWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
                     {w.slot_grad_copies, copies * element * 2 * T * 3 * G * M},
                     {w.gate_grad_copies, copies * element * 2 * T * 3 * G * M},
                     {w.row_grad_copies, copies * element * 2 * T * 3 * G * D}};
-                std::size_t end = 0;
-                for (const Region& r : regions) {
-                  EXPECT_GE(r.at, end) << "overlaps the region before it";
-                  EXPECT_EQ(r.at % 16, 0u) << "not 16-byte aligned";
-                  end = r.at + r.bytes;
-                }
+                const std::size_t end = testing::expect_in_order(regions, 16);
                 EXPECT_GE(w.total, end);
                 EXPECT_LT(w.total, end + 16);
               }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/gsa/fused_workspace.h"
+#include "tests/kernels/workspace_regions.h"
 
 namespace flabench {
 namespace {
@@ -21,21 +22,13 @@ TEST(GsaFusedWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
             p.M = M, p.G = G;
             const gsa::FusedWorkspace w(p);
             const std::size_t rows = 2 * T * 3 * G * M, chunks = (T + 15) / 16, heads = 6;
-            struct Region {
-              std::size_t at, size;
-            };
-            const std::vector<Region> regions = {{w.logits, rows},
-                                                 {w.key_checkpoints, heads * chunks * K * M},
-                                                 {w.value_checkpoints, heads * chunks * M * V},
-                                                 {w.weights, rows},
-                                                 {w.logit_grads, rows},
-                                                 {w.slot_sums, std::size_t(2 * 2 * T * 3 * M)}};
-            std::size_t end = 0;
-            for (const Region& r : regions) {
-              EXPECT_GE(r.at, end) << "overlaps the region before it";
-              EXPECT_EQ(r.at % 4, 0u) << "not 16-byte aligned";
-              end = r.at + r.size;
-            }
+            const std::vector<testing::Region> regions = {{w.logits, rows},
+                                                          {w.key_checkpoints, heads * chunks * K * M},
+                                                          {w.value_checkpoints, heads * chunks * M * V},
+                                                          {w.weights, rows},
+                                                          {w.logit_grads, rows},
+                                                          {w.slot_sums, std::size_t(2 * 2 * T * 3 * M)}};
+            const std::size_t end = testing::expect_in_order(regions, 4);  // floats: 16 bytes
             EXPECT_EQ(w.total, end);
             EXPECT_EQ(w.bytes(), end * sizeof(float));
           }

@@ -408,7 +408,7 @@ __global__ void __launch_bounds__(kKeyGradThreads, 3)
       if (piece == 0 && c0 + c < K) {
         float du = 0;
         for (int other = 0; other < kPieces; ++other) du += sum_at(3, other);
-        // laid out [B, chunks, H, K]: sum_bonus_grad_kernel adds over (batch, chunk) as over a batch
+        // laid out [B, chunks, H, K]: sum_parts adds over (batch, chunk) as over a batch
         ws.du_partial[((std::int64_t(b) * d.chunks() + n) * d.H + h) * K + c0 + c] = du;
       }
   }

@@ -114,10 +114,7 @@ void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, 
   }
   if constexpr (Form::value.bonus) {
     const NvtxRange range("sum_bonus_grad");
-    const int count = d.H * d.K;
-    sum_bonus_grad_kernel<T>
-        <<<(count + 255) / 256, 256, 0, stream>>>(ws.du_partial, grads.du, d.B * d.chunks(), d.H, d.K);
-    FLA_CUDA_CHECK_LAUNCH();
+    sum_parts(ws.du_partial, grads.du, 1, d.B * d.chunks(), std::int64_t(d.H) * d.K, stream);
   }
 }
 

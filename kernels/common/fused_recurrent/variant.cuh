@@ -224,11 +224,8 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
     FLA_CUDA_CHECK_LAUNCH();
   }
   if constexpr (Form::value.bonus) {
-    const int count = g.H * g.K;
     const NvtxRange range("sum_bonus_grad");
-    sum_bonus_grad_kernel<T><<<(count + 255) / 256, 256, 0, call.stream>>>(workspace + layout.du_partial,
-                                                                           grads.du, g.B, g.H, g.K);
-    FLA_CUDA_CHECK_LAUNCH();
+    sum_parts(workspace + layout.du_partial, grads.du, 1, g.B, std::int64_t(g.H) * g.K, call.stream);
   }
 }
 
