@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Issue 4's speed table (markdown) from one fla-bench run of the chunk variant and FLA's H100 numbers.
+"""Issues 4 and 5's speed table (markdown) from one fla-bench run of the chunk variant and FLA's H100 numbers.
 
 usage: chunk-peer-table.py RESULT.json PEER.md
 
 PEER.md is shared/anchors/peer-fla-h100.md: its rows `| op | chunk | mode | B,T,H,D | FLA ms | floor ms | ...`
 give FLA's time P and the byte floor F of each shape. Per op, mode and shape of the run: the best chunk size,
-every chunk size's median, P, F, and the target max(2F, P/3) forward, max(3F, P/3) forward+backward. Where FLA
+every chunk size's median, P, F, and the target max(2F, P/3) forward, max(3F, P/3) forward+backward (issue 4;
+rwkv7, issue 5: max(2.5F, P/3) and max(4F, P/3)). Where FLA
 has no time (its simple_gla backward refuses on Hopper) the floor is the run's own at 3.0 TB/s and the target
 3F. Shapes of the anchors that the run lacks are left out; a run with no chunk case is refused (exit 2).
 """
@@ -16,7 +17,8 @@ import sys
 from peer_anchors import run
 
 BANDWIDTH_BYTES_PER_MS = 3.0e9  # the anchors' copy rate, 3.00 TB/s
-TARGET_FLOORS = {"fwd": 2, "fwdbwd": 3}
+TARGET_FLOORS = {"fwd": 2, "fwdbwd": 3}  # multiples of the floor in the targets, by mode
+OP_TARGET_FLOORS = {"rwkv7": {"fwd": 2.5, "fwdbwd": 4}}  # the ops whose issue sets others
 
 
 def chunk_timings(path):
@@ -47,7 +49,7 @@ def table(peer, timings):
         ours = by_size[best][0]
         if floor is None:
             floor = by_size[best][1] / BANDWIDTH_BYTES_PER_MS
-        target = max(TARGET_FLOORS[mode] * floor, fla / 3 if fla else 0.0)
+        target = max(OP_TARGET_FLOORS.get(op, TARGET_FLOORS)[mode] * floor, fla / 3 if fla else 0.0)
         met += ours <= target
         total += 1
         sizes = " / ".join(f"{by_size[size][0]:.3f}" if size in by_size else "-" for size in (16, 32, 64))

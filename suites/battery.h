@@ -37,11 +37,16 @@ enum class Family { accuracy, decay, shapes, state, cross, hygiene };
 std::string_view family_name(Family family);
 
 // The log decays of a case's gate input.
+// The log decay of the beyond scenario: issue 5's wider range for rwkv7, w in [-5, 0).
+inline constexpr double kBeyondLogDecay = -5.0;
+
 enum class DecayScenario {
   typical,    // as the op's generator draws them
   near_zero,  // every log decay -1e-6 (rounded to the dtype)
   floor,      // every log decay at the op's floor
   mixed,      // each element drawn from {-1e-6, typical, floor}
+  beyond,     // every log decay at kBeyondLogDecay (-5), past the floor of an op whose layer bounds it above
+              // that (rwkv7's -0.6065): what a kernel does with decays its layer never makes
 };
 
 // What a case measures.

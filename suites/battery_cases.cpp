@@ -51,7 +51,8 @@ constexpr Handoff kHandoffs[] = {{kSmall, 40, "prefill40"},
 std::optional<std::string> decay_skip_reason(const BatteryCase& c, const Variant& v) {
   if (c.decay == DecayScenario::typical) return std::nullopt;
   if (c.op->log_decay.empty()) return c.op->name + " has no log decay";
-  if (c.decay != DecayScenario::near_zero && c.op->log_decay_floor < v.support.log_decay_floor)
+  const double deepest = c.decay == DecayScenario::beyond ? kBeyondLogDecay : c.op->log_decay_floor;
+  if (c.decay != DecayScenario::near_zero && deepest < v.support.log_decay_floor)
     return v.name + " is made for log decays down to " + std::to_string(v.support.log_decay_floor);
   return std::nullopt;
 }
@@ -113,6 +114,10 @@ struct Builder {
     for (const auto& [decay, name] : decays) {
       c.decay = decay;
       add_here(c, kSmall, name);
+    }
+    if (op.log_decay_floor > kBeyondLogDecay) {
+      c.decay = DecayScenario::beyond;
+      add_here(c, kSmall, "beyond_floor");
     }
 
     c = base;

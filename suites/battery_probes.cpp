@@ -231,6 +231,7 @@ CheckInputs battery_inputs(const BatteryCase& c, std::uint64_t seed) {
     double value = g.values[i];
     if (c.decay == DecayScenario::near_zero) value = kNearZeroLogDecay;
     if (c.decay == DecayScenario::floor) value = floor;
+    if (c.decay == DecayScenario::beyond) value = kBeyondLogDecay;
     if (c.decay == DecayScenario::mixed) {
       const double u = pick.uniform(i);
       value = u < 1.0 / 3 ? kNearZeroLogDecay : u < 2.0 / 3 ? value : floor;

@@ -60,7 +60,7 @@ void register_rwkv7(Registry& registry) {
            .default_scale = [](const Problem&) { return 1.0; },  // chunk_rwkv7's default
            .make_inputs = make_inputs,
            .log_decay_floor = kLogDecayFloor}),
-      {rwkv7_naive_variant(), rwkv7_fused_recurrent_variant()});
+      {rwkv7_naive_variant(), rwkv7_fused_recurrent_variant(), rwkv7_chunk_variant()});
 }
 
 }  // namespace flabench

@@ -20,5 +20,6 @@ void register_rwkv7(Registry& registry);
 
 Variant rwkv7_naive_variant();
 Variant rwkv7_fused_recurrent_variant();
+Variant rwkv7_chunk_variant();
 
 }  // namespace flabench

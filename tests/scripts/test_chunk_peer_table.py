@@ -16,6 +16,8 @@ PEER = """| op | variant | mode | B,T,H,D | FLA ms | byte floor ms | x floor |
 | gla | fused_recurrent | fwd | 8,1024,8,64 | 9.000 | 0.100 | 90.0 |
 | simple_gla | chunk | fwdbwd | 8,1024,8,64 | refused on Hopper + Triton 3.6 | | |
 | gla | chunk | fwd | 4,4096,16,64 | 1.000 | 0.100 | 10.0 |
+| rwkv7 | chunk | fwd | 8,1024,8,64 | 0.300 | 0.100 | 3.0 |
+| rwkv7 | chunk | fwdbwd | 8,1024,8,64 | 0.600 | 0.100 | 6.0 |
 """
 
 
@@ -45,9 +47,18 @@ class ChunkPeerTable(PeerTableTest):
         # FLA refuses: the floor is the run's own at 3.0 TB/s (3e8 bytes: 0.1 ms) and the target 3 F
         self.assertEqual(rows[("simple_gla", "fwdbwd", "8,1024,8,64")][2:], ["refused", "0.100", "20.0", "-",
                                                                            "0.300", "no"])
-        # the anchors' shape the run lacks is left out, and the fused_recurrent row is not a chunk row
+        # the anchors' shapes the run lacks are left out, and the fused_recurrent row is not a chunk row
         self.assertEqual(len(rows), 3)
         self.assertIn("targets met: 1 of 3", done.stdout)
+
+    def test_rwkv7_takes_issue_5s_multiples_of_the_floor(self):
+        done = self.run_table([case("rwkv7", "fwd", 64, 0.26), case("rwkv7", "fwdbwd", 64, 0.39)])
+        self.assertEqual(done.returncode, 0, done.stderr)
+        rows = self.rows(done.stdout)
+        # forward: max(2.5 F, P / 3) = max(0.25, 0.1) = 0.25, missed by 0.26 (issue 4's 2 F would give 0.2)
+        self.assertEqual(rows[("rwkv7", "fwd", "8,1024,8,64")][-2:], ["0.250", "no"])
+        # forward+backward: max(4 F, P / 3) = 0.4, met by 0.39 (issue 4's 3 F would give 0.3: not met)
+        self.assertEqual(rows[("rwkv7", "fwdbwd", "8,1024,8,64")][-2:], ["0.400", "yes"])
 
     def test_refuses_a_run_without_chunk_cases_and_bad_arguments(self):
         done = self.run_table([case("gla", "fwd", 32, 0.01, variant="naive")])

@@ -267,6 +267,7 @@ TEST(Battery, DecayExtremesReachTheOpsFloorAndSkipBeyondAVariantsDeclaredRange) 
   for (float g : decay_of("gla", DecayScenario::floor)) ASSERT_EQ(g, -40.0f);
   for (float g : decay_of("rwkv7", DecayScenario::floor))
     ASSERT_EQ(g, round_to_dtype(DType::bf16, -0.6065306597126334f));
+  for (float g : decay_of("rwkv7", DecayScenario::beyond)) ASSERT_EQ(g, -5.0f);
   for (float g : decay_of("simple_gla", DecayScenario::near_zero)) ASSERT_NEAR(g, -1e-6, 1e-8);
   const std::vector<float> mixed = decay_of("rwkv6", DecayScenario::mixed);
   const auto share = [&](auto predicate) {
@@ -274,6 +275,22 @@ TEST(Battery, DecayExtremesReachTheOpsFloorAndSkipBeyondAVariantsDeclaredRange) 
   };
   EXPECT_NEAR(share([](float g) { return g == -40.0f; }), 1.0 / 3, 0.02);
   EXPECT_NEAR(share([](float g) { return g > -1e-5f; }), 1.0 / 3, 0.02);
+}
+
+// Decays past an op's layer floor (rwkv7's -0.6065) down to -5 are checked too, where the floor is above
+// that; ops made for -40 need no such case.
+TEST(Battery, DecaysBeyondALayersFloorAreCheckedOnlyWhereTheFloorIsAboveThem) {
+  const BatterySpec spec{"^decay/.*/naive/fwdbwd/bf16/", Backend::cuda, {227 * 1024, 90}, false};
+  const std::vector<BatteryCase> cases = battery_cases(product_registry(), spec);
+  std::set<std::string> beyond;
+  for (const BatteryCase& c : cases)
+    if (c.decay == DecayScenario::beyond) beyond.insert(c.op->name);
+  EXPECT_EQ(beyond, std::set<std::string>{"rwkv7"});
+  for (const BatteryCase& c : cases) {
+    if (c.decay == DecayScenario::beyond) {
+      EXPECT_NE(c.name.find("/beyond_floor"), std::string::npos);
+    }
+  }
 }
 
 TEST(Battery, CasesCoverEveryCudaVariantAndPair) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "kernels/common/dtype_traits.cuh"
+#include "kernels/common/fast_exp.cuh"
 #include "kernels/common/fused_recurrent/layout.h"
 #include "kernels/common/lane_sum.cuh"
 #include "kernels/common/recurrence.h"
@@ -28,14 +29,6 @@ struct KeyVectors {
   static constexpr int a = per_key_gate ? 3 : 2, b = a + 1;
   static constexpr int count = 2 + (per_key_gate ? 1 : 0) + (low_rank ? 2 : 0);
 };
-
-// exp(x) by one MUFU.EX2 with flush to zero: results below 2^-126 become 0 rather than subnormal (__expf
-// spends three more instructions on them); a decay that small leaves nothing an fp32 state can hold.
-__device__ __forceinline__ float exp_flushed(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.4426950408889634f));
-  return y;
-}
 
 // sum_i a[i] * b[i], in four independent chains (the FMA latency, not the count, is the cost).
 template <int N>

@@ -11,6 +11,7 @@
 #include "kernels/common/fused_recurrent/backward_columns.cuh"
 #include "kernels/common/fused_recurrent/backward_rows.cuh"
 #include "kernels/common/fused_recurrent/forward.cuh"
+#include "kernels/common/fused_recurrent/workspace.h"
 #include "profiles/nvtx_range.h"
 
 namespace flabench::fused {
@@ -46,24 +47,6 @@ void with_values_per_lane(const Geometry& g, Fn&& fn) {
   else
     fn(std::integral_constant<int, 16>{});
 }
-
-// Workspace (fp32): the forward's checkpoints [B*H, chunks, K, V]; for the low-rank term a^T S_{t-1} and
-// dS_t^T b_t per token [B, T, H, V]; for a per-head gate the per-row terms of dg [B, T, H, K]; for the bonus
-// the per-(batch, head) partial sums of du [B*H, K].
-template <class Form>
-struct WorkspaceLayout {
-  std::size_t checkpoints, sa, dsa, dg_rows, du_partial, total;  // offsets in floats
-  explicit WorkspaceLayout(const Problem& p) {
-    const std::size_t heads = p.B * p.H, tokens = p.B * p.T * p.H;
-    const std::size_t chunks = (p.T + kChunk - 1) / kChunk;
-    checkpoints = 0;
-    sa = checkpoints + heads * chunks * p.K * p.V;
-    dsa = sa + (Form::value.low_rank ? tokens * p.V : 0);
-    dg_rows = dsa + (Form::value.low_rank ? tokens * p.V : 0);
-    du_partial = dg_rows + (Form::value.gate == GateKind::per_head ? tokens * p.K : 0);
-    total = du_partial + (Form::value.bonus ? heads * p.K : 0);
-  }
-};
 
 // The key-side vectors of a column pass (full K), then `slice` (BV columns of a [B, T, H, V] tensor).
 template <class Form, class T>

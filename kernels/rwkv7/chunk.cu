@@ -1,0 +1,139 @@
+// rwkv7's chunk variant: the forward in chunk form (WY representation, ops.md §3.3) in three steps —
+// chunk_intra.cuh (per chunk, in parallel), chunk_states.cuh (the scan over chunks), chunk_output.cuh (per
+// chunk, in parallel) — with every intermediate in fp32 (kernels/notes/rwkv7_chunk.md says why). The
+// backward is fused_recurrent's, run on the states and a^T S_{t-1} terms this forward saves where that
+// backward reads them (chunk_workspace.h).
+#include <optional>
+#include <string>
+
+#include "kernels/common/format.h"
+#include "kernels/rwkv7/chunk_intra.cuh"
+#include "kernels/rwkv7/chunk_output.cuh"
+#include "kernels/rwkv7/chunk_states.cuh"
+#include "kernels/rwkv7/rwkv7.h"
+#include "profiles/nvtx_range.h"
+
+namespace flabench {
+namespace rwkv7 {
+namespace {
+
+// Calls fn(std::integral_constant<int, C>) with the problem's chunk size as a compile-time constant.
+template <class Fn>
+void with_chunk_size(int C, Fn&& fn) {
+  if (C == 16)
+    fn(std::integral_constant<int, 16>{});
+  else if (C == 32)
+    fn(std::integral_constant<int, 32>{});
+  else
+    fn(std::integral_constant<int, 64>{});
+}
+
+// The same with K / 16 (K in {16, 32, 64, 128}).
+template <class Fn>
+void with_key_groups(int K, Fn&& fn) {
+  if (K == 16)
+    fn(std::integral_constant<int, 1>{});
+  else if (K == 32)
+    fn(std::integral_constant<int, 2>{});
+  else if (K == 64)
+    fn(std::integral_constant<int, 4>{});
+  else
+    fn(std::integral_constant<int, 8>{});
+}
+
+// The most shared memory a block of any step needs (the state pass with one operand buffer).
+std::size_t shared_bytes(const Problem& p) {
+  const int C = p.chunk_size, K = int(p.K), input_bytes = int(dtype_size(p.dtype));
+  return sizeof(float) * std::max({intra_shared_floats(C), states_shared_floats(C, K, input_bytes, 1),
+                                   output_shared_floats(C, K)});
+}
+
+template <class T>
+void forward(const ForwardCall& call) {
+  const Problem& p = call.problem;
+  const ChunkDims d = chunk_dims(p);
+  Pointers<T> pointers = bind_inputs<T>(kRwkv7Binding, call.inputs);
+  pointers.o = call.outputs.at(kRwkv7Binding.o).as<T>();
+  pointers.ht = call.outputs.at(kRwkv7Binding.ht).as<float>();
+  float* workspace = reinterpret_cast<float*>(call.workspace.data());
+  const ChunkWorkspace ws(p);
+  const IntraOutputs intra{workspace + ws.qk, workspace + ws.qb, workspace + ws.w,    workspace + ws.u,
+                           workspace + ws.kg, workspace + ws.bg, workspace + ws.decay};
+  float *states = workspace + ws.checkpoints, *sa = workspace + ws.sa;
+  const int heads = d.B * d.H;
+  {
+    const NvtxRange range("intra");
+    with_chunk_size(d.C, [&](auto chunk) {
+      auto kernel = rwkv7_chunk_intra_kernel<T, decltype(chunk)::value>;
+      const std::size_t shared = sizeof(float) * intra_shared_floats(d.C);
+      allow_shared_memory(kernel, shared);
+      kernel<<<dim3(d.chunks, heads), kThreads, shared, call.stream>>>(pointers, d, intra);
+    });
+    FLA_CUDA_CHECK_LAUNCH();
+  }
+  {
+    const NvtxRange range("states");
+    const int buffers = operand_buffers(d.C, d.K, sizeof(T),
+                                        current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+    const std::size_t shared = sizeof(float) * states_shared_floats(d.C, d.K, sizeof(T), buffers);
+    with_key_groups(d.K, [&](auto groups) {
+      auto kernel = rwkv7_chunk_states_kernel<T, decltype(groups)::value>;
+      allow_shared_memory(kernel, shared);
+      kernel<<<dim3(heads, d.V / kStateColumns), kThreads, shared, call.stream>>>(
+          pointers, d, intra, states, sa, call.save_for_backward, buffers);
+    });
+    FLA_CUDA_CHECK_LAUNCH();
+  }
+  {
+    const NvtxRange range("outputs");
+    const std::size_t shared = sizeof(float) * output_shared_floats(d.C, d.K);
+    allow_shared_memory(rwkv7_chunk_output_kernel<T>, shared);
+    rwkv7_chunk_output_kernel<T>
+        <<<dim3(d.chunks, heads, d.V / output_columns(d.V)), kThreads, shared, call.stream>>>(
+            pointers, d, states, sa, intra.qk, intra.qb);
+    FLA_CUDA_CHECK_LAUNCH();
+  }
+}
+
+std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimits& device) {
+  if (p.chunk_size % 16 != 0 || p.chunk_size > kMaxChunk)
+    return format("chunk takes chunk sizes 16, 32 and 64, not %d", p.chunk_size);
+  const auto head_dim = [](std::int64_t n) { return n == 16 || n == 32 || n == 64 || n == 128; };
+  if (!head_dim(p.K) || !head_dim(p.V))
+    return format(
+        "chunk takes K and V in {16, 32, 64, 128} (a chunk's tiles of either stay in shared memory), not "
+        "K=%lld V=%lld",
+        static_cast<long long>(p.K), static_cast<long long>(p.V));
+  const std::size_t bytes = shared_bytes(p);
+  if (bytes > device.shared_memory_per_block)
+    return format("chunk needs %zu KiB of shared memory per block at C=%d K=%lld, the device allows %zu KiB",
+                  bytes / 1024, p.chunk_size, static_cast<long long>(p.K),
+                  device.shared_memory_per_block / 1024);
+  if (mode == Mode::fwdbwd) return rwkv7_fused_recurrent_variant().support.limits(p, mode, device);
+  return std::nullopt;
+}
+
+}  // namespace
+}  // namespace rwkv7
+
+Variant rwkv7_chunk_variant() {
+  Variant variant;
+  variant.op = "rwkv7";
+  variant.name = "chunk";
+  variant.description =
+      "chunkwise (WY form, every intermediate fp32): per-chunk matrices and (I - A_ab)^-1 in parallel, a "
+      "scan "
+      "over chunks for the states, the outputs per chunk in parallel; the backward is fused_recurrent's, on "
+      "the states this forward saves";
+  variant.backend = Backend::cuda;
+  variant.support.chunk_sizes = {16, 32, 64};
+  variant.support.default_chunk_size = 64;
+  variant.support.limits = rwkv7::limits;
+  variant.workspace_bytes = [](const Problem& p) { return rwkv7::ChunkWorkspace(p).total * sizeof(float); };
+  variant.forward =
+      by_dtype<ForwardCall>([](auto tag, const ForwardCall& call) { rwkv7::forward<decltype(tag)>(call); });
+  variant.backward = rwkv7_fused_recurrent_variant().backward;
+  return variant;
+}
+
+}  // namespace flabench

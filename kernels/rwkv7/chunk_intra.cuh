@@ -1,0 +1,239 @@
+// rwkv7 chunk, step 1 of the forward: everything inside one chunk that does not need the state, one block
+// per (chunk, head). With Γ the inclusive and Γe the exclusive cumulative log decay down the chunk:
+//   A_qk[i][j] = sum_c q_ic k_jc e^{Γ_ic - Γ_jc},  A_qb likewise with b   (j <= i; q = scale * r)
+//   A_ak[i][j] = sum_c a_ic k_jc e^{Γe_ic - Γ_jc}, A_ab likewise with b   (j < i)
+//   X = (I - A_ab)^{-1},  W = X (a ⊙ e^{Γe}),  U = X A_ak v
+// Every exponent is a sum of log decays over tokens in order (Γ_i - Γ_j for j <= i, Γe_i - Γ_j for j < i,
+// Γe_i), so it is <= 0 for any w < 0: no factor exceeds 1, whatever the decay.
+#pragma once
+
+#include "kernels/common/recurrence_pointers.cuh"
+#include "kernels/rwkv7/chunk_tiles.cuh"
+
+namespace flabench::rwkv7 {
+
+constexpr int kSliceKeys = 16;   // keys staged at a time for the pair sums
+constexpr int kValueSlice = 32;  // value columns staged at a time for U
+
+// Floats of shared memory step 1 needs at chunk size C.
+__host__ __device__ constexpr int intra_shared_floats(int C) {
+  return 7 * kSliceKeys * (C + 1)  // q, k, a, b, Γ, Γe and a e^{Γe} of a slice of keys, key-major
+         + 3 * C * (C + 1)         // A_ak, A_ab (then X A_ak), X
+         + C * (kValueSlice + 1);  // a slice of v, and scratch for X's off-diagonal blocks
+}
+
+struct IntraShared {
+  float *q, *k, *a, *b, *G, *Ge, *ag;  // [kSliceKeys][C + 1]
+  float *ak, *ab, *x;                  // [C][C + 1]
+  float* v;                            // [C][kValueSlice + 1]
+  __device__ IntraShared(float* s, int C) {
+    const int slice = kSliceKeys * (C + 1), square = C * (C + 1);
+    q = s, k = q + slice, a = k + slice, b = a + slice, G = b + slice, Ge = G + slice, ag = Ge + slice;
+    ak = ag + slice, ab = ak + square, x = ab + square, v = x + square;
+  }
+};
+
+// Stages keys [c0, c0 + kSliceKeys) of the chunk's a and w: a, Γ and Γe in log2 units, and a e^{Γe}.
+template <class T>
+__device__ void stage_decays(const IntraShared& s, const Pointers<T>& p, const ChunkDims& d, int b, int h,
+                             int t0, int L, int c0) {
+  const int C = d.C, stride = C + 1;
+  stage_rows(s.G, 1, stride, p.g, d, d.K, b, h, t0, C, L, c0, kSliceKeys, kLog2e);
+  stage_rows(s.Ge, 1, stride, p.g, d, d.K, b, h, t0, C, L, c0, kSliceKeys, kLog2e);  // w, until below
+  stage_rows(s.a, 1, stride, p.a, d, d.K, b, h, t0, C, L, c0, kSliceKeys);
+  __syncthreads();
+  inclusive_sums_down(s.G, C, kSliceKeys, 1, stride);
+  for (int e = threadIdx.x; e < C * kSliceKeys; e += kThreads) {
+    const int at = e % C + e / C * stride;
+    s.Ge[at] = s.G[at] - s.Ge[at];  // Γe_i = Γ_i - w_i: the sum over the tokens before i
+    s.ag[at] = s.a[at] * exp2_flushed(s.Ge[at]);
+  }
+  __syncthreads();
+}
+
+// The state pass's factors for the staged slice of keys (they need no state, so they are made here, off
+// its sequential path): k and b with the decay to the end of their 16-token step, and each step's decay.
+__device__ void write_step_factors(const IntraShared& s, const ChunkDims& d, int L, std::int64_t block,
+                                   int c0, const IntraOutputs& out) {
+  const int C = d.C, stride = C + 1;
+  float* kg = out.kg + block * C * d.K + c0;
+  float* bg = out.bg + block * C * d.K + c0;
+  for (int e = threadIdx.x; e < C * kSliceKeys; e += kThreads) {
+    const int j = e / kSliceKeys, c = e % kSliceKeys;
+    const int end = min(L, (j / kCheckpointTokens + 1) * kCheckpointTokens) - 1;
+    const float f = exp2_flushed(s.G[c * stride + end] - s.G[c * stride + j]);
+    kg[j * d.K + c] = s.k[c * stride + j] * f;
+    bg[j * d.K + c] = s.b[c * stride + j] * f;
+  }
+  const int steps = C / kCheckpointTokens;
+  float* decay = out.decay + block * steps * d.K + c0;
+  for (int e = threadIdx.x; e < steps * kSliceKeys; e += kThreads) {
+    const int m = e / kSliceKeys, c = e % kSliceKeys;
+    const int end = min(L, (m + 1) * kCheckpointTokens) - 1;
+    const float before = m > 0 ? s.G[c * stride + m * kCheckpointTokens - 1] : 0.0f;
+    decay[m * d.K + c] = exp2_flushed(s.G[c * stride + end] - before);
+  }
+}
+
+// X = (I - A_ab)^{-1}, unit lower triangular: each 16 x 16 diagonal block by forward substitution (one lane
+// per column), then block row by block row X_IJ = X_II sum_{J <= M < I} A_IM X_MJ.
+__device__ void invert_unit_lower(const IntraShared& s, int C) {
+  const int stride = C + 1, blocks = C / 16;
+  for (int e = threadIdx.x; e < C * stride; e += kThreads) s.x[e] = 0;
+  __syncthreads();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (warp < blocks && lane < 16) {
+    const int base = warp * 16, j = base + lane;
+    s.x[j * stride + j] = 1;
+    for (int i = j + 1; i < base + 16; ++i) {
+      float sum = 0;
+      for (int m = j; m < i; ++m) sum += s.ab[i * stride + m] * s.x[m * stride + j];
+      s.x[i * stride + j] = sum;
+    }
+  }
+  __syncthreads();
+  float* partial = s.v;  // [I blocks][16][16] for the block row in hand
+  for (int I = 1; I < blocks; ++I) {
+    for (int e = threadIdx.x; e < I * 256; e += kThreads) {
+      const int J = e / 256, r = e % 256 / 16, col = e % 16;
+      const int i = I * 16 + r, j = J * 16 + col;
+      float sum = 0;
+      for (int m = J * 16; m < I * 16; ++m) sum += s.ab[i * stride + m] * s.x[m * stride + j];
+      partial[e] = sum;
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < I * 256; e += kThreads) {
+      const int J = e / 256, r = e % 256 / 16, col = e % 16;
+      const int i = I * 16 + r;
+      float sum = 0;
+      for (int m = 0; m <= r; ++m) sum += s.x[i * stride + I * 16 + m] * partial[J * 256 + m * 16 + col];
+      s.x[i * stride + J * 16 + col] = sum;
+    }
+    __syncthreads();
+  }
+}
+
+// acc[r] += sum over m < depth of left[row r][m] * right(m), for rows row_group + groups * r of `left`
+// (row-major, `stride` floats a row): a thread's rows of a product, independent sums it interleaves where one
+// sum per thread would wait on each product in turn.
+template <int kRows, class Right>
+__device__ __forceinline__ void sum_rows(float (&acc)[kRows], const float* left, int stride, int row_group,
+                                         int groups, int depth, Right&& right) {
+  for (int m = 0; m < depth; ++m) {
+    const float x = right(m);
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) acc[r] = fmaf(left[(row_group + groups * r) * stride + m], x, acc[r]);
+  }
+}
+
+// One block per (chunk, batch * head); writes A_qk, A_qb, W and U of the chunk (ChunkWorkspace).
+template <class T, int C>
+__global__ void __launch_bounds__(kThreads, 2)
+    rwkv7_chunk_intra_kernel(Pointers<T> p, ChunkDims d, IntraOutputs out) {
+  static_assert(C % 16 == 0 && C <= kMaxChunk);
+  constexpr int R = C / 16;  // rows and columns of the pair sums per thread: i = ti + 16 r, j = tj + 16 c
+  extern __shared__ float smem[];
+  const IntraShared s(smem, C);
+  const int n = blockIdx.x, bh = blockIdx.y, b = bh / d.H, h = bh % d.H;
+  const int t0 = n * C, L = min(C, d.T - t0);
+  const int stride = C + 1;
+  const int ti = threadIdx.x / 16, tj = threadIdx.x % 16;
+
+  float qk[R][R] = {}, qb[R][R] = {}, ak[R][R] = {}, ab[R][R] = {};
+  for (int c0 = 0; c0 < d.K; c0 += kSliceKeys) {
+    stage_rows(s.q, 1, stride, p.q, d, d.K, b, h, t0, C, L, c0, kSliceKeys, d.scale);
+    stage_rows(s.k, 1, stride, p.k, d, d.K, b, h, t0, C, L, c0, kSliceKeys);
+    stage_rows(s.b, 1, stride, p.b, d, d.K, b, h, t0, C, L, c0, kSliceKeys);
+    stage_decays(s, p, d, b, h, t0, L, c0);
+    write_step_factors(s, d, L, std::int64_t(bh) * d.chunks + n, c0, out);
+    for (int c = 0; c < kSliceKeys; ++c) {
+      const float* row = s.G + c * stride;
+      float Gj[R], kj[R], bj[R];
+#pragma unroll
+      for (int jc = 0; jc < R; ++jc) {
+        const int j = tj + 16 * jc;
+        Gj[jc] = row[j], kj[jc] = s.k[c * stride + j], bj[jc] = s.b[c * stride + j];
+      }
+#pragma unroll
+      for (int ir = 0; ir < R; ++ir) {
+        const int i = ti + 16 * ir;
+        const float Gi = row[i], Gei = s.Ge[c * stride + i], qi = s.q[c * stride + i],
+                    ai = s.a[c * stride + i];
+#pragma unroll
+        for (int jc = 0; jc <= ir; ++jc) {  // j = tj + 16 jc: off the diagonal block every j < i
+          const bool diagonal = jc == ir;
+          const float qe = !diagonal || tj <= ti ? qi * exp2_flushed(Gi - Gj[jc]) : 0.0f;
+          const float ae = !diagonal || tj < ti ? ai * exp2_flushed(Gei - Gj[jc]) : 0.0f;
+          qk[ir][jc] = fmaf(qe, kj[jc], qk[ir][jc]);
+          qb[ir][jc] = fmaf(qe, bj[jc], qb[ir][jc]);
+          ak[ir][jc] = fmaf(ae, kj[jc], ak[ir][jc]);
+          ab[ir][jc] = fmaf(ae, bj[jc], ab[ir][jc]);
+        }
+      }
+    }
+    __syncthreads();
+  }
+
+  const std::int64_t block = std::int64_t(bh) * d.chunks + n;
+  float* qk_block = out.qk + block * C * C;
+  float* qb_block = out.qb + block * C * C;
+#pragma unroll
+  for (int ir = 0; ir < R; ++ir)
+#pragma unroll
+    for (int jc = 0; jc < R; ++jc) {
+      const int i = ti + 16 * ir, j = tj + 16 * jc;
+      const bool lower = jc <= ir;  // the pair sums above are zero there
+      qk_block[i * C + j] = lower ? qk[ir][jc] : 0.0f;
+      qb_block[i * C + j] = lower ? qb[ir][jc] : 0.0f;
+      s.ak[i * stride + j] = lower ? ak[ir][jc] : 0.0f;
+      s.ab[i * stride + j] = lower ? ab[ir][jc] : 0.0f;
+    }
+  __syncthreads();
+  invert_unit_lower(s, C);
+
+  // Below, a thread sums one column of rows row_group + groups * r (sum_rows). X is zero above its diagonal
+  // and A_ak on and above it, so every sum runs over all C rows unmasked.
+  // X A_ak into A_ab's place: (X A_ak)[i][j] = sum_m X[i][m] A_ak[m][j].
+  {
+    constexpr int groups = kThreads / C, rows = C / groups;
+    const int j = threadIdx.x % C, row_group = threadIdx.x / C;
+    float acc[rows] = {};
+    sum_rows(acc, s.x, stride, row_group, groups, C, [&](int m) { return s.ak[m * stride + j]; });
+    __syncthreads();  // every thread's reads of A_ab are done (the inverse's)
+#pragma unroll
+    for (int r = 0; r < rows; ++r) s.ab[(row_group + groups * r) * stride + j] = acc[r];
+    __syncthreads();
+  }
+
+  // U = (X A_ak) v, a slice of value columns at a time.
+  float* u_block = out.u + block * C * d.V;
+  const int vstride = kValueSlice + 1;
+  for (int v0 = 0; v0 < d.V; v0 += kValueSlice) {
+    const int cols = min(kValueSlice, d.V - v0);
+    stage_rows(s.v, vstride, 1, p.v, d, d.V, b, h, t0, C, L, v0, cols);
+    __syncthreads();
+    constexpr int groups = kThreads / kValueSlice, rows = C / groups;
+    const int col = threadIdx.x % kValueSlice, row_group = threadIdx.x / kValueSlice;
+    float acc[rows] = {};
+    sum_rows(acc, s.ab, stride, row_group, groups, C, [&](int m) { return s.v[m * vstride + col]; });
+#pragma unroll
+    for (int r = 0; r < rows; ++r)
+      if (col < cols) u_block[(row_group + groups * r) * d.V + v0 + col] = acc[r];
+    __syncthreads();
+  }
+
+  // W = X (a e^{Γe}), a slice of keys at a time.
+  float* w_block = out.w + block * C * d.K;
+  for (int c0 = 0; c0 < d.K; c0 += kSliceKeys) {
+    stage_decays(s, p, d, b, h, t0, L, c0);
+    constexpr int groups = kThreads / kSliceKeys, rows = C / groups;
+    const int c = threadIdx.x % kSliceKeys, row_group = threadIdx.x / kSliceKeys;
+    float acc[rows] = {};
+    sum_rows(acc, s.x, stride, row_group, groups, C, [&](int m) { return s.ag[c * stride + m]; });
+#pragma unroll
+    for (int r = 0; r < rows; ++r) w_block[(row_group + groups * r) * d.K + c0 + c] = acc[r];
+    __syncthreads();
+  }
+}
+
+}  // namespace flabench::rwkv7

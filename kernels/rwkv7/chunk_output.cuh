@@ -1,0 +1,104 @@
+// rwkv7 chunk, step 3 of the forward: the outputs, one block per (chunk, batch * head, slice of value
+// columns), from the chunk's first state S (step 2), its V_new (step 2) and A_qk, A_qb (step 1):
+//   o = (q ⊙ e^{Γ}) S + A_qk v + A_qb V_new       (q = scale * r; Γ inclusive, so e^{Γ} <= 1)
+#pragma once
+
+#include "kernels/common/recurrence_pointers.cuh"
+#include "kernels/rwkv7/chunk_tiles.cuh"
+
+namespace flabench::rwkv7 {
+
+constexpr int kOutputColumns = 32;
+
+// Value columns per output block: kOutputColumns, or 16 where V is an odd multiple of 16.
+__host__ __device__ constexpr int output_columns(int V) {
+  return V % kOutputColumns == 0 ? kOutputColumns : 16;
+}
+
+__host__ __device__ constexpr int output_shared_floats(int C, int K) {
+  return C * (K + 4)                // q e^Γ (Γ first), rows padded to 16 bytes
+         + K * kOutputColumns       // S
+         + 2 * C * C                // A_qk, A_qb
+         + 2 * C * kOutputColumns;  // v, V_new
+}
+
+__device__ __forceinline__ float4 load4(const float* at) {
+  return *reinterpret_cast<const float4*>(at);
+}
+
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    rwkv7_chunk_output_kernel(Pointers<T> p, ChunkDims d, const float* states, const float* sa,
+                              const float* qk_in, const float* qb_in) {
+  extern __shared__ __align__(16) float smem[];
+  const int K = d.K, C = d.C, VO = output_columns(d.V), KP = K + 4;
+  float* qg = smem;           // [C][K + 4]
+  float* S = qg + C * KP;     // [K][VO]
+  float* qk = S + K * VO;     // [C][C]
+  float* qb = qk + C * C;     // [C][C]
+  float* vs = qb + C * C;     // [C][VO]
+  float* vnew = vs + C * VO;  // [C][VO]
+  const int n = blockIdx.x, bh = blockIdx.y, b = bh / d.H, h = bh % d.H, v0 = blockIdx.z * VO;
+  const int t0 = n * C, L = min(C, d.T - t0);
+  const std::int64_t block = std::int64_t(bh) * d.chunks + n;
+
+  stage_rows(qg, KP, 1, p.g, d, K, b, h, t0, C, L, 0, K, kLog2e);
+  const float* first = states + (std::int64_t(bh) * d.checkpoints + t0 / kCheckpointTokens) * K * d.V + v0;
+  for (int e = threadIdx.x; e < K * VO / 4; e += kThreads) {
+    const int c = e / (VO / 4), j = e % (VO / 4) * 4;
+    *reinterpret_cast<float4*>(S + c * VO + j) = load4(first + std::int64_t(c) * d.V + j);
+  }
+  for (int e = threadIdx.x; e < C * C / 4; e += kThreads) {
+    reinterpret_cast<float4*>(qk)[e] = load4(qk_in + block * C * C + 4 * e);
+    reinterpret_cast<float4*>(qb)[e] = load4(qb_in + block * C * C + 4 * e);
+  }
+  stage_rows(vs, VO, 1, p.v, d, d.V, b, h, t0, C, L, v0, VO);
+  stage_rows(vnew, VO, 1, sa, d, d.V, b, h, t0, C, L, v0, VO);
+  __syncthreads();
+  inclusive_sums_down(qg, C, K, KP, 1);
+  const T* r = p.q + token_row(d, b, t0, h) * K;
+  const int key_shift = __ffs(K) - 1;
+  for (int e = threadIdx.x; e < L * K; e += kThreads) {
+    const int i = e >> key_shift, c = e & (K - 1);
+    qg[i * KP + c] = d.scale * to_float(r[std::int64_t(i) * d.H * K + c]) * exp2_flushed(qg[i * KP + c]);
+  }
+  __syncthreads();
+
+  // A thread sums column `col` of rows row_group + groups * r: independent sums it interleaves, reading
+  // the rows' operands four at a time. A_qk and A_qb are zero above the diagonal, so every row runs over
+  // all the chunk's tokens (v and V_new are zero past the last).
+  const int groups = kThreads / VO;
+  const int col = threadIdx.x % VO, row_group = threadIdx.x / VO;
+  with_row_count(C / groups, [&](auto count) {
+    constexpr int rows = decltype(count)::value;
+    float acc[rows] = {};
+    for (int c = 0; c < K; c += 4) {
+      const float s0 = S[c * VO + col], s1 = S[(c + 1) * VO + col], s2 = S[(c + 2) * VO + col],
+                  s3 = S[(c + 3) * VO + col];
+#pragma unroll
+      for (int r = 0; r < rows; ++r) {
+        const float4 q = load4(qg + (row_group + groups * r) * KP + c);
+        acc[r] = fmaf(q.x, s0, fmaf(q.y, s1, fmaf(q.z, s2, fmaf(q.w, s3, acc[r]))));
+      }
+    }
+    for (int m = 0; m < L; m += 4) {
+      float vm[4], nm[4];
+#pragma unroll
+      for (int u = 0; u < 4; ++u) vm[u] = vs[(m + u) * VO + col], nm[u] = vnew[(m + u) * VO + col];
+#pragma unroll
+      for (int r = 0; r < rows; ++r) {
+        const int i = row_group + groups * r;
+        const float4 a = load4(qk + i * C + m), bq = load4(qb + i * C + m);
+        acc[r] = fmaf(a.x, vm[0], fmaf(a.y, vm[1], fmaf(a.z, vm[2], fmaf(a.w, vm[3], acc[r]))));
+        acc[r] = fmaf(bq.x, nm[0], fmaf(bq.y, nm[1], fmaf(bq.z, nm[2], fmaf(bq.w, nm[3], acc[r]))));
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < rows; ++r) {
+      const int i = row_group + groups * r;
+      if (i < L) p.o[token_row(d, b, t0 + i, h) * d.V + v0 + col] = from_float<T>(acc[r]);
+    }
+  });
+}
+
+}  // namespace flabench::rwkv7

@@ -1,0 +1,89 @@
+// Block-wide pieces of rwkv7's chunk kernels: staging rows of a [B, T, H, D] tensor into shared memory as
+// fp32, and cumulative sums of log decays down a chunk's tokens. Every kernel runs kThreads threads.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/common/dtype_traits.cuh"
+#include "kernels/common/fast_exp.cuh"
+#include "kernels/rwkv7/chunk_workspace.h"
+
+namespace flabench::rwkv7 {
+
+constexpr int kThreads = 256;
+constexpr float kLog2e = 1.4426950408889634f;  // exponents are kept in base 2 (exp2_flushed)
+
+// What step 1 writes (ChunkWorkspace), per (head, chunk).
+struct IntraOutputs {
+  float *qk, *qb;  // A_qk, A_qb [C][C]
+  float *w, *u;    // W [C][K], U [C][V]
+  float *kg, *bg;  // k and b times e^{Γ_e - Γ_j}, e the last token of j's 16-token step [C][K]
+  float* decay;    // e^{Γ_e - Γ_(s-1)} of each step [s, e] [C / 16][K]
+};
+
+// Calls fn(std::integral_constant<int, R>) for R = rows in {1, 2, 3, 4, 8}: the rows a thread sums at once as
+// a compile-time count, so its sums stay in registers and no predicated-off row costs an issue slot.
+template <class Fn>
+__device__ __forceinline__ void with_row_count(int rows, Fn&& fn) {
+  switch (rows) {
+    case 1:
+      return fn(std::integral_constant<int, 1>{});
+    case 2:
+      return fn(std::integral_constant<int, 2>{});
+    case 3:
+      return fn(std::integral_constant<int, 3>{});
+    case 4:
+      return fn(std::integral_constant<int, 4>{});
+    default:
+      return fn(std::integral_constant<int, 8>{});
+  }
+}
+
+// Where head (b, h)'s token t starts in a [B, T, H, D] tensor, in rows of D.
+__device__ __forceinline__ std::int64_t token_row(const ChunkDims& d, int b, int t, int h) {
+  return (std::int64_t(b) * d.T + t) * d.H + h;
+}
+
+// dst[i * row_stride + c * col_stride] = src[token t0 + i, columns c0 + c] as fp32 for i < rows and
+// c < cols (a power of two), with `scale` applied; tokens at or past `valid` read as zero (a chunk's
+// padding). Columns run fastest over the threads, so a warp reads consecutive elements of a token's row.
+template <class T>
+__device__ __forceinline__ void stage_rows(float* dst, int row_stride, int col_stride, const T* src,
+                                           const ChunkDims& d, int D, int b, int h, int t0, int rows,
+                                           int valid, int c0, int cols, float scale = 1.0f) {
+  const int shift = __ffs(cols) - 1;
+  const T* first = src + token_row(d, b, t0, h) * D + c0;
+  const std::int64_t token_stride = std::int64_t(d.H) * D;
+  for (int e = threadIdx.x; e < rows << shift; e += kThreads) {
+    const int i = e >> shift, c = e & (cols - 1);
+    const float x = i < valid ? scale * to_float(first[i * token_stride + c]) : 0.0f;
+    dst[i * row_stride + c * col_stride] = x;
+  }
+}
+
+// In place, x[i][c] <- sum over i' <= i of x[i'][c] (element (i, c) at i * row_stride + c * col_stride)
+// for `cols` columns (a power of two <= kThreads) of `rows` rows: kThreads / cols groups of threads each
+// sum a run of rows, then add the runs above theirs. Ends with the block synchronised.
+__device__ __forceinline__ void inclusive_sums_down(float* x, int rows, int cols, int row_stride,
+                                                    int col_stride) {
+  const int groups = kThreads / cols, run = (rows + groups - 1) / groups;
+  const int c = threadIdx.x % cols, group = threadIdx.x / cols;
+  const int first = group * run, last = min(rows, first + run);
+  float sum = 0;
+  for (int i = first; i < last; ++i) {
+    sum += x[i * row_stride + c * col_stride];
+    x[i * row_stride + c * col_stride] = sum;
+  }
+  __syncthreads();
+  float above = 0;
+  for (int g = 0; g < group; ++g) {
+    const int end = min(rows, (g + 1) * run) - 1;
+    if (end >= g * run) above += x[end * row_stride + c * col_stride];
+  }
+  __syncthreads();
+  for (int i = first; i < last; ++i) x[i * row_stride + c * col_stride] += above;
+  __syncthreads();
+}
+
+}  // namespace flabench::rwkv7
