@@ -4,7 +4,9 @@
 //   A_ak[i][j] = sum_c a_ic k_jc e^{Γe_ic - Γ_jc}, A_ab likewise with b   (j < i)
 //   X = (I - A_ab)^{-1},  W = X (a ⊙ e^{Γe}),  U = X A_ak v
 // Every exponent is a sum of log decays over tokens in order (Γ_i - Γ_j for j <= i, Γe_i - Γ_j for j < i,
-// Γe_i), so it is <= 0 for any w < 0: no factor exceeds 1, whatever the decay.
+// Γe_i), so it is <= 0 for any w < 0: no factor exceeds 1, whatever the decay. And each is formed from sums
+// within 16-token steps (prefix l, suffix r, total T of each step), so no difference of two long sums
+// loses the bits of a short one: across steps Γ_i - Γ_j = l_i + T(steps between) + r_j, terms of one sign.
 #pragma once
 
 #include "kernels/common/recurrence_pointers.cuh"
@@ -17,51 +19,67 @@ constexpr int kValueSlice = 32;  // value columns staged at a time for U
 
 // Floats of shared memory step 1 needs at chunk size C.
 __host__ __device__ constexpr int intra_shared_floats(int C) {
-  return 7 * kSliceKeys * (C + 1)  // q, k, a, b, Γ, Γe and a e^{Γe} of a slice of keys, key-major
+  return 8 * kSliceKeys * (C + 1)  // q, k, a, b, l, le, r and a e^{Γe} of a slice of keys, key-major
          + 3 * C * (C + 1)         // A_ak, A_ab (then X A_ak), X
          + C * (kValueSlice + 1);  // a slice of v, and scratch for X's off-diagonal blocks
 }
 
 struct IntraShared {
-  float *q, *k, *a, *b, *G, *Ge, *ag;  // [kSliceKeys][C + 1]
-  float *ak, *ab, *x;                  // [C][C + 1]
-  float* v;                            // [C][kValueSlice + 1]
+  float *q, *k, *a, *b, *ag;  // [kSliceKeys][C + 1]
+  // log2 decays within each 16-token step: l inclusive and le exclusive prefix sums, r the sum after a token
+  float *l, *le, *r;   // [kSliceKeys][C + 1]
+  float *ak, *ab, *x;  // [C][C + 1]
+  float* v;            // [C][kValueSlice + 1]
   __device__ IntraShared(float* s, int C) {
     const int slice = kSliceKeys * (C + 1), square = C * (C + 1);
-    q = s, k = q + slice, a = k + slice, b = a + slice, G = b + slice, Ge = G + slice, ag = Ge + slice;
-    ak = ag + slice, ab = ak + square, x = ab + square, v = x + square;
+    q = s, k = q + slice, a = k + slice, b = a + slice, ag = b + slice;
+    l = ag + slice, le = l + slice, r = le + slice;
+    ak = r + slice, ab = ak + square, x = ab + square, v = x + square;
   }
 };
 
-// Stages keys [c0, c0 + kSliceKeys) of the chunk's a and w: a, Γ and Γe in log2 units, and a e^{Γe}.
+// Stages keys [c0, c0 + kSliceKeys) of the chunk's a and w: the step sums l, le and r of w in log2 units
+// (one thread per key and step sums its 16 tokens in order), and a e^{Γe} with Γe_i = (the totals of the
+// steps before i's) + le_i.
 template <class T>
 __device__ void stage_decays(const IntraShared& s, const Pointers<T>& p, const ChunkDims& d, int b, int h,
                              int t0, int L, int c0) {
   const int C = d.C, stride = C + 1;
-  stage_rows(s.G, 1, stride, p.g, d, d.K, b, h, t0, C, L, c0, kSliceKeys, kLog2e);
-  stage_rows(s.Ge, 1, stride, p.g, d, d.K, b, h, t0, C, L, c0, kSliceKeys, kLog2e);  // w, until below
+  stage_rows(s.l, 1, stride, p.g, d, d.K, b, h, t0, C, L, c0, kSliceKeys, kLog2e);  // w, until below
   stage_rows(s.a, 1, stride, p.a, d, d.K, b, h, t0, C, L, c0, kSliceKeys);
   __syncthreads();
-  inclusive_sums_down(s.G, C, kSliceKeys, 1, stride);
+  for (int e = threadIdx.x; e < kSliceKeys * (C / kCheckpointTokens); e += kThreads) {
+    const int c = e % kSliceKeys, first = e / kSliceKeys * kCheckpointTokens;
+    float* l = s.l + c * stride + first;
+    float sum = 0;
+    for (int t = 0; t < kCheckpointTokens; ++t) {
+      s.le[c * stride + first + t] = sum;
+      sum += l[t];
+      l[t] = sum;
+    }
+    for (int t = 0; t < kCheckpointTokens; ++t) s.r[c * stride + first + t] = sum - l[t];
+  }
+  __syncthreads();
   for (int e = threadIdx.x; e < C * kSliceKeys; e += kThreads) {
-    const int at = e % C + e / C * stride;
-    s.Ge[at] = s.G[at] - s.Ge[at];  // Γe_i = Γ_i - w_i: the sum over the tokens before i
-    s.ag[at] = s.a[at] * exp2_flushed(s.Ge[at]);
+    const int c = e / C, i = e % C, at = c * stride + i;
+    float before = s.le[at];
+    for (int step = 0; step < i / kCheckpointTokens; ++step)
+      before += s.l[c * stride + step * kCheckpointTokens + kCheckpointTokens - 1];
+    s.ag[at] = s.a[at] * exp2_flushed(before);
   }
   __syncthreads();
 }
 
 // The state pass's factors for the staged slice of keys (they need no state, so they are made here, off
 // its sequential path): k and b with the decay to the end of their 16-token step, and each step's decay.
-__device__ void write_step_factors(const IntraShared& s, const ChunkDims& d, int L, std::int64_t block,
-                                   int c0, const IntraOutputs& out) {
+__device__ void write_step_factors(const IntraShared& s, const ChunkDims& d, std::int64_t block, int c0,
+                                   const IntraOutputs& out) {
   const int C = d.C, stride = C + 1;
   float* kg = out.kg + block * C * d.K + c0;
   float* bg = out.bg + block * C * d.K + c0;
   for (int e = threadIdx.x; e < C * kSliceKeys; e += kThreads) {
     const int j = e / kSliceKeys, c = e % kSliceKeys;
-    const int end = min(L, (j / kCheckpointTokens + 1) * kCheckpointTokens) - 1;
-    const float f = exp2_flushed(s.G[c * stride + end] - s.G[c * stride + j]);
+    const float f = exp2_flushed(s.r[c * stride + j]);
     kg[j * d.K + c] = s.k[c * stride + j] * f;
     bg[j * d.K + c] = s.b[c * stride + j] * f;
   }
@@ -69,9 +87,7 @@ __device__ void write_step_factors(const IntraShared& s, const ChunkDims& d, int
   float* decay = out.decay + block * steps * d.K + c0;
   for (int e = threadIdx.x; e < steps * kSliceKeys; e += kThreads) {
     const int m = e / kSliceKeys, c = e % kSliceKeys;
-    const int end = min(L, (m + 1) * kCheckpointTokens) - 1;
-    const float before = m > 0 ? s.G[c * stride + m * kCheckpointTokens - 1] : 0.0f;
-    decay[m * d.K + c] = exp2_flushed(s.G[c * stride + end] - before);
+    decay[m * d.K + c] = exp2_flushed(s.l[c * stride + m * kCheckpointTokens + kCheckpointTokens - 1]);
   }
 }
 
@@ -145,25 +161,29 @@ __global__ void __launch_bounds__(kThreads, 2)
     stage_rows(s.k, 1, stride, p.k, d, d.K, b, h, t0, C, L, c0, kSliceKeys);
     stage_rows(s.b, 1, stride, p.b, d, d.K, b, h, t0, C, L, c0, kSliceKeys);
     stage_decays(s, p, d, b, h, t0, L, c0);
-    write_step_factors(s, d, L, std::int64_t(bh) * d.chunks + n, c0, out);
+    write_step_factors(s, d, std::int64_t(bh) * d.chunks + n, c0, out);
     for (int c = 0; c < kSliceKeys; ++c) {
-      const float* row = s.G + c * stride;
-      float Gj[R], kj[R], bj[R];
+      const int at = c * stride;
+      float lj[R], rj[R], kj[R], bj[R], total[R];  // total[J]: step J's sum
 #pragma unroll
       for (int jc = 0; jc < R; ++jc) {
         const int j = tj + 16 * jc;
-        Gj[jc] = row[j], kj[jc] = s.k[c * stride + j], bj[jc] = s.b[c * stride + j];
+        lj[jc] = s.l[at + j], rj[jc] = s.r[at + j], kj[jc] = s.k[at + j], bj[jc] = s.b[at + j];
+        total[jc] = s.l[at + 16 * jc + 15];
       }
 #pragma unroll
       for (int ir = 0; ir < R; ++ir) {
         const int i = ti + 16 * ir;
-        const float Gi = row[i], Gei = s.Ge[c * stride + i], qi = s.q[c * stride + i],
-                    ai = s.a[c * stride + i];
+        const float li = s.l[at + i], lei = s.le[at + i], qi = s.q[at + i], ai = s.a[at + i];
+        float between = 0;  // the totals of the steps strictly between jc's and ir's, jc from ir down
 #pragma unroll
-        for (int jc = 0; jc <= ir; ++jc) {  // j = tj + 16 jc: off the diagonal block every j < i
+        for (int jc = ir; jc >= 0; --jc) {  // j = tj + 16 jc: off the diagonal block every j < i
           const bool diagonal = jc == ir;
-          const float qe = !diagonal || tj <= ti ? qi * exp2_flushed(Gi - Gj[jc]) : 0.0f;
-          const float ae = !diagonal || tj < ti ? ai * exp2_flushed(Gei - Gj[jc]) : 0.0f;
+          if (jc < ir - 1) between += total[jc + 1];
+          // in the step: Γ_i - Γ_j = l_i - l_j; across: l_i + between + r_j (le_i for Γe_i)
+          const float gap = diagonal ? -lj[jc] : between + rj[jc];
+          const float qe = !diagonal || tj <= ti ? qi * exp2_flushed(li + gap) : 0.0f;
+          const float ae = !diagonal || tj < ti ? ai * exp2_flushed(lei + gap) : 0.0f;
           qk[ir][jc] = fmaf(qe, kj[jc], qk[ir][jc]);
           qb[ir][jc] = fmaf(qe, bj[jc], qb[ir][jc]);
           ak[ir][jc] = fmaf(ae, kj[jc], ak[ir][jc]);
