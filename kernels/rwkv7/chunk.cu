@@ -96,7 +96,7 @@ void forward(const ForwardCall& call) {
 }
 
 std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimits& device) {
-  if (p.chunk_size % 16 != 0 || p.chunk_size > kMaxChunk)
+  if (p.chunk_size != 16 && p.chunk_size != 32 && p.chunk_size != kMaxChunk)
     return format("chunk takes chunk sizes 16, 32 and 64, not %d", p.chunk_size);
   const auto head_dim = [](std::int64_t n) { return n == 16 || n == 32 || n == 64 || n == 128; };
   if (!head_dim(p.K) || !head_dim(p.V))

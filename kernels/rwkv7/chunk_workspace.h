@@ -19,7 +19,6 @@ namespace flabench::rwkv7 {
 
 constexpr int kCheckpointTokens = fused::kChunk;  // the fused backward's checkpoint interval
 constexpr int kMaxChunk = 64;
-constexpr int kMaxHeadDim = 128;
 
 struct ChunkDims {
   int B = 0, T = 0, H = 0, K = 0, V = 0;

@@ -81,6 +81,26 @@ TEST(VariantSupport, ChunkRunsItsChunkSizesAndHeadDims) {
   EXPECT_FALSE(chunk_runs("gla", 64, 64, 12, kHopper));
 }
 
+// rwkv7's chunk (kernels/notes/rwkv7_chunk.md): chunk sizes 16, 32 and 64, K and V in {16, 32, 64, 128}
+// either way round; on an RTX 40xx D = 64 at every chunk size, and not K = V = 128 at C = 64 (one chunk's
+// state-pass operands take 122 KiB in fp32).
+TEST(VariantSupport, Rwkv7ChunkRunsItsChunkSizesAndHeadDims) {
+  const auto chunk_runs = [](int C, int K, int V, const DeviceLimits& limits, DType dtype = DType::bf16) {
+    const Problem p{1, 64, 1, K, V, dtype, C};
+    return !why_unsupported(*product_registry().find_variant("rwkv7", "chunk"), p, Mode::fwdbwd, limits);
+  };
+  for (int C : {16, 32, 64}) {
+    for (const auto& [K, V] : {std::pair{64, 64}, {128, 128}, {16, 64}, {64, 16}, {32, 128}})
+      for (DType dtype : {DType::fp32, DType::bf16})
+        EXPECT_TRUE(chunk_runs(C, K, V, kHopper, dtype)) << "C" << C << " " << K << "x" << V;
+    EXPECT_TRUE(chunk_runs(C, 64, 64, kAda)) << "C" << C;
+  }
+  EXPECT_FALSE(chunk_runs(64, 128, 128, kAda, DType::fp32));
+  EXPECT_FALSE(chunk_runs(48, 64, 64, kHopper)) << "a chunk size between the kernels' three";
+  EXPECT_FALSE(chunk_runs(64, 256, 256, kHopper));
+  EXPECT_FALSE(chunk_runs(64, 48, 64, kHopper));
+}
+
 // gsa's chunk: K and M multiples of 16 (M up to 128), V of 8; its logit kernels stage the rows of q and k (do
 // and v) as the inputs are, so with 16-bit inputs on a Hopper K = V = M = 128 (and K = 256) run at every
 // chunk size, fp32 K = V = M = 128 forward only at C = 64; on an RTX 40xx D = M = 64 forward at every chunk
