@@ -121,10 +121,9 @@ Variant rwkv7_chunk_variant() {
   variant.op = "rwkv7";
   variant.name = "chunk";
   variant.description =
-      "chunkwise (WY form, every intermediate fp32): per-chunk matrices and (I - A_ab)^-1 in parallel, a "
-      "scan "
-      "over chunks for the states, the outputs per chunk in parallel; the backward is fused_recurrent's, on "
-      "the states this forward saves";
+      "chunkwise (WY form, every intermediate fp32): per-chunk matrices and (I - A_ab)^-1 in parallel, "
+      "a scan over the chunks for the states, the outputs per chunk in parallel; the backward is "
+      "fused_recurrent's, on the states this forward saves";
   variant.backend = Backend::cuda;
   variant.support.chunk_sizes = {16, 32, 64};
   variant.support.default_chunk_size = 64;
