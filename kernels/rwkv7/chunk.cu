@@ -126,7 +126,7 @@ Variant rwkv7_chunk_variant() {
       "fused_recurrent's, on the states this forward saves";
   variant.backend = Backend::cuda;
   variant.support.chunk_sizes = {16, 32, 64};
-  variant.support.default_chunk_size = 64;
+  variant.support.default_chunk_size = 32;  // the fastest at every peer shape (kernels/notes/rwkv7_chunk.md)
   variant.support.limits = rwkv7::limits;
   variant.workspace_bytes = [](const Problem& p) { return rwkv7::ChunkWorkspace(p).total * sizeof(float); };
   variant.forward =

@@ -144,7 +144,7 @@ __device__ __forceinline__ void sum_rows(float (&acc)[kRows], const float* left,
 
 // One block per (chunk, batch * head); writes A_qk, A_qb, W and U of the chunk (ChunkWorkspace).
 template <class T, int C>
-__global__ void __launch_bounds__(kThreads, 2)
+__global__ void __launch_bounds__(kThreads, C == 16 ? 4 : C == 32 ? 3 : 2)  // as many blocks as shared memory allows
     rwkv7_chunk_intra_kernel(Pointers<T> p, ChunkDims d, IntraOutputs out) {
   static_assert(C % 16 == 0 && C <= kMaxChunk);
   constexpr int R = C / 16;  // rows and columns of the pair sums per thread: i = ti + 16 r, j = tj + 16 c
