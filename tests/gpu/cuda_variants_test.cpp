@@ -1,8 +1,8 @@
 // Every CUDA variant against the fp64 reference, through the suite's own check, forward and backward (forward
 // alone for a variant without a backward), on awkward shapes: T = 1, T around the 16-token chunks and the
-// 64-token checkpoints, K != V both ways, and a longer sequence; gsa with 32 slots (K != M) and two query
-// heads per key/value head; every chunk size of a chunked variant. Shapes a variant declares unsupported are
-// skipped by name. Without a GPU every test skips, saying why.
+// 64-token checkpoints, K != V both ways, and the longer sequences the chunk issues name (1000, 4096); gsa
+// with 32 slots (K != M) and two query heads per key/value head; every chunk size of a chunked variant.
+// Shapes a variant declares unsupported are skipped by name. Without a GPU every test skips, saying why.
 #include <gtest/gtest.h>
 
 #include "suites/checks.h"
@@ -30,9 +30,9 @@ Mode widest_mode(const Variant& variant) {
   return variant.support.backward ? Mode::fwdbwd : Mode::fwd;
 }
 
-const Shape kShapes[] = {{2, 1, 2, 64, 64},  {1, 15, 3, 64, 16},  {2, 16, 2, 16, 64}, {1, 17, 2, 32, 32},
-                         {1, 63, 3, 64, 16}, {2, 64, 2, 64, 64},  {2, 65, 2, 16, 64}, {1, 130, 2, 128, 128},
-                         {1, 40, 1, 32, 48}, {1, 1000, 2, 64, 64}};
+const Shape kShapes[] = {{2, 1, 2, 64, 64},  {1, 15, 3, 64, 16},   {2, 16, 2, 16, 64},  {1, 17, 2, 32, 32},
+                         {1, 63, 3, 64, 16}, {2, 64, 2, 64, 64},   {2, 65, 2, 16, 64},  {1, 130, 2, 128, 128},
+                         {1, 40, 1, 32, 48}, {1, 1000, 2, 64, 64}, {1, 4096, 1, 64, 64}};
 
 class CudaVariant : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {
  protected:
