@@ -87,10 +87,12 @@ void forward(const ForwardCall& call) {
   {
     const NvtxRange range("outputs");
     const std::size_t shared = sizeof(float) * output_shared_floats(d.C, d.K);
-    allow_shared_memory(rwkv7_chunk_output_kernel<T>, shared);
-    rwkv7_chunk_output_kernel<T>
-        <<<dim3(d.chunks, heads, d.V / output_columns(d.V)), kThreads, shared, call.stream>>>(
-            pointers, d, states, sa, intra.qk, intra.qb);
+    with_chunk_size(d.C, [&](auto chunk) {
+      auto kernel = rwkv7_chunk_output_kernel<T, decltype(chunk)::value>;
+      allow_shared_memory(kernel, shared);
+      kernel<<<dim3(d.chunks, heads, d.V / output_columns(d.V)), kThreads, shared, call.stream>>>(
+          pointers, d, states, sa, intra.qk, intra.qb);
+    });
     FLA_CUDA_CHECK_LAUNCH();
   }
 }

@@ -26,12 +26,14 @@ __device__ __forceinline__ float4 load4(const float* at) {
   return *reinterpret_cast<const float4*>(at);
 }
 
-template <class T>
-__global__ void __launch_bounds__(kThreads)
+// C a compile-time constant, so each chunk size's kernel holds only its own rows' sums (a thread's rows:
+// C * VO / kThreads) and takes the registers they need.
+template <class T, int C>
+__global__ void __launch_bounds__(kThreads, C == 64 ? 3 : 4)
     rwkv7_chunk_output_kernel(Pointers<T> p, ChunkDims d, const float* states, const float* sa,
                               const float* qk_in, const float* qb_in) {
   extern __shared__ __align__(16) float smem[];
-  const int K = d.K, C = d.C, VO = output_columns(d.V), KP = K + 4;
+  const int K = d.K, VO = output_columns(d.V), KP = K + 4;
   float* qg = smem;           // [C][K + 4]
   float* S = qg + C * KP;     // [K][VO]
   float* qk = S + K * VO;     // [C][C]
@@ -69,7 +71,7 @@ __global__ void __launch_bounds__(kThreads)
   // all the chunk's tokens (v and V_new are zero past the last).
   const int groups = kThreads / VO;
   const int col = threadIdx.x % VO, row_group = threadIdx.x / VO;
-  with_row_count(C / groups, [&](auto count) {
+  const auto sums = [&](auto count) {
     constexpr int rows = decltype(count)::value;
     float acc[rows] = {};
     for (int c = 0; c < K; c += 4) {
@@ -98,7 +100,11 @@ __global__ void __launch_bounds__(kThreads)
       const int i = row_group + groups * r;
       if (i < L) p.o[token_row(d, b, t0 + i, h) * d.V + v0 + col] = from_float<T>(acc[r]);
     }
-  });
+  };
+  if (VO == kOutputColumns)
+    sums(std::integral_constant<int, C * kOutputColumns / kThreads>{});
+  else
+    sums(std::integral_constant<int, C * 16 / kThreads>{});
 }
 
 }  // namespace flabench::rwkv7
