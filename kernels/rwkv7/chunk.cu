@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "kernels/common/constant_dispatch.h"
 #include "kernels/common/format.h"
 #include "kernels/rwkv7/chunk_intra.cuh"
 #include "kernels/rwkv7/chunk_output.cuh"
@@ -16,30 +17,6 @@
 namespace flabench {
 namespace rwkv7 {
 namespace {
-
-// Calls fn(std::integral_constant<int, C>) with the problem's chunk size as a compile-time constant.
-template <class Fn>
-void with_chunk_size(int C, Fn&& fn) {
-  if (C == 16)
-    fn(std::integral_constant<int, 16>{});
-  else if (C == 32)
-    fn(std::integral_constant<int, 32>{});
-  else
-    fn(std::integral_constant<int, 64>{});
-}
-
-// The same with K / 16 (K in {16, 32, 64, 128}).
-template <class Fn>
-void with_key_groups(int K, Fn&& fn) {
-  if (K == 16)
-    fn(std::integral_constant<int, 1>{});
-  else if (K == 32)
-    fn(std::integral_constant<int, 2>{});
-  else if (K == 64)
-    fn(std::integral_constant<int, 4>{});
-  else
-    fn(std::integral_constant<int, 8>{});
-}
 
 // The most shared memory a block of any step needs (the state pass with one operand buffer).
 std::size_t shared_bytes(const Problem& p) {
@@ -63,7 +40,7 @@ void forward(const ForwardCall& call) {
   const int heads = d.B * d.H;
   {
     const NvtxRange range("intra");
-    with_chunk_size(d.C, [&](auto chunk) {
+    with_one_of<16, 32, kMaxChunk>(d.C, [&](auto chunk) {
       auto kernel = rwkv7_chunk_intra_kernel<T, decltype(chunk)::value>;
       const std::size_t shared = sizeof(float) * intra_shared_floats(d.C);
       allow_shared_memory(kernel, shared);
@@ -76,7 +53,7 @@ void forward(const ForwardCall& call) {
     const int buffers = operand_buffers(d.C, d.K, sizeof(T),
                                         current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
     const std::size_t shared = sizeof(float) * states_shared_floats(d.C, d.K, sizeof(T), buffers);
-    with_key_groups(d.K, [&](auto groups) {
+    with_one_of<1, 2, 4, 8>(d.K / 16, [&](auto groups) {  // K / 16
       auto kernel = rwkv7_chunk_states_kernel<T, decltype(groups)::value>;
       allow_shared_memory(kernel, shared);
       kernel<<<dim3(heads, d.V / kStateColumns), kThreads, shared, call.stream>>>(
@@ -87,7 +64,7 @@ void forward(const ForwardCall& call) {
   {
     const NvtxRange range("outputs");
     const std::size_t shared = sizeof(float) * output_shared_floats(d.C, d.K);
-    with_chunk_size(d.C, [&](auto chunk) {
+    with_one_of<16, 32, kMaxChunk>(d.C, [&](auto chunk) {
       auto kernel = rwkv7_chunk_output_kernel<T, decltype(chunk)::value>;
       allow_shared_memory(kernel, shared);
       kernel<<<dim3(d.chunks, heads, d.V / output_columns(d.V)), kThreads, shared, call.stream>>>(

@@ -1,0 +1,24 @@
+// Turning a run-time value into a compile-time one: fn(std::integral_constant<int, V>) for the V of Values
+// that equals `value`, so a kernel template is instantiated once per value it takes (a chunk size, a head
+// dim's groups, a thread's rows) and the loops over it unroll. A value not among them takes the last: callers
+// check membership first (a variant's limits), where a fallback would hide a wrong value.
+#pragma once
+
+#include <type_traits>
+
+namespace flabench {
+
+#ifdef __CUDACC__
+#pragma nv_exec_check_disable  // host or device, as the caller and fn are
+#endif
+template <int... Values, class Fn>
+__host__ __device__ __forceinline__ void with_one_of(int value, Fn&& fn) {
+  constexpr int values[] = {Values...};
+  constexpr int last = values[sizeof...(Values) - 1];
+  bool done = false;
+  ((done =
+        done || ((value == Values || Values == last) && (fn(std::integral_constant<int, Values>{}), true))),
+   ...);
+}
+
+}  // namespace flabench
