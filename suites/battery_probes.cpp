@@ -167,16 +167,29 @@ CheckRecord writes_all(Device& device, const BatteryCase& c, const CheckInputs& 
   constexpr unsigned char kPattern = 0x55;
   const CallResults over_nan = variant_results(device, *c.op, *c.variant, c.problem, inputs, 0xFF);
   const CallResults over_pattern = variant_results(device, *c.op, *c.variant, c.problem, inputs, kPattern);
-  std::vector<TensorSpec> specs = c.op->outputs;
+  // every output and gradient, and (with gradients) the inference forward's outputs
+  struct Written {
+    std::string name;
+    const Array64 &over_nan, &over_pattern;
+    DType dtype;
+  };
+  std::vector<Written> written;
+  for (const TensorSpec& spec : c.op->outputs) {
+    const DType dtype = spec.dtype(c.problem);
+    written.push_back({spec.name, over_nan.outputs.at(spec.name), over_pattern.outputs.at(spec.name), dtype});
+    if (inputs.grad_outputs)
+      written.push_back({inference_name(spec.name), over_nan.inference.at(spec.name),
+                         over_pattern.inference.at(spec.name), dtype});
+  }
   if (inputs.grad_outputs)
-    for (const TensorSpec& spec : grad_specs(*c.op)) specs.push_back(spec);
+    for (const TensorSpec& spec : grad_specs(*c.op))
+      written.push_back(
+          {spec.name, over_nan.grads.at(spec.name), over_pattern.grads.at(spec.name), spec.dtype(c.problem)});
   CheckRecord check{true, shape_label(c.problem), {}};
-  for (const TensorSpec& spec : specs) {
-    const bool output = over_nan.outputs.contains(spec.name);
-    const Array64& a = (output ? over_nan.outputs : over_nan.grads).at(spec.name);
-    const Array64& b = (output ? over_pattern.outputs : over_pattern.grads).at(spec.name);
-    const double pattern = filled_value(spec.dtype(c.problem), kPattern);
-    TensorCheckRecord t{spec.name};
+  for (const Written& w : written) {
+    const Array64 &a = w.over_nan, &b = w.over_pattern;
+    const double pattern = filled_value(w.dtype, kPattern);
+    TensorCheckRecord t{w.name};
     std::int64_t unwritten = 0;
     for (std::size_t i = 0; i < a.values.size(); ++i) {
       if (std::isnan(a.values[i]) && same_bits(b.values[i], pattern)) ++unwritten;
@@ -196,11 +209,13 @@ CheckRecord deterministic(Device& device, const BatteryCase& c, const CheckInput
   const CallResults second = variant_results(device, *c.op, *c.variant, c.problem, inputs);
   const bool declared = c.variant->support.deterministic;
   CheckRecord check{true, shape_label(c.problem), {}};
-  for (const auto* results : {&first.outputs, &first.grads}) {
-    const Arrays64& others = results == &first.outputs ? second.outputs : second.grads;
+  const std::pair<const Arrays64*, const Arrays64*> pairs[] = {{&first.outputs, &second.outputs},
+                                                               {&first.inference, &second.inference},
+                                                               {&first.grads, &second.grads}};
+  for (const auto& [results, others] : pairs) {
     for (const auto& [name, a] : *results) {
-      const Array64& b = others.at(name);
-      TensorCheckRecord t{name};
+      const Array64& b = others->at(name);
+      TensorCheckRecord t{results == &first.inference ? inference_name(name) : name};
       std::int64_t differ = 0;
       for (std::size_t i = 0; i < a.values.size(); ++i) {
         if (same_bits(a.values[i], b.values[i])) continue;

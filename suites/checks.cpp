@@ -17,17 +17,26 @@ Arrays64 zeros(const std::vector<TensorSpec>& specs, const Problem& problem) {
   return arrays;
 }
 
+// `name` turns a spec's name into the one reported (the inference forward's outputs get their own).
+template <class Name>
 void compare_all(const std::vector<TensorSpec>& specs, const Problem& problem, const Arrays64& expected,
-                 const Arrays64& got, double threshold, CheckRecord& check) {
+                 const Arrays64& got, double threshold, CheckRecord& check, const Name& name) {
   for (const TensorSpec& spec : specs) {
     if (!expected.contains(spec.name)) continue;
-    check.tensors.push_back(
-        compare_tensor(spec.name, expected.at(spec.name), got.at(spec.name), spec.dtype(problem), threshold));
+    check.tensors.push_back(compare_tensor(name(spec.name), expected.at(spec.name), got.at(spec.name),
+                                           spec.dtype(problem), threshold));
     check.passed = check.passed && check.tensors.back().passed;
   }
 }
+std::string same_name(const std::string& name) {
+  return name;
+}
 
 }  // namespace
+
+std::string inference_name(const std::string& output) {
+  return output + " (inference)";
+}
 
 Problem check_problem(const Problem& problem) {
   Problem shortened = problem;
@@ -79,7 +88,7 @@ CheckInputs make_check_inputs(const OpSpec& op, const Problem& problem, Mode mod
 
 CallResults reference_results(const OpSpec& op, const Problem& p, const CheckInputs& inputs) {
   const Arrays64 in = to_arrays64(inputs.inputs);
-  CallResults results{zeros(op.outputs, p), {}};
+  CallResults results{zeros(op.outputs, p), {}, {}};
   op.reference_forward(p, in, results.outputs);
   if (inputs.grad_outputs) {
     results.grads = zeros(grad_specs(op), p);
@@ -93,9 +102,15 @@ CallResults variant_results(Device& device, const OpSpec& op, const Variant& var
   const bool backward = inputs.grad_outputs.has_value();
   CaseTensors tensors(device, op, variant, p, backward ? Mode::fwdbwd : Mode::fwd);
   tensors.upload(inputs.inputs, tensors.inputs);
+  CallResults results;
+  if (backward) {
+    tensors.fill(tensors.outputs, poison);
+    variant.forward({p, tensors.inputs, tensors.outputs, tensors.workspace, device.stream(), false});
+    results.inference = tensors.download(tensors.outputs);
+  }
   tensors.fill(tensors.outputs, poison);
   variant.forward({p, tensors.inputs, tensors.outputs, tensors.workspace, device.stream(), backward});
-  CallResults results{tensors.download(tensors.outputs), {}};
+  results.outputs = tensors.download(tensors.outputs);
   if (backward) {
     tensors.upload(*inputs.grad_outputs, tensors.grad_outputs);
     tensors.fill(tensors.grads, poison);
@@ -114,8 +129,11 @@ CallResults variant_results(Device& device, const OpSpec& op, const Variant& var
 
 void compare_results(const OpSpec& op, const Problem& problem, const CallResults& expected,
                      const CallResults& got, const Thresholds& thresholds, CheckRecord& check) {
-  compare_all(op.outputs, problem, expected.outputs, got.outputs, thresholds.forward, check);
-  compare_all(grad_specs(op), problem, expected.grads, got.grads, thresholds.gradient, check);
+  compare_all(op.outputs, problem, expected.outputs, got.outputs, thresholds.forward, check, same_name);
+  if (got.inference.size() != 0)
+    compare_all(op.outputs, problem, expected.outputs, got.inference, thresholds.forward, check,
+                inference_name);
+  compare_all(grad_specs(op), problem, expected.grads, got.grads, thresholds.gradient, check, same_name);
 }
 
 CheckRecord run_check(Device& device, const OpSpec& op, const Variant& variant, const Problem& p, Mode mode,

@@ -36,11 +36,19 @@ CheckInputs make_check_inputs(const OpSpec& op, const Problem& problem, Mode mod
 struct CallResults {
   Arrays64 outputs;
   Arrays64 grads;  // empty without incoming gradients
+  // With incoming gradients, also the outputs of a forward that saved nothing for a backward, run first on
+  // the same inputs: a variant may take other kernels when it saves nothing (simple_gla's chunk does), and
+  // every check of the forward then covers both.
+  Arrays64 inference;
 };
+
+// The name under which a check reports the inference forward's `output` (CallResults::inference).
+std::string inference_name(const std::string& output);
 
 CallResults reference_results(const OpSpec& op, const Problem& problem, const CheckInputs& inputs);
 
-// Runs `variant` once: every output and gradient is first filled with the byte `poison`. `inputs_after`, when
+// Runs `variant` once (with incoming gradients: an inference forward, then a forward that saves and the
+// backward): every output and gradient is first filled with the byte `poison`. `inputs_after`, when
 // given, receives the inputs and incoming gradients as they are after the calls.
 CallResults variant_results(Device& device, const OpSpec& op, const Variant& variant, const Problem& problem,
                             const CheckInputs& inputs, unsigned char poison = 0xFF,

@@ -3,6 +3,8 @@
 // dims the variant takes.
 #include <gtest/gtest.h>
 
+#include <cuda_bf16.h>
+
 #include <cstdint>
 #include <vector>
 
@@ -48,6 +50,19 @@ TEST(ChunkWorkspace, RegionsAreAlignedDisjointAndInside) {
               }
             }
           }
+}
+
+// simple_gla's bf16 inference forward keeps its scan factors where the prepared keys would go.
+TEST(ChunkWorkspace, ScalarGateFactorsFitThePreparedKeysRoom) {
+  for (int C : {16, 32, 64})
+    for (std::int64_t K : {64, 128})
+      for (std::int64_t T : {1, 65, 24576}) {
+        const Problem p{2, T, 3, K, 64, DType::bf16, C};
+        const std::size_t chunks = (T + C - 1) / C;
+        EXPECT_EQ(chunk::scalar_factor_bytes(p), sizeof(float) * 6 * chunks * chunk::kFactorRow);
+        EXPECT_LE(chunk::scalar_factor_bytes(p), sizeof(__nv_bfloat16) * 6 * chunks * C * K)
+            << "C=" << C << " K=" << K;
+      }
 }
 
 }  // namespace

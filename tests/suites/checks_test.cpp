@@ -81,7 +81,8 @@ TEST_F(ChecksOnCpu, TheReferenceVariantPassesEveryOpAndDtype) {
       const CheckRecord check = run_check(
           *device, *op, *product_registry().find_variant(op->name, "reference"), p, Mode::fwdbwd, 5);
       EXPECT_TRUE(check.passed) << op->name << " " << dtype_name(dtype) << ": " << check_summary(check);
-      EXPECT_EQ(check.tensors.size(), op->outputs.size() + grad_specs(*op).size());
+      // the outputs of the forward that saved for the backward and of the inference forward, the gradients
+      EXPECT_EQ(check.tensors.size(), 2 * op->outputs.size() + grad_specs(*op).size());
       EXPECT_EQ(check.shape, shape_label(p)) << "the case's own shape: it is small enough";
     }
 }
@@ -113,6 +114,25 @@ TEST_F(ChecksOnCpu, AWrongGradientFailsAndIsNamed) {
   EXPECT_FALSE(check.passed);
   for (const TensorCheckRecord& t : check.tensors) EXPECT_EQ(t.passed, t.tensor != "dw") << t.tensor;
   EXPECT_EQ(check_summary(check).rfind("FAIL dw 1.0e-02 > 1.0e-05", 0), 0u) << check_summary(check);
+}
+
+// A forward wrong only when it saves nothing for a backward (another path, as simple_gla's chunk takes) fails
+// the fwd+bwd check under the inference forward's name, and leaves the saving forward's outputs passing.
+TEST_F(ChecksOnCpu, AnInferenceOnlyFaultFailsTheForwardBackwardCheck) {
+  const OpSpec& op = testing::op_named("gla");
+  Variant variant = make_reference_variant(op);
+  variant.name = "broken";
+  variant.forward = [inner = variant.forward](const ForwardCall& call) {
+    inner(call);
+    if (call.save_for_backward) return;
+    float* o = call.outputs.at("o").as<float>();
+    for (std::int64_t i = 0; i < call.outputs.at("o").numel(); ++i) o[i] *= 1.01f;
+  };
+  const CheckRecord check =
+      run_check(*device, op, variant, testing::small_problem(op, 1, 9, 2, 8, 8), Mode::fwdbwd, 0);
+  EXPECT_FALSE(check.passed);
+  for (const TensorCheckRecord& t : check.tensors)
+    EXPECT_EQ(t.passed, t.tensor != "o (inference)") << t.tensor;
 }
 
 TEST_F(ChecksOnCpu, AnOutputElementNeverWrittenShowsAsNaN) {

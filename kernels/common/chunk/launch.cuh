@@ -36,10 +36,10 @@ void launch_prepare(const Pointers<T>& pointers, const Dims& d, const Workspace&
   FLA_CUDA_CHECK_LAUNCH();
 }
 
-template <class T>
+template <class T, bool kScalarGate = false>
 void launch_scan(const Scan<T>& scan, const Dims& d, cudaStream_t stream) {
   const auto tiles = [](int size) { return unsigned((size + kScanTile - 1) / kScanTile); };
-  chunk_scan_kernel<T>
+  chunk_scan_kernel<T, kScalarGate>
       <<<dim3(unsigned(d.B * d.H), tiles(d.K), tiles(d.V)), kScanThreads, 0, stream>>>(scan, d);
   FLA_CUDA_CHECK_LAUNCH();
 }

@@ -66,9 +66,9 @@ __global__ void __launch_bounds__(kPrepareThreads) chunk_prepare_kernel(Pointers
 
 template <class T>
 struct Scan {
-  const Prepared<T>* operand;  // X: [B*H, chunks, C, K]
+  const Prepared<T>* operand;  // X: [B*H, chunks, C, K]; with a scalar gate k itself, [B, T, H, K]
   const T* rows;               // Y: [B, T, H, V]
-  const float* whole;          // [B*H, chunks, K]
+  const float* whole;          // [B*H, chunks, K]; with a scalar gate ScalarFactors
   const float* initial;        // [B*H, K, V]
   float* saved;                // [B*H, chunks, K, V]: S before each chunk's update
   float* last;                 // [B*H, K, V]
@@ -86,8 +86,11 @@ __device__ inline void copy_async(void* shared, const void* global, bool in) {
 // chunks' operands arrive through a ring of kStages shared-memory stages filled by cp.async, the next
 // kStages - 1 chunks in flight while one computes: each step is short (a few products), so a load issued
 // one step ahead arrived late (the step took ~1.4 us, about a loaded DRAM round trip; notes, version 12).
-template <class T>
+// kScalarGate (bf16, forward): X is k, each token's row scaled by its factor (kFactorRow) on its way into
+// the tensor cores, in two bf16 parts.
+template <class T, bool kScalarGate = false>
 __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, Dims d) {
+  static_assert(!kScalarGate || std::is_same_v<T, __nv_bfloat16>, "the scalar gate's scan is bf16's");
   // Operands move in 16-byte vectors: kVec elements, kRow vectors to a tile's row of 32 (X: of Prepared<T>).
   using X = Prepared<T>;
   constexpr int kTile = kScanTile, kVec = 16 / sizeof(T), kRow = kTile / kVec,
@@ -103,7 +106,8 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
   constexpr int kLdX = (kRowX + 1) * kVecX, kLdY = (kRow + 1) * kVec;
   __shared__ uint4 x_tiles[kStages][kMaxChunk * (kRowX + 1)];
   __shared__ uint4 y_tiles[kStages][kMaxChunk * (kRow + 1)];
-  __shared__ __align__(16) float wholes[kStages][kTile];
+  constexpr int kWholes = kScalarGate ? kFactorRow : kTile;
+  __shared__ __align__(16) float wholes[kStages][kWholes];
   const int K = d.K, V = d.V, C = d.C, chunks = d.chunks();
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H;
   const int c0 = blockIdx.y * kTile, j0 = blockIdx.z * kTile;
@@ -121,9 +125,15 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
       for (int e = 0; e < kLoadsX; ++e) {
         const int idx = threadIdx.x + e * kScanThreads, t = idx / kRowX, col = (idx % kRowX) * kVecX;
         const bool in = c0 + col < K;
-        if (idx < C * kRowX)
+        if constexpr (kScalarGate) {
+          const bool row = in && t < length;
+          if (idx < C * kRowX)
+            copy_async(&x_tiles[stage][idx + t],
+                       row ? scan.operand + d.row(b, h, t0 + t) * K + c0 + col : scan.operand, row);
+        } else if (idx < C * kRowX) {
           copy_async(&x_tiles[stage][idx + t],
                      in ? scan.operand + (chunk * C + t) * K + c0 + col : scan.operand, in);
+        }
       }
 #pragma unroll
       for (int e = 0; e < kLoads; ++e) {
@@ -133,7 +143,11 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
           copy_async(&y_tiles[stage][idx + t],
                      in ? scan.rows + d.row(b, h, t0 + t) * V + j0 + col : scan.rows, in);
       }
-      if (threadIdx.x < kTile / 4) {
+      if constexpr (kScalarGate) {
+        if (threadIdx.x < kFactorRow / 4)
+          copy_async(&wholes[stage][4 * threadIdx.x], scan.whole + chunk * kFactorRow + 4 * threadIdx.x,
+                     true);
+      } else if (threadIdx.x < kTile / 4) {
         const int c = c0 + 4 * threadIdx.x;
         copy_async(&wholes[stage][4 * threadIdx.x], c < K ? scan.whole + chunk * K + c : scan.whole, c < K);
       }
@@ -160,15 +174,22 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
     const int n = chunk_at(step), stage = step % kStages;
     const X* xs = reinterpret_cast<const X*>(x_tiles[stage]);
     const T* ys = reinterpret_cast<const T*>(y_tiles[stage]);
-    const float top = __expf(wholes[stage][m0 + lane.group]),
-                bottom = __expf(wholes[stage][m0 + lane.group + 8]);
+    const float top = kScalarGate ? wholes[stage][kMaxChunk] : __expf(wholes[stage][m0 + lane.group]),
+                bottom = kScalarGate ? top : __expf(wholes[stage][m0 + lane.group + 8]);
     float* saved = scan.saved + (std::int64_t(bh) * chunks + n) * K * V;
     for_each_pair(S, 2, m0, n0, [&](int row, int col, float& first, float& second) {
       if (in_tile(row, col)) store_pair(saved + at(row, col), first, second);
       const float decay = row - m0 < 8 ? top : bottom;
       first *= decay, second *= decay;
     });
-    if constexpr (std::is_same_v<T, __nv_bfloat16>) {  // fragments straight from the bf16 tiles
+    if constexpr (kScalarGate) {  // k's fragments times the tokens' factors, in two parts
+      for (int k0 = 0; k0 < C; k0 += 16) {
+        std::uint32_t raw[4], a[2][4];
+        a_stored_km(raw, xs, kLdX, m0, k0);
+        scale_token_pairs(raw, wholes[stage] + k0 + 2 * lane.pair, a);
+        mma_b_stored_kn<Op>(S, 2, a, ys, kLdY, k0, n0);
+      }
+    } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {  // fragments straight from the bf16 tiles
       for (int k0 = 0; k0 < C; k0 += 16) {
         std::uint32_t a[1][4];
         a_stored_km(a[0], xs, kLdX, m0, k0);

@@ -161,19 +161,28 @@ __device__ void mma_b_stored_kn(float (&acc)[NT][4], int count, const std::uint3
   }
 }
 
-// As mma_b_stored_kn with one A fragment, B stored [n][k] (row n at b + n * ld, columns k0 .. k0 + 15): by
-// ldmatrix, a tile a load.
-template <class Op, int NT>
-__device__ void mma_b_stored_nk(float (&acc)[NT][4], int count, const std::uint32_t (&af)[4], const Op* b,
-                                int ld, int k0, int n0) {
+// As mma_b_stored_kn with B stored [n][k] (row n at b + n * ld, columns k0 .. k0 + 15), for the tiles
+// first <= x < count: by ldmatrix, a tile a load serving every part of A.
+template <class Op, int NT, int kParts>
+__device__ void mma_b_stored_nk(float (&acc)[NT][4], int first, int count,
+                                const std::uint32_t (&af)[kParts][4], const Op* b, int ld, int k0, int n0) {
   const int lane = threadIdx.x % 32;
 #pragma unroll
   for (int x = 0; x < NT; ++x) {
     if (x >= count) break;
+    if (x < first) continue;
     std::uint32_t bf[2];
     ldmatrix<false>(bf, b + (n0 + 8 * x + lane % 8) * ld + k0 + lane / 8 % 2 * 8);
-    mma_16x8x16<Op>(acc[x], af, bf);
+#pragma unroll
+    for (int part = 0; part < kParts; ++part) mma_16x8x16<Op>(acc[x], af[part], bf);
   }
+}
+// ... with one A fragment, every tile x < count.
+template <class Op, int NT>
+__device__ void mma_b_stored_nk(float (&acc)[NT][4], int count, const std::uint32_t (&af)[4], const Op* b,
+                                int ld, int k0, int n0) {
+  const std::uint32_t one[1][4] = {{af[0], af[1], af[2], af[3]}};
+  mma_b_stored_nk<Op>(acc, 0, count, one, b, ld, k0, n0);
 }
 
 // A's fragment (rows m0..m0+15, k0..k0+15) from 16-bit values stored [m][k] (row m at a + m * ld): ldmatrix.
@@ -188,6 +197,21 @@ template <class Op>
 __device__ void a_stored_km(std::uint32_t (&af)[4], const Op* a, int ld, int m0, int k0) {
   const int lane = threadIdx.x % 32;
   ldmatrix<true>(af, a + (k0 + lane % 8 + lane / 16 * 8) * ld + m0 + lane / 8 % 2 * 8);
+}
+
+// An A fragment of bf16 values stored [k][m] (a_stored_km: k a token) times each token's factor, as two bf16
+// parts: factor points at the factors of tokens k0 + 2 pair and k0 + 2 pair + 1, of which the fragment's
+// registers 0, 1 hold those tokens' values and registers 2, 3 the tokens 8 later.
+__device__ inline void scale_token_pairs(const std::uint32_t (&raw)[4], const float* factor,
+                                         std::uint32_t (&af)[2][4]) {
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    const float* f = factor + (r >= 2 ? 8 : 0);
+    const __nv_bfloat162 two = *reinterpret_cast<const __nv_bfloat162*>(&raw[r]);
+    const Parts<__nv_bfloat16> parts =
+        split<__nv_bfloat16>(__low2float(two) * f[0], __high2float(two) * f[1]);
+    af[0][r] = parts.high, af[1][r] = parts.low;
+  }
 }
 
 // Visits the strip's accumulators two neighbours at a time, f(row, column, first, second) with the values at

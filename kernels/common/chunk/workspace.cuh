@@ -16,6 +16,7 @@
 #include <span>
 #include <type_traits>
 
+#include "kernels/common/chunk/block_shapes.h"
 #include "kernels/variant.h"
 
 namespace flabench::chunk {
@@ -51,6 +52,18 @@ inline std::size_t workspace_bytes(const Problem& p) {
   const std::size_t heads = p.B * p.H, chunks = chunk_count(p);
   return sizeof(float) * heads * chunks * (2 * p.K * p.V + 2 * p.K + p.chunk_size * key_tiles(p)) +
          2 * prepared_size(p.dtype) * heads * chunks * p.chunk_size * p.K;
+}
+
+// A scalar gate's factors for the forward scan (simple_gla's bf16 inference forward; scan.cuh,
+// kScalarGate): per chunk e^{decay after token t to the chunk's end} for its C tokens, then at kMaxChunk
+// e^{the chunk's summed decay}, in rows of kFactorRow floats. They take the prepared keys' room: that
+// forward scales k in registers and makes no prepared operand.
+constexpr int kFactorRow = kMaxChunk + 4;
+inline std::size_t scalar_factor_bytes(const Problem& p) {
+  return sizeof(float) * p.B * p.H * chunk_count(p) * kFactorRow;
+}
+inline float* scalar_factors(const Workspace& ws) {
+  return reinterpret_cast<float*>(ws.keys_to_end);
 }
 
 inline Workspace carve_workspace(std::span<std::byte> bytes, const Problem& p) {
