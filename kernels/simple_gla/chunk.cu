@@ -1,6 +1,7 @@
 // simple_gla's chunk variant: the chunk variant of the gated recurrences (kernels/common/chunk/), whose
-// inference forward in bf16 takes the scalar-gate kernels of chunk_forward.cuh where they apply. A forward
-// that saves for the backward runs the general one, whose prepared operands and decays the backward reads.
+// forward in bf16 takes the scalar-gate kernels of chunk_forward.cuh where they apply: for inference the
+// factors, the scalar-gate scan and the output kernel; a forward that saves for the backward makes the
+// general prepared keys, decays and states the backward reads, then the same output kernel.
 #include "kernels/common/chunk/variant.cuh"
 #include "kernels/common/constant_dispatch.h"
 #include "kernels/simple_gla/chunk_forward.cuh"
@@ -10,13 +11,11 @@
 namespace flabench {
 namespace {
 
-// Whether the scalar-gate forward takes the call: bf16, K = 64 or 128, V in whole 16-value strips, nothing
-// saved for a backward, and its shared memory on this device.
+// Whether the scalar-gate forward takes the call: bf16, K = 64 or 128, V in whole 16-value strips, and its
+// shared memory on this device.
 bool scalar_forward_runs(const ForwardCall& call) {
   const Problem& p = call.problem;
-  if (call.save_for_backward || p.dtype != DType::bf16 || (p.K != 64 && p.K != 128) ||
-      p.V % chunk::kScalarStrip != 0)
-    return false;
+  if (p.dtype != DType::bf16 || (p.K != 64 && p.K != 128) || p.V % chunk::kScalarStrip != 0) return false;
   const auto optin = std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
   return chunk::scalar_layout(p.chunk_size, int(p.K), int(p.V)).bytes() <= optin;
 }
@@ -31,13 +30,15 @@ void scalar_forward(const ForwardCall& call) {
   float* factors = chunk::scalar_factors(ws);
   const chunk::ScalarLayout layout = chunk::scalar_layout(d.C, d.K, d.V);
   with_one_of<16, 32, chunk::kMaxChunk>(d.C, [&](auto C) {
-    {
-      const NvtxRange range("decays");
-      chunk::scalar_factors_kernel<C.value>
-          <<<dim3(unsigned(d.B * d.H), unsigned(d.chunks())), 32, 0, call.stream>>>(p, d, factors);
-      FLA_CUDA_CHECK_LAUNCH();
-    }
-    {
+    if (call.save_for_backward) {  // the states and prepared keys the general backward reads
+      chunk::forward_states<SimpleGlaForm>(p, d, ws, call.stream);
+    } else {
+      {
+        const NvtxRange range("decays");
+        chunk::scalar_factors_kernel<C.value>
+            <<<dim3(unsigned(d.B * d.H), unsigned(d.chunks())), 32, 0, call.stream>>>(p, d, factors);
+        FLA_CUDA_CHECK_LAUNCH();
+      }
       const NvtxRange range("states");
       chunk::launch_scan<T, true>({p.k, p.v, factors, p.h0, ws.states, p.ht, false}, d, call.stream);
     }
@@ -57,8 +58,7 @@ void scalar_forward(const ForwardCall& call) {
 
 Variant simple_gla_chunk_variant() {
   Variant variant = chunk::make_variant<SimpleGlaForm>("simple_gla", kSimpleGlaBinding);
-  variant.description +=
-      "; bf16 inference forwards at K = 64, 128 with the scalar gate on accumulators and registers";
+  variant.description += "; bf16 forwards at K = 64, 128 with the scalar gate on accumulators and registers";
   variant.forward = [general = variant.forward](const ForwardCall& call) {
     if (scalar_forward_runs(call))
       scalar_forward(call);

@@ -75,6 +75,16 @@ void prepare_and_scan(const Pointers<T>& pointers, const Dims& d, const Workspac
   launch_scan(scan, d, stream);
 }
 
+// The forward's states as the backward reads them: the prepared keys and each chunk's decays, then the scan
+// (the state before every chunk, and the final state into p.ht).
+template <class Form, class T>
+void forward_states(const Pointers<T>& p, const Dims& d, const Workspace& ws, cudaStream_t stream) {
+  prepare_and_scan<Form, T, Operand::keys_to_end>(
+      p, d, ws,
+      {reinterpret_cast<const Prepared<T>*>(ws.keys_to_end), p.v, ws.whole, p.h0, ws.states, p.ht, false},
+      stream);
+}
+
 // The backward over any tensors in GLA's roles (gsa runs its two passes through it): the reverse scan for the
 // state gradients, then the gradients inside every chunk; the forward's states, whole decays and keys_to_end
 // operand are read from ws.

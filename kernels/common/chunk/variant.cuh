@@ -26,11 +26,7 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   pointers.o = call.outputs.at(binding.o).as<T>();
   pointers.ht = call.outputs.at(binding.ht).as<float>();
   const Workspace ws = carve_workspace(call.workspace, p);
-  prepare_and_scan<Form, T, Operand::keys_to_end>(
-      pointers, d, ws,
-      {reinterpret_cast<const Prepared<T>*>(ws.keys_to_end), pointers.v, ws.whole, pointers.h0, ws.states,
-       pointers.ht, false},
-      call.stream);
+  forward_states<Form>(pointers, d, ws, call.stream);
   const NvtxRange range("outputs");
   launch_output<Form, T>(pointers, d, ws.states, call.stream);
 }
