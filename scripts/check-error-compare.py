@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Two `fla-bench check` results side by side: did a kernel change move its errors?
 
-usage: check-error-compare.py BASE.json NEW.json [--filter REGEX]
+usage: check-error-compare.py BASE.json NEW.json [--filter REGEX]   (either may be .json.xz)
 
 --filter keeps the cases whose names the regex searches (e.g. '/fused_recurrent/' for one variant, whose
 worst errors the others' would otherwise hide).
@@ -15,10 +15,11 @@ read as a check result.
 """
 
 import collections
-import json
 import re
 import signal
 import sys
+
+from result_file import read_cases
 
 
 def fail(message):
@@ -28,8 +29,7 @@ def fail(message):
 
 def load(path, keep):
     try:
-        with open(path) as text:
-            cases = [case for case in json.load(text)["cases"] if keep.search(case["name"])]
+        cases = [case for case in read_cases(path) if keep.search(case["name"])]
     except (OSError, ValueError, KeyError, TypeError) as error:
         fail(f"{path}: not a check result with cases ({error.__class__.__name__}: {error})")
     errors = {}
@@ -52,7 +52,7 @@ def main(argv):
     elif len(argv) == 3:
         keep = re.compile("")
     else:
-        fail("usage: check-error-compare.py BASE.json NEW.json [--filter REGEX]")
+        fail("usage: check-error-compare.py BASE.json NEW.json [--filter REGEX]   (either may be .json.xz)")
     (base_cases, base), (new_cases, new) = load(argv[1], keep), load(argv[2], keep)
     for path, cases in ((argv[1], base_cases), (argv[2], new_cases)):
         counts = collections.Counter(case.get("status", "?") for case in cases)

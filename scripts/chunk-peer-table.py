@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Issues 4 and 5's speed table (markdown) from one fla-bench run of the chunk variant and FLA's H100 numbers.
 
-usage: chunk-peer-table.py RESULT.json PEER.md
+usage: chunk-peer-table.py RESULT.json PEER.md   (RESULT may be .json.xz)
 
 PEER.md is shared/anchors/peer-fla-h100.md: its rows `| op | chunk | mode | B,T,H,D | FLA ms | floor ms | ...`
 give FLA's time P and the byte floor F of each shape. Per op, mode and shape of the run: the best chunk size,
@@ -11,10 +11,10 @@ has no time (its simple_gla backward refuses on Hopper) the floor is the run's o
 3F. Shapes of the anchors that the run lacks are left out; a run with no chunk case is refused (exit 2).
 """
 
-import json
 import sys
 
 from peer_anchors import run
+from result_file import read_cases
 
 BANDWIDTH_BYTES_PER_MS = 3.0e9  # the anchors' copy rate, 3.00 TB/s
 TARGET_FLOORS = {"fwd": 2, "fwdbwd": 3}  # multiples of the floor in the targets, by mode
@@ -23,8 +23,7 @@ OP_TARGET_FLOORS = {"rwkv7": {"fwd": 2.5, "fwdbwd": 4}}  # the ops whose issue s
 
 def chunk_timings(path):
     """(op, mode, shape) -> {chunk size: (median ms, floor bytes)} of the run's timed chunk cases."""
-    with open(path) as text:
-        cases = json.load(text)["cases"]
+    cases = read_cases(path)
     timings = {}
     for case in cases:
         if case.get("variant") != "chunk" or case.get("status") != "ok" or "timing" not in case:

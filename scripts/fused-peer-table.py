@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Issue 3's speed table (markdown) from one fla-bench run of the fused_recurrent variant and FLA's H100 times.
 
-usage: fused-peer-table.py RESULT.json PEER.md
+usage: fused-peer-table.py RESULT.json PEER.md   (RESULT may be .json.xz)
 
 PEER.md is shared/anchors/peer-fla-h100.md. Per op, mode and shape of its fused_recurrent rows that the run has
 in bf16: our median, FLA's, FLA / ours, the step latency (median / T, ns per token), the target and whether it
@@ -10,10 +10,10 @@ forward+backward (FLA has none) under 3x our own forward of the same shape in th
 such case is refused (exit 2).
 """
 
-import json
 import sys
 
 from peer_anchors import run
+from result_file import read_cases
 
 SPEEDUP = 5.0  # over FLA
 RWKV7_BACKWARD_RATIO = 3.0  # forward+backward over our own forward
@@ -21,8 +21,7 @@ RWKV7_BACKWARD_RATIO = 3.0  # forward+backward over our own forward
 
 def fused_timings(path):
     """(op, mode, "B,T,H,D") -> (median ms, T) of the run's timed bf16 fused_recurrent cases (K = V)."""
-    with open(path) as text:
-        cases = json.load(text)["cases"]
+    cases = read_cases(path)
     timings = {}
     for case in cases:
         if (case.get("variant") != "fused_recurrent" or case.get("dtype") != "bf16" or case.get("status") != "ok"

@@ -5,6 +5,7 @@ Run from anywhere:  python3 tests/scripts/test_check_error_compare.py
 """
 
 import json
+import lzma
 import os
 import subprocess
 import sys
@@ -95,10 +96,19 @@ class CheckErrorCompare(unittest.TestCase):
         self.assertIn("1 cases, 1 ok", out.stdout)
         self.assertIn("<-- 2.00x", row(out))
 
+    def test_reads_xz_compressed_results_as_kept_in_the_version_folders(self):
+        packed = os.path.join(self.dir.name, "new.json.xz")
+        with lzma.open(packed, "wt") as out:
+            json.dump({"cases": NEW}, out)
+        out = self.run_script(self.base, packed)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout.replace(packed, self.new), self.run_script(self.base, self.new).stdout)
+
     def test_bad_input_is_one_line_and_exit_2(self):
         for args in [(self.base,), (self.base, os.path.join(self.dir.name, "missing.json")),
                      (self.base, self.new, "--filter", "("), (self.base, self.new, "--filter"),
-                     (self.base, self.write("bad.json", "not json")), (self.base, self.write("x.json", {"a": 1}))]:
+                     (self.base, self.write("bad.json", "not json")), (self.base, self.write("x.json", {"a": 1})),
+                     (self.base, self.write("damaged.json.xz", "not xz"))]:
             out = self.run_script(*args)
             self.assertEqual(out.returncode, 2, args)
             self.assertEqual(len(out.stderr.strip().splitlines()), 1, out.stderr)

@@ -4,6 +4,8 @@
 Run from anywhere:  python3 tests/scripts/test_chunk_peer_table.py
 """
 
+import json
+import lzma
 import os
 import unittest
 
@@ -59,6 +61,15 @@ class ChunkPeerTable(PeerTableTest):
         self.assertEqual(rows[("rwkv7", "fwd", "8,1024,8,64")][-2:], ["0.250", "no"])
         # forward+backward: max(4 F, P / 3) = 0.4, met by 0.39 (issue 4's 3 F would give 0.3: not met)
         self.assertEqual(rows[("rwkv7", "fwdbwd", "8,1024,8,64")][-2:], ["0.400", "yes"])
+
+    def test_reads_an_xz_compressed_run(self):
+        cases = [case("gla", "fwd", 32, 0.25), case("gla", "fwd", 64, 0.19)]
+        packed = os.path.join(self.dir.name, "run.json.xz")
+        with lzma.open(packed, "wt") as out:
+            json.dump({"cases": cases}, out)
+        done = self.run_script(packed, self.peer)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout, self.run_table(cases).stdout)
 
     def test_refuses_a_run_without_chunk_cases_and_bad_arguments(self):
         done = self.run_table([case("gla", "fwd", 32, 0.01, variant="naive")])
