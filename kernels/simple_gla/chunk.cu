@@ -1,9 +1,13 @@
 // simple_gla's chunk variant: the chunk variant of the gated recurrences (kernels/common/chunk/), whose
-// forward in bf16 takes the scalar-gate kernels of chunk_forward.cuh where they apply: for inference the
-// factors, the scalar-gate scan and the output kernel; a forward that saves for the backward makes the
-// general prepared keys, decays and states the backward reads, then the same output kernel.
+// forward and backward in bf16 take the scalar-gate kernels of chunk_forward.cuh and chunk_backward.cuh
+// where they apply (K = 64 or 128, V in 16-value strips, within the device's shared memory):
+//   forward   the factors, the scalar-gate scan (states saved for a backward), the output kernel;
+//   backward  the factors of q, the scalar-gate scan in reverse (state gradients), the gradients kernel.
+// A forward that saves for a backward the general kernels will run (the scalar one does not fit) makes the
+// general prepared keys, decays and states they read, then the same output kernel.
 #include "kernels/common/chunk/variant.cuh"
 #include "kernels/common/constant_dispatch.h"
+#include "kernels/simple_gla/chunk_backward.cuh"
 #include "kernels/simple_gla/chunk_forward.cuh"
 #include "kernels/simple_gla/simple_gla.h"
 #include "profiles/nvtx_range.h"
@@ -11,45 +15,87 @@
 namespace flabench {
 namespace {
 
-// Whether the scalar-gate forward takes the call: bf16, K = 64 or 128, V in whole 16-value strips, and its
-// shared memory on this device.
-bool scalar_forward_runs(const ForwardCall& call) {
-  const Problem& p = call.problem;
-  if (p.dtype != DType::bf16 || (p.K != 64 && p.K != 128) || p.V % chunk::kScalarStrip != 0) return false;
-  const auto optin = std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
-  return chunk::scalar_layout(p.chunk_size, int(p.K), int(p.V)).bytes() <= optin;
+using T = __nv_bfloat16;
+
+bool scalar_shape(const Problem& p) {
+  return p.dtype == DType::bf16 && (p.K == 64 || p.K == 128) && p.V % chunk::kScalarStrip == 0;
+}
+std::size_t shared_memory_optin() {
+  return std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+}
+bool scalar_forward_runs(const Problem& p) {
+  return scalar_shape(p) &&
+         chunk::scalar_layout(p.chunk_size, int(p.K), int(p.V)).bytes() <= shared_memory_optin();
+}
+bool scalar_backward_runs(const Problem& p) {
+  return scalar_forward_runs(p) && p.V <= chunk::kScalarMaxValues &&
+         chunk::ScalarGradLayout{p.chunk_size, int(p.K), int(p.V)}.bytes() <= shared_memory_optin();
+}
+
+// A kernel with `bytes` of dynamic shared memory (granted first where it needs more than the default).
+template <class Kernel, class... Args>
+void launch(Kernel kernel, dim3 grid, unsigned threads, std::size_t bytes, cudaStream_t stream,
+            Args... args) {
+  allow_shared_memory(kernel, bytes);
+  kernel<<<grid, threads, bytes, stream>>>(args...);
+  FLA_CUDA_CHECK_LAUNCH();
+}
+
+// The scan's factors for every chunk (keys: the forward's; else the backward's, of q).
+template <int C, bool kKeys>
+void launch_factors(const Pointers<T>& p, const chunk::Dims& d, float* factors, cudaStream_t stream) {
+  const NvtxRange range(kKeys ? "decays" : "decays_seen");
+  chunk::scalar_factors_kernel<C, kKeys>
+      <<<dim3(unsigned(d.B * d.H), unsigned(d.chunks())), 32, 0, stream>>>(p, d, factors);
+  FLA_CUDA_CHECK_LAUNCH();
 }
 
 void scalar_forward(const ForwardCall& call) {
-  using T = __nv_bfloat16;
   const chunk::Dims d = chunk::make_dims(call.problem);
   Pointers<T> p = bind_inputs<T>(kSimpleGlaBinding, call.inputs);
   p.o = call.outputs.at(kSimpleGlaBinding.o).as<T>();
   p.ht = call.outputs.at(kSimpleGlaBinding.ht).as<float>();
   const chunk::Workspace ws = chunk::carve_workspace(call.workspace, call.problem);
-  float* factors = chunk::scalar_factors(ws);
   const chunk::ScalarLayout layout = chunk::scalar_layout(d.C, d.K, d.V);
   with_one_of<16, 32, chunk::kMaxChunk>(d.C, [&](auto C) {
-    if (call.save_for_backward) {  // the states and prepared keys the general backward reads
-      chunk::forward_states<SimpleGlaForm>(p, d, ws, call.stream);
+    if (call.save_for_backward && !scalar_backward_runs(call.problem)) {
+      chunk::forward_states<SimpleGlaForm>(p, d, ws, call.stream);  // what the general backward reads
     } else {
-      {
-        const NvtxRange range("decays");
-        chunk::scalar_factors_kernel<C.value>
-            <<<dim3(unsigned(d.B * d.H), unsigned(d.chunks())), 32, 0, call.stream>>>(p, d, factors);
-        FLA_CUDA_CHECK_LAUNCH();
-      }
+      float* factors = chunk::scalar_factors(ws);
+      launch_factors<C.value, true>(p, d, factors, call.stream);
       const NvtxRange range("states");
       chunk::launch_scan<T, true>({p.k, p.v, factors, p.h0, ws.states, p.ht, false}, d, call.stream);
     }
     const NvtxRange range("outputs");
+    const dim3 grid(unsigned(d.B * d.H), unsigned(d.chunks()),
+                    unsigned(d.V / (chunk::kScalarStrip * layout.W)));
     with_one_of<64, 128>(d.K, [&](auto K) {
-      const auto kernel = chunk::scalar_chunk_output_kernel<C.value, K.value>;
-      allow_shared_memory(kernel, layout.bytes());
-      kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.chunks()),
-                    unsigned(d.V / (chunk::kScalarStrip * layout.W))),
-               unsigned(32 * layout.W), layout.bytes(), call.stream>>>(p, d, ws.states, layout);
-      FLA_CUDA_CHECK_LAUNCH();
+      launch(chunk::scalar_chunk_output_kernel<C.value, K.value>, grid, unsigned(32 * layout.W),
+             layout.bytes(), call.stream, p, d, static_cast<const float*>(ws.states), layout);
+    });
+  });
+}
+
+void scalar_backward(const BackwardCall& call) {
+  const chunk::Dims d = chunk::make_dims(call.problem);
+  const Pointers<T> p = bind_inputs<T>(kSimpleGlaBinding, call.inputs);
+  const GradPointers<T> g = bind_grads<T>(kSimpleGlaBinding, call.grad_outputs, call.grads);
+  const chunk::Workspace ws = chunk::carve_workspace(call.workspace, call.problem);
+  // the general backward's prepared queries are not made: their room holds the factors
+  auto* factors = reinterpret_cast<float*>(ws.queries_from_start);
+  const chunk::ScalarGradLayout layout{d.C, d.K, d.V};
+  with_one_of<16, 32, chunk::kMaxChunk>(d.C, [&](auto C) {
+    launch_factors<C.value, false>(p, d, factors, call.stream);
+    {
+      const NvtxRange range("state_grads");
+      chunk::launch_scan<T, true>({p.q, g.d_o, factors, g.d_ht, ws.dstates, g.dh0, true}, d, call.stream);
+    }
+    const NvtxRange range("grads");
+    with_one_of<64, 128>(d.K, [&](auto K) {
+      launch(chunk::scalar_chunk_grads_kernel<C.value, K.value>,
+             dim3(unsigned(d.B * d.H), unsigned(d.chunks())), 32 * chunk::kScalarGradWarps, layout.bytes(),
+             call.stream, p, g, d, static_cast<const float*>(ws.states),
+             static_cast<const float*>(ws.dstates), layout);
     });
   });
 }
@@ -58,10 +104,17 @@ void scalar_forward(const ForwardCall& call) {
 
 Variant simple_gla_chunk_variant() {
   Variant variant = chunk::make_variant<SimpleGlaForm>("simple_gla", kSimpleGlaBinding);
-  variant.description += "; bf16 forwards at K = 64, 128 with the scalar gate on accumulators and registers";
+  variant.description +=
+      "; in bf16 at K = 64, 128 kernels of its scalar gate (decays on accumulators and registers)";
   variant.forward = [general = variant.forward](const ForwardCall& call) {
-    if (scalar_forward_runs(call))
+    if (scalar_forward_runs(call.problem))
       scalar_forward(call);
+    else
+      general(call);
+  };
+  variant.backward = [general = variant.backward](const BackwardCall& call) {
+    if (scalar_backward_runs(call.problem))
+      scalar_backward(call);
     else
       general(call);
   };

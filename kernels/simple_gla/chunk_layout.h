@@ -36,6 +36,25 @@ struct ScalarLayout {
   }
 };
 
+// The gradients kernel (chunk_backward.cuh): four warps a chunk, taking its 16-row strips of M and A, then of
+// dq, dk and dv, in turn; V up to 128 (its dv strip's accumulators).
+constexpr int kScalarGradWarps = 4;
+constexpr int kScalarMaxValues = 128;
+
+// Its shared memory, in bf16 elements unless said: the chunk's q, k ([C][K + 8]), v and do ([C][V + 8]), the
+// two parts of M and of A ([C][C + 8] each), then floats: the chunk's decays and per-token sums
+// (ScalarGradSums: four per token and one per warp).
+struct ScalarGradLayout {
+  int C, K, V;
+  __host__ __device__ int ldK() const { return K + 8; }
+  __host__ __device__ int ldV() const { return V + 8; }
+  __host__ __device__ int ldC() const { return C + 8; }
+  __host__ __device__ std::size_t bytes() const {
+    return 2 * std::size_t(2 * C * ldK() + 2 * C * ldV() + 4 * C * ldC()) +
+           sizeof(float) * (scalar_decay_floats(C) + 4 * C + kScalarGradWarps);
+  }
+};
+
 // Warps to an output block: 16 values each, as many as divide V, up to 8. V must be a multiple of 16.
 inline ScalarLayout scalar_layout(int C, int K, int V) {
   int W = kScalarMaxWarps;

@@ -63,5 +63,32 @@ TEST(ScalarChunkLayout, BlocksFitTheGpusTheSuiteCompares) {
   EXPECT_LE(scalar_layout(64, 128, 256).bytes(), kHopperBlock);
 }
 
+// The gradients kernel (chunk_backward.cuh): its staged rows suit ldmatrix, its regions are aligned, and it
+// fits where the variant sends it: two blocks an SM on an H100 at the peer head dims, and on an RTX 40xx
+// (99 KiB) D = 64 at every chunk size and D = 128 up to C = 32 (C = 64 falls back to the general backward).
+TEST(ScalarChunkLayout, GradientBlocksSuitLdmatrixAndFit) {
+  for (int C : kChunkSizes)
+    for (int K : kKeys)
+      for (int V = 16; V <= kScalarMaxValues; V += 16) {
+        const ScalarGradLayout L{C, K, V};
+        SCOPED_TRACE(testing::Message() << "C=" << C << " K=" << K << " V=" << V);
+        EXPECT_TRUE(odd_vectors(L.ldK()));
+        EXPECT_TRUE(odd_vectors(L.ldV()));
+        EXPECT_TRUE(odd_vectors(L.ldC()));
+        // q, k, v, do, M's and A's two planes each, the floats: each region's start in bytes
+        const int q = 0, k = C * L.ldK(), v = 2 * C * L.ldK(), d_o = v + C * L.ldV(),
+                  planes = d_o + C * L.ldV();
+        for (int start : {q, k, v, d_o, planes, planes + C * L.ldC(), planes + 2 * C * L.ldC(),
+                          planes + 3 * C * L.ldC(), planes + 4 * C * L.ldC()})
+          EXPECT_EQ(start * 2 % 16, 0) << start;
+        EXPECT_LE(2 * (L.bytes() + 1024), kHopperSm);
+        if (K == 64 && V <= 64) {
+          EXPECT_LE(L.bytes(), kAdaBlock);
+        }
+      }
+  EXPECT_LE((ScalarGradLayout{32, 128, 128}.bytes()), kAdaBlock);
+  EXPECT_GT((ScalarGradLayout{64, 128, 128}.bytes()), kAdaBlock);
+}
+
 }  // namespace
 }  // namespace flabench::chunk

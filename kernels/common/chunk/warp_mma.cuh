@@ -214,6 +214,20 @@ __device__ inline void scale_token_pairs(const std::uint32_t (&raw)[4], const fl
   }
 }
 
+// An A fragment of bf16 values (a_stored_mk's: registers 0, 2 row `group`, 1, 3 row group + 8) times each
+// row's factor (factor[group], factor[group + 8]), as two bf16 parts.
+__device__ inline void scale_row_pairs(const std::uint32_t (&raw)[4], const float* factor,
+                                       std::uint32_t (&af)[2][4]) {
+  const Lane lane;
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    const float f = factor[lane.group + (r % 2) * 8];
+    const __nv_bfloat162 two = *reinterpret_cast<const __nv_bfloat162*>(&raw[r]);
+    const Parts<__nv_bfloat16> parts = split<__nv_bfloat16>(__low2float(two) * f, __high2float(two) * f);
+    af[0][r] = parts.high, af[1][r] = parts.low;
+  }
+}
+
 // Visits the strip's accumulators two neighbours at a time, f(row, column, first, second) with the values at
 // (row, column) and (row, column + 1): a caller stores the pair in one access.
 template <int NT, class F>

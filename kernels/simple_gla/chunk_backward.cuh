@@ -1,0 +1,295 @@
+// simple_gla's chunk backward where its gate pays (bf16): the state gradients by the scalar-gate scan in
+// reverse (scan.cuh: q scaled by scale e^{seen} per token in registers), then one kernel per chunk for dq,
+// dk, dv and dg, every product from the 16-bit inputs as they are and the decays on accumulators or on one
+// operand's rows in registers. With D_ij = e^{G_i - G_j} (j <= i), S0 the state before the chunk and dS the
+// gradient of the state after it (both fp32, in two bf16 parts for the products):
+//   dA = do v^T,  M = scale dA o D (M's diagonal kept apart),  A = scale (q k^T) o D
+//   dq = scale e^{G_i} do S0^T + M k                 dk = M^T q + e^{G_C - G_j} v dS^T
+//   dv = A^T do + e^{G_C - G_j} k dS
+//   dg_t = e^{G_C} S0 . dS + sum_{s < t} k_s . dk_s^handed + sum_{s >= t} (q_s . dq_s - k_s . dk_s)
+// the last two without the terms through no decay (M's diagonal: they cancel exactly, and at log decays of
+// -40, where the rest is ~e^-40, fp32 would leave their O(1e-7) rounding; kernels/notes/chunk.md, version 0).
+#pragma once
+
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+#include "kernels/common/chunk/decays.cuh"
+#include "kernels/common/chunk/scan.cuh"
+#include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/simple_gla/chunk_forward.cuh"
+#include "kernels/simple_gla/chunk_layout.h"
+
+namespace flabench::chunk {
+
+// An fp32 matrix X (row-major, `ld` floats a row) as the tensor cores' B operand B[k][n], in two bf16 parts:
+// B = X^T (kTransposed: B[k][n] = X[n][k], a lane's pair of k neighbours in one row) or B = X.
+template <bool kTransposed>
+__device__ void fp32_b_fragment(const float* X, int ld, int k0, int n0, std::uint32_t (&high)[2],
+                                std::uint32_t (&low)[2]) {
+  const Lane lane;
+  const int n = n0 + lane.group;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int k = k0 + 2 * lane.pair + 8 * r;
+    float2 x;
+    if constexpr (kTransposed)
+      x = *reinterpret_cast<const float2*>(X + std::int64_t(n) * ld + k);
+    else
+      x = make_float2(X[std::int64_t(k) * ld + n], X[std::int64_t(k + 1) * ld + n]);
+    const Parts<__nv_bfloat16> parts = split<__nv_bfloat16>(x.x, x.y);
+    high[r] = parts.high, low[r] = parts.low;
+  }
+}
+
+// acc[x] (x < count) += A B, A a 16 x 16 bf16 fragment, B's tiles from fp32 X as fp32_b_fragment reads it.
+template <bool kTransposed, int NT>
+__device__ void mma_fp32_b(float (&acc)[NT][4], int count, const std::uint32_t (&af)[4], const float* X,
+                           int ld, int k0) {
+#pragma unroll
+  for (int x = 0; x < NT; ++x) {
+    if (x >= count) break;
+    std::uint32_t high[2], low[2];
+    fp32_b_fragment<kTransposed>(X, ld, k0, 8 * x, high, low);
+    mma_16x8x16<__nv_bfloat16>(acc[x], af, high);
+    mma_16x8x16<__nv_bfloat16>(acc[x], af, low);
+  }
+}
+
+// Each of the strip's rows (m0 + group, + 8) of acc times `row(m)`.
+template <int NT>
+__device__ void scale_rows(float (&acc)[NT][4], int count, const float* factor, int m0) {
+  const Lane lane;
+  const float top = factor[m0 + lane.group], bottom = factor[m0 + lane.group + 8];
+  for_each_pair(acc, count, 0, 0, [&](int row, int, float& first, float& second) {
+    const float f = row < 8 ? top : bottom;
+    first *= f, second *= f;
+  });
+}
+
+// sum over columns of acc's rows times the bf16 rows of Y (row m0 + r at Y + (m0 + r) ld), reduced over the
+// quad that shares a row; lane pair 0 writes out[m0 + row].
+template <int NT>
+__device__ void row_dots(const float (&acc)[NT][4], int count, const __nv_bfloat16* Y, int ld, int m0,
+                         float* out) {
+  const Lane lane;
+  float sums[2] = {0, 0};
+#pragma unroll
+  for (int x = 0; x < NT; ++x) {
+    if (x >= count) break;
+    const int c = 8 * x + 2 * lane.pair;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const __nv_bfloat162 y =
+          *reinterpret_cast<const __nv_bfloat162*>(Y + (m0 + lane.group + 8 * h) * ld + c);
+      sums[h] = fmaf(__low2float(y), acc[x][2 * h], fmaf(__high2float(y), acc[x][2 * h + 1], sums[h]));
+    }
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    sums[h] += __shfl_xor_sync(fused::kFullWarp, sums[h], 1);
+    sums[h] += __shfl_xor_sync(fused::kFullWarp, sums[h], 2);
+    if (lane.pair == 0) out[m0 + lane.group + 8 * h] = sums[h];
+  }
+}
+
+// acc's rows += weight[row] times the bf16 rows of Y (the terms of M's diagonal).
+template <int NT>
+__device__ void add_weighted_rows(float (&acc)[NT][4], int count, const float* weight, const __nv_bfloat16* Y,
+                                  int ld, int m0) {
+  for_each_pair(acc, count, 0, 0, [&](int row, int c, float& first, float& second) {
+    const float w = weight[m0 + row];
+    const __nv_bfloat162 y = *reinterpret_cast<const __nv_bfloat162*>(Y + (m0 + row) * ld + c);
+    first = fmaf(w, __low2float(y), first);
+    second = fmaf(w, __high2float(y), second);
+  });
+}
+
+// The strip's rows of acc (tokens t0 + m0 + row, columns 0 ..) into a [B, T, H, width] gradient.
+template <int NT>
+__device__ void store_rows(float (&acc)[NT][4], int count, __nv_bfloat16* out, const Dims& d, int b, int h,
+                           int t0, int m0, int length, int width) {
+  for_each_pair(acc, count, 0, 0, [&](int row, int c, float& first, float& second) {
+    if (m0 + row < length) store_pair(out + d.row(b, h, t0 + m0 + row) * width + c, first, second);
+  });
+}
+
+// acc (count tiles) += P B over the 16-row strips s in [first, last) of B: P a [C][ldC] matrix kept as two
+// bf16 planes (high, low), its rows m0 .. m0 + 15 as A (kTransposed: its columns, i.e. P^T's rows), columns
+// 16s .. 16s + 15; B 16-bit, stored [k][n] (row k at b + k * ldB).
+template <bool kTransposed, int NT>
+__device__ void mma_two_planes(float (&acc)[NT][4], int count, const __nv_bfloat16* high,
+                               const __nv_bfloat16* low, int ldC, int m0, int first, int last,
+                               const __nv_bfloat16* b, int ldB) {
+  for (int s = first; s < last; ++s) {
+    std::uint32_t af[2][4];
+    if constexpr (kTransposed) {
+      a_stored_km<__nv_bfloat16>(af[0], high, ldC, m0, s * kSubChunk);
+      a_stored_km<__nv_bfloat16>(af[1], low, ldC, m0, s * kSubChunk);
+    } else {
+      a_stored_mk<__nv_bfloat16>(af[0], high, ldC, m0, s * kSubChunk);
+      a_stored_mk<__nv_bfloat16>(af[1], low, ldC, m0, s * kSubChunk);
+    }
+    mma_b_stored_kn<__nv_bfloat16>(acc, count, af, b, ldB, s * kSubChunk, 0);
+  }
+}
+
+// Per-token sums a chunk's dg needs, and its diagonal weights (shared memory, C floats each).
+struct ScalarGradSums {
+  float *diagonal, *dq_dot, *dk_dot, *handed_dot, *state_dot;  // state_dot: one per warp
+  __device__ static ScalarGradSums carve(float* base, int C) {
+    return {base, base + C, base + 2 * C, base + 3 * C, base + 4 * C};
+  }
+};
+
+// grid (B H, chunks), 32 kScalarGradWarps threads, L.bytes() of shared memory. states: S before every chunk
+// (the forward's); dstates: the gradient of the state after every chunk (the reverse scan's).
+template <int C, int K>
+__global__ void __launch_bounds__(32 * kScalarGradWarps)
+    scalar_chunk_grads_kernel(Pointers<__nv_bfloat16> p, GradPointers<__nv_bfloat16> g, Dims d,
+                              const float* states, const float* dstates, ScalarGradLayout L) {
+  using Op = __nv_bfloat16;
+  constexpr int kStrips = C / kSubChunk, kKeyTiles = K / 8, kMaxValueTiles = kScalarMaxValues / 8;
+  extern __shared__ float smem[];
+  Op *q = reinterpret_cast<Op*>(smem), *k = q + C * L.ldK(), *v = k + C * L.ldK(), *d_o = v + C * L.ldV();
+  Op *M_high = d_o + C * L.ldV(), *M_low = M_high + C * L.ldC(), *A_high = M_low + C * L.ldC(),
+     *A_low = A_high + C * L.ldC();
+  float* floats = reinterpret_cast<float*>(A_low + C * L.ldC());
+  const ScalarDecays dec = ScalarDecays::carve(floats, C);
+  const ScalarGradSums sums = ScalarGradSums::carve(floats + scalar_decay_floats(C), C);
+  const int warp = threadIdx.x / 32, V = d.V, value_tiles = V / 8;
+  const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y, t0 = n * C,
+            length = min(C, d.T - t0);
+  const std::int64_t chunk = std::int64_t(bh) * d.chunks() + n;
+  const float *S0 = states + chunk * K * V, *dS = dstates + chunk * K * V;
+
+  stage_token_rows(q, L.ldK(), p.q + d.row(b, h, t0) * K, d.H * K, length, C, K);
+  stage_token_rows(k, L.ldK(), p.k + d.row(b, h, t0) * K, d.H * K, length, C, K);
+  stage_token_rows(v, L.ldV(), p.v + d.row(b, h, t0) * V, d.H * V, length, C, V);
+  stage_token_rows(d_o, L.ldV(), g.d_o + d.row(b, h, t0) * V, d.H * V, length, C, V);
+  fused::cp_async_commit();
+  if (warp == 0) {
+    float gates[2];
+    load_scalar_gates<C>(p, d, b, h, t0, gates);
+    scan_scalar_decays(dec, C, gates[0], gates[1]);
+  }
+  {  // e^{G_C} S0 . dS, this warp's share
+    float partial = 0;
+    for (int e = 4 * int(threadIdx.x); e < K * V; e += 4 * int(blockDim.x)) {
+      const float4 s = *reinterpret_cast<const float4*>(S0 + e),
+                   ds = *reinterpret_cast<const float4*>(dS + e);
+      partial += s.x * ds.x + s.y * ds.y + s.z * ds.z + s.w * ds.w;
+    }
+    for (int o = 16; o > 0; o >>= 1) partial += __shfl_xor_sync(fused::kFullWarp, partial, o);
+    if (threadIdx.x % 32 == 0) sums.state_dot[warp] = partial;
+  }
+  fused::cp_async_wait<0>();
+  __syncthreads();
+
+  // M (dA's scaled, decayed part below the diagonal; its diagonal apart) and A, by strips of 16 rows.
+  for (int job = warp; job < 2 * kStrips; job += kScalarGradWarps) {
+    const bool scores = job >= kStrips;
+    const int strip = job % kStrips, m0 = strip * kSubChunk, tiles = 2 * strip + 2;
+    float acc[C / 8][4] = {};
+    if (scores) {
+#pragma unroll
+      for (int k0 = 0; k0 < K; k0 += 16) {
+        std::uint32_t af[4];
+        a_stored_mk<Op>(af, q, L.ldK(), m0, k0);
+        mma_b_stored_nk<Op>(acc, tiles, af, k, L.ldK(), k0, 0);
+      }
+    } else {
+      for (int k0 = 0; k0 < V; k0 += 16) {
+        std::uint32_t af[4];
+        a_stored_mk<Op>(af, d_o, L.ldV(), m0, k0);
+        mma_b_stored_nk<Op>(acc, tiles, af, v, L.ldV(), k0, 0);
+      }
+    }
+    Op *high = scores ? A_high : M_high, *low = scores ? A_low : M_low;
+    for_each_pair(acc, tiles, m0, 0, [&](int i, int j, float& first, float& second) {
+      float pair[2] = {first, second};
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int column = j + e;
+        pair[e] = i < length && column <= i ? d.scale * pair[e] * dec.factor(i, column) : 0.0f;
+        if (!scores && column == i) {  // M's diagonal, through no decay: kept apart for dg
+          sums.diagonal[i] = pair[e];
+          pair[e] = 0;
+        }
+      }
+      const Parts<Op> parts = split<Op>(pair[0], pair[1]);
+      *reinterpret_cast<std::uint32_t*>(high + i * L.ldC() + j) = parts.high;
+      *reinterpret_cast<std::uint32_t*>(low + i * L.ldC() + j) = parts.low;
+    });
+  }
+  __syncthreads();
+
+  for (int job = warp; job < 3 * kStrips; job += kScalarGradWarps) {
+    const int strip = job % kStrips, m0 = strip * kSubChunk;
+    if (job < kStrips) {  // dq
+      float acc[kKeyTiles][4] = {};
+      for (int k0 = 0; k0 < V; k0 += 16) {
+        std::uint32_t af[4];
+        a_stored_mk<Op>(af, d_o, L.ldV(), m0, k0);
+        mma_fp32_b<true>(acc, kKeyTiles, af, S0, V, k0);  // do S0^T: B[value][key] = S0[key][value]
+      }
+      scale_rows(acc, kKeyTiles, dec.seen, m0);
+      for_each_accumulator(acc, kKeyTiles, 0, 0, [&](int, int, float& x) { x *= d.scale; });
+      mma_two_planes<false>(acc, kKeyTiles, M_high, M_low, L.ldC(), m0, 0, strip + 1, k, L.ldK());
+      row_dots(acc, kKeyTiles, q, L.ldK(), m0, sums.dq_dot);
+      add_weighted_rows(acc, kKeyTiles, sums.diagonal, k, L.ldK(), m0);
+      store_rows(acc, kKeyTiles, g.dq, d, b, h, t0, m0, length, K);
+    } else if (job < 2 * kStrips) {  // dk
+      float acc[kKeyTiles][4] = {};
+      mma_two_planes<true>(acc, kKeyTiles, M_high, M_low, L.ldC(), m0, strip, kStrips, q, L.ldK());
+      row_dots(acc, kKeyTiles, k, L.ldK(), m0, sums.dk_dot);
+      add_weighted_rows(acc, kKeyTiles, sums.diagonal, q, L.ldK(), m0);
+      // + e^{G_C - G_j} v dS^T: v's rows scaled in registers, in two parts (dS's two parts: three products)
+      for (int k0 = 0; k0 < V; k0 += 16) {
+        std::uint32_t raw[4], af[2][4];
+        a_stored_mk<Op>(raw, v, L.ldV(), m0, k0);
+        scale_row_pairs(raw, dec.to_end + m0, af);
+        for (int x = 0; x < kKeyTiles; ++x) {
+          std::uint32_t high[2], low[2];
+          fp32_b_fragment<true>(dS, V, k0, 8 * x, high, low);
+          mma_16x8x16<Op>(acc[x], af[0], high);
+          mma_16x8x16<Op>(acc[x], af[1], high);
+          mma_16x8x16<Op>(acc[x], af[0], low);
+        }
+      }
+      store_rows(acc, kKeyTiles, g.dk, d, b, h, t0, m0, length, K);
+    } else {  // dv
+      float acc[kMaxValueTiles][4] = {};
+      for (int k0 = 0; k0 < K; k0 += 16) {  // e^{G_C - G_j} k dS
+        std::uint32_t af[4];
+        a_stored_mk<Op>(af, k, L.ldK(), m0, k0);
+        mma_fp32_b<false>(acc, value_tiles, af, dS, V, k0);
+      }
+      scale_rows(acc, value_tiles, dec.to_end, m0);
+      // k_j . dk_j's handed-on part = (its dv part) . v_j
+      row_dots(acc, value_tiles, v, L.ldV(), m0, sums.handed_dot);
+      mma_two_planes<true>(acc, value_tiles, A_high, A_low, L.ldC(), m0, strip, kStrips, d_o, L.ldV());
+      store_rows(acc, value_tiles, g.dv, d, b, h, t0, m0, length, V);
+    }
+  }
+  __syncthreads();
+
+  if (threadIdx.x == 0) {  // dg: the state term and the handed-on prefix forwards, the rest backwards
+    float state = 0;
+    for (int w = 0; w < kScalarGradWarps; ++w) state += sums.state_dot[w];
+    float before = *dec.e_whole * state;
+    for (int t = 0; t < C; ++t) {
+      const float handed = sums.handed_dot[t];
+      sums.handed_dot[t] = before;
+      before += handed;
+    }
+    float after = 0;
+    for (int t = length - 1; t >= 0; --t) {
+      after += sums.dq_dot[t] - sums.dk_dot[t];
+      g.dg[d.row(b, h, t0 + t)] = __float2bfloat16(sums.handed_dot[t] + after);
+    }
+  }
+}
+
+}  // namespace flabench::chunk
