@@ -23,6 +23,29 @@
 
 namespace flabench::chunk {
 
+// The block stages `rows` token rows of 16-bit values of one tensor, or two alike (row t of each at src +
+// t * token_stride; `vectors` 16-byte vectors a row, or kVectors where the caller knows it at compile time)
+// into dst + t * ld by cp.async, rows from `length` on as zeros; the caller commits the group. second_dst
+// null: one tensor.
+template <int kVectors = 0>
+__device__ __forceinline__ void stage_token_rows(__nv_bfloat16* dst, const __nv_bfloat16* src,
+                                                 __nv_bfloat16* second_dst, const __nv_bfloat16* second_src,
+                                                 int ld, int token_stride, int length, int rows,
+                                                 int vectors = kVectors) {
+  constexpr int kVec = 8;
+  if constexpr (kVectors > 0) vectors = kVectors;
+  for (int idx = threadIdx.x; idx < rows * vectors; idx += blockDim.x) {
+    const int t = idx / vectors, c = idx % vectors * kVec, to = t * ld + c, from = t * token_stride + c;
+    if (t < length) {
+      fused::cp_async(dst + to, src + from, 16);
+      if (second_dst) fused::cp_async(second_dst + to, second_src + from, 16);
+    } else {
+      *reinterpret_cast<uint4*>(dst + to) = uint4{0, 0, 0, 0};
+      if (second_dst) *reinterpret_cast<uint4*>(second_dst + to) = uint4{0, 0, 0, 0};
+    }
+  }
+}
+
 // An fp32 matrix X (row-major, `ld` floats a row) as the tensor cores' B operand B[k][n], in two bf16 parts:
 // B = X^T (kTransposed: B[k][n] = X[n][k], a lane's pair of k neighbours in one row) or B = X.
 template <bool kTransposed>
@@ -164,10 +187,9 @@ __global__ void __launch_bounds__(32 * kScalarGradWarps)
   const std::int64_t chunk = std::int64_t(bh) * d.chunks() + n;
   const float *S0 = states + chunk * K * V, *dS = dstates + chunk * K * V;
 
-  stage_token_rows(q, L.ldK(), p.q + d.row(b, h, t0) * K, d.H * K, length, C, K);
-  stage_token_rows(k, L.ldK(), p.k + d.row(b, h, t0) * K, d.H * K, length, C, K);
-  stage_token_rows(v, L.ldV(), p.v + d.row(b, h, t0) * V, d.H * V, length, C, V);
-  stage_token_rows(d_o, L.ldV(), g.d_o + d.row(b, h, t0) * V, d.H * V, length, C, V);
+  const std::int64_t first = d.row(b, h, t0);
+  stage_token_rows<K / 8>(q, p.q + first * K, k, p.k + first * K, L.ldK(), d.H * K, length, C);
+  stage_token_rows(v, p.v + first * V, d_o, g.d_o + first * V, L.ldV(), d.H * V, length, C, V / 8);
   fused::cp_async_commit();
   if (warp == 0) {
     float gates[2];

@@ -122,31 +122,34 @@ __device__ void load_scalar_gates(const Pointers<__nv_bfloat16>& p, const Dims& 
   }
 }
 
-// The block stages `rows` token rows of `cols` 16-bit values (row t at src + t * token_stride) into
-// dst[t * ld] by cp.async, rows from `length` on as zeros; the caller commits the group.
-__device__ __forceinline__ void stage_token_rows(__nv_bfloat16* dst, int ld, const __nv_bfloat16* src,
-                                                 int token_stride, int length, int rows, int cols) {
-  constexpr int kVec = 8;
-  const int vectors = cols / kVec;
-  for (int idx = threadIdx.x; idx < rows * vectors; idx += blockDim.x) {
-    const int t = idx / vectors, c = idx % vectors * kVec;
-    if (t < length)
-      fused::cp_async(dst + t * ld + c, src + t * token_stride + c, 16);
-    else
-      *reinterpret_cast<uint4*>(dst + t * ld + c) = uint4{0, 0, 0, 0};
-  }
-}
-
-// The output kernel's inputs: tokens t0 .. t0 + C of q, k and of the block's values from v0, one group.
+// The block stages tokens t0 .. t0 + C of q, k and of its values by cp.async (rows past the sequence's end as
+// zeros) and commits them as one group. Each thread's rows step by a constant: 32-bit offsets from the
+// chunk's first row.
 template <int C, int K>
 __device__ void stage_scalar_inputs(const Pointers<__nv_bfloat16>& p, const Dims& d, const ScalarLayout& L,
                                     __nv_bfloat16* q, __nv_bfloat16* k, __nv_bfloat16* v, int b, int h,
                                     int t0, int v0) {
-  const int length = min(C, d.T - t0);
+  constexpr int kVec = 8, kRowVectors = K / kVec;
+  const int length = min(C, d.T - t0), value_vectors = kScalarStrip * L.W / kVec;
   const std::int64_t first = d.row(b, h, t0);
-  stage_token_rows(q, L.ldK(), p.q + first * K, d.H * K, length, C, K);
-  stage_token_rows(k, L.ldK(), p.k + first * K, d.H * K, length, C, K);
-  stage_token_rows(v, L.ldV(), p.v + first * d.V + v0, d.H * d.V, length, C, kScalarStrip * L.W);
+  const __nv_bfloat16 *q_rows = p.q + first * K, *k_rows = p.k + first * K, *v_rows = p.v + first * d.V + v0;
+  for (int idx = threadIdx.x; idx < C * kRowVectors; idx += blockDim.x) {
+    const int t = idx / kRowVectors, c = idx % kRowVectors * kVec, at = t * d.H * K + c;
+    if (t < length) {
+      fused::cp_async(q + t * L.ldK() + c, q_rows + at, 16);
+      fused::cp_async(k + t * L.ldK() + c, k_rows + at, 16);
+    } else {
+      *reinterpret_cast<uint4*>(q + t * L.ldK() + c) = uint4{0, 0, 0, 0};
+      *reinterpret_cast<uint4*>(k + t * L.ldK() + c) = uint4{0, 0, 0, 0};
+    }
+  }
+  for (int idx = threadIdx.x; idx < C * value_vectors; idx += blockDim.x) {
+    const int t = idx / value_vectors, c = idx % value_vectors * kVec;
+    if (t < length)
+      fused::cp_async(v + t * L.ldV() + c, v_rows + t * d.H * d.V + c, 16);
+    else
+      *reinterpret_cast<uint4*>(v + t * L.ldV() + c) = uint4{0, 0, 0, 0};
+  }
   fused::cp_async_commit();
 }
 
