@@ -297,20 +297,36 @@ __global__ void __launch_bounds__(32 * kScalarGradWarps)
   }
   __syncthreads();
 
-  if (threadIdx.x == 0) {  // dg: the state term and the handed-on prefix forwards, the rest backwards
+  if (warp == 0) {  // dg: the state term and the handed-on prefix forwards, the rest backwards
+    const int lane = threadIdx.x % 32, first = 2 * lane;  // the lane's two neighbouring tokens
     float state = 0;
     for (int w = 0; w < kScalarGradWarps; ++w) state += sums.state_dot[w];
-    float before = *dec.e_whole * state;
-    for (int t = 0; t < C; ++t) {
-      const float handed = sums.handed_dot[t];
-      sums.handed_dot[t] = before;
-      before += handed;
+    float handed[2] = {0, 0}, rest[2] = {0, 0};
+#pragma unroll
+    for (int e = 0; e < 2; ++e)
+      if (first + e < C) {
+        handed[e] = sums.handed_dot[first + e];
+        rest[e] = sums.dq_dot[first + e] - sums.dk_dot[first + e];
+      }
+    // scans of the pairs' sums: handed-on forwards, the rest backwards; then the lanes before (after) this
+    // one's pair by a shift, never by subtracting its own terms back out (at -40 they are O(1) and the
+    // answer ~e^-40)
+    float before = handed[0] + handed[1], after = rest[0] + rest[1];
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const float below = __shfl_up_sync(fused::kFullWarp, before, o),
+                  above = __shfl_down_sync(fused::kFullWarp, after, o);
+      if (lane >= o) before += below;
+      if (lane + o < 32) after += above;
     }
-    float after = 0;
-    for (int t = length - 1; t >= 0; --t) {
-      after += sums.dq_dot[t] - sums.dk_dot[t];
-      g.dg[d.row(b, h, t0 + t)] = __float2bfloat16(sums.handed_dot[t] + after);
-    }
+    before = __shfl_up_sync(fused::kFullWarp, before, 1);
+    after = __shfl_down_sync(fused::kFullWarp, after, 1);
+    before = *dec.e_whole * state + (lane > 0 ? before : 0.0f);
+    if (lane == 31) after = 0;
+    const float dg[2] = {before + rest[0] + rest[1] + after, before + handed[0] + rest[1] + after};
+#pragma unroll
+    for (int e = 0; e < 2; ++e)
+      if (first + e < length) g.dg[d.row(b, h, t0 + first + e)] = __float2bfloat16(dg[e]);
   }
 }
 
