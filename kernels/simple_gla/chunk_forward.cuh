@@ -1,15 +1,14 @@
 // simple_gla's chunk forward where its gate pays (bf16): one log decay per head and token, so a chunk's
 // decays are C scalars, every product takes the 16-bit inputs as they are and the decays go onto fp32
-// accumulators or onto operands in registers, never onto staged per-channel copies. For inference, three
-// kernels:
+// accumulators or onto operands in registers, never onto staged per-channel copies. Three kernels:
 //   factors  per chunk, in parallel: e^{decay after each token to the chunk's end} and e^{chunk total};
 //   scan     the general chunk scan (scan.cuh) with k as its operand, each token's row times its factor in
 //            two bf16 parts: S before every chunk (fp32), no prepared operand;
 //   outputs  per (chunk, up to 128 values), in parallel:
 //              A   = (q k^T) o e^{G_i - G_j} for j <= i  (shared memory, two bf16 planes: ~16 bits)
 //              o^T = scale ((S^T q^T) e^{G_i} + v^T A^T)  S^T from the saved fp32 state, in two parts.
-// A forward that saves for the backward makes the general prepare's keys and decays and the general scan's
-// states instead (the backward reads them), then the same outputs.
+// A forward that saves for a backward the general kernels will run (chunk.cu decides) makes the general
+// prepare's keys and decays and the general scan's states instead (that backward reads them).
 // Exponents are sums of log decays within 16-token sub-chunks and of sub-chunk totals, never the difference
 // of two chunk-long sums, and never positive (kernels/notes/chunk.md, design 2). bf16 only: fp16 and fp32
 // take the general chunk path (kernels/notes/chunk.md, version 32, says why).

@@ -66,9 +66,9 @@ __global__ void __launch_bounds__(kPrepareThreads) chunk_prepare_kernel(Pointers
 
 template <class T>
 struct Scan {
-  const Prepared<T>* operand;  // X: [B*H, chunks, C, K]; with a scalar gate k itself, [B, T, H, K]
+  const Prepared<T>* operand;  // X: [B*H, chunks, C, K]; with a scalar gate k (or q) itself, [B, T, H, K]
   const T* rows;               // Y: [B, T, H, V]
-  const float* whole;          // [B*H, chunks, K]; with a scalar gate ScalarFactors
+  const float* whole;          // [B*H, chunks, K]; with a scalar gate its factors (kFactorRow a chunk)
   const float* initial;        // [B*H, K, V]
   float* saved;                // [B*H, chunks, K, V]: S before each chunk's update
   float* last;                 // [B*H, K, V]
@@ -86,8 +86,8 @@ __device__ inline void copy_async(void* shared, const void* global, bool in) {
 // chunks' operands arrive through a ring of kStages shared-memory stages filled by cp.async, the next
 // kStages - 1 chunks in flight while one computes: each step is short (a few products), so a load issued
 // one step ahead arrived late (the step took ~1.4 us, about a loaded DRAM round trip; notes, version 12).
-// kScalarGate (bf16, forward): X is k, each token's row scaled by its factor (kFactorRow) on its way into
-// the tensor cores, in two bf16 parts.
+// kScalarGate (bf16; simple_gla's forward and backward): X is k (or q), each token's row scaled by its factor
+// (workspace.cuh, kFactorRow) on its way into the tensor cores, in two bf16 parts.
 template <class T, bool kScalarGate = false>
 __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, Dims d) {
   static_assert(!kScalarGate || std::is_same_v<T, __nv_bfloat16>, "the scalar gate's scan is bf16's");

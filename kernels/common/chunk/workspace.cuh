@@ -54,10 +54,11 @@ inline std::size_t workspace_bytes(const Problem& p) {
          2 * prepared_size(p.dtype) * heads * chunks * p.chunk_size * p.K;
 }
 
-// A scalar gate's factors for the forward scan (simple_gla's bf16 inference forward; scan.cuh,
-// kScalarGate): per chunk e^{decay after token t to the chunk's end} for its C tokens, then at kMaxChunk
-// e^{the chunk's summed decay}, in rows of kFactorRow floats. They take the prepared keys' room: that
-// forward scales k in registers and makes no prepared operand.
+// A scalar gate's factors for the scans (simple_gla in bf16; scan.cuh, kScalarGate): per chunk, for its C
+// tokens, e^{decay after token t to the chunk's end} (the forward's, of k) or scale e^{decay seen from the
+// chunk's start} (the backward's, of q), then at kMaxChunk e^{the chunk's summed decay}, in rows of
+// kFactorRow floats. They take the prepared keys' (queries') room: those kernels scale k (q) in registers
+// and make no prepared operand.
 constexpr int kFactorRow = kMaxChunk + 4;
 inline std::size_t scalar_factor_bytes(const Problem& p) {
   return sizeof(float) * p.B * p.H * chunk_count(p) * kFactorRow;
