@@ -9,6 +9,9 @@
 //   dg_t = e^{G_C} S0 . dS + sum_{s < t} k_s . dk_s^handed + sum_{s >= t} (q_s . dq_s - k_s . dk_s)
 // the last two without the terms through no decay (M's diagonal: they cancel exactly, and at log decays of
 // -40, where the rest is ~e^-40, fp32 would leave their O(1e-7) rounding; kernels/notes/chunk.md, version 0).
+// Four warps take the chunk's 16-row strips of M and A, then 16-column blocks of dq, dk and dv over all of
+// the chunk's rows: a block's fragments of S0 or dS are read and split once (row strips re-read them per
+// strip: kernels/notes/chunk.md, version 33).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -66,17 +69,26 @@ __device__ void fp32_b_fragment(const float* X, int ld, int k0, int n0, std::uin
   }
 }
 
-// acc[x] (x < count) += A B, A a 16 x 16 bf16 fragment, B's tiles from fp32 X as fp32_b_fragment reads it.
-template <bool kTransposed, int NT>
-__device__ void mma_fp32_b(float (&acc)[NT][4], int count, const std::uint32_t (&af)[4], const float* X,
-                           int ld, int k0) {
+// acc[strip] (two 8-column tiles for each of the chunk's 16-row strips) += A B over k0 < depth: A the strips
+// of a 16-bit tile `a` ([C][lda]), B fp32 X as fp32_b_fragment reads it (ldX floats a row), in two parts,
+// each of its fragments read and split once for all strips.
+template <bool kTransposed, int kStrips>
+__device__ void mma_strips_fp32_b(float (&acc)[kStrips][2][4], const __nv_bfloat16* a, int lda,
+                                  const float* X, int ldX, int depth) {
+  for (int k0 = 0; k0 < depth; k0 += 16) {
+    std::uint32_t high[2][2], low[2][2];
 #pragma unroll
-  for (int x = 0; x < NT; ++x) {
-    if (x >= count) break;
-    std::uint32_t high[2], low[2];
-    fp32_b_fragment<kTransposed>(X, ld, k0, 8 * x, high, low);
-    mma_16x8x16<__nv_bfloat16>(acc[x], af, high);
-    mma_16x8x16<__nv_bfloat16>(acc[x], af, low);
+    for (int x = 0; x < 2; ++x) fp32_b_fragment<kTransposed>(X, ldX, k0, 8 * x, high[x], low[x]);
+#pragma unroll
+    for (int strip = 0; strip < kStrips; ++strip) {
+      std::uint32_t af[4];
+      a_stored_mk<__nv_bfloat16>(af, a, lda, strip * kSubChunk, k0);
+#pragma unroll
+      for (int x = 0; x < 2; ++x) {
+        mma_16x8x16<__nv_bfloat16>(acc[strip][x], af, high[x]);
+        mma_16x8x16<__nv_bfloat16>(acc[strip][x], af, low[x]);
+      }
+    }
   }
 }
 
@@ -158,11 +170,15 @@ __device__ void mma_two_planes(float (&acc)[NT][4], int count, const __nv_bfloat
   }
 }
 
-// Per-token sums a chunk's dg needs, and its diagonal weights (shared memory, C floats each).
+// Per-token sums a chunk's dg needs, and its diagonal weights (shared memory): the dots q.dq, k.dk and k.dk's
+// handed-on part come in partials, one per 16-column block of dq, dk and dv, summed in a fixed order.
 struct ScalarGradSums {
   float *diagonal, *dq_dot, *dk_dot, *handed_dot, *state_dot;  // state_dot: one per warp
-  __device__ static ScalarGradSums carve(float* base, int C) {
-    return {base, base + C, base + 2 * C, base + 3 * C, base + 4 * C};
+  __device__ static ScalarGradSums carve(float* base, int C, int K, int V) {
+    float* dq_dot = base + C;
+    float* dk_dot = dq_dot + K / 16 * C;
+    float* handed_dot = dk_dot + K / 16 * C;
+    return {base, dq_dot, dk_dot, handed_dot, handed_dot + V / 16 * C};
   }
 };
 
@@ -173,15 +189,15 @@ __global__ void __launch_bounds__(32 * kScalarGradWarps)
     scalar_chunk_grads_kernel(Pointers<__nv_bfloat16> p, GradPointers<__nv_bfloat16> g, Dims d,
                               const float* states, const float* dstates, ScalarGradLayout L) {
   using Op = __nv_bfloat16;
-  constexpr int kStrips = C / kSubChunk, kKeyTiles = K / 8, kMaxValueTiles = kScalarMaxValues / 8;
+  constexpr int kStrips = C / kSubChunk;
   extern __shared__ float smem[];
   Op *q = reinterpret_cast<Op*>(smem), *k = q + C * L.ldK(), *v = k + C * L.ldK(), *d_o = v + C * L.ldV();
   Op *M_high = d_o + C * L.ldV(), *M_low = M_high + C * L.ldC(), *A_high = M_low + C * L.ldC(),
      *A_low = A_high + C * L.ldC();
   float* floats = reinterpret_cast<float*>(A_low + C * L.ldC());
   const ScalarDecays dec = ScalarDecays::carve(floats, C);
-  const ScalarGradSums sums = ScalarGradSums::carve(floats + scalar_decay_floats(C), C);
-  const int warp = threadIdx.x / 32, V = d.V, value_tiles = V / 8;
+  const ScalarGradSums sums = ScalarGradSums::carve(floats + scalar_decay_floats(C), C, K, d.V);
+  const int warp = threadIdx.x / 32, V = d.V, key_blocks = K / 16, value_blocks = V / 16;
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y, t0 = n * C,
             length = min(C, d.T - t0);
   const std::int64_t chunk = std::int64_t(bh) * d.chunks() + n;
@@ -247,52 +263,64 @@ __global__ void __launch_bounds__(32 * kScalarGradWarps)
   }
   __syncthreads();
 
-  for (int job = warp; job < 3 * kStrips; job += kScalarGradWarps) {
-    const int strip = job % kStrips, m0 = strip * kSubChunk;
-    if (job < kStrips) {  // dq
-      float acc[kKeyTiles][4] = {};
-      for (int k0 = 0; k0 < V; k0 += 16) {
-        std::uint32_t af[4];
-        a_stored_mk<Op>(af, d_o, L.ldV(), m0, k0);
-        mma_fp32_b<true>(acc, kKeyTiles, af, S0, V, k0);  // do S0^T: B[value][key] = S0[key][value]
+  // dq, dk and dv by 16-column blocks (keys, keys, values), every row strip of the chunk in each, so that a
+  // block's fragments of S0 or dS are read and split once (acc[strip]: two 8-column tiles of 16 rows).
+  for (int job = warp; job < 2 * key_blocks + value_blocks; job += kScalarGradWarps) {
+    float acc[kStrips][2][4] = {};
+    if (job < key_blocks) {  // dq = scale e^{seen} do S0^T + M k
+      const int c0 = 16 * job;
+      mma_strips_fp32_b<true>(acc, d_o, L.ldV(), S0 + c0 * V, V, V);  // B[value][key] = S0[key][value]
+#pragma unroll
+      for (int strip = 0; strip < kStrips; ++strip) {
+        const int m0 = strip * kSubChunk;
+        scale_rows(acc[strip], 2, dec.seen, m0);
+        for_each_accumulator(acc[strip], 2, 0, 0, [&](int, int, float& x) { x *= d.scale; });
+        mma_two_planes<false>(acc[strip], 2, M_high, M_low, L.ldC(), m0, 0, strip + 1, k + c0, L.ldK());
+        row_dots(acc[strip], 2, q + c0, L.ldK(), m0, sums.dq_dot + job * C);
+        add_weighted_rows(acc[strip], 2, sums.diagonal, k + c0, L.ldK(), m0);
+        store_rows(acc[strip], 2, g.dq + c0, d, b, h, t0, m0, length, K);
       }
-      scale_rows(acc, kKeyTiles, dec.seen, m0);
-      for_each_accumulator(acc, kKeyTiles, 0, 0, [&](int, int, float& x) { x *= d.scale; });
-      mma_two_planes<false>(acc, kKeyTiles, M_high, M_low, L.ldC(), m0, 0, strip + 1, k, L.ldK());
-      row_dots(acc, kKeyTiles, q, L.ldK(), m0, sums.dq_dot);
-      add_weighted_rows(acc, kKeyTiles, sums.diagonal, k, L.ldK(), m0);
-      store_rows(acc, kKeyTiles, g.dq, d, b, h, t0, m0, length, K);
-    } else if (job < 2 * kStrips) {  // dk
-      float acc[kKeyTiles][4] = {};
-      mma_two_planes<true>(acc, kKeyTiles, M_high, M_low, L.ldC(), m0, strip, kStrips, q, L.ldK());
-      row_dots(acc, kKeyTiles, k, L.ldK(), m0, sums.dk_dot);
-      add_weighted_rows(acc, kKeyTiles, sums.diagonal, q, L.ldK(), m0);
-      // + e^{G_C - G_j} v dS^T: v's rows scaled in registers, in two parts (dS's two parts: three products)
-      for (int k0 = 0; k0 < V; k0 += 16) {
-        std::uint32_t raw[4], af[2][4];
-        a_stored_mk<Op>(raw, v, L.ldV(), m0, k0);
-        scale_row_pairs(raw, dec.to_end + m0, af);
-        for (int x = 0; x < kKeyTiles; ++x) {
-          std::uint32_t high[2], low[2];
-          fp32_b_fragment<true>(dS, V, k0, 8 * x, high, low);
-          mma_16x8x16<Op>(acc[x], af[0], high);
-          mma_16x8x16<Op>(acc[x], af[1], high);
-          mma_16x8x16<Op>(acc[x], af[0], low);
+    } else if (job < 2 * key_blocks) {  // dk = M^T q + (e^{to end} v) dS^T
+      const int block = job - key_blocks, c0 = 16 * block;
+#pragma unroll
+      for (int strip = 0; strip < kStrips; ++strip) {
+        const int m0 = strip * kSubChunk;
+        mma_two_planes<true>(acc[strip], 2, M_high, M_low, L.ldC(), m0, strip, kStrips, q + c0, L.ldK());
+        row_dots(acc[strip], 2, k + c0, L.ldK(), m0, sums.dk_dot + block * C);
+        add_weighted_rows(acc[strip], 2, sums.diagonal, q + c0, L.ldK(), m0);
+      }
+      for (int k0 = 0; k0 < V; k0 += 16) {  // v's rows scaled in registers, two parts times dS's two parts
+        std::uint32_t high[2][2], low[2][2];
+#pragma unroll
+        for (int x = 0; x < 2; ++x) fp32_b_fragment<true>(dS + c0 * V, V, k0, 8 * x, high[x], low[x]);
+#pragma unroll
+        for (int strip = 0; strip < kStrips; ++strip) {
+          std::uint32_t raw[4], af[2][4];
+          a_stored_mk<Op>(raw, v, L.ldV(), strip * kSubChunk, k0);
+          scale_row_pairs(raw, dec.to_end + strip * kSubChunk, af);
+#pragma unroll
+          for (int x = 0; x < 2; ++x) {
+            mma_16x8x16<Op>(acc[strip][x], af[0], high[x]);
+            mma_16x8x16<Op>(acc[strip][x], af[1], high[x]);
+            mma_16x8x16<Op>(acc[strip][x], af[0], low[x]);
+          }
         }
       }
-      store_rows(acc, kKeyTiles, g.dk, d, b, h, t0, m0, length, K);
-    } else {  // dv
-      float acc[kMaxValueTiles][4] = {};
-      for (int k0 = 0; k0 < K; k0 += 16) {  // e^{G_C - G_j} k dS
-        std::uint32_t af[4];
-        a_stored_mk<Op>(af, k, L.ldK(), m0, k0);
-        mma_fp32_b<false>(acc, value_tiles, af, dS, V, k0);
+#pragma unroll
+      for (int strip = 0; strip < kStrips; ++strip)
+        store_rows(acc[strip], 2, g.dk + c0, d, b, h, t0, strip * kSubChunk, length, K);
+    } else {  // dv = e^{to end} k dS + A^T do
+      const int block = job - 2 * key_blocks, j0 = 16 * block;
+      mma_strips_fp32_b<false>(acc, k, L.ldK(), dS + j0, V, K);  // B[key][value] = dS[key][value]
+#pragma unroll
+      for (int strip = 0; strip < kStrips; ++strip) {
+        const int m0 = strip * kSubChunk;
+        scale_rows(acc[strip], 2, dec.to_end, m0);
+        // k_j . dk_j's handed-on part = (its dv part) . v_j
+        row_dots(acc[strip], 2, v + j0, L.ldV(), m0, sums.handed_dot + block * C);
+        mma_two_planes<true>(acc[strip], 2, A_high, A_low, L.ldC(), m0, strip, kStrips, d_o + j0, L.ldV());
+        store_rows(acc[strip], 2, g.dv + j0, d, b, h, t0, m0, length, V);
       }
-      scale_rows(acc, value_tiles, dec.to_end, m0);
-      // k_j . dk_j's handed-on part = (its dv part) . v_j
-      row_dots(acc, value_tiles, v, L.ldV(), m0, sums.handed_dot);
-      mma_two_planes<true>(acc, value_tiles, A_high, A_low, L.ldC(), m0, strip, kStrips, d_o, L.ldV());
-      store_rows(acc, value_tiles, g.dv, d, b, h, t0, m0, length, V);
     }
   }
   __syncthreads();
@@ -304,9 +332,13 @@ __global__ void __launch_bounds__(32 * kScalarGradWarps)
     float handed[2] = {0, 0}, rest[2] = {0, 0};
 #pragma unroll
     for (int e = 0; e < 2; ++e)
-      if (first + e < C) {
-        handed[e] = sums.handed_dot[first + e];
-        rest[e] = sums.dq_dot[first + e] - sums.dk_dot[first + e];
+      if (first + e < C) {  // the column blocks' partials, in order
+        const int t = first + e;
+        float dq_dot = 0, dk_dot = 0;
+        for (int block = 0; block < key_blocks; ++block)
+          dq_dot += sums.dq_dot[block * C + t], dk_dot += sums.dk_dot[block * C + t];
+        for (int block = 0; block < value_blocks; ++block) handed[e] += sums.handed_dot[block * C + t];
+        rest[e] = dq_dot - dk_dot;
       }
     // scans of the pairs' sums: handed-on forwards, the rest backwards; then the lanes before (after) this
     // one's pair by a shift, never by subtracting its own terms back out (at -40 they are O(1) and the

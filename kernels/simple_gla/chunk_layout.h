@@ -43,7 +43,7 @@ constexpr int kScalarMaxValues = 128;
 
 // Its shared memory, in bf16 elements unless said: the chunk's q, k ([C][K + 8]), v and do ([C][V + 8]), the
 // two parts of M and of A ([C][C + 8] each), then floats: the chunk's decays and per-token sums
-// (ScalarGradSums: four per token and one per warp).
+// (ScalarGradSums: M's diagonal, one dot per token and 16-column block of dq, dk and dv, one per warp).
 struct ScalarGradLayout {
   int C, K, V;
   __host__ __device__ int ldK() const { return K + 8; }
@@ -51,7 +51,7 @@ struct ScalarGradLayout {
   __host__ __device__ int ldC() const { return C + 8; }
   __host__ __device__ std::size_t bytes() const {
     return 2 * std::size_t(2 * C * ldK() + 2 * C * ldV() + 4 * C * ldC()) +
-           sizeof(float) * (scalar_decay_floats(C) + 4 * C + kScalarGradWarps);
+           sizeof(float) * (scalar_decay_floats(C) + C * (1 + 2 * (K / 16) + V / 16) + kScalarGradWarps);
   }
 };
 
