@@ -28,7 +28,7 @@ bool scalar_forward_runs(const Problem& p) {
          chunk::scalar_layout(p.chunk_size, int(p.K), int(p.V)).bytes() <= shared_memory_optin();
 }
 bool scalar_backward_runs(const Problem& p) {
-  return scalar_forward_runs(p) && p.V <= chunk::kScalarMaxValues &&
+  return scalar_forward_runs(p) &&
          chunk::ScalarGradLayout{p.chunk_size, int(p.K), int(p.V)}.bytes() <= shared_memory_optin();
 }
 

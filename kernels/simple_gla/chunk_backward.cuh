@@ -207,11 +207,7 @@ __global__ void __launch_bounds__(32 * kScalarGradWarps)
   stage_token_rows<K / 8>(q, p.q + first * K, k, p.k + first * K, L.ldK(), d.H * K, length, C);
   stage_token_rows(v, p.v + first * V, d_o, g.d_o + first * V, L.ldV(), d.H * V, length, C, V / 8);
   fused::cp_async_commit();
-  if (warp == 0) {
-    float gates[2];
-    load_scalar_gates<C>(p, d, b, h, t0, gates);
-    scan_scalar_decays(dec, C, gates[0], gates[1]);
-  }
+  chunk_scalar_decays<C>(dec, p, d, b, h, t0);
   {  // e^{G_C} S0 . dS, this warp's share
     float partial = 0;
     for (int e = 4 * int(threadIdx.x); e < K * V; e += 4 * int(blockDim.x)) {

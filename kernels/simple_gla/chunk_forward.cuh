@@ -28,7 +28,7 @@
 
 namespace flabench::chunk {
 
-// One warp's view of its chunk's decays (shared memory it wrote itself), per token: the log decay summed
+// A chunk's decays in shared memory (chunk_scalar_decays writes them), per token: the log decay summed
 // within its sub-chunk up to it (local), e^{local}, e^{sum after it to its sub-chunk's end}, e^{seen from the
 // chunk's start} and e^{to the chunk's end}; per pair of sub-chunks si > sj, e^{sum of the sub-chunks
 // between}; e^{chunk total}.
@@ -121,6 +121,17 @@ __device__ void load_scalar_gates(const Pointers<__nv_bfloat16>& p, const Dims& 
   }
 }
 
+// Warp 0 of the block (one warp's worth of work) writes the decays of the chunk from t0 into dec; the
+// caller synchronises before the other warps read them.
+template <int C>
+__device__ void chunk_scalar_decays(const ScalarDecays& dec, const Pointers<__nv_bfloat16>& p, const Dims& d,
+                                    int b, int h, int t0) {
+  if (threadIdx.x >= 32) return;
+  float g[2];
+  load_scalar_gates<C>(p, d, b, h, t0, g);
+  scan_scalar_decays(dec, C, g[0], g[1]);
+}
+
 // The block stages tokens t0 .. t0 + C of q, k and of its values by cp.async (rows past the sequence's end as
 // zeros) and commits them as one group. Each thread's rows step by a constant: 32-bit offsets from the
 // chunk's first row.
@@ -161,9 +172,7 @@ __global__ void __launch_bounds__(32)
   __shared__ float room[ScalarDecays::floats(kMaxChunk)];
   const ScalarDecays dec = ScalarDecays::carve(room, C);
   const int bh = blockIdx.x, n = blockIdx.y;
-  float g[2];
-  load_scalar_gates<C>(p, d, bh / d.H, bh % d.H, n * C, g);
-  scan_scalar_decays(dec, C, g[0], g[1]);
+  chunk_scalar_decays<C>(dec, p, d, bh / d.H, bh % d.H, n * C);
   float* row = factors + (std::int64_t(bh) * d.chunks() + n) * kFactorRow;
   for (int t = threadIdx.x; t < C; t += 32) row[t] = kKeys ? dec.to_end[t] : d.scale * dec.seen[t];
   if (threadIdx.x == 0) row[kMaxChunk] = *dec.e_whole;
@@ -272,16 +281,13 @@ __global__ void __launch_bounds__(32 * kScalarMaxWarps)
   Op *q = reinterpret_cast<Op*>(smem), *k = q + C * L.ldK(), *v = k + C * L.ldK();
   Op *A_high = v + C * L.ldV(), *A_low = A_high + C * L.ldC();
   const int warp = threadIdx.x / 32;
-  const ScalarDecays dec =
-      ScalarDecays::carve(reinterpret_cast<float*>(A_high + L.planes()) + warp * ScalarDecays::floats(C), C);
+  const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(A_high + L.planes()), C);
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y, t0 = n * C,
             length = min(C, d.T - t0), v_block = blockIdx.z * kScalarStrip * L.W, m0 = warp * kScalarStrip;
   stage_scalar_inputs<C, K>(p, d, L, q, k, v, b, h, t0, v_block);
-  float g[2];
-  load_scalar_gates<C>(p, d, b, h, t0, g);
-  scan_scalar_decays(dec, C, g[0], g[1]);
+  chunk_scalar_decays<C>(dec, p, d, b, h, t0);
   fused::cp_async_wait<0>();
-  __syncthreads();
+  __syncthreads();  // the inputs and the decays
   const float* state = states + (std::int64_t(bh) * d.chunks() + n) * K * d.V + v_block;
   float o[C / 8][4];
   scalar_state_outputs<C, K>(o, state, d.V, q, L.ldK(), m0, dec);

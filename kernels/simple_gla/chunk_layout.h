@@ -23,7 +23,7 @@ __host__ __device__ constexpr int scalar_decay_floats(int C) {
 
 // Shared memory of the output kernel, in bf16 elements unless said: the chunk's q, k ([C][K + 8]) and v
 // ([C][16 W + 8]; rows of an odd number of 16-byte vectors keep ldmatrix's 8 rows on distinct banks), A's
-// two planes ([C][C + 8]), then per warp its chunk's decays (floats).
+// two planes ([C][C + 8]), then the chunk's decays (floats).
 struct ScalarLayout {
   int C, K, W;
   __host__ __device__ int ldK() const { return K + 8; }
@@ -32,14 +32,13 @@ struct ScalarLayout {
   __host__ __device__ int inputs() const { return 2 * C * ldK() + C * ldV(); }
   __host__ __device__ int planes() const { return 2 * C * ldC(); }
   __host__ __device__ std::size_t bytes() const {
-    return 2 * std::size_t(inputs() + planes()) + sizeof(float) * W * scalar_decay_floats(C);
+    return 2 * std::size_t(inputs() + planes()) + sizeof(float) * scalar_decay_floats(C);
   }
 };
 
-// The gradients kernel (chunk_backward.cuh): four warps a chunk, taking its 16-row strips of M and A, then of
-// dq, dk and dv, in turn; V up to 128 (its dv strip's accumulators).
+// The gradients kernel (chunk_backward.cuh): four warps a chunk, taking its 16-row strips of M and A, then
+// 16-column blocks of dq, dk and dv, in turn.
 constexpr int kScalarGradWarps = 4;
-constexpr int kScalarMaxValues = 128;
 
 // Its shared memory, in bf16 elements unless said: the chunk's q, k ([C][K + 8]), v and do ([C][V + 8]), the
 // two parts of M and of A ([C][C + 8] each), then floats: the chunk's decays and per-token sums
