@@ -16,10 +16,11 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
   using KV = KeyVectors<Form>;
   extern __shared__ __align__(16) char smem[];
   float* chunk = reinterpret_cast<float*>(smem + kStages * plan.slot_bytes());
-  const int record = column_record_floats<Form>(g);
+  const int record = ColumnRecord<Form, T>::floats(g);
   float* partials = chunk + kChunk * record;
   const int bh = blockIdx.x, b = bh / g.H, h = bh % g.H;
   const ColumnLane lane(g);
+  const ColumnPlaces<Form, T, KPT> at(chunk, partials, g, lane);
   const std::int64_t state_base = std::int64_t(bh) * g.K * g.V;
 
   float dS[CPL][KPT];  // dS[m]: the lane's keys of column lane.v + m
@@ -40,7 +41,7 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
     const int token_stride = g.H * g.V;
 
     // Token s's arithmetic (backwards in time).
-    auto step = [&](const ColumnKeys<Form, KPT, CPL>& x, int s) {
+    auto step = [&](const ColumnKeys<Form, T, KPT, CPL>& x, int s) {
 #pragma unroll
       for (int m = 0; m < CPL; ++m) {
         const float scaled_do = g.scale * x.slice[m];       // the slice is do_t here
@@ -48,7 +49,7 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
 #pragma unroll
           for (int i = 0; i < KPT; ++i) dS[m][i] = fmaf(x.q[i], scaled_do, dS[m][i]);
         }
-        partials[partial_index(s, m, g)] = dot(dS[m], x.k);  // o_t's bonus joins at the chunk's end
+        at.partials[partial_index(s, m, g)] = dot(dS[m], x.k);  // o_t's bonus joins at the chunk's end
         float dsa = 0;
         if constexpr (Form::value.low_rank) dsa = sum_over_lanes(dot(x.b, dS[m]), g.KG);
 #pragma unroll
@@ -62,15 +63,16 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
           dsa_store[first_row * g.V + s * token_stride + lane.v + m] = dsa;
       }
     };
-    auto load = [&](ColumnKeys<Form, KPT, CPL>& x, int s) {
-      x.load(chunk + s * record, g, lane, gates.decay(s));
+    auto load = [&](ColumnKeys<Form, T, KPT, CPL>& x, int s) {
+      x.load(at.keys + s * at.record, at.slice + s * at.record, gates.decay(s));
     };
-    scan_chunk_tokens<ColumnKeys<Form, KPT, CPL>>(span.length, /*reverse=*/true, load, step);
+    scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(span.length, /*reverse=*/true, load, step);
     T* dv = d.dv + first_row * g.V + blockIdx.y * g.block_columns();
     finish_column_sums(partials, span.length, g, [&](int s, int column, float sum) {
       if constexpr (Form::value.bonus) {  // o_t's bonus (q_t . (u o k_t)) v_t
         const float* row = chunk + s * record;
-        sum = fmaf(row[bonus_offset<Form>(g)], g.scale * row[slice_offset<Form>(g) + column], sum);
+        sum = fmaf(row[ColumnRecord<Form, T>::bonus_offset(g)],
+                   g.scale * row[ColumnRecord<Form, T>::slice_offset(g) + column], sum);
       }
       dv[s * token_stride + column] = from_float<T>(sum);
     });

@@ -1,7 +1,10 @@
 // The chunk step shared by the column passes: the block turns a staged chunk of raw token rows into float
-// records once (key vectors padded for conflict-free float4 reads, decays exponentiated once per block,
-// eight elements per thread at a time), and each lane then reads its KPT keys of every vector per token.
+// records once (decays exponentiated once per block, eight elements per thread at a time), and each lane then
+// reads its KPT keys of every key vector per token from one place: a record keeps each key group's keys of
+// all vectors side by side (layout.h, key_group_floats: padded for conflict-free float4 reads).
 #pragma once
+
+#include <type_traits>
 
 #include "kernels/common/fused_recurrent/geometry.cuh"
 #include "kernels/common/fused_recurrent/staging.cuh"
@@ -9,32 +12,11 @@
 
 namespace flabench::fused {
 
-// One token's record: the key vectors, then the block's value-side slice, then (for the bonus) the token's
-// q . (u o k), which multiplies the slice in o_t and dv_t.
-template <class Form>
-__host__ __device__ constexpr int slice_offset(const Geometry& g) {
-  return KeyVectors<Form>::count * padded_keys(g.K, g.KPT);
-}
-template <class Form>
-__host__ __device__ constexpr int bonus_offset(const Geometry& g) {
-  return slice_offset<Form>(g) + (g.block_columns() + 3) / 4 * 4;
-}
-template <class Form>
-__host__ __device__ constexpr int column_record_floats(const Geometry& g) {
-  return bonus_offset<Form>(g) + (Form::value.bonus ? 4 : 0);
-}
-
 // The converted chunk, then one partial sum per thread and token: the reductions over K wait for the chunk's
 // end, off the per-token critical path.
-template <class Form>
+template <class Form, class T>
 __host__ __device__ constexpr int column_chunk_floats(const Geometry& g) {
-  return kChunk * column_record_floats<Form>(g) + kChunk * 32 * g.W * g.CPL;
-}
-
-// Where key `key` of a staged vector sits among its padded groups of KPT.
-template <int KPT>
-__device__ __forceinline__ unsigned key_offset(unsigned key) {
-  return key / KPT * key_group_stride(KPT) + key % KPT;
+  return kChunk * ColumnRecord<Form, T>::floats(g) + kChunk * 32 * g.W * g.CPL;
 }
 
 // The bonus u of the eight keys this thread converts in every chunk (the block's thread count is a multiple
@@ -59,7 +41,8 @@ template <class Form, class T, int KPT>
 __device__ void convert_column_chunk(const StagePlan& plan, const char* slot, int length, const Geometry& g,
                                      const BonusKeys<Form>& bonus, float* chunk) {
   using KV = KeyVectors<Form>;
-  const int record = column_record_floats<Form>(g), stride = padded_keys(g.K, KPT);
+  using R = ColumnRecord<Form, T>;
+  const int record = R::floats(g);
   const int group_shift = g.group_shift, group_mask = g.K / 8 - 1, items = length << group_shift;
   // every thread takes the same number of trips: the bonus's sum over a token's K / 8 threads (neighbouring
   // lanes) shuffles
@@ -67,12 +50,22 @@ __device__ void convert_column_chunk(const StagePlan& plan, const char* slot, in
     const int idx = base + threadIdx.x, s = idx >> group_shift;
     const unsigned first = (idx & group_mask) * 8;
     float* row = chunk + s * record;
+    // where the thread's eight keys of vector `vec` go (KPT 8: a lane's keys; 16: half of them; 4: two
+    // lanes')
+    const auto at = [&](int vec, unsigned key) {
+      return row + key / KPT * R::group_floats(KPT) + R::vector_offset(vec, KPT) +
+             key % KPT / (R::packed_vector(vec, KPT) ? 2 : 1);
+    };
     float q[8], bonus_part = 0;
     if (idx < items) {
 #pragma unroll
       for (int vec = 0; vec < KV::count; ++vec) {
+        const T* raw = staged<T>(plan, slot, s, vec) + first;
         float x[8];
-        load8(staged<T>(plan, slot, s, vec) + first, x);
+        if (R::packed_vector(vec, KPT))  // the raw bf16 (a multiple of 16 bytes: never a partial lane's)
+          *reinterpret_cast<uint4*>(at(vec, first)) = *reinterpret_cast<const uint4*>(raw);
+        if (!R::packed_vector(vec, KPT) || (Form::value.bonus && (vec == KV::q || vec == KV::k)))
+          load8(raw, x);
         if (KV::per_key_gate && vec == KV::g) {
 #pragma unroll
           for (int i = 0; i < 8; ++i) x[i] = exp_flushed(x[i]);
@@ -85,21 +78,36 @@ __device__ void convert_column_chunk(const StagePlan& plan, const char* slot, in
 #pragma unroll
           for (int i = 0; i < 8; ++i) bonus_part = fmaf(q[i] * bonus.u[i], x[i], bonus_part);
         }
+        if (!R::packed_vector(vec, KPT)) {
 #pragma unroll
-        for (int j = 0; j < 8; j += 4)  // a lane's keys (KPT 8), half of them (16) or two lanes' (4)
-          *reinterpret_cast<float4*>(row + vec * stride + key_offset<KPT>(first + j)) =
-              make_float4(x[j], x[j + 1], x[j + 2], x[j + 3]);
+          for (int j = 0; j < 8; j += 4) {
+            const float4 four = make_float4(x[j], x[j + 1], x[j + 2], x[j + 3]);
+            *reinterpret_cast<float4*>(at(vec, first + j)) = four;
+          }
+        }
       }
     }
     if constexpr (Form::value.bonus) {
       bonus_part = sum_over_lanes(bonus_part, g.K / 8);
-      if (idx < items && first == 0) row[bonus_offset<Form>(g)] = bonus_part;
+      if (idx < items && first == 0) row[R::bonus_offset(g)] = bonus_part;
     }
   }
-  const int columns = g.block_columns(), column_shift = g.column_shift;
-  for (int idx = threadIdx.x; idx < length * columns; idx += blockDim.x) {
-    const int s = idx >> column_shift, c = idx & (columns - 1);
-    chunk[s * record + slice_offset<Form>(g) + c] = to_float(staged<T>(plan, slot, s, KV::count)[c]);
+  // the slice, eight values a thread where the block's columns come in eights
+  const int columns = g.block_columns();
+  float* slices = chunk + R::slice_offset(g);
+  if (columns % 8 == 0) {
+    const int eights_shift = g.column_shift - 3;
+    for (int idx = threadIdx.x; idx < length << eights_shift; idx += blockDim.x) {
+      const int s = idx >> eights_shift, c = (idx & ((1 << eights_shift) - 1)) * 8;
+      float x[8];
+      load8(staged<T>(plan, slot, s, KV::count) + c, x);
+      store8(slices + s * record + c, x);
+    }
+  } else {
+    for (int idx = threadIdx.x; idx < length << g.column_shift; idx += blockDim.x) {
+      const int s = idx >> g.column_shift, c = idx & (columns - 1);
+      slices[s * record + c] = to_float(staged<T>(plan, slot, s, KV::count)[c]);
+    }
   }
   __syncthreads();
 }
@@ -124,32 +132,77 @@ struct ColumnLane {
   }
 };
 
+// KPT keys of one vector from a key group of a record: fp32, or packed bf16 (ColumnRecord).
+template <int KPT, bool kPacked>
+__device__ __forceinline__ void load_keys(float (&x)[KPT], const float* at) {
+  if constexpr (kPacked) {
+#pragma unroll
+    for (int j = 0; j < KPT; j += 8) {
+      const uint4 raw = *reinterpret_cast<const uint4*>(at + j / 2);
+      const unsigned words[4] = {raw.x, raw.y, raw.z, raw.w};
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {  // a bf16 is the top half of its float
+        x[j + 2 * i] = __uint_as_float(words[i] << 16);
+        x[j + 2 * i + 1] = __uint_as_float(words[i] & 0xffff0000u);
+      }
+    }
+  } else {
+    load_floats(x, at);
+  }
+}
+
 // One lane's keys of every staged vector of a token, and its columns of the value-side slice.
-template <class Form, int KPT, int CPL>
+template <class Form, class T, int KPT, int CPL>
 struct ColumnKeys {
   static constexpr int keys = KPT;
   float q[KPT], k[KPT], decay[KPT], a[KPT], b[KPT];
   float slice[CPL];
 
-  __device__ void load(const float* record, const Geometry& g, const ColumnLane& lane, float head_decay) {
+  template <int vec>
+  __device__ static void vector(float (&x)[KPT], const float* keys_at) {
+    using R = ColumnRecord<Form, T>;
+    constexpr int offset = R::vector_offset(vec, KPT);
+    load_keys<KPT, R::packed_vector(vec, KPT)>(x, keys_at + offset);
+  }
+
+  // `keys_at`: the lane's key group in the token's record; `slice_at`: its first column there.
+  __device__ void load(const float* keys_at, const float* slice_at, float head_decay) {
     using KV = KeyVectors<Form>;
-    const int stride = padded_keys(g.K, KPT);
-    const float* base = record + lane.key_group * key_group_stride(KPT);
-    load_floats(q, base + KV::q * stride);
-    load_floats(k, base + KV::k * stride);
+    vector<KV::q>(q, keys_at);
+    vector<KV::k>(k, keys_at);
     if constexpr (KV::per_key_gate) {
-      load_floats(decay, base + KV::g * stride);
+      vector<KV::g>(decay, keys_at);
     } else {
 #pragma unroll
       for (int i = 0; i < KPT; ++i) decay[i] = head_decay;
     }
     if constexpr (KV::low_rank) {
-      load_floats(a, base + KV::a * stride);
-      load_floats(b, base + KV::b * stride);
+      vector<KV::a>(a, keys_at);
+      vector<KV::b>(b, keys_at);
     }
+    if constexpr (CPL == 2) {
+      const float2 two = *reinterpret_cast<const float2*>(slice_at);
+      slice[0] = two.x, slice[1] = two.y;
+    } else {
 #pragma unroll
-    for (int m = 0; m < CPL; ++m) slice[m] = record[slice_offset<Form>(g) + lane.column + m];
+      for (int m = 0; m < CPL; ++m) slice[m] = slice_at[m];
+    }
   }
+};
+
+// Where a lane finds its part of each token's record in a converted chunk, and leaves its partial sums.
+template <class Form, class T, int KPT>
+struct ColumnPlaces {
+  const float* keys;   // the lane's key group in token 0's record
+  const float* slice;  // its first column in token 0's record
+  float* partials;     // its partial sum of token 0 and column 0 (of CPL); partial_index() from there
+  int record;          // floats from one token's record to the next
+
+  __device__ ColumnPlaces(float* chunk, float* all_partials, const Geometry& g, const ColumnLane& lane)
+      : keys(chunk + lane.key_group * ColumnRecord<Form, T>::group_floats(KPT)),
+        slice(chunk + ColumnRecord<Form, T>::slice_offset(g) + lane.column),
+        partials(all_partials + threadIdx.x),
+        record(ColumnRecord<Form, T>::floats(g)) {}
 };
 
 // Runs step(x, s) over the chunk's tokens s = 0 .. length - 1 (backwards when `reverse`), x holding token
@@ -179,10 +232,11 @@ __device__ __forceinline__ void scan_chunk_tokens(int length, bool reverse, Load
   }
 }
 
-// Where a lane leaves its partial sum over its keys of token s and its column m (of CPL): per token and
-// column, the KG lanes of a column slot are neighbours.
+// How far from its first partial sum (ColumnPlaces::partials) a lane leaves the one of token s and its column
+// m (of CPL): per token and column the block's lanes sit side by side, so a column slot's KG lanes are
+// neighbours.
 __device__ __forceinline__ int partial_index(int s, int m, const Geometry& g) {
-  return (s * g.CPL + m) * blockDim.x + threadIdx.x;
+  return (s * g.CPL + m) * (32 * g.W);
 }
 
 // The chunk's reductions over K: the warp sums the KG partials of each of its columns and tokens and hands
@@ -195,7 +249,7 @@ __device__ void finish_column_sums(const float* partials, int length, const Geom
   for (int idx = lane; idx < length * g.BV; idx += 32) {
     const int s = idx >> column_shift, in_warp = idx & (g.BV - 1);
     const int slot = in_warp >> lane_shift, m = in_warp & (g.CPL - 1);
-    const float* first = partials + (s * g.CPL + m) * blockDim.x + warp * 32 + slot * g.KG;
+    const float* first = partials + partial_index(s, m, g) + warp * 32 + slot * g.KG;
     float sum = 0;
     if (g.KG % 4 == 0) {  // the partials of a column are 16-byte aligned then
       for (int kg = 0; kg < g.KG; kg += 4) {

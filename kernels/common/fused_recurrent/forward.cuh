@@ -8,9 +8,9 @@
 
 namespace flabench::fused {
 
-template <class Form>
+template <class Form, class T>
 inline std::size_t column_shared_bytes(const StagePlan& plan, const Geometry& g) {
-  return kStages * std::size_t(plan.slot_bytes()) + sizeof(float) * column_chunk_floats<Form>(g);
+  return kStages * std::size_t(plan.slot_bytes()) + sizeof(float) * column_chunk_floats<Form, T>(g);
 }
 
 // `checkpoints` (save for backward): the state before every kChunk-th token, [B*H, chunks, K, V];
@@ -22,10 +22,11 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
   using KV = KeyVectors<Form>;
   extern __shared__ __align__(16) char smem[];
   float* chunk = reinterpret_cast<float*>(smem + kStages * plan.slot_bytes());
-  const int record = column_record_floats<Form>(g);
+  const int record = ColumnRecord<Form, T>::floats(g);
   float* partials = chunk + kChunk * record;
   const int bh = blockIdx.x, b = bh / g.H, h = bh % g.H;
   const ColumnLane lane(g);
+  const ColumnPlaces<Form, T, KPT> at(chunk, partials, g, lane);
   const std::int64_t state_base = std::int64_t(bh) * g.K * g.V;
 
   float S[CPL][KPT];  // S[m]: the lane's keys of column lane.v + m
@@ -48,7 +49,7 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
     const int token_stride = g.H * g.V;
 
     // Token s's arithmetic.
-    auto step = [&](const ColumnKeys<Form, KPT, CPL>& x, int s) {
+    auto step = [&](const ColumnKeys<Form, T, KPT, CPL>& x, int s) {
 #pragma unroll
       for (int m = 0; m < CPL; ++m) {
         float sa = 0, out;
@@ -62,20 +63,21 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
           S[m][i] = updated;
         }
         if constexpr (!Form::value.output_before_update) out = dot(x.q, S[m]);
-        partials[partial_index(s, m, g)] = out;
+        at.partials[partial_index(s, m, g)] = out;
         if (Form::value.low_rank && sa_store && lane.active && lane.key_group == 0)
           sa_store[first_row * g.V + s * token_stride + lane.v + m] = sa;
       }
     };
-    auto load = [&](ColumnKeys<Form, KPT, CPL>& x, int s) {
-      x.load(chunk + s * record, g, lane, gates.decay(s));
+    auto load = [&](ColumnKeys<Form, T, KPT, CPL>& x, int s) {
+      x.load(at.keys + s * at.record, at.slice + s * at.record, gates.decay(s));
     };
-    scan_chunk_tokens<ColumnKeys<Form, KPT, CPL>>(span.length, /*reverse=*/false, load, step);
+    scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(span.length, /*reverse=*/false, load, step);
     T* o = p.o + first_row * g.V + blockIdx.y * g.block_columns();
     finish_column_sums(partials, span.length, g, [&](int s, int column, float sum) {
       if constexpr (Form::value.bonus) {  // (q_t . (u o k_t)) v_t
         const float* row = chunk + s * record;
-        sum = fmaf(row[bonus_offset<Form>(g)], row[slice_offset<Form>(g) + column], sum);
+        sum = fmaf(row[ColumnRecord<Form, T>::bonus_offset(g)],
+                   row[ColumnRecord<Form, T>::slice_offset(g) + column], sum);
       }
       o[s * token_stride + column] = from_float<T>(g.scale * sum);
     });

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/common/dtype_traits.cuh"
 #include "kernels/common/fast_exp.cuh"
+#include "kernels/common/fused_recurrent/column_record.h"
 #include "kernels/common/fused_recurrent/layout.h"
 #include "kernels/common/lane_sum.cuh"
 #include "kernels/common/recurrence.h"
@@ -19,17 +21,6 @@ __device__ __forceinline__ std::int64_t token_row(int b, int t, int h, const Geo
   return (std::int64_t(b) * g.T + t) * g.H + h;
 }
 
-// The key-side vectors a column pass stages, in order (the gate only when it is per key, a and b only for
-// the low-rank term); the value-side slice follows them.
-template <class Form>
-struct KeyVectors {
-  static constexpr bool per_key_gate = Form::value.gate == GateKind::per_key;
-  static constexpr bool low_rank = Form::value.low_rank;
-  static constexpr int q = 0, k = 1, g = 2;
-  static constexpr int a = per_key_gate ? 3 : 2, b = a + 1;
-  static constexpr int count = 2 + (per_key_gate ? 1 : 0) + (low_rank ? 2 : 0);
-};
-
 // sum_i a[i] * b[i], in four independent chains (the FMA latency, not the count, is the cost).
 template <int N>
 __device__ __forceinline__ float dot(const float (&a)[N], const float (&b)[N]) {
@@ -42,7 +33,15 @@ __device__ __forceinline__ float dot(const float (&a)[N], const float (&b)[N]) {
 // Eight consecutive elements of type T from shared memory as floats (one 16-byte read for 2-byte types).
 template <class T>
 __device__ __forceinline__ void load8(const T* src, float (&x)[8]) {
-  if constexpr (sizeof(T) == 2) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {  // a bf16 is the top half of its float: one op each
+    const uint4 raw = *reinterpret_cast<const uint4*>(src);
+    const unsigned words[4] = {raw.x, raw.y, raw.z, raw.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      x[2 * i] = __uint_as_float(words[i] << 16);
+      x[2 * i + 1] = __uint_as_float(words[i] & 0xffff0000u);
+    }
+  } else if constexpr (sizeof(T) == 2) {
     const uint4 raw = *reinterpret_cast<const uint4*>(src);
     const T* e = reinterpret_cast<const T*>(&raw);
 #pragma unroll

@@ -44,15 +44,6 @@ __host__ __device__ constexpr int columns_per_lane(int KPT, std::int64_t state_e
   return KPT == 16 && state_elements / (32 * 16) >= 2 * schedulers ? 2 : 1;
 }
 
-// floats between the KPT-key groups of a staged vector: 8 or 16 keys get 4 floats of padding, so the float4
-// reads of a warp's key groups hit distinct banks; 4 keys need none (16 groups of 16 bytes fill two
-// wavefronts, the fewest 256 bytes can take).
-__host__ __device__ constexpr int key_group_stride(int KPT) {
-  return KPT >= 8 ? KPT + 4 : KPT;
-}
-__host__ __device__ constexpr int padded_keys(int K, int KPT) {
-  return K / KPT * key_group_stride(KPT);
-}
 // Values per lane in the row pass: 8 where 16 would leave schedulers idle or with half a warp's work (the
 // pass is latency-bound there, and thinner lanes halve each warp's token step), else 16. (With as many warps
 // as schedulers 8 is no faster, and at 2,16384,16,128 it is 17-31% slower.)

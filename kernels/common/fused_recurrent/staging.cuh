@@ -4,67 +4,24 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/common/fused_recurrent/geometry.cuh"
+#include "kernels/common/fused_recurrent/stage_plan.h"
 
 namespace flabench::fused {
 
-constexpr int kMaxSegments = 9;
-
-// One tensor staged per token: `count` elements of each token row of `row_stride` elements (rows in
-// [B, T, H] order), starting at element blockIdx.y * block_stride (the block's slice). Strides are kept in
-// bytes, so a chunk's addresses cost the kernel one 64-bit product per run of same-shaped segments.
-struct StageSegment {
-  const char* base = nullptr;
-  int row_bytes = 0;
-  int block_bytes = 0;
-  int smem_offset = 0;  // bytes from the start of a token record
-  int granule = 16;     // bytes per copy: 4, 8 or 16
-  int piece_shift = 0;  // log2 of the copies per token (counts are powers of two)
-  // On the first of consecutive segments of one shape (the key vectors q, k, g, ...: same strides, count
-  // and type), how many there are: their copies share one address computation. 0 on the others.
-  int run = 1;
-};
-
-struct StagePlan {
-  StageSegment segments[kMaxSegments];
-  int num_segments = 0;
-  int record_bytes = 0;  // one token, a multiple of 16
-
-  // Adds a segment; returns its index. Segments are laid out in order, each padded to 16 bytes.
-  int add(const void* base, int elem_bytes, int row_stride, int count, int block_stride = 0) {
-    StageSegment& s = segments[num_segments];
-    s.base = static_cast<const char*>(base);
-    s.row_bytes = row_stride * elem_bytes, s.block_bytes = block_stride * elem_bytes;
-    const int bytes = count * elem_bytes;
-    s.granule = bytes % 16 == 0 ? 16 : bytes % 8 == 0 ? 8 : 4;
-    s.piece_shift = log2_of(bytes / s.granule);
-    s.smem_offset = record_bytes;
-    record_bytes += (bytes + 15) / 16 * 16;
-    s.run = 1;
-    if (num_segments > 0) {  // extend the run the previous segment belongs to, when of one shape
-      int head = num_segments - 1;
-      while (segments[head].run == 0) --head;
-      StageSegment& r = segments[head];
-      if (r.row_bytes == s.row_bytes && r.block_bytes == s.block_bytes && r.granule == s.granule &&
-          r.piece_shift == s.piece_shift) {
-        ++r.run;
-        s.run = 0;
-      }
-    }
-    return num_segments++;
-  }
-  __host__ __device__ int slot_bytes() const { return kChunk * record_bytes; }
-};
-
-__device__ __forceinline__ void cp_async(void* smem, const void* global, int bytes) {
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+// A copy of `bytes` (4, 8 or 16) into shared memory at address `dst` (a shared-window address).
+__device__ __forceinline__ void cp_async_to(unsigned dst, const void* global, int bytes) {
   if (bytes == 16)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(global));
   else if (bytes == 8)
     asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(dst), "l"(global));
   else
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(global));
+}
+__device__ __forceinline__ void cp_async(void* smem, const void* global, int bytes) {
+  cp_async_to(static_cast<unsigned>(__cvta_generic_to_shared(smem)), global, bytes);
 }
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;\n" ::);
@@ -86,34 +43,51 @@ __device__ __forceinline__ ChunkSpan chunk_span(int index, int chunks, int T, bo
 
 // The block (or its threads [0, threads) as numbered by `thread`, for a kernel whose warps take different
 // roles) fills `slot` with the rows of tokens [span.t0, span.t0 + span.length) of (b, h) and commits the
-// copies as one group.
+// copies as one group. The loops over groups and runs are unrolled, so every field of the plan is read at a
+// fixed place of the kernel's parameters; per thread and piece, one 32-bit offset serves the whole run.
 __device__ inline void stage_chunk(const StagePlan& plan, char* slot, ChunkSpan span, int b, int h, int T,
                                    int H, int thread = threadIdx.x, int threads = blockDim.x) {
   const std::int64_t first_row = (std::int64_t(b) * T + span.t0) * H + h;
-  for (int seg = 0; seg < plan.num_segments; seg += plan.segments[seg].run) {
-    const StageSegment& s = plan.segments[seg];
+  const unsigned slot_address = static_cast<unsigned>(__cvta_generic_to_shared(slot));
+#pragma unroll
+  for (int g = 0; g < kMaxGroups; ++g) {
+    if (g >= plan.num_groups) break;
+    const StageGroup& group = plan.groups[g];
     // the chunk's first row in 64 bits once; a token's row and a piece in 32-bit offsets from it
-    const std::int64_t start = first_row * s.row_bytes + blockIdx.y * s.block_bytes;
-    const int token_bytes = H * s.row_bytes, segment_bytes = ((s.granule << s.piece_shift) + 15) / 16 * 16;
-    char* target = slot + s.smem_offset;
-    const int mask = (1 << s.piece_shift) - 1;
-    for (int idx = thread; idx < (span.length << s.piece_shift); idx += threads) {
-      const int token = idx >> s.piece_shift, piece = (idx & mask) * s.granule;
-      const int from = token * token_bytes + piece, to = token * plan.record_bytes + piece;
-      for (int r = 0; r < s.run; ++r)  // the run's segments lie segment_bytes apart in a record
-        cp_async(target + to + r * segment_bytes, plan.segments[seg + r].base + start + from, s.granule);
-    }
+    const std::int64_t start = first_row * group.row_bytes + std::int64_t(blockIdx.y) * group.block_bytes;
+    const int token_bytes = H * group.row_bytes, pieces = span.length << group.piece_shift;
+    const unsigned target = slot_address + group.smem_offset;
+    // whole 16-byte pieces (every key vector) without a test of the size per copy
+    const auto copy = [&](auto granule) {
+      const int mask = (1 << group.piece_shift) - 1;
+      for (int idx = thread; idx < pieces; idx += threads) {
+        const int token = idx >> group.piece_shift, piece = (idx & mask) << group.granule_shift;
+        const std::int64_t from = start + (token * token_bytes + piece);
+        const unsigned to = target + token * plan.record_bytes + piece;
+#pragma unroll
+        for (int r = 0; r < kMaxRun; ++r)
+          if (r < group.run)
+            cp_async_to(to + r * group.segment_bytes, group.bases[r] + from,
+                        decltype(granule)::value ? 16 : 1 << group.granule_shift);
+      }
+    };
+    if (group.granule_shift == 4)
+      copy(std::true_type{});
+    else
+      copy(std::false_type{});
   }
   cp_async_commit();
 }
 
 template <class T>
 __device__ __forceinline__ const T* staged(const StagePlan& plan, const char* slot, int token, int segment) {
-  return reinterpret_cast<const T*>(slot + token * plan.record_bytes + plan.segments[segment].smem_offset);
+  return reinterpret_cast<const T*>(slot + token * plan.record_bytes + plan.segment_offsets[segment]);
 }
 
 // The ring over a sequence's chunks. acquire(i) makes chunk i readable by the whole block and puts chunk
-// i + 1 in flight into the slot chunk i - 1 used, which the block is done with.
+// i + 1 in flight into the slot chunk i - 1 used. One barrier serves both: past it, every thread's copies of
+// chunk i have landed and every thread is done with whatever it read of chunk i - 1 (its slot, and anything
+// the block made of it), so chunk i + 1 may take that slot.
 struct ChunkRing {
   const StagePlan& plan;
   char* slots;  // kStages * plan.slot_bytes()
@@ -123,10 +97,9 @@ struct ChunkRing {
   __device__ char* slot(int index) const { return slots + (index % kStages) * plan.slot_bytes(); }
   __device__ void prime() const { stage(0); }
   __device__ void acquire(int index) const {
+    cp_async_wait<0>();
     __syncthreads();
     stage(index + 1);
-    cp_async_wait<1>();
-    __syncthreads();
   }
 
  private:

@@ -97,7 +97,7 @@ std::size_t shared_bytes(const Problem& p, Mode mode) {
   std::size_t most = 0;
   for (const int schedulers : {0, 1 << 30}) {
     const Geometry g = geometry_of(p, schedulers);
-    most = std::max(most, column_shared_bytes<Form>(column_plan<Form, T>(none, nullptr, g), g));
+    most = std::max(most, column_shared_bytes<Form, T>(column_plan<Form, T>(none, nullptr, g), g));
     if (mode != Mode::fwd)
       most =
           std::max(most, rows_shared_bytes<Form>(row_plan<Form, T>(none, nullptr, nullptr, nullptr, g), g));
@@ -144,7 +144,7 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   const WorkspaceLayout<Form> layout(p);
   float* checkpoints = call.save_for_backward ? workspace + layout.checkpoints : nullptr;
   float* sa = call.save_for_backward && Form::value.low_rank ? workspace + layout.sa : nullptr;
-  const std::size_t shared = column_shared_bytes<Form>(plan, g);
+  const std::size_t shared = column_shared_bytes<Form, T>(plan, g);
   with_column_layout(g, [&](auto keys, auto columns) {
     auto kernel = fused_recurrent_fwd_kernel<Form, T, decltype(keys)::value, decltype(columns)::value>;
     allow_shared_memory(kernel, shared);
@@ -165,7 +165,7 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
 
   const StagePlan columns = column_plan<Form, T>(pointers, grads.d_o, g);
   const auto launch_columns = [&](cudaStream_t stream) {
-    const std::size_t columns_shared = column_shared_bytes<Form>(columns, g);
+    const std::size_t columns_shared = column_shared_bytes<Form, T>(columns, g);
     with_column_layout(g, [&](auto keys, auto lane_columns) {
       const NvtxRange range("columns");  // each launch of the backward is its own range for nsys and ncu
       auto columns_kernel =

@@ -1,0 +1,71 @@
+// What a column pass keeps of each token in shared memory, once converted: the key vectors grouped by the
+// lanes that read them, then the block's value-side slice. Host-safe (the host sizes shared memory from it,
+// and tests/kernels/column_record_test.cpp checks its alignment and bank spread on the CPU).
+#pragma once
+
+#include <cuda_bf16.h>
+
+#include <type_traits>
+
+#include "kernels/common/fused_recurrent/layout.h"
+#include "kernels/common/recurrence.h"
+
+namespace flabench::fused {
+
+// The key-side vectors a column pass stages, in order (the gate only when it is per key, a and b only for
+// the low-rank term); the value-side slice follows them.
+template <class Form>
+struct KeyVectors {
+  static constexpr bool per_key_gate = Form::value.gate == GateKind::per_key;
+  static constexpr bool low_rank = Form::value.low_rank;
+  static constexpr int q = 0, k = 1, g = 2;
+  static constexpr int a = per_key_gate ? 3 : 2, b = a + 1;
+  static constexpr int count = 2 + (per_key_gate ? 1 : 0) + (low_rank ? 2 : 0);
+};
+
+// floats of one key group's part of a token record (the KPT keys of every key vector side by side: a lane
+// reads all of its keys from one address) rounded up so that the group's size in 16-byte units is odd: then
+// eight neighbouring groups (a quarter warp's float4 reads, one shared-memory wavefront) start in distinct
+// banks.
+__host__ __device__ constexpr int padded_key_group(int floats) {
+  floats = (floats + 3) / 4 * 4;
+  return floats / 4 % 2 == 1 ? floats : floats + 4;
+}
+// One token's record: the key groups (each KPT keys of every key vector), then the block's value-side slice,
+// then (for the bonus) the token's q . (u o k), which multiplies the slice in o_t and dv_t. With bf16 inputs
+// and 8 or more keys per lane, the key vectors other than the decays stay bf16 in the record (packed): a
+// lane's per-token shared-memory reads, the passes' busiest resource, shrink by a third (gla) and each key
+// costs one integer op to unpack. The decays are always fp32 (exp of the log decay, made once per block).
+template <class Form, class T>
+struct ColumnRecord {
+  using KV = KeyVectors<Form>;
+  __host__ __device__ static constexpr bool packed(int KPT) {
+    return std::is_same_v<T, __nv_bfloat16> && KPT >= 8;
+  }
+  __host__ __device__ static constexpr bool packed_vector(int vec, int KPT) {
+    return packed(KPT) && !(KV::per_key_gate && vec == KV::g);
+  }
+  // floats a vector's KPT keys take in a key group, and where it starts there
+  __host__ __device__ static constexpr int vector_floats(int vec, int KPT) {
+    return packed_vector(vec, KPT) ? KPT / 2 : KPT;
+  }
+  __host__ __device__ static constexpr int vector_offset(int vec, int KPT) {
+    int offset = 0;
+    for (int before = 0; before < vec; ++before) offset += vector_floats(before, KPT);
+    return offset;
+  }
+  __host__ __device__ static constexpr int group_floats(int KPT) {
+    return padded_key_group(vector_offset(KV::count, KPT));
+  }
+  __host__ __device__ static constexpr int slice_offset(const Geometry& g) {
+    return g.K / g.KPT * group_floats(g.KPT);
+  }
+  __host__ __device__ static constexpr int bonus_offset(const Geometry& g) {
+    return slice_offset(g) + (g.block_columns() + 3) / 4 * 4;
+  }
+  __host__ __device__ static constexpr int floats(const Geometry& g) {
+    return bonus_offset(g) + (Form::value.bonus ? 4 : 0);
+  }
+};
+
+}  // namespace flabench::fused

@@ -1,0 +1,121 @@
+// What fused_recurrent's blocks stage and keep per token, on the CPU: the stage plan groups consecutive
+// segments of one shape into runs (one address computation per copy for the whole run) and lays each
+// segment out on 16-byte boundaries; the column passes' converted records keep every vector a lane reads
+// 16-byte aligned (float4 and uint4 reads) and spread the key groups of a quarter warp over distinct banks.
+#include <gtest/gtest.h>
+
+#include <cuda_fp16.h>
+
+#include <set>
+#include <stdexcept>
+
+#include "kernels/common/fused_recurrent/column_record.h"
+#include "kernels/common/fused_recurrent/stage_plan.h"
+#include "kernels/gla/gla.h"
+#include "kernels/rwkv6/rwkv6.h"
+#include "kernels/rwkv7/rwkv7.h"
+#include "kernels/simple_gla/simple_gla.h"
+
+namespace flabench::fused {
+namespace {
+
+TEST(StagePlan, GroupsConsecutiveSegmentsOfOneShape) {
+  const char q[1] = {}, k[1] = {}, g[1] = {}, v[1] = {};
+  StagePlan plan;
+  // gla's column pass at K = 64 in bf16, a block of 16 value columns
+  EXPECT_EQ(plan.add(q, 2, 64, 64), 0);
+  EXPECT_EQ(plan.add(k, 2, 64, 64), 1);
+  EXPECT_EQ(plan.add(g, 2, 64, 64), 2);
+  EXPECT_EQ(plan.add(v, 2, 64, 16, 16), 3);
+  ASSERT_EQ(plan.num_groups, 2);
+  EXPECT_EQ(plan.groups[0].run, 3);
+  EXPECT_EQ(plan.groups[0].bases[2], g);
+  EXPECT_EQ(plan.groups[0].granule_shift, 4);
+  EXPECT_EQ(plan.groups[0].piece_shift, 3);  // 128 bytes: eight 16-byte copies a token
+  EXPECT_EQ(plan.groups[0].segment_bytes, 128);
+  EXPECT_EQ(plan.groups[1].run, 1);
+  EXPECT_EQ(plan.groups[1].block_bytes, 32);
+  EXPECT_EQ(plan.groups[1].smem_offset, 384);
+  EXPECT_EQ(plan.segment_offsets[3], 384);
+  EXPECT_EQ(plan.record_bytes, 416);
+  EXPECT_EQ(plan.slot_bytes(), kChunk * 416);
+}
+
+TEST(StagePlan, SmallSegmentsCopyInSmallerGranulesAndPadTo16Bytes) {
+  const char a[1] = {}, b[1] = {};
+  StagePlan plan;
+  plan.add(a, 2, 16, 4, 4);  // 8 bytes
+  plan.add(b, 2, 16, 2, 2);  // 4 bytes: another shape
+  ASSERT_EQ(plan.num_groups, 2);
+  EXPECT_EQ(plan.groups[0].granule_shift, 3);
+  EXPECT_EQ(plan.groups[1].granule_shift, 2);
+  EXPECT_EQ(plan.segment_offsets[1], 16);
+  EXPECT_EQ(plan.record_bytes, 32);
+}
+
+TEST(StagePlan, ARunPastItsLimitStartsAGroupAndTooManyShapesAreRefused) {
+  const char x[1] = {};
+  StagePlan plan;
+  for (int i = 0; i < kMaxRun + 1; ++i) plan.add(x, 4, 8, 8);
+  ASSERT_EQ(plan.num_groups, 2);
+  EXPECT_EQ(plan.groups[0].run, kMaxRun);
+  EXPECT_EQ(plan.groups[1].run, 1);
+  EXPECT_EQ(plan.groups[1].smem_offset, kMaxRun * 32);
+
+  StagePlan shapes;
+  for (int i = 0; i < kMaxGroups; ++i) shapes.add(x, 4, 8 << i, 4);  // each row stride its own shape
+  EXPECT_THROW(shapes.add(x, 4, 1024, 4), std::logic_error);
+  StagePlan segments;
+  for (int i = 0; i < kMaxSegments; ++i) segments.add(x, 4, 8, 4);
+  EXPECT_THROW(segments.add(x, 4, 8, 4), std::logic_error);
+}
+
+// Every form and dtype: each vector's keys start at a 16-byte boundary of their group (the lanes' float4
+// and uint4 reads, the conversion's stores), a group is a whole number of 16-byte units, and the first keys
+// of eight neighbouring groups (the lanes of a quarter warp) lie in eight distinct 4-bank quads.
+template <class Form, class T>
+void expect_record_reads_align(const char* name) {
+  using R = ColumnRecord<Form, T>;
+  for (int KPT : {4, 8, 16}) {
+    SCOPED_TRACE(testing::Message() << name << " KPT=" << KPT << " dtype bytes=" << sizeof(T));
+    const int group = R::group_floats(KPT);
+    EXPECT_EQ(group % 4, 0);
+    EXPECT_GE(group, R::vector_offset(KeyVectors<Form>::count, KPT));
+    for (int vec = 0; vec < KeyVectors<Form>::count; ++vec) {
+      EXPECT_EQ(R::vector_offset(vec, KPT) % 4, 0);
+      EXPECT_EQ(R::vector_floats(vec, KPT) % 4, 0) << "vector " << vec;
+    }
+    std::set<int> quads;
+    for (int g = 0; g < 8; ++g) quads.insert(g * group / 4 % 8);
+    EXPECT_EQ(quads.size(), 8u);
+    // packed only where bf16 raw keys make whole 16-byte reads; decays always fp32
+    const bool bf16 = std::is_same_v<T, __nv_bfloat16>;
+    EXPECT_EQ(R::packed(KPT), bf16 && KPT >= 8);
+    if (KeyVectors<Form>::per_key_gate) EXPECT_EQ(R::vector_floats(KeyVectors<Form>::g, KPT), KPT);
+  }
+  Geometry g;
+  g.K = 128, g.KPT = 16, g.BV = 4, g.W = 8;
+  EXPECT_EQ(R::slice_offset(g) % 4, 0);
+  EXPECT_EQ(R::floats(g) % 4, 0);
+}
+
+TEST(ColumnRecord, EveryVectorReadIsAlignedAndKeyGroupsSpreadOverTheBanks) {
+  expect_record_reads_align<GlaForm, float>("gla");
+  expect_record_reads_align<GlaForm, __half>("gla");
+  expect_record_reads_align<GlaForm, __nv_bfloat16>("gla");
+  expect_record_reads_align<SimpleGlaForm, __nv_bfloat16>("simple_gla");
+  expect_record_reads_align<SimpleGlaForm, float>("simple_gla");
+  expect_record_reads_align<Rwkv6Form, __nv_bfloat16>("rwkv6");
+  expect_record_reads_align<Rwkv7Form, __nv_bfloat16>("rwkv7");
+  expect_record_reads_align<Rwkv7Form, __half>("rwkv7");
+}
+
+TEST(ColumnRecord, PackedKeysHalveTheRecordsOfBf16Inputs) {
+  // gla at K = 64, 8 keys per lane: q and k as bf16 (4 floats each), the decays fp32 (8), padded to 20
+  EXPECT_EQ((ColumnRecord<GlaForm, __nv_bfloat16>::group_floats(8)), 20);
+  EXPECT_EQ((ColumnRecord<GlaForm, float>::group_floats(8)), 28);
+  EXPECT_EQ((ColumnRecord<GlaForm, __nv_bfloat16>::vector_offset(2, 8)), 8);
+}
+
+}  // namespace
+}  // namespace flabench::fused
