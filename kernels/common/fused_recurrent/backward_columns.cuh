@@ -17,7 +17,7 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
   extern __shared__ __align__(16) char smem[];
   float* chunk = reinterpret_cast<float*>(smem + kStages * plan.slot_bytes());
   const int record = ColumnRecord<Form, T>::floats(g);
-  float* partials = chunk + kChunk * record;
+  float* partials = chunk + g.column_tokens * record;
   const int bh = blockIdx.x, b = bh / g.H, h = bh % g.H;
   const ColumnLane lane(g);
   const ColumnPlaces<Form, T, KPT> at(chunk, partials, g, lane);
@@ -27,13 +27,13 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
   load_state_columns(dS, d.d_ht + state_base, g.V, lane);
   const BonusKeys<Form> bonus(p.u, h, g);
 
-  const ChunkRing ring{plan, smem, g.chunks, b, h, g.T, g.H, /*reverse=*/true};
+  const ChunkRing ring{plan, smem, g.column_chunks, b, h, g.T, g.H, /*reverse=*/true};
   ring.prime();
-  HeadGates<KV, T> gates(p.g, g, b, h, /*reverse=*/true);
+  HeadGates<KV, T> gates(p.g, g, b, h, g.column_chunks, g.column_tokens, /*reverse=*/true);
 
-  for (int index = 0; index < g.chunks; ++index) {
+  for (int index = 0; index < g.column_chunks; ++index) {
     ring.acquire(index);
-    const ChunkSpan span = chunk_span(index, g.chunks, g.T, true);
+    const ChunkSpan span = chunk_span(index, g.column_chunks, g.T, true, g.column_tokens);
     gates.advance(index);
     convert_column_chunk<Form, T, KPT>(plan, ring.slot(index), span.length, g, bonus, chunk);
     // rows of the chunk's first token; later tokens are H rows on

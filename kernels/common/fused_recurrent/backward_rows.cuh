@@ -37,6 +37,9 @@ struct RowSums {
   static constexpr int dq = 0, dk = 1, dg = 2, db = 3, da = Form::value.low_rank ? 4 : 3;
   static constexpr int v_dot_do = da + (Form::value.low_rank ? 1 : 0);
   static constexpr int count = v_dot_do + (Form::value.bonus ? 1 : 0);
+  // floats of one token's sums: count x 32 lanes, + 4 so that the 16-byte reads of neighbouring tokens' sums
+  // (a quarter warp finishes rows of two tokens) start in different banks
+  static constexpr int token_floats = count * 32 + 4;
 };
 
 // The ring, the converted chunk and each warp's partial sums of a sub-chunk.
@@ -44,7 +47,7 @@ template <class Form>
 inline std::size_t rows_shared_bytes(const StagePlan& plan, const Geometry& g) {
   return kStages * std::size_t(plan.slot_bytes()) +
          sizeof(float) * (kChunk * RowRecord<Form>::floats(g.block_rows(), g.V, g.SPAN) +
-                          g.W_rows * kSub * RowSums<Form>::count * 32);
+                          g.W_rows * kSub * RowSums<Form>::token_floats);
 }
 
 template <class Form, class T, int SPAN>
@@ -133,7 +136,8 @@ __global__ void __launch_bounds__(128)
   float* records = reinterpret_cast<float*>(smem + kStages * plan.slot_bytes());
   const int record_floats = R::floats(g.block_rows(), g.V, SPAN);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  float* sums = records + kChunk * record_floats + warp * kSub * Q::count * 32;  // [kSub][Q::count][32 lanes]
+  float* sums =
+      records + kChunk * record_floats + warp * kSub * Q::token_floats;  // [kSub][Q::count][32 lanes]
   const int bh = blockIdx.x, b = bh / g.H, h = bh % g.H;
   const int row_in_warp = lane / g.VG, value_group = lane % g.VG;
   const bool active = row_in_warp < g.BK;
@@ -152,7 +156,7 @@ __global__ void __launch_bounds__(128)
 
   const ChunkRing ring{plan, smem, g.chunks, b, h, g.T, g.H, /*reverse=*/true};
   ring.prime();
-  HeadGates<KV, T> gates(p.g, g, b, h, /*reverse=*/true);
+  HeadGates<KV, T> gates(p.g, g, b, h, g.chunks, kChunk, /*reverse=*/true);
 
   for (int index = 0; index < g.chunks; ++index) {
     const int chunk = g.chunks - 1 - index;
@@ -199,7 +203,7 @@ __global__ void __launch_bounds__(128)
 #pragma unroll
           for (int j = 0; j < SPAN; ++j) dS[j] = fmaf(g.scale * x.q, x.d_o[j], dS[j]);
         }
-        float* out = sums + i * Q::count * 32 + lane;
+        float* out = sums + i * Q::token_floats + lane;
         out[Q::dq * 32] = dot(S_read, x.d_o);
         out[Q::dk * 32] = dot(dS, x.v);
         out[Q::dg * 32] = dot(dS, states[i]);
@@ -221,12 +225,19 @@ __global__ void __launch_bounds__(128)
       __syncwarp();
       const int count = min(kSub, span.length - first);
       for (int i = lane / g.BK; i < count; i += 32 / g.BK) {
-        const float* partial = sums + i * Q::count * 32 + (lane % g.BK) * g.VG;
+        const float* partial = sums + i * Q::token_floats + (lane % g.BK) * g.VG;
         float total[Q::count];
 #pragma unroll
         for (int q = 0; q < Q::count; ++q) {
           total[q] = 0;
-          for (int vg = 0; vg < g.VG; ++vg) total[q] += partial[q * 32 + vg];
+          if (g.VG % 4 == 0) {  // a row's partials are 16-byte aligned then
+            for (int vg = 0; vg < g.VG; vg += 4) {
+              const float4 four = *reinterpret_cast<const float4*>(partial + q * 32 + vg);
+              total[q] += (four.x + four.y) + (four.z + four.w);
+            }
+          } else {
+            for (int vg = 0; vg < g.VG; ++vg) total[q] += partial[q * 32 + vg];
+          }
         }
         const float* record = records + (first + i) * record_floats;
         const float q_k = record[KV::q * g.block_rows() + my_row],

@@ -16,7 +16,7 @@ namespace flabench::fused {
 // end, off the per-token critical path.
 template <class Form, class T>
 __host__ __device__ constexpr int column_chunk_floats(const Geometry& g) {
-  return kChunk * ColumnRecord<Form, T>::floats(g) + kChunk * 32 * g.W * g.CPL;
+  return g.column_tokens * (ColumnRecord<Form, T>::floats(g) + 32 * g.W * g.CPL);
 }
 
 // The bonus u of the eight keys this thread converts in every chunk (the block's thread count is a multiple

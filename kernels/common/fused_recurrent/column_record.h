@@ -49,10 +49,9 @@ struct ColumnRecord {
   __host__ __device__ static constexpr int vector_floats(int vec, int KPT) {
     return packed_vector(vec, KPT) ? KPT / 2 : KPT;
   }
-  __host__ __device__ static constexpr int vector_offset(int vec, int KPT) {
-    int offset = 0;
-    for (int before = 0; before < vec; ++before) offset += vector_floats(before, KPT);
-    return offset;
+  __host__ __device__ static constexpr int vector_offset(int vec, int KPT) {  // the floats of those before it
+    if (!packed(KPT)) return vec * KPT;
+    return vec * KPT / 2 + (KV::per_key_gate && vec > KV::g ? KPT / 2 : 0);  // the decay's fp32 half
   }
   __host__ __device__ static constexpr int group_floats(int KPT) {
     return padded_key_group(vector_offset(KV::count, KPT));

@@ -13,8 +13,9 @@ inline std::size_t column_shared_bytes(const StagePlan& plan, const Geometry& g)
   return kStages * std::size_t(plan.slot_bytes()) + sizeof(float) * column_chunk_floats<Form, T>(g);
 }
 
-// `checkpoints` (save for backward): the state before every kChunk-th token, [B*H, chunks, K, V];
-// `sa_store` (low rank, save for backward): a^T S_{t-1} per token, [B, T, H, V].
+// Chunks of g.column_tokens tokens (16 or 32) are staged and converted at a time, and scanned kChunk tokens
+// at a time: `checkpoints` (save for backward) is the state before every kChunk-th token, [B*H, chunks, K,
+// V]; `sa_store` (low rank, save for backward): a^T S_{t-1} per token, [B, T, H, V].
 template <class Form, class T, int KPT, int CPL>
 __global__ void __launch_bounds__(32 * kMaxColumnWarps)
     fused_recurrent_fwd_kernel(Pointers<T> p, Geometry g, StagePlan plan, float* checkpoints,
@@ -23,7 +24,7 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
   extern __shared__ __align__(16) char smem[];
   float* chunk = reinterpret_cast<float*>(smem + kStages * plan.slot_bytes());
   const int record = ColumnRecord<Form, T>::floats(g);
-  float* partials = chunk + kChunk * record;
+  float* partials = chunk + g.column_tokens * record;
   const int bh = blockIdx.x, b = bh / g.H, h = bh % g.H;
   const ColumnLane lane(g);
   const ColumnPlaces<Form, T, KPT> at(chunk, partials, g, lane);
@@ -33,16 +34,14 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
   load_state_columns(S, p.h0 + state_base, g.V, lane);
   const BonusKeys<Form> bonus(p.u, h, g);
 
-  const ChunkRing ring{plan, smem, g.chunks, b, h, g.T, g.H, /*reverse=*/false};
+  const ChunkRing ring{plan, smem, g.column_chunks, b, h, g.T, g.H, /*reverse=*/false};
   ring.prime();
-  HeadGates<KV, T> gates(p.g, g, b, h, /*reverse=*/false);
+  HeadGates<KV, T> gates(p.g, g, b, h, g.column_chunks, g.column_tokens, /*reverse=*/false);
 
-  for (int index = 0; index < g.chunks; ++index) {
+  for (int index = 0; index < g.column_chunks; ++index) {
     ring.acquire(index);
-    const ChunkSpan span = chunk_span(index, g.chunks, g.T, false);
+    const ChunkSpan span = chunk_span(index, g.column_chunks, g.T, false, g.column_tokens);
     gates.advance(index);
-    if (checkpoints)
-      store_state_columns(checkpoints + (std::int64_t(bh) * g.chunks + index) * g.K * g.V, S, g.V, lane);
     convert_column_chunk<Form, T, KPT>(plan, ring.slot(index), span.length, g, bonus, chunk);
     // rows of the chunk's first token; later tokens are H rows on
     const std::int64_t first_row = token_row(b, span.t0, h, g);
@@ -71,7 +70,15 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
     auto load = [&](ColumnKeys<Form, T, KPT, CPL>& x, int s) {
       x.load(at.keys + s * at.record, at.slice + s * at.record, gates.decay(s));
     };
-    scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(span.length, /*reverse=*/false, load, step);
+    for (int part = 0; part < span.length; part += kChunk) {  // a checkpoint before every kChunk tokens
+      if (checkpoints) {
+        const std::int64_t checkpoint = std::int64_t(bh) * g.chunks + (span.t0 + part) / kChunk;
+        store_state_columns(checkpoints + checkpoint * g.K * g.V, S, g.V, lane);
+      }
+      scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(
+          min(kChunk, span.length - part), /*reverse=*/false, [&](auto& x, int s) { load(x, part + s); },
+          [&](const auto& x, int s) { step(x, part + s); });
+    }
     T* o = p.o + first_row * g.V + blockIdx.y * g.block_columns();
     finish_column_sums(partials, span.length, g, [&](int s, int column, float sum) {
       if constexpr (Form::value.bonus) {  // (q_t . (u o k_t)) v_t

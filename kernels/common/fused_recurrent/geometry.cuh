@@ -66,17 +66,25 @@ __device__ __forceinline__ void load_floats(float (&x)[N], const float* src) {
 }
 
 // A per-head gate [B, T, H] has 2 bytes per token in bf16, too few for cp.async: lane l holds the log decay
-// of token l of the current chunk in a register, loaded one chunk ahead. For a per-key gate it does nothing
-// and decay() is 1 (the decays come with the staged key vectors).
+// of token l of the current chunk (of `tokens` <= 32) in a register, loaded one chunk ahead. For a per-key
+// gate it does nothing and decay() is 1 (the decays come with the staged key vectors).
 template <class KV, class T>
 struct HeadGates {
   const T* g;
-  int b, h, T_, H, chunks;
+  int b, h, T_, H, chunks, tokens;
   bool reverse;
   float now = 0, next = 0;
 
-  __device__ HeadGates(const T* gate, const Geometry& geometry, int b_, int h_, bool reverse_)
-      : g(gate), b(b_), h(h_), T_(geometry.T), H(geometry.H), chunks(geometry.chunks), reverse(reverse_) {
+  __device__ HeadGates(const T* gate, const Geometry& geometry, int b_, int h_, int chunks_, int tokens_,
+                       bool reverse_)
+      : g(gate),
+        b(b_),
+        h(h_),
+        T_(geometry.T),
+        H(geometry.H),
+        chunks(chunks_),
+        tokens(tokens_),
+        reverse(reverse_) {
     if constexpr (!KV::per_key_gate) next = load(0);
   }
   // Moves to chunk `index` (in visiting order) and starts loading the one after it.
@@ -95,8 +103,8 @@ struct HeadGates {
  private:
   __device__ float load(int index) const {
     const int chunk = reverse ? chunks - 1 - index : index;
-    const int t0 = chunk * kChunk, lane = threadIdx.x & 31;
-    return t0 + lane < T_ && lane < kChunk ? to_float(g[(std::int64_t(b) * T_ + t0 + lane) * H + h]) : 0.0f;
+    const int t0 = chunk * tokens, lane = threadIdx.x & 31;
+    return t0 + lane < T_ && lane < tokens ? to_float(g[(std::int64_t(b) * T_ + t0 + lane) * H + h]) : 0.0f;
   }
 };
 

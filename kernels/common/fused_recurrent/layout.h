@@ -18,7 +18,12 @@
 
 namespace flabench::fused {
 
-constexpr int kChunk = 16;  // tokens staged at a time, and the checkpoint interval of the backward
+constexpr int kChunk = 16;      // tokens staged at a time (the row pass; the column passes' default), and the
+                                // checkpoint interval of the backward
+constexpr int kWideChunk = 32;  // the column passes' chunk where its shared memory allows (column_tokens)
+// whole checkpoint intervals (the forward stores one every kChunk tokens inside a chunk), and at most a
+// warp's lanes (HeadGates holds a chunk's per-head gates one per lane)
+static_assert(kWideChunk % kChunk == 0 && kWideChunk <= 32);
 constexpr int kStages = 2;  // chunks staged (staging.cuh): one in flight while the other is used
 
 // Keys per lane in the column passes. A scan is latency-bound while each scheduler has at most one warp: then
@@ -68,6 +73,14 @@ __host__ __device__ constexpr bool passes_side_by_side(std::int64_t state_elemen
   return KPT == 4 || 2 * (state_elements / (32 * SPAN)) <= schedulers;
 }
 
+// Tokens a column pass stages and converts at a time: 32 at 8 keys per lane with 16-bit inputs (each chunk's
+// fixed work, the staging's setup, the barrier, the loops' entries, then serves twice the tokens; its ring,
+// records and partial sums stay within 90 KiB, two blocks an SM on a Hopper and one on an RTX 40xx), else 16
+// (4 keys per lane double the records; 16 keys and fp32 inputs double the rows).
+__host__ __device__ constexpr int column_chunk_tokens(int KPT, int element_bytes) {
+  return KPT == 8 && element_bytes == 2 ? kWideChunk : kChunk;
+}
+
 // The largest power of two <= limit that divides n.
 __host__ __device__ constexpr int power_of_two_divisor(int n, int limit) {
   int p = 1;
@@ -85,6 +98,8 @@ struct Geometry {
   // row pass: SPAN values per lane, VG lanes per row, BK rows per warp, W_rows warps per block
   int SPAN = 16, VG = 1, BK = 1, W_rows = 1;
   bool side_by_side = false;  // the backward's two passes at once (passes_side_by_side), where independent
+  // the column passes' chunks: column_tokens tokens each (column_chunk_tokens), column_chunks of them
+  int column_tokens = kChunk, column_chunks = 0;
   __host__ __device__ int block_columns() const { return BV * W; }
   __host__ __device__ int block_rows() const { return BK * W_rows; }
 };
@@ -95,7 +110,7 @@ struct Geometry {
 // memory (the converted chunk) only 3, which left a second, mostly idle wave of blocks at B*H = 64.
 constexpr int kMaxColumnWarps = 8;
 inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, std::int64_t K, std::int64_t V,
-                              double scale, int chunk, int schedulers) {
+                              double scale, int chunk, int schedulers, int element_bytes) {
   Geometry g;
   g.B = int(B), g.T = int(T), g.H = int(H), g.K = int(K), g.V = int(V);
   g.chunks = int((T + chunk - 1) / chunk);
@@ -113,6 +128,8 @@ inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, st
   g.BK = power_of_two_divisor(g.K, 32 / g.VG);
   while (g.W_rows < 4 && g.K % (g.BK * g.W_rows * 2) == 0) g.W_rows *= 2;
   g.side_by_side = passes_side_by_side(B * H * K * V, g.KPT, g.SPAN, schedulers);
+  g.column_tokens = column_chunk_tokens(g.KPT, element_bytes);
+  g.column_chunks = int((T + g.column_tokens - 1) / g.column_tokens);
   return g;
 }
 

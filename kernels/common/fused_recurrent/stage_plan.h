@@ -33,6 +33,7 @@ struct StagePlan {
   int segment_offsets[kMaxSegments] = {};  // each segment's bytes from the start of a token record
   int num_groups = 0, num_segments = 0;
   int record_bytes = 0;  // one token, a multiple of 16
+  int tokens = kChunk;   // tokens a chunk (a slot of the ring) holds
 
   // Adds a segment; returns its index. Segments are laid out in order, each padded to 16 bytes; one of the
   // shape of the segment before it joins that one's group.
@@ -59,7 +60,7 @@ struct StagePlan {
     record_bytes += next.segment_bytes;
     return num_segments++;
   }
-  __host__ __device__ int slot_bytes() const { return kChunk * record_bytes; }
+  __host__ __device__ int slot_bytes() const { return tokens * record_bytes; }
 };
 
 }  // namespace flabench::fused

@@ -31,14 +31,15 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
 
-// The tokens of one chunk: chunk `index` of `chunks`, visited forward or backward in time.
+// The tokens of one chunk of `tokens`: chunk `index` of `chunks`, visited forward or backward in time.
 struct ChunkSpan {
   int t0, length;
 };
-__device__ __forceinline__ ChunkSpan chunk_span(int index, int chunks, int T, bool reverse) {
+__device__ __forceinline__ ChunkSpan chunk_span(int index, int chunks, int T, bool reverse,
+                                                int tokens = kChunk) {
   const int chunk = reverse ? chunks - 1 - index : index;
-  const int t0 = chunk * kChunk;
-  return {t0, min(kChunk, T - t0)};
+  const int t0 = chunk * tokens;
+  return {t0, min(tokens, T - t0)};
 }
 
 // The block (or its threads [0, threads) as numbered by `thread`, for a kernel whose warps take different
@@ -105,7 +106,7 @@ struct ChunkRing {
  private:
   __device__ void stage(int index) const {
     if (index < chunks)
-      stage_chunk(plan, slot(index), chunk_span(index, chunks, T, reverse), b, h, T, H);
+      stage_chunk(plan, slot(index), chunk_span(index, chunks, T, reverse, plan.tokens), b, h, T, H);
     else
       cp_async_commit();
   }

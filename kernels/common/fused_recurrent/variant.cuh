@@ -18,7 +18,7 @@ namespace flabench::fused {
 
 // `schedulers` (SMs x 4) picks the keys, columns and values per lane (layout.h).
 inline Geometry geometry_of(const Problem& p, int schedulers) {
-  return make_geometry(p.B, p.T, p.H, p.K, p.V, p.scale, kChunk, schedulers);
+  return make_geometry(p.B, p.T, p.H, p.K, p.V, p.scale, kChunk, schedulers, int(dtype_size(p.dtype)));
 }
 inline Geometry launch_geometry(const Problem& p) {
   return geometry_of(p, 4 * current_device_attribute(cudaDevAttrMultiProcessorCount));
@@ -61,6 +61,7 @@ StagePlan column_plan(const Pointers<T>& p, const T* slice, const Geometry& g) {
     plan.add(p.b, bytes, g.K, g.K);
   }
   plan.add(slice, bytes, g.V, g.block_columns(), g.block_columns());
+  plan.tokens = g.column_tokens;
   return plan;
 }
 
