@@ -20,7 +20,7 @@ constexpr int kHeadDims[] = {16, 32, 64, 128, 256};
 constexpr int kH100Schedulers = 4 * 132;
 
 Geometry layout_of(std::int64_t B, std::int64_t H, std::int64_t K, std::int64_t V, int schedulers) {
-  return make_geometry(B, 100, H, K, V, 1.0, kChunk, schedulers, /*element_bytes=*/2);
+  return make_geometry(B, 100, H, K, V, 1.0, kChunk, schedulers, /*bf16_inputs=*/true);
 }
 
 TEST(FusedLayout, EveryLayoutIsWhole) {
@@ -121,23 +121,23 @@ TEST(FusedLayout, TheBatteryReachesEveryLayoutTheH100Picks) {
   EXPECT_TRUE(backward_passes.count(false)) << "no battery backward runs its passes one after the other";
 }
 
-// The column passes stage 32 tokens at a time only at 8 keys per lane with 16-bit inputs (where their shared
+// The column passes stage 32 tokens at a time only at 8 keys per lane with bf16 inputs (where their shared
 // memory stays within 90 KiB); their chunks cover the sequence whatever its length.
-TEST(FusedLayout, ColumnChunksAreWideOnlyAt8KeysPerLaneWith16BitInputs) {
-  for (int bytes : {2, 4})
+TEST(FusedLayout, ColumnChunksAreWideOnlyAt8KeysPerLaneWithBf16Inputs) {
+  for (bool bf16 : {true, false})
     for (int K : kHeadDims)
       for (std::int64_t heads : {1, 16, 64})
         for (std::int64_t T : {1, 15, 16, 17, 31, 32, 33, 1000}) {
-          const Geometry g = make_geometry(4, T, heads, K, 64, 1.0, kChunk, kH100Schedulers, bytes);
+          const Geometry g = make_geometry(4, T, heads, K, 64, 1.0, kChunk, kH100Schedulers, bf16);
           SCOPED_TRACE(testing::Message()
-                       << "bytes=" << bytes << " K=" << K << " heads=" << heads << " T=" << T);
-          EXPECT_EQ(g.column_tokens, g.KPT == 8 && bytes == 2 ? kWideChunk : kChunk);
+                       << "bf16=" << bf16 << " K=" << K << " heads=" << heads << " T=" << T);
+          EXPECT_EQ(g.column_tokens, g.KPT == 8 && bf16 ? kWideChunk : kChunk);
           EXPECT_GE(g.column_chunks * g.column_tokens, T);
           EXPECT_LT((g.column_chunks - 1) * g.column_tokens, T);
         }
   // the peer shapes at B*H = 64, D = 64 take them
-  EXPECT_EQ(make_geometry(4, 4096, 16, 64, 64, 1.0, kChunk, kH100Schedulers, 2).column_tokens, kWideChunk);
-  EXPECT_EQ(make_geometry(8, 1024, 8, 64, 64, 1.0, kChunk, kH100Schedulers, 2).column_tokens, kWideChunk);
+  EXPECT_EQ(make_geometry(4, 4096, 16, 64, 64, 1.0, kChunk, kH100Schedulers, true).column_tokens, kWideChunk);
+  EXPECT_EQ(make_geometry(8, 1024, 8, 64, 64, 1.0, kChunk, kH100Schedulers, true).column_tokens, kWideChunk);
 }
 
 }  // namespace

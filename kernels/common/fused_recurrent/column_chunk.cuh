@@ -1,7 +1,7 @@
 // The chunk step shared by the column passes: the block turns a staged chunk of raw token rows into float
 // records once (decays exponentiated once per block, eight elements per thread at a time), and each lane then
 // reads its KPT keys of every key vector per token from one place: a record keeps each key group's keys of
-// all vectors side by side (layout.h, key_group_floats: padded for conflict-free float4 reads).
+// all vectors side by side (column_record.h: padded for conflict-free float4 reads, bf16 keys packed).
 #pragma once
 
 #include <type_traits>
@@ -137,15 +137,7 @@ template <int KPT, bool kPacked>
 __device__ __forceinline__ void load_keys(float (&x)[KPT], const float* at) {
   if constexpr (kPacked) {
 #pragma unroll
-    for (int j = 0; j < KPT; j += 8) {
-      const uint4 raw = *reinterpret_cast<const uint4*>(at + j / 2);
-      const unsigned words[4] = {raw.x, raw.y, raw.z, raw.w};
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {  // a bf16 is the top half of its float
-        x[j + 2 * i] = __uint_as_float(words[i] << 16);
-        x[j + 2 * i + 1] = __uint_as_float(words[i] & 0xffff0000u);
-      }
-    }
+    for (int j = 0; j < KPT; j += 8) unpack_bf16x8(*reinterpret_cast<const uint4*>(at + j / 2), x + j);
   } else {
     load_floats(x, at);
   }

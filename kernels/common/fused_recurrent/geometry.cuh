@@ -30,17 +30,21 @@ __device__ __forceinline__ float dot(const float (&a)[N], const float (&b)[N]) {
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
+// Eight bf16 in 16 bytes as floats: a bf16 is the top half of its float, one integer op each.
+__device__ __forceinline__ void unpack_bf16x8(const uint4& raw, float* x) {
+  const unsigned words[4] = {raw.x, raw.y, raw.z, raw.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    x[2 * i] = __uint_as_float(words[i] << 16);
+    x[2 * i + 1] = __uint_as_float(words[i] & 0xffff0000u);
+  }
+}
+
 // Eight consecutive elements of type T from shared memory as floats (one 16-byte read for 2-byte types).
 template <class T>
 __device__ __forceinline__ void load8(const T* src, float (&x)[8]) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {  // a bf16 is the top half of its float: one op each
-    const uint4 raw = *reinterpret_cast<const uint4*>(src);
-    const unsigned words[4] = {raw.x, raw.y, raw.z, raw.w};
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      x[2 * i] = __uint_as_float(words[i] << 16);
-      x[2 * i + 1] = __uint_as_float(words[i] & 0xffff0000u);
-    }
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    unpack_bf16x8(*reinterpret_cast<const uint4*>(src), x);
   } else if constexpr (sizeof(T) == 2) {
     const uint4 raw = *reinterpret_cast<const uint4*>(src);
     const T* e = reinterpret_cast<const T*>(&raw);

@@ -73,12 +73,13 @@ __host__ __device__ constexpr bool passes_side_by_side(std::int64_t state_elemen
   return KPT == 4 || 2 * (state_elements / (32 * SPAN)) <= schedulers;
 }
 
-// Tokens a column pass stages and converts at a time: 32 at 8 keys per lane with 16-bit inputs (each chunk's
-// fixed work, the staging's setup, the barrier, the loops' entries, then serves twice the tokens; its ring,
-// records and partial sums stay within 90 KiB, two blocks an SM on a Hopper and one on an RTX 40xx), else 16
-// (4 keys per lane double the records; 16 keys and fp32 inputs double the rows).
-__host__ __device__ constexpr int column_chunk_tokens(int KPT, int element_bytes) {
-  return KPT == 8 && element_bytes == 2 ? kWideChunk : kChunk;
+// Tokens a column pass stages and converts at a time: 32 at 8 keys per lane with bf16 inputs, whose records
+// keep the key vectors packed (column_record.h; each chunk's fixed work, the staging's setup, the barrier,
+// the loops' entries, then serves twice the tokens, and ring, records and partial sums stay within 90 KiB:
+// two blocks an SM on a Hopper, one on an RTX 40xx), else 16 (fp16's fp32 records would take rwkv7 at K = 64
+// to 104 KiB; 4 keys per lane and 16 keys take more too).
+__host__ __device__ constexpr int column_chunk_tokens(int KPT, bool bf16_inputs) {
+  return KPT == 8 && bf16_inputs ? kWideChunk : kChunk;
 }
 
 // The largest power of two <= limit that divides n.
@@ -110,7 +111,7 @@ struct Geometry {
 // memory (the converted chunk) only 3, which left a second, mostly idle wave of blocks at B*H = 64.
 constexpr int kMaxColumnWarps = 8;
 inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, std::int64_t K, std::int64_t V,
-                              double scale, int chunk, int schedulers, int element_bytes) {
+                              double scale, int chunk, int schedulers, bool bf16_inputs) {
   Geometry g;
   g.B = int(B), g.T = int(T), g.H = int(H), g.K = int(K), g.V = int(V);
   g.chunks = int((T + chunk - 1) / chunk);
@@ -128,7 +129,7 @@ inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, st
   g.BK = power_of_two_divisor(g.K, 32 / g.VG);
   while (g.W_rows < 4 && g.K % (g.BK * g.W_rows * 2) == 0) g.W_rows *= 2;
   g.side_by_side = passes_side_by_side(B * H * K * V, g.KPT, g.SPAN, schedulers);
-  g.column_tokens = column_chunk_tokens(g.KPT, element_bytes);
+  g.column_tokens = column_chunk_tokens(g.KPT, bf16_inputs);
   g.column_chunks = int((T + g.column_tokens - 1) / g.column_tokens);
   return g;
 }

@@ -18,7 +18,7 @@ namespace flabench::fused {
 
 // `schedulers` (SMs x 4) picks the keys, columns and values per lane (layout.h).
 inline Geometry geometry_of(const Problem& p, int schedulers) {
-  return make_geometry(p.B, p.T, p.H, p.K, p.V, p.scale, kChunk, schedulers, int(dtype_size(p.dtype)));
+  return make_geometry(p.B, p.T, p.H, p.K, p.V, p.scale, kChunk, schedulers, p.dtype == DType::bf16);
 }
 inline Geometry launch_geometry(const Problem& p) {
   return geometry_of(p, 4 * current_device_attribute(cudaDevAttrMultiProcessorCount));
