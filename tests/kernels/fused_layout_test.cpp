@@ -140,22 +140,5 @@ TEST(FusedLayout, ColumnChunksAreWideOnlyAt8KeysPerLaneWithBf16Inputs) {
   EXPECT_EQ(make_geometry(8, 1024, 8, 64, 64, 1.0, kChunk, kH100Schedulers, true).column_tokens, kWideChunk);
 }
 
-// The row pass's sub-chunks recompute from an anchor at or before their start: anchored, from their own start
-// (an anchor holds the state before every sub-chunk but the first, which starts at the checkpoint); else
-// from the nearer of the checkpoint and the state before kMid, fewer than kMid tokens back.
-TEST(FusedLayout, RowSubChunksRecomputeFromTheNearestAnchor) {
-  for (int first = 0; first < kChunk; first += kSub) {
-    SCOPED_TRACE(testing::Message() << "first=" << first);
-    EXPECT_EQ(recompute_from(first, true), first);
-    EXPECT_EQ(recompute_from(first, false), first < kMid ? 0 : kMid);
-    EXPECT_LT(first - recompute_from(first, false), kMid);
-    if (first > 0) {
-      const int slot = recompute_from(first, true) / kSub - 1;  // the kernel's anchor slot
-      EXPECT_GE(slot, 0);
-      EXPECT_LT(slot, kAnchors);
-    }
-  }
-}
-
 }  // namespace
 }  // namespace flabench::fused

@@ -3,11 +3,9 @@
 // holds BK rows and a block W of them (sharing the staged value vectors), and the blocks of a head split K.
 // Rows are independent given the per-token vectors a^T S_{t-1} (saved by the forward) and dS_t^T b_t (from
 // the column pass). Backwards over chunks of kChunk tokens and, inside a chunk, over sub-chunks of kSub
-// tokens: a sub-chunk's states are recomputed into registers from an anchor, then the row of dS_t is stepped
-// back through them. Anchored (where shared memory is free: Geometry::anchored_rows), the anchors are the
-// states before every sub-chunk, made once per chunk and kept in shared memory: 25 state steps per 16 tokens
-// (24 where the output reads S_{t-1}); else the chunk's checkpoint and the state halfway through it, in
-// registers: 32 (28). The recomputation buys freedom from shared memory for the states, and with it the
+// tokens: a sub-chunk's states are recomputed into registers from the chunk's checkpoint (or from the state
+// halfway through the chunk, made once), then the row of dS_t is stepped back through them. The recomputation
+// (32 state steps per 16 tokens instead of 16) buys freedom from shared memory for states, and with it the
 // occupancy that hides the latency.
 #pragma once
 
@@ -16,6 +14,9 @@
 #include "kernels/common/recurrence_pointers.cuh"
 
 namespace flabench::fused {
+
+constexpr int kSub = 4;           // tokens whose states one lane holds in registers at a time
+constexpr int kMid = kChunk / 2;  // a second starting point of the recomputation, inside the chunk
 
 // Per token: the key vectors' entries for the block's rows, then v, do (and a^T S, dS^T b) over all V.
 template <class Form>
@@ -47,30 +48,6 @@ inline std::size_t rows_shared_bytes(const StagePlan& plan, const Geometry& g) {
   return kStages * std::size_t(plan.slot_bytes()) +
          sizeof(float) * (kChunk * RowRecord<Form>::floats(g.block_rows(), g.V, g.SPAN) +
                           g.W_rows * kSub * RowSums<Form>::token_floats);
-}
-
-// The anchors of an anchored row pass: kAnchors states of SPAN floats per thread, after the sums.
-inline std::size_t row_anchor_bytes(const Geometry& g) {
-  return sizeof(float) * kAnchors * g.SPAN * 32 * g.W_rows;
-}
-
-// Anchor `slot` of this thread; float4 i of every thread side by side, so a warp's accesses are
-// conflict-free.
-template <int SPAN>
-__device__ void store_anchor(float* anchors, int slot, const float (&S)[SPAN]) {
-  float4* at = reinterpret_cast<float4*>(anchors) + slot * (SPAN / 4) * blockDim.x + threadIdx.x;
-#pragma unroll
-  for (int i = 0; i < SPAN / 4; ++i)
-    at[i * blockDim.x] = make_float4(S[4 * i], S[4 * i + 1], S[4 * i + 2], S[4 * i + 3]);
-}
-template <int SPAN>
-__device__ void load_anchor(const float* anchors, int slot, float (&S)[SPAN]) {
-  const float4* at = reinterpret_cast<const float4*>(anchors) + slot * (SPAN / 4) * blockDim.x + threadIdx.x;
-#pragma unroll
-  for (int i = 0; i < SPAN / 4; ++i) {
-    const float4 f = at[i * blockDim.x];
-    S[4 * i] = f.x, S[4 * i + 1] = f.y, S[4 * i + 2] = f.z, S[4 * i + 3] = f.w;
-  }
 }
 
 template <class Form, class T, int SPAN>
@@ -161,7 +138,6 @@ __global__ void __launch_bounds__(128)
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   float* sums =
       records + kChunk * record_floats + warp * kSub * Q::token_floats;  // [kSub][Q::count][32 lanes]
-  float* anchors = records + kChunk * record_floats + g.W_rows * kSub * Q::token_floats;
   const int bh = blockIdx.x, b = bh / g.H, h = bh % g.H;
   const int row_in_warp = lane / g.VG, value_group = lane % g.VG;
   const bool active = row_in_warp < g.BK;
@@ -199,45 +175,23 @@ __global__ void __launch_bounds__(128)
       return x;
     };
 
-    const int last_first = (span.length - 1) / kSub * kSub;  // where the chunk's last sub-chunk starts
-    // Anchored: the state before every sub-chunk but the first, to shared memory. Else the state before
-    // token kMid: the sub-chunks from there on recompute from it rather than from S0.
+    // The state before token kMid: the sub-chunks from there on recompute from it rather than from S0.
     float S_mid[SPAN];
 #pragma unroll
     for (int j = 0; j < SPAN; ++j) S_mid[j] = S0[j];
-    if (g.anchored_rows) {
-      for (int first = kSub; first <= last_first; first += kSub) {
-#pragma unroll
-        for (int i = 0; i < kSub; ++i) token(first - kSub + i, false).step(S_mid);
-        store_anchor(anchors, first / kSub - 1, S_mid);
-      }
-    } else {
-      for (int s = 0; s < (span.length > kMid ? kMid : 0); ++s) token(s, false).step(S_mid);
-    }
+    for (int s = 0; s < (span.length > kMid ? kMid : 0); ++s) token(s, false).step(S_mid);
 
-    for (int first = last_first; first >= 0; first -= kSub) {
+    for (int first = (span.length - 1) / kSub * kSub; first >= 0; first -= kSub) {
+      const bool late = first >= kMid;
       // states[i]: the state before token first + i; each made from the one before in place of a copy
       float states[kSub + 1][SPAN];
-      const int from = recompute_from(first, g.anchored_rows);
-      if (from > 0 && g.anchored_rows) {
-        load_anchor(anchors, from / kSub - 1, states[0]);
-      } else {
 #pragma unroll
-        for (int j = 0; j < SPAN; ++j) states[0][j] = from > 0 ? S_mid[j] : S0[j];
-      }
-      for (int s = from; s < first; ++s) token(s, false).step(states[0]);
-      // The last token's state only where the output reads S_t: the next sub-chunk's anchor where it has one.
-      const bool next_anchored = g.anchored_rows && first < last_first;
+      for (int j = 0; j < SPAN; ++j) states[0][j] = late ? S_mid[j] : S0[j];
+      for (int s = late ? kMid : 0; s < first; ++s) token(s, false).step(states[0]);
 #pragma unroll
-      for (int i = 0; i < kSub; ++i) {
-        if (first + i >= span.length) continue;
-        if (i + 1 < kSub)
+      for (int i = 0; i < kSub; ++i)  // the last token's step only where the output reads S_t
+        if (first + i < span.length && (i + 1 < kSub || !Form::value.output_before_update))
           token(first + i, false).step(states[i], states[i + 1]);
-        else if (!Form::value.output_before_update && next_anchored)
-          load_anchor(anchors, first / kSub, states[kSub]);
-        else if (!Form::value.output_before_update)
-          token(first + i, false).step(states[i], states[i + 1]);
-      }
 #pragma unroll
       for (int i = kSub - 1; i >= 0; --i) {
         const int s = first + i;

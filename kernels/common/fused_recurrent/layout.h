@@ -26,18 +26,6 @@ constexpr int kWideChunk = 32;  // the column passes' chunk where its shared mem
 static_assert(kWideChunk % kChunk == 0 && kWideChunk <= 32);
 constexpr int kStages = 2;  // chunks staged (staging.cuh): one in flight while the other is used
 
-// The row pass recomputes states kSub tokens at a time, each sub-chunk from an anchor: where anchored
-// (Geometry::anchored_rows) the state before the sub-chunk itself, kept in shared memory (kAnchors of them a
-// chunk), else the chunk's checkpoint or the state before token kMid, in registers.
-constexpr int kSub = 4;
-constexpr int kMid = kChunk / 2;
-constexpr int kAnchors = kChunk / kSub - 1;  // the states before tokens kSub, 2 kSub, ...
-static_assert(kChunk % kSub == 0 && kMid % kSub == 0);
-// The token before which a sub-chunk starting at `first` starts its recomputation.
-__host__ __device__ constexpr int recompute_from(int first, bool anchored) {
-  return anchored ? first : first >= kMid ? kMid : 0;
-}
-
 // Keys per lane in the column passes. A scan is latency-bound while each scheduler has at most one warp: then
 // fewer keys per lane (more, shorter warps) shortens each token's step, down to 4 keys where 8 would leave
 // schedulers idle (`schedulers`: the device's SMs x 4; 0 when unknown). Past K = 64 the per-block work of
@@ -111,8 +99,6 @@ struct Geometry {
   // row pass: SPAN values per lane, VG lanes per row, BK rows per warp, W_rows warps per block
   int SPAN = 16, VG = 1, BK = 1, W_rows = 1;
   bool side_by_side = false;  // the backward's two passes at once (passes_side_by_side), where independent
-  bool anchored_rows =
-      false;  // the row pass keeps recomputation anchors in shared memory (backward_rows.cuh)
   // the column passes' chunks: column_tokens tokens each (column_chunk_tokens), column_chunks of them
   int column_tokens = kChunk, column_chunks = 0;
   __host__ __device__ int block_columns() const { return BV * W; }

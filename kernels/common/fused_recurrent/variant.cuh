@@ -180,18 +180,13 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
   const StagePlan rows =
       row_plan<Form, T>(pointers, grads.d_o, workspace + layout.sa, workspace + layout.dsa, g);
   const auto launch_rows = [&](cudaStream_t stream) {
+    const std::size_t rows_shared = rows_shared_bytes<Form>(rows, g);
     with_values_per_lane(g, [&](auto values) {
       auto rows_kernel = fused_recurrent_bwd_rows_kernel<Form, T, decltype(values)::value>;
-      // anchors in shared memory where they cost no resident blocks (fewer recomputed state steps)
-      Geometry rows_g = g;
-      std::size_t rows_shared = rows_shared_bytes<Form>(rows, g);
-      rows_g.anchored_rows =
-          shared_memory_is_free(rows_kernel, 32 * g.W_rows, rows_shared, row_anchor_bytes(g));
-      if (rows_g.anchored_rows) rows_shared += row_anchor_bytes(g);
       allow_shared_memory(rows_kernel, rows_shared);
       const NvtxRange range("rows");
       rows_kernel<<<dim3(g.B * g.H, g.K / g.block_rows()), 32 * g.W_rows, rows_shared, stream>>>(
-          pointers, grads, rows_g, rows, workspace + layout.checkpoints, workspace + layout.dg_rows,
+          pointers, grads, g, rows, workspace + layout.checkpoints, workspace + layout.dg_rows,
           workspace + layout.du_partial);
       FLA_CUDA_CHECK_LAUNCH();
     });
