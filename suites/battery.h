@@ -9,8 +9,11 @@
 //   dims a
 //             variant claims, and (on a GPU) the whole 24,576-token sequence
 //   state     the initial state in, its gradient and the final state's with K != V and slow decay (so the
-//             state dominates); prefill T1 tokens with one variant and hand its final state to another for T2
-//             more: the same outputs and final state as one pass over T1 + T2 (against the fp64 reference)
+//             state dominates); an initial state beyond fp16's range (2^17 times the usual draw) read through
+//             queries scaled down as far (and incoming gradients with them), so outputs and gradients stay in
+//             range and a kernel that hands the state to fp16 anywhere shows it; prefill T1 tokens with one
+//             variant and hand its final state to another for T2 more: the same outputs and final state as
+//             one pass over T1 + T2 (against the fp64 reference)
 //   cross     every pair of variants of an op on the same inputs
 //   hygiene   inputs bitwise unchanged by forward and backward; every output and gradient element written;
 //             two calls bitwise equal (unless the variant declares it is not deterministic)
@@ -69,7 +72,8 @@ struct BatteryCase {
   const Variant* second = nullptr;  // handoff: the suffix's variant; cross: the variant compared
   Problem problem{};
   Mode mode = Mode::fwdbwd;
-  std::int64_t split = 0;  // handoff: tokens of the prefix
+  std::int64_t split = 0;    // handoff: tokens of the prefix
+  bool large_state = false;  // the initial state beyond fp16's range (kLargeState), its readers scaled down
   std::string name{};
   std::optional<std::string> skip_reason{};
 };

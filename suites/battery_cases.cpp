@@ -83,6 +83,8 @@ struct Builder {
     }
     if (!c.skip_reason && c.probe == Probe::handoff && c.op->states.empty())
       c.skip_reason = c.op->name + " has no recurrent state to hand over";
+    if (!c.skip_reason && c.large_state && (c.op->states.empty() || c.op->state_reader.empty()))
+      c.skip_reason = c.op->name + " has no state read linearly through an input to scale down against it";
     if (!c.skip_reason && d.T == kLongShape.T && !spec.long_sequences)
       c.skip_reason = "24,576-token checks left out by --no-long";
     out.push_back(std::move(c));
@@ -134,6 +136,8 @@ struct Builder {
     c.family = Family::state;
     c.decay = DecayScenario::near_zero;
     for (const Dims& d : kInitialState) add_here(c, d, "initial_state");
+    c.large_state = true;
+    add_here(c, kSmall, "large_state");
 
     c = base;
     c.family = Family::hygiene;

@@ -234,10 +234,20 @@ CheckRecord deterministic(Device& device, const BatteryCase& c, const CheckInput
   return check;
 }
 
+void scale_values(HostValues& tensor, float factor) {
+  for (float& x : tensor.values) x = round_to_dtype(tensor.dtype, x * factor);
+}
+
 }  // namespace
 
 CheckInputs battery_inputs(const BatteryCase& c, std::uint64_t seed) {
   CheckInputs inputs = make_check_inputs(*c.op, c.problem, c.mode, seed);
+  if (c.large_state) {
+    scale_values(inputs.inputs.at(c.op->states.front().first), kLargeState);
+    scale_values(inputs.inputs.at(c.op->state_reader), kLargeStateReader);
+    if (inputs.grad_outputs)
+      for (auto& [name, gradient] : *inputs.grad_outputs) scale_values(gradient, kLargeStateReader);
+  }
   if (c.decay == DecayScenario::typical) return inputs;
   HostValues& g = inputs.inputs.at(c.op->log_decay);
   const RandomStream pick(seed, "decay_scenario");

@@ -42,6 +42,7 @@ OpSpec gsa_op() {
                 {"hvt", kValueState, /*in_case_dtype=*/false}};
   op.log_decay = "f";
   op.states = {{"hk0", "hkt"}, {"hv0", "hvt"}};
+  op.state_reader = "q";  // pass 1's logits scale Hk^T q
   op.slots = {64};
   op.grouped_queries = true;
   op.default_scale = inverse_sqrt_key_dim;

@@ -217,6 +217,63 @@ TEST(Battery, NamesAVariantThatOverflowsAtLargeDecay) {
                                           "decay/gla/faulty/fwdbwd/fp32/B2-T65-H2-K64-V32/mixed"}));
 }
 
+TEST(Battery, NamesAVariantThatStagesItsStateAsFp16Parts) {
+  // A chunked kernel's trap with fp16 inputs: the state staged for the tensor cores as two fp16 parts
+  // (high + low) keeps ~22 bits of an ordinary state but turns an element past 65504 into inf.
+  const FaultyGla fp16_parts([](Variant& v) {
+    v.forward = [inner = v.forward](const ForwardCall& call) {
+      const Tensor& h0 = call.inputs.at("h0");
+      const Array64 original = decode_tensor(h0);
+      edit_tensor(h0, [](Array64& state) {
+        for (double& x : state.values) {
+          const float high = round_to_dtype(DType::fp16, static_cast<float>(x));
+          x = static_cast<double>(high) + round_to_dtype(DType::fp16, static_cast<float>(x) - high);
+        }
+      });
+      inner(call);
+      encode_tensor(original, h0);  // as it came: the hygiene family checks inputs are left unchanged
+    };
+  });
+  const BatteryOutcome outcome = run_on_cpu(fp16_parts.registry, "/gla/");
+  EXPECT_EQ(outcome.failed_families(), std::set<std::string>{"state"});
+  std::set<std::string> names;
+  for (const CaseRecord& r : outcome.failed()) {
+    names.insert(r.name);
+    EXPECT_GT(failing_tensor(r)->nonfinite, 0) << r.name;
+  }
+  std::set<std::string> expected;
+  for (const char* dtype : {"fp32", "fp16", "bf16"})
+    expected.insert(std::string("state/gla/faulty/fwdbwd/") + dtype + "/B2-T65-H2-K64-V32/large_state");
+  EXPECT_EQ(names, expected);
+}
+
+TEST(Battery, TheLargeStateCaseScalesTheStateUpAndItsReadersDown) {
+  for (const char* name : {"gla", "rwkv7", "gsa"}) {
+    BatteryCase c{.family = Family::state, .op = &testing::op_named(name), .large_state = true};
+    c.problem = Problem{1, 5, 1, 16, 16, DType::fp16, 16};
+    c.problem.M = c.op->slots.empty() ? 0 : c.op->slots.front();
+    c.problem.G = 1;
+    c.problem.scale = c.op->default_scale(c.problem);
+    c.mode = Mode::fwdbwd;
+    BatteryCase plain = c;
+    plain.large_state = false;
+    const CheckInputs large = battery_inputs(c, 5), usual = battery_inputs(plain, 5);
+    const auto ratios = [&](const HostValues& a, const HostValues& b, float factor) {
+      ASSERT_EQ(a.values.size(), b.values.size());
+      for (std::size_t i = 0; i < a.values.size(); ++i)  // exact but where fp16's subnormals round
+        ASSERT_NEAR(a.values[i], b.values[i] * factor, 1e-7) << name;
+    };
+    const std::string state = c.op->states.front().first;
+    ratios(large.inputs.at(state), usual.inputs.at(state), kLargeState);
+    ratios(large.inputs.at(c.op->state_reader), usual.inputs.at(c.op->state_reader), kLargeStateReader);
+    for (const auto& [gradient, values] : *large.grad_outputs)
+      ratios(values, usual.grad_outputs->at(gradient), kLargeStateReader);
+    float largest = 0;
+    for (float x : large.inputs.at(state).values) largest = std::max(largest, std::abs(x));
+    EXPECT_GT(largest, 65504.0f) << name << ": the state must pass fp16's range";
+  }
+}
+
 TEST(Battery, NamesAVariantWithAWrongInitialStateGradientWhenKDiffersFromV) {
   // The backward only fills the square min(K, V) block of dh0, as if it indexed the state with one head dim.
   const FaultyGla square([](Variant& v) {
