@@ -157,12 +157,13 @@ __global__ void __launch_bounds__(kKeyGradThreads, 3)
   Staged* v = reinterpret_cast<Staged*>(room);
   Staged* dO = reinterpret_cast<Staged*>(room + input_rows_floats(C, kVT, sizeof(T)));
   // This tile's rows of S0 (the state before the chunk) and dS (the gradient of the state after it), each in
-  // [32][values + 8] fp32's room: bf16/fp16 as two 16-bit planes (B fragments by ldmatrix), fp32 as it is
+  // [32][values + 8] fp32's room: bf16/fp16 as two bf16 planes (B fragments by ldmatrix), fp32 as it is
+  using Planes = StatePart<T>;
   constexpr int kLdPlane = kVT + 8, kPlane = KT * kLdPlane;
   float* S0 = room + 2 * input_rows_floats(C, kVT, sizeof(T));
   float* dS = S0 + kPlane;
-  auto* S0_planes = reinterpret_cast<Staged*>(S0);
-  auto* dS_planes = reinterpret_cast<Staged*>(dS);
+  auto* S0_planes = reinterpret_cast<Planes*>(S0);
+  auto* dS_planes = reinterpret_cast<Planes*>(dS);
   float* plain_q = room;                   // [C][32 + pad]: dq's undecayed term (over scale)
   float* plain_k = plain_q + C * ldT;      // [C][32 + pad]: dk's undecayed term (over scale)
   float* from_state = plain_k + C * ldT;   // [C][32 + pad]: (do S0^T)
@@ -185,8 +186,8 @@ __global__ void __launch_bounds__(kKeyGradThreads, 3)
     constexpr int ld = kFragments ? kLdPlane : ldV;
     stage(token_rows(p.v, d, b, h, t0, C, V, j0, kVT, v, ldS),
           token_rows(g.d_o, d, b, h, t0, C, V, j0, kVT, dO, ldS),
-          staged_state<Staged>(S0_rows, d, c0, KT, j0, kVT, S0, ld),
-          staged_state<Staged>(dS_rows, d, c0, KT, j0, kVT, dS, ld));
+          staged_state<Planes>(S0_rows, d, c0, KT, j0, kVT, S0, ld),
+          staged_state<Planes>(dS_rows, d, c0, KT, j0, kVT, dS, ld));
   };
   for (int c = threadIdx.x; c < KT; c += kKeyGradThreads) before[c] = 0;
   value_tiles(0, [&](const auto&... tiles) {
@@ -216,7 +217,7 @@ __global__ void __launch_bounds__(kKeyGradThreads, 3)
     {  // S0 . dS of each channel: kParts neighbouring lanes to a channel, kVT / kParts values each
       constexpr int kParts = kKeyGradThreads / KT;
       const int c = threadIdx.x / kParts, part = threadIdx.x % kParts;
-      const auto value = [&](const float* tile, const Staged* planes, int j) {
+      const auto value = [&](const float* tile, const Planes* planes, int j) {
         if constexpr (kFragments)
           return to_float(planes[c * kLdPlane + j]) + to_float(planes[kPlane + c * kLdPlane + j]);
         else
@@ -234,11 +235,9 @@ __global__ void __launch_bounds__(kKeyGradThreads, 3)
         a_stored_mk(do_rows, dO, ldS, scores.m0, k0);
         a_stored_mk(v_rows, v, ldS, scores.m0, k0);
         mma_b_stored_nk<T>(dA_acc, scores.count, do_rows, v, ldS, k0, scores.n0);
-        // S0^T and dS^T (stored [n][k]): the high parts, then the low parts
-        mma_b_stored_nk<T>(from_acc, states.count, do_rows, S0_planes, kLdPlane, k0, states.n0);
-        mma_b_stored_nk<T>(from_acc, states.count, do_rows, S0_planes + kPlane, kLdPlane, k0, states.n0);
-        mma_b_stored_nk<T>(to_acc, states.count, v_rows, dS_planes, kLdPlane, k0, states.n0);
-        mma_b_stored_nk<T>(to_acc, states.count, v_rows, dS_planes + kPlane, kLdPlane, k0, states.n0);
+        // S0^T and dS^T (stored [n][k]): the high planes, then the low planes
+        mma_state_planes_nk<T>(from_acc, states.count, do_rows, S0_planes, kPlane, kLdPlane, k0, states.n0);
+        mma_state_planes_nk<T>(to_acc, states.count, v_rows, dS_planes, kPlane, kLdPlane, k0, states.n0);
       } else {
         if (scores.count > 0)
           mma_k16<T>(

@@ -4,7 +4,8 @@
 //   output pass  one block per (batch, query head, chunk, 64 or 128 values):
 //                o = scale ((q e^{seen from the chunk's start}) S0 + A v + bonus), with A the intra-chunk
 //                scores of intra_chunk.cuh; S0 and A are fp32 and go to the tensor cores in two 16-bit parts
-//                (S0 staged as two planes, A split as its fragments are built).
+//                (S0 staged as two bf16 planes whatever the 16-bit input, A split as its fragments are
+//                built).
 #pragma once
 
 #include <type_traits>
@@ -38,9 +39,10 @@ __global__ void __launch_bounds__(kOutputMaxThreads)
   Decays dec = Decays::carve(smem, C, K);
   float* q = smem + Decays::floats(C, K);  // [C][K + pad]: q, then q e^{seen}, then q e^{seen from the start}
   float* k = q + C * ldK;  // [C][K + pad]: k, then k e^{decay after it to its sub-chunk's end}
-  // v as the input is and S0 (the state before the chunk) as two 16-bit planes (bf16/fp16: B fragments by
+  // v as the input is and S0 (the state before the chunk) as two bf16 planes (bf16/fp16: B fragments by
   // ldmatrix, rows of an odd number of 16-byte vectors so its 8 rows fall on distinct banks), or both fp32
   using Staged = std::conditional_t<sizeof(T) == 2, T, float>;
+  using Planes = StatePart<T>;
   constexpr bool kFragments = sizeof(T) == 2;
   const int ldS = kFragments ? VT + 8 : ldV;
   Staged* v = reinterpret_cast<Staged*>(k + C * ldK);
@@ -48,12 +50,12 @@ __global__ void __launch_bounds__(kOutputMaxThreads)
   float* A = S0 + K * (VT + 8);                                   // [C][C + pad]
   float* bonus = A + C * ldC;                                     // [C]: rwkv6's q_i . (u k_i)
   int* steep = reinterpret_cast<int*>(bonus + C);
-  auto* S0_planes = reinterpret_cast<Staged*>(S0);
+  auto* S0_planes = reinterpret_cast<Planes*>(S0);
   const float* saved = states + (std::int64_t(bh) * d.chunks() + n) * K * V;
   stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, token_rows(p.q, dq, b, hq, t0, C, K, 0, K, q, ldK),
                           token_rows(p.k, d, b, h, t0, C, K, 0, K, k, ldK),
                           token_rows(p.v, d, b, h, t0, C, V, j0, VT, v, ldS),
-                          staged_state<Staged>(saved, d, 0, K, j0, VT, S0, ldS));
+                          staged_state<Planes>(saved, d, 0, K, j0, VT, S0, ldS));
 
   intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, Form::value.bonus ? p.u + h * K : nullptr, bonus,
                               steep);
@@ -71,11 +73,16 @@ __global__ void __launch_bounds__(kOutputMaxThreads)
   float acc[kMaxTiles][4] = {};
   const auto queries = [&](int i, int c) { return q[i * ldK + c]; };
   for (int k0 = 0; k0 < K; k0 += 16) {
-    if constexpr (kFragments) {  // S0's high part, then its low part
-      std::uint32_t af[1][4], unused[4];
-      a_fragment<T>(m0, k0, queries, af[0], unused);
-      mma_b_stored_kn<T>(acc, tiles, af, S0_planes, ldS, k0, n0);
-      mma_b_stored_kn<T>(acc, tiles, af, S0_planes + K * ldS, ldS, k0, n0);
+    if constexpr (kFragments) {  // S0's high plane, then its low plane
+      // q e^{seen} in bf16: one part against bf16 inputs' errors, two (16 bits) where fp16 inputs keep 11
+      std::uint32_t af[2][4];
+      a_fragment<Planes>(m0, k0, queries, af[0], af[1]);
+      const std::uint32_t high[1][4] = {{af[0][0], af[0][1], af[0][2], af[0][3]}};
+      if constexpr (std::is_same_v<T, __half>)
+        mma_b_stored_kn<Planes>(acc, tiles, af, S0_planes, ldS, k0, n0);
+      else
+        mma_b_stored_kn<Planes>(acc, tiles, high, S0_planes, ldS, k0, n0);
+      mma_b_stored_kn<Planes>(acc, tiles, high, S0_planes + K * ldS, ldS, k0, n0);
     } else {
       mma_k16<T, kMaxTiles>(acc, tiles, m0, n0, k0, queries, [&](int c, int j) { return S0[c * ldS + j]; });
     }

@@ -129,6 +129,12 @@ struct SplitTile {
   }
 };
 
+// What a chunk's fp32 state (or state gradient) goes to the tensor cores as, by input type: two bf16 planes
+// for either 16-bit input (fp16's range ends at 65504 and a state's does not: the battery's large_state
+// case), fp32 rows for fp32 inputs (CUDA cores).
+template <class T>
+using StatePart = std::conditional_t<sizeof(T) == 2, __nv_bfloat16, float>;
+
 // Rows c0 .. c0 + rows, columns j0 .. j0 + cols of a chunk's fp32 state staged into `room` for the tensor
 // cores: for a 16-bit Op as two planes of Op (SplitTile: rows of ld elements, the low plane after the high
 // one), for float as fp32 rows of ld floats.

@@ -185,6 +185,37 @@ __device__ void mma_b_stored_nk(float (&acc)[NT][4], int count, const std::uint3
   mma_b_stored_nk<Op>(acc, 0, count, one, b, ld, k0, n0);
 }
 
+// An A fragment of 16-bit inputs as the bf16 operand a state's planes take (staging.cuh, StatePart): bf16's
+// as it is, fp16's as two bf16 parts (high + low hold its 11 bits exactly).
+template <class T>
+constexpr int kStateOperandParts = std::is_same_v<T, __half> ? 2 : 1;
+template <class T>
+__device__ void state_operand(const std::uint32_t (&raw)[4],
+                              std::uint32_t (&parts)[kStateOperandParts<T>][4]) {
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    if constexpr (std::is_same_v<T, __half>) {
+      const __half2 two = *reinterpret_cast<const __half2*>(&raw[r]);
+      const Parts<__nv_bfloat16> split_pair = split<__nv_bfloat16>(__low2float(two), __high2float(two));
+      parts[0][r] = split_pair.high, parts[1][r] = split_pair.low;
+    } else {
+      parts[0][r] = raw[r];
+    }
+  }
+}
+
+// acc[x] (x < count) += A times a state tile's two bf16 planes stored [n][k] (the high plane at `planes`, the
+// low one `plane` elements on), A a fragment of 16-bit inputs (state_operand): each of its parts against the
+// high plane, its high part against the low one (the low parts' product is ~2^-16 of the term).
+template <class T, int NT>
+__device__ void mma_state_planes_nk(float (&acc)[NT][4], int count, const std::uint32_t (&a)[4],
+                                    const __nv_bfloat16* planes, int plane, int ld, int k0, int n0) {
+  std::uint32_t parts[kStateOperandParts<T>][4];
+  state_operand<T>(a, parts);
+  mma_b_stored_nk<__nv_bfloat16>(acc, 0, count, parts, planes, ld, k0, n0);
+  mma_b_stored_nk<__nv_bfloat16>(acc, count, parts[0], planes + plane, ld, k0, n0);
+}
+
 // A's fragment (rows m0..m0+15, k0..k0+15) from 16-bit values stored [m][k] (row m at a + m * ld): ldmatrix.
 template <class Op>
 __device__ void a_stored_mk(std::uint32_t (&af)[4], const Op* a, int ld, int m0, int k0) {
