@@ -10,7 +10,7 @@
 //             variant claims, and (on a GPU) the whole 24,576-token sequence
 //   state     the initial state in, its gradient and the final state's with K != V and slow decay (so the
 //             state dominates); an initial state beyond fp16's range (2^17 times the usual draw) read through
-//             queries scaled down as far (and incoming gradients with them), so outputs and gradients stay in
+//             queries and the op's scale turned down as far (kLargeState), so outputs and gradients stay in
 //             range and a kernel that hands the state to fp16 anywhere shows it; prefill T1 tokens with one
 //             variant and hand its final state to another for T2 more: the same outputs and final state as
 //             one pass over T1 + T2 (against the fp64 reference)
@@ -42,6 +42,16 @@ std::string_view family_name(Family family);
 // The log decays of a case's gate input.
 // The log decay of the beyond scenario: issue 5's wider range for rwkv7, w in [-5, 0).
 inline constexpr double kBeyondLogDecay = -5.0;
+
+// The state family's large state: the first initial state times kLargeState (2^17: most elements of a normal
+// draw past fp16's 65504), its reader (OpSpec::state_reader) and every incoming gradient times
+// kLargeStateReader (2^-10, as far as fp16's normal range allows) and the op's scale times kLargeStateScale
+// (the rest), so every product the state enters (gsa's softmax logits among them) keeps its usual size.
+// Powers of two: only fp16's subnormals round.
+inline constexpr float kLargeState = 131072.0f;
+inline constexpr float kLargeStateReader = 1.0f / 1024.0f;
+inline constexpr double kLargeStateScale = 1.0 / 128.0;
+static_assert(kLargeState * kLargeStateReader * kLargeStateScale == 1.0);
 
 enum class DecayScenario {
   typical,    // as the op's generator draws them

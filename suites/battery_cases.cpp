@@ -69,7 +69,7 @@ struct Builder {
         d.B, d.T, d.H, d.K, d.V, dtype, chunk_size > 0 ? chunk_size : c.variant->support.default_chunk_size};
     c.problem.M = d.M > 0 ? d.M : c.op->slots.empty() ? 0 : c.op->slots.front();
     c.problem.G = d.G > 0 ? d.G : 1;
-    c.problem.scale = c.op->default_scale(c.problem);
+    c.problem.scale = c.op->default_scale(c.problem) * (c.large_state ? kLargeStateScale : 1.0);
     c.name = std::string(family_name(c.family)) + "/" + c.op->name + "/" + variant_label(c) + "/" +
              std::string(mode_name(c.mode)) + "/" + std::string(dtype_name(dtype)) + "/" +
              shape_label(c.problem) + "/" + (chunk_size > 0 ? "C" + std::to_string(chunk_size) + "/" : "") +

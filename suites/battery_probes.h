@@ -11,11 +11,6 @@ namespace flabench {
 
 // The log decays near zero that the decay and state families use.
 inline constexpr double kNearZeroLogDecay = -1e-6;
-// The state family's large state: the first initial state times kLargeState (2^17: most elements of a
-// normal draw past fp16's 65504), its reader (OpSpec::state_reader) and every incoming gradient times
-// kLargeStateReader (2^-10), powers of two so that only fp16's subnormals round.
-inline constexpr float kLargeState = 131072.0f;
-inline constexpr float kLargeStateReader = 1.0f / 1024.0f;
 
 // The case's inputs (and incoming gradients for fwdbwd) with its decay scenario applied to the op's log
 // decay and its large state (BatteryCase::large_state) to the first state and what reads it, each value

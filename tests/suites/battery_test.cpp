@@ -272,6 +272,11 @@ TEST(Battery, TheLargeStateCaseScalesTheStateUpAndItsReadersDown) {
     for (float x : large.inputs.at(state).values) largest = std::max(largest, std::abs(x));
     EXPECT_GT(largest, 65504.0f) << name << ": the state must pass fp16's range";
   }
+  // and the op's scale turned down by the rest, so the state's products keep their usual size
+  for (const BatteryCase& c : battery_cases(product_registry(), {"large_state", Backend::cpu, {}, false})) {
+    EXPECT_TRUE(c.large_state) << c.name;
+    EXPECT_DOUBLE_EQ(c.problem.scale, c.op->default_scale(c.problem) * kLargeStateScale) << c.name;
+  }
 }
 
 TEST(Battery, NamesAVariantWithAWrongInitialStateGradientWhenKDiffersFromV) {
