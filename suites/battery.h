@@ -44,10 +44,13 @@ std::string_view family_name(Family family);
 inline constexpr double kBeyondLogDecay = -5.0;
 
 // The state family's large state: the first initial state times kLargeState (2^17: most elements of a normal
-// draw past fp16's 65504), its reader (OpSpec::state_reader) and every incoming gradient times
-// kLargeStateReader (2^-10, as far as fp16's normal range allows) and the op's scale times kLargeStateScale
-// (the rest), so every product the state enters (gsa's softmax logits among them) keeps its usual size.
-// Powers of two: only fp16's subnormals round.
+// draw past fp16's 65504); its reader (OpSpec::state_reader) times kLargeStateReader (2^-10, as far as fp16's
+// normal range allows) and the op's scale times kLargeStateScale (the rest), so the products the state enters
+// keep their usual size (gsa's softmax logits among them); the final states' incoming gradients times
+// kLargeStateReader too, so a gate's gradient (the state times the state's gradient) stays in range. The
+// output's incoming gradient stays as drawn: dq = scale S do is then 2^10 times its usual size, and gsa's
+// logit gradient (scale p (dp - p . dp)) 2^-7, within fp16's normal range. Powers of two: only fp16's
+// subnormals round.
 inline constexpr float kLargeState = 131072.0f;
 inline constexpr float kLargeStateReader = 1.0f / 1024.0f;
 inline constexpr double kLargeStateScale = 1.0 / 128.0;

@@ -246,7 +246,8 @@ CheckInputs battery_inputs(const BatteryCase& c, std::uint64_t seed) {
     scale_values(inputs.inputs.at(c.op->states.front().first), kLargeState);
     scale_values(inputs.inputs.at(c.op->state_reader), kLargeStateReader);
     if (inputs.grad_outputs)
-      for (auto& [name, gradient] : *inputs.grad_outputs) scale_values(gradient, kLargeStateReader);
+      for (const auto& [initial, final] : c.op->states)
+        scale_values(inputs.grad_outputs->at("d" + final), kLargeStateReader);
   }
   if (c.decay == DecayScenario::typical) return inputs;
   HostValues& g = inputs.inputs.at(c.op->log_decay);
