@@ -43,7 +43,7 @@ struct OpSpec {
   // state handoff (a prefix's final states are the suffix's initial states).
   std::vector<std::pair<std::string, std::string>> states;
   // The input the output reads the first state through, linearly (q, r): the checks' large-state case scales
-  // it down as far as it scales that state up, so outputs stay in every dtype's range.
+  // it and the op's scale down as far as it scales that state up, so outputs stay in every dtype's range.
   std::string state_reader;
   // Slot counts (M) the op's cases take unless --axis M says otherwise; empty for ops without slots.
   std::vector<std::int64_t> slots;

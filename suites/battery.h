@@ -6,8 +6,7 @@
 //   decay     log decays near 0 (-1e-6), at the op's floor (-40; rwkv7's layer bounds w at -exp(-1/2)), and
 //             both mixed with typical values per channel inside one chunk: no NaN/Inf, errors in bounds
 //   shapes    K != V both ways, T around chunk and checkpoint boundaries and odd primes, B*H = 1, the head
-//   dims a
-//             variant claims, and (on a GPU) the whole 24,576-token sequence
+//             dims a variant claims, and (on a GPU) the whole 24,576-token sequence
 //   state     the initial state in, its gradient and the final state's with K != V and slow decay (so the
 //             state dominates); an initial state beyond fp16's range (2^17 times the usual draw) read through
 //             queries and the op's scale turned down as far (kLargeState), so outputs and gradients stay in

@@ -74,7 +74,8 @@ __global__ void __launch_bounds__(kOutputMaxThreads)
   const auto queries = [&](int i, int c) { return q[i * ldK + c]; };
   for (int k0 = 0; k0 < K; k0 += 16) {
     if constexpr (kFragments) {  // S0's high plane, then its low plane
-      // q e^{seen} in bf16: one part against bf16 inputs' errors, two (16 bits) where fp16 inputs keep 11
+      // q e^{seen} in bf16 parts: the high part alone for bf16 inputs, both (16 bits) for fp16 inputs, whose
+      // 11 bits the high part alone would round
       std::uint32_t af[2][4];
       a_fragment<Planes>(m0, k0, queries, af[0], af[1]);
       const std::uint32_t high[1][4] = {{af[0][0], af[0][1], af[0][2], af[0][3]}};
