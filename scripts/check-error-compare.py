@@ -8,9 +8,10 @@ worst errors the others' would otherwise hide).
 
 Prints each file's case counts by status; how many (case, tensor) errors are bit-for-bit the same in both, how
 many changed, which tensors changed and by how much at most (a change meant to leave the arithmetic alone
-should show none, or only where it says); every case that failed in NEW; then, per dtype, op and tensor (the
-decay family apart: its cases sit at the decay floor), the worst RMS error ratio in BASE and in NEW, marked
-where NEW's is over 1.2x BASE's. kernels/notes/chunk.md quotes these. Exits 2 with one line on a file it cannot
+should show none, or only where it says); every case that failed in NEW; how many cases only one file holds
+(a check added since BASE); then, per dtype, op and tensor (the decay family apart: its cases sit at the decay
+floor), the worst RMS error ratio in BASE and in NEW over the errors both files hold, marked where NEW's is
+over 1.2x BASE's. kernels/notes/chunk.md quotes these. Exits 2 with one line on a file it cannot
 read as a check result.
 """
 
@@ -79,9 +80,15 @@ def main(argv):
         if case.get("status") == "failed":
             bad = [f"{t['tensor']} {t['rms_ratio']:.2e}" for t in case["check"]["tensors"] if not t["passed"]]
             print(f"FAILED {case['name']}: {', '.join(bad)}")
+    base_names, new_names = {case["name"] for case in base_cases}, {case["name"] for case in new_cases}
+    if base_names != new_names:
+        print(f"cases only in NEW: {len(new_names - base_names)}, only in BASE: {len(base_names - new_names)} "
+              "(their errors are left out of the worst errors below)")
     worst = {}
     for label, errors in (("base", base), ("new", new)):
         for (name, tensor), (ratio, case) in errors.items():
+            if (name, tensor) not in base or (name, tensor) not in new:
+                continue
             key = group(case, tensor)
             slot = worst.setdefault(key, {})
             slot[label] = max(slot.get(label, 0.0), ratio)

@@ -81,6 +81,16 @@ class CheckErrorCompare(unittest.TestCase):
         self.assertNotIn("<--", out)
         self.assertNotIn("FAILED", out)
 
+    def test_a_check_added_since_base_stays_out_of_the_worst_errors(self):
+        # a new, harder case would otherwise read as a rise of its group's worst error
+        added = case("state/gla/chunk/fwd/bf16/E", "gla", "state", "ok", [("o", 4.0e-3, True)])
+        new = self.write("added.json", {"cases": BASE + [added]})
+        out = self.run_script(self.base, new)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("cases only in NEW: 1, only in BASE: 0", out.stdout)
+        self.assertNotIn("<--", out.stdout)
+        self.assertNotIn("only in", self.run_script(self.base, self.new).stdout)
+
     def test_filter_keeps_one_variants_cases(self):
         # the chunk variant's worse errors would hide a rise of the naive one's
         base = self.write("v-base.json", {"cases": [
