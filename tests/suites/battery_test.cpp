@@ -266,8 +266,9 @@ TEST(Battery, TheLargeStateCaseScalesTheStateUpAndItsReadersDown) {
     const std::string state = c.op->states.front().first;
     ratios(large.inputs.at(state), usual.inputs.at(state), kLargeState);
     ratios(large.inputs.at(c.op->state_reader), usual.inputs.at(c.op->state_reader), kLargeStateReader);
-    for (const auto& [gradient, values] : *large.grad_outputs) {  // the states' gradients; do as drawn
-      const bool of_a_state = gradient != "do";
+    for (const auto& [gradient, values] : *large.grad_outputs) {  // the final states' gradients; do as drawn
+      const bool of_a_state = std::any_of(c.op->states.begin(), c.op->states.end(),
+                                          [&](const auto& state) { return gradient == "d" + state.second; });
       ratios(values, usual.grad_outputs->at(gradient), of_a_state ? kLargeStateReader : 1.0f);
     }
     float largest = 0;
@@ -275,9 +276,28 @@ TEST(Battery, TheLargeStateCaseScalesTheStateUpAndItsReadersDown) {
     EXPECT_GT(largest, 65504.0f) << name << ": the state must pass fp16's range";
   }
   // and the op's scale turned down by the rest, so the state's products keep their usual size
-  for (const BatteryCase& c : battery_cases(product_registry(), {"large_state", Backend::cpu, {}, false})) {
+  const std::vector<BatteryCase> cases =
+      battery_cases(product_registry(), {"large_state", Backend::cpu, {}, false});
+  std::set<std::string> ops;
+  for (const BatteryCase& c : cases) {
+    ops.insert(c.op->name);
     EXPECT_TRUE(c.large_state) << c.name;
     EXPECT_DOUBLE_EQ(c.problem.scale, c.op->default_scale(c.problem) * kLargeStateScale) << c.name;
+    EXPECT_FALSE(c.skip_reason) << c.name << ": " << *c.skip_reason;
+  }
+  EXPECT_EQ(ops, (std::set<std::string>{"gla", "gsa", "rwkv6", "rwkv7", "simple_gla"}));  // every op has one
+}
+
+TEST(Battery, TheLargeStateCaseIsSkippedWithAReasonWhereNoInputReadsTheState) {
+  Registry registry;
+  OpSpec unread = testing::op_named("gla");
+  unread.state_reader.clear();
+  registry.add_variant(make_reference_variant(registry.add_op(std::move(unread))));
+  const std::vector<BatteryCase> cases = battery_cases(registry, {"large_state", Backend::cpu, {}, false});
+  ASSERT_EQ(cases.size(), 3u);  // one a dtype
+  for (const BatteryCase& c : cases) {
+    ASSERT_TRUE(c.skip_reason) << c.name;
+    EXPECT_NE(c.skip_reason->find("no state read linearly"), std::string::npos) << *c.skip_reason;
   }
 }
 
