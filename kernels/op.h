@@ -45,6 +45,9 @@ struct OpSpec {
   // The input the output reads the first state through, linearly (q, r): the checks' large-state case scales
   // it and the op's scale down as far as it scales that state up, so outputs stay in every dtype's range.
   std::string state_reader;
+  // The inputs whose products write the states (k and v): the checks' large-state-gradient case scales them
+  // down as far as it scales the final states' incoming gradients up, so dk and dv stay in range.
+  std::vector<std::string> state_writers;
   // Slot counts (M) the op's cases take unless --axis M says otherwise; empty for ops without slots.
   std::vector<std::int64_t> slots;
   bool grouped_queries = false;  // takes --axis G (query heads per key/value head)

@@ -8,11 +8,11 @@
 //   shapes    K != V both ways, T around chunk and checkpoint boundaries and odd primes, B*H = 1, the head
 //             dims a variant claims, and (on a GPU) the whole 24,576-token sequence
 //   state     the initial state in, its gradient and the final state's with K != V and slow decay (so the
-//             state dominates); an initial state beyond fp16's range (2^17 times the usual draw) read through
-//             queries and the op's scale turned down as far (kLargeState), so outputs and gradients stay in
-//             range and a kernel that hands the state to fp16 anywhere shows it; prefill T1 tokens with one
-//             variant and hand its final state to another for T2 more: the same outputs and final state as
-//             one pass over T1 + T2 (against the fp64 reference)
+//             state dominates); an initial state, or the final state's incoming gradient, beyond fp16's range
+//             (2^17 times the usual draw) with what it multiplies turned down as far (Magnitude), so outputs
+//             and gradients stay in range and a kernel that hands either to fp16 anywhere shows it; prefill
+//             T1 tokens with one variant and hand its final state to another for T2 more: the same outputs
+//             and final state as one pass over T1 + T2 (against the fp64 reference)
 //   cross     every pair of variants of an op on the same inputs
 //   hygiene   inputs bitwise unchanged by forward and backward; every output and gradient element written;
 //             two calls bitwise equal (unless the variant declares it is not deterministic)
@@ -42,18 +42,36 @@ std::string_view family_name(Family family);
 // The log decay of the beyond scenario: issue 5's wider range for rwkv7, w in [-5, 0).
 inline constexpr double kBeyondLogDecay = -5.0;
 
-// The state family's large state: the first initial state times kLargeState (2^17: most elements of a normal
-// draw past fp16's 65504); its reader (OpSpec::state_reader) times kLargeStateReader (2^-10, as far as fp16's
-// normal range allows) and the op's scale times kLargeStateScale (the rest), so the products the state enters
-// keep their usual size (gsa's softmax logits among them); the final states' incoming gradients times
-// kLargeStateReader too, so a gate's gradient (the state times the state's gradient) stays in range. The
-// output's incoming gradient stays as drawn: dq = scale S do is then 2^10 times its usual size, and gsa's
-// logit gradient (scale p (dp - p . dp)) 2^-7, within fp16's normal range. Powers of two: only fp16's
-// subnormals round.
+// The state family's magnitude scenarios: values past fp16's 65504 in a state or its gradient, everything
+// they multiply scaled down so that outputs and gradients keep their usual size. A kernel that hands the
+// state or its gradient to fp16 anywhere shows inf; one that keeps them in fp32 or bf16 passes. Powers of
+// two: only fp16's subnormals round.
+enum class Magnitude {
+  usual,
+  // The first initial state times kLargeState (2^17: most elements of a normal draw past 65504); its reader
+  // (OpSpec::state_reader) times kLargeStateReader (2^-10, as far as fp16's normal range allows) and the
+  // op's scale times kLargeStateScale (the rest), so the products the state enters keep their usual size
+  // (gsa's softmax logits among them); the final states' incoming gradients times kLargeStateReader too, so
+  // a gate's gradient (the state times the state's gradient) stays in range. The output's incoming gradient
+  // stays as drawn: dq = scale S do is then 2^10 times its usual size, and gsa's logit gradient
+  // (scale p (dp - p . dp)) 2^-7, within fp16's normal range.
+  large_state,
+  // Every final state's incoming gradient times kLargeStateGradient (2^17), so the state gradients dS_t are
+  // past 65504; what dS multiplies scaled down by kSmallFactor (2^-10): the state's writers
+  // (OpSpec::state_writers: dv = dS^T k, dk = dS v) and every initial state (a gate's gradient sums S dS),
+  // the op's scale up by kLargeStateGradientScale (2^10) so the output (scale S^T q) keeps its size.
+  large_state_gradient,
+};
 inline constexpr float kLargeState = 131072.0f;
 inline constexpr float kLargeStateReader = 1.0f / 1024.0f;
 inline constexpr double kLargeStateScale = 1.0 / 128.0;
 static_assert(kLargeState * kLargeStateReader * kLargeStateScale == 1.0);
+inline constexpr float kLargeStateGradient = 131072.0f;
+inline constexpr float kSmallFactor = 1.0f / 1024.0f;
+inline constexpr double kLargeStateGradientScale = 1024.0;
+static_assert(kSmallFactor * kLargeStateGradientScale == 1.0);
+// "large_state", "large_state_gradient" (a case name's last part); "" for usual
+std::string_view magnitude_name(Magnitude magnitude);
 
 enum class DecayScenario {
   typical,    // as the op's generator draws them
@@ -84,8 +102,8 @@ struct BatteryCase {
   const Variant* second = nullptr;  // handoff: the suffix's variant; cross: the variant compared
   Problem problem{};
   Mode mode = Mode::fwdbwd;
-  std::int64_t split = 0;    // handoff: tokens of the prefix
-  bool large_state = false;  // the initial state beyond fp16's range (kLargeState), its readers scaled down
+  std::int64_t split = 0;  // handoff: tokens of the prefix
+  Magnitude magnitude = Magnitude::usual;
   std::string name{};
   std::optional<std::string> skip_reason{};
 };

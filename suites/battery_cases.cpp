@@ -57,6 +57,31 @@ std::optional<std::string> decay_skip_reason(const BatteryCase& c, const Variant
   return std::nullopt;
 }
 
+// The op's scale in a magnitude scenario, relative to its default.
+double scale_factor(Magnitude magnitude) {
+  switch (magnitude) {
+    case Magnitude::usual:
+      return 1.0;
+    case Magnitude::large_state:
+      return kLargeStateScale;
+    case Magnitude::large_state_gradient:
+      return kLargeStateGradientScale;
+  }
+  return 1.0;
+}
+
+// Why a magnitude scenario cannot be set up for the case's op: it needs a state and the inputs to scale
+// against it.
+std::optional<std::string> magnitude_skip_reason(const BatteryCase& c) {
+  if (c.magnitude == Magnitude::usual) return std::nullopt;
+  if (c.op->states.empty()) return c.op->name + " has no recurrent state to make large";
+  if (c.magnitude == Magnitude::large_state && c.op->state_reader.empty())
+    return c.op->name + " has no state read linearly through an input to scale down against it";
+  if (c.magnitude == Magnitude::large_state_gradient && c.op->state_writers.empty())
+    return c.op->name + " names no inputs that write its state, to scale down against its gradient";
+  return std::nullopt;
+}
+
 struct Builder {
   const BatterySpec& spec;
   const std::optional<std::regex>& filter;
@@ -69,7 +94,7 @@ struct Builder {
         d.B, d.T, d.H, d.K, d.V, dtype, chunk_size > 0 ? chunk_size : c.variant->support.default_chunk_size};
     c.problem.M = d.M > 0 ? d.M : c.op->slots.empty() ? 0 : c.op->slots.front();
     c.problem.G = d.G > 0 ? d.G : 1;
-    c.problem.scale = c.op->default_scale(c.problem) * (c.large_state ? kLargeStateScale : 1.0);
+    c.problem.scale = c.op->default_scale(c.problem) * scale_factor(c.magnitude);
     c.name = std::string(family_name(c.family)) + "/" + c.op->name + "/" + variant_label(c) + "/" +
              std::string(mode_name(c.mode)) + "/" + std::string(dtype_name(dtype)) + "/" +
              shape_label(c.problem) + "/" + (chunk_size > 0 ? "C" + std::to_string(chunk_size) + "/" : "") +
@@ -83,8 +108,7 @@ struct Builder {
     }
     if (!c.skip_reason && c.probe == Probe::handoff && c.op->states.empty())
       c.skip_reason = c.op->name + " has no recurrent state to hand over";
-    if (!c.skip_reason && c.large_state && (c.op->states.empty() || c.op->state_reader.empty()))
-      c.skip_reason = c.op->name + " has no state read linearly through an input to scale down against it";
+    if (!c.skip_reason) c.skip_reason = magnitude_skip_reason(c);
     if (!c.skip_reason && d.T == kLongShape.T && !spec.long_sequences)
       c.skip_reason = "24,576-token checks left out by --no-long";
     out.push_back(std::move(c));
@@ -97,7 +121,7 @@ struct Builder {
   }
 
   void add_single_variant_families(const OpSpec& op, const Variant& v, DType dtype, int chunk_size) {
-    const auto add_here = [&](const BatteryCase& c, const Dims& d, const char* probe_name) {
+    const auto add_here = [&](const BatteryCase& c, const Dims& d, const std::string& probe_name) {
       this->add(c, d, dtype, probe_name, chunk_size);
     };
     // Forward and backward, and the forward alone at the typical shape; a forward-only variant gets every
@@ -136,8 +160,10 @@ struct Builder {
     c.family = Family::state;
     c.decay = DecayScenario::near_zero;
     for (const Dims& d : kInitialState) add_here(c, d, "initial_state");
-    c.large_state = true;
-    add_here(c, kSmall, "large_state");
+    for (Magnitude magnitude : {Magnitude::large_state, Magnitude::large_state_gradient}) {
+      c.magnitude = magnitude;
+      add_here(c, kSmall, std::string(magnitude_name(magnitude)));
+    }
 
     c = base;
     c.family = Family::hygiene;
@@ -205,6 +231,18 @@ std::string_view family_name(Family family) {
       return "cross";
     case Family::hygiene:
       return "hygiene";
+  }
+  return "?";
+}
+
+std::string_view magnitude_name(Magnitude magnitude) {
+  switch (magnitude) {
+    case Magnitude::usual:
+      return "";
+    case Magnitude::large_state:
+      return "large_state";
+    case Magnitude::large_state_gradient:
+      return "large_state_gradient";
   }
   return "?";
 }

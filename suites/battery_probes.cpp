@@ -242,12 +242,20 @@ void scale_values(HostValues& tensor, float factor) {
 
 CheckInputs battery_inputs(const BatteryCase& c, std::uint64_t seed) {
   CheckInputs inputs = make_check_inputs(*c.op, c.problem, c.mode, seed);
-  if (c.large_state) {
+  if (c.magnitude == Magnitude::large_state) {
     scale_values(inputs.inputs.at(c.op->states.front().first), kLargeState);
     scale_values(inputs.inputs.at(c.op->state_reader), kLargeStateReader);
     if (inputs.grad_outputs)
       for (const auto& [initial, final] : c.op->states)
         scale_values(inputs.grad_outputs->at("d" + final), kLargeStateReader);
+  }
+  if (c.magnitude == Magnitude::large_state_gradient) {
+    for (const auto& [initial, final] : c.op->states) {
+      scale_values(inputs.inputs.at(initial), kSmallFactor);
+      if (inputs.grad_outputs) scale_values(inputs.grad_outputs->at("d" + final), kLargeStateGradient);
+    }
+    for (const std::string& writer : c.op->state_writers)
+      scale_values(inputs.inputs.at(writer), kSmallFactor);
   }
   if (c.decay == DecayScenario::typical) return inputs;
   HostValues& g = inputs.inputs.at(c.op->log_decay);

@@ -13,8 +13,8 @@ namespace flabench {
 inline constexpr double kNearZeroLogDecay = -1e-6;
 
 // The case's inputs (and incoming gradients for fwdbwd) with its decay scenario applied to the op's log
-// decay and its large state (BatteryCase::large_state) to the first state and what reads it, each value
-// rounded to its tensor's dtype.
+// decay and its magnitude scenario (BatteryCase::magnitude) to the states, the gradients and what they
+// multiply, each value rounded to its tensor's dtype.
 CheckInputs battery_inputs(const BatteryCase& c, std::uint64_t seed);
 
 // The fp64 reference results of the case's inputs, computed on first use and shared by the cases that need

@@ -23,7 +23,8 @@ class PreparedInputs {
     const std::string scope = c.op->name + "/" + std::string(dtype_name(c.problem.dtype));
     if (scope != scope_) entries_.clear(), scope_ = scope;  // a finished op and dtype is not needed again
     const std::string key = std::string(mode_name(c.mode)) + "/" + shape_label(c.problem) + "/" +
-                            std::to_string(static_cast<int>(c.decay)) + (c.large_state ? "/large_state" : "");
+                            std::to_string(static_cast<int>(c.decay)) + "/" +
+                            std::string(magnitude_name(c.magnitude));
     auto found = entries_.find(key);
     if (found == entries_.end())
       found = entries_.emplace(key, Entry{battery_inputs(c, seed), std::nullopt}).first;

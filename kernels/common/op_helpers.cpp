@@ -36,6 +36,7 @@ OpSpec recurrence_op(RecurrenceOpParts parts) {
   op.log_decay_floor = parts.log_decay_floor;
   op.states = {{parts.binding.h0, parts.binding.ht}};
   op.state_reader = parts.binding.q;
+  op.state_writers = {parts.binding.k, parts.binding.v};
   op.default_scale = std::move(parts.default_scale);
   op.make_inputs = std::move(parts.make_inputs);
   op.forward_flops = [per_element = parts.flops_per_state_element](const Problem& p) {

@@ -42,7 +42,8 @@ OpSpec gsa_op() {
                 {"hvt", kValueState, /*in_case_dtype=*/false}};
   op.log_decay = "f";
   op.states = {{"hk0", "hkt"}, {"hv0", "hvt"}};
-  op.state_reader = "q";  // pass 1's logits scale Hk^T q
+  op.state_reader = "q";               // pass 1's logits scale Hk^T q
+  op.state_writers = {"k", "s", "v"};  // Hk += k s^T, Hv += s v^T
   op.slots = {64};
   op.grouped_queries = true;
   op.default_scale = inverse_sqrt_key_dim;
