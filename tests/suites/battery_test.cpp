@@ -64,6 +64,17 @@ void edit_tensor(const Tensor& tensor, const std::function<void(Array64&)>& edit
   encode_tensor(values, tensor);
 }
 
+// What staging values for the tensor cores as two fp16 parts (high + low) does to them, as far as the
+// battery's magnitude cases go: an element past 65504 becomes inf. Elsewhere the values are kept (the
+// parts hold ~22 bits of an ordinary value; at 2^-10 times one, the low part's subnormal rounding is a
+// precision matter that these tests leave out).
+void overflow_as_fp16_parts(Array64& tensor) {
+  for (double& x : tensor.values) {
+    const float high = round_to_dtype(DType::fp16, static_cast<float>(x));
+    if (std::isinf(high)) x = high;
+  }
+}
+
 const TensorCheckRecord* failing_tensor(const CaseRecord& r) {
   if (!r.check) return nullptr;
   for (const TensorCheckRecord& t : r.check->tensors)
@@ -224,12 +235,7 @@ TEST(Battery, NamesAVariantThatStagesItsStateAsFp16Parts) {
     v.forward = [inner = v.forward](const ForwardCall& call) {
       const Tensor& h0 = call.inputs.at("h0");
       const Array64 original = decode_tensor(h0);
-      edit_tensor(h0, [](Array64& state) {
-        for (double& x : state.values) {
-          const float high = round_to_dtype(DType::fp16, static_cast<float>(x));
-          x = static_cast<double>(high) + round_to_dtype(DType::fp16, static_cast<float>(x) - high);
-        }
-      });
+      edit_tensor(h0, overflow_as_fp16_parts);
       inner(call);
       encode_tensor(original, h0);  // as it came: the hygiene family checks inputs are left unchanged
     };
@@ -303,19 +309,13 @@ TEST(Battery, TheLargeStateCaseIsSkippedWithAReasonWhereNoInputReadsTheState) {
 }
 
 TEST(Battery, NamesAVariantThatOverflowsOnAStateGradientPastFp16sRange) {
-  // A chunked kernel's trap with fp16 inputs: the state's gradient dS staged for the tensor cores in fp16
-  // turns an element past 65504 into inf. Modelled on the incoming dht: values in fp16's range kept as they
-  // are, the rest rounded to fp16 (inf).
+  // The same trap in the backward: the state's gradient dS staged as fp16 parts (modelled on the incoming
+  // dht, from which every dS_t starts).
   const FaultyGla overflows([](Variant& v) {
     v.backward = [inner = v.backward](const BackwardCall& call) {
       const Tensor& dht = call.grad_outputs.at("dht");
       const Array64 original = decode_tensor(dht);
-      edit_tensor(dht, [](Array64& gradient) {
-        for (double& x : gradient.values) {
-          const float in_fp16 = round_to_dtype(DType::fp16, static_cast<float>(x));
-          if (std::isinf(in_fp16)) x = in_fp16;
-        }
-      });
+      edit_tensor(dht, overflow_as_fp16_parts);
       inner(call);
       encode_tensor(original, dht);  // as it came: the hygiene family checks inputs are left unchanged
     };
