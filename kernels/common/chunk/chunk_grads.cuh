@@ -115,8 +115,9 @@ __global__ void __launch_bounds__(kValueGradMaxThreads)
       a_stored_mk(rows[0], keys, ldX, m0, k0);
       mma_b_stored_kn<T>(acc, tiles, rows, dS_planes, kLdPlane, k0, n0);
       mma_b_stored_kn<T>(acc, tiles, rows, dS_planes + K * kLdPlane, kLdPlane, k0, n0);
-    } else {
-      mma_k16<T, kMaxTiles, Exact::b>(
+    } else {  // fp16: both fp32 operands as two bf16 parts (dS passes fp16's 65504; the keys go below 6e-8)
+      using Op = std::conditional_t<std::is_same_v<T, __half>, __nv_bfloat16, T>;
+      mma_k16<Op, kMaxTiles, Exact::both>(
           acc, tiles, m0, n0, k0, [&](int s, int c) { return to_float(keys[s * ldX + c]); },
           [&](int c, int j) { return dS[c * kLdV + j]; });
     }

@@ -6,7 +6,8 @@
 // tokens: a sub-chunk's states are recomputed into registers from the chunk's checkpoint (or from the state
 // halfway through the chunk, made once), then the row of dS_t is stepped back through them. The recomputation
 // (32 state steps per 16 tokens instead of 16) buys freedom from shared memory for states, and with it the
-// occupancy that hides the latency.
+// occupancy that hides the latency. Each token's gradients leave as per-lane partial sums in shared memory,
+// reduced over V every two sub-chunks (kReduced tokens).
 #pragma once
 
 #include "kernels/common/fused_recurrent/geometry.cuh"
@@ -17,6 +18,10 @@ namespace flabench::fused {
 
 constexpr int kSub = 4;           // tokens whose states one lane holds in registers at a time
 constexpr int kMid = kChunk / 2;  // a second starting point of the recomputation, inside the chunk
+// Tokens whose partial sums one reduction over V finishes: two sub-chunks, so that at VG = 8 (BK = 4 rows
+// a warp) all 32 lanes have a (token, row) to finish, and the reduction's fixed costs come half as often.
+constexpr int kReduced = 2 * kSub;
+static_assert(kChunk % kReduced == 0, "a reduction never spans two chunks");
 
 // Per token: the key vectors' entries for the block's rows, then v, do (and a^T S, dS^T b) over all V.
 template <class Form>
@@ -47,7 +52,7 @@ template <class Form>
 inline std::size_t rows_shared_bytes(const StagePlan& plan, const Geometry& g) {
   return kStages * std::size_t(plan.slot_bytes()) +
          sizeof(float) * (kChunk * RowRecord<Form>::floats(g.block_rows(), g.V, g.SPAN) +
-                          g.W_rows * kSub * RowSums<Form>::token_floats);
+                          g.W_rows * kReduced * RowSums<Form>::token_floats);
 }
 
 template <class Form, class T, int SPAN>
@@ -125,6 +130,27 @@ struct RowToken {
   }
 };
 
+// A row's totals at one token: each of the N quantities' partial sums (32 apart) over the row's VG lanes.
+// kVG: VG as a compile-time constant (4 and 8, where every layout an H100 picks for the peer shapes puts
+// it: the loads unrolled, no loop), or 0 for the geometry's.
+template <int kVG, int N>
+__device__ __forceinline__ void row_totals(const float* partial, int VG, float (&total)[N]) {
+  const int lanes = kVG > 0 ? kVG : VG;
+#pragma unroll
+  for (int q = 0; q < N; ++q) {
+    total[q] = 0;
+    if (lanes % 4 == 0) {  // a row's partials are 16-byte aligned then
+#pragma unroll
+      for (int vg = 0; vg < lanes; vg += 4) {
+        const float4 four = *reinterpret_cast<const float4*>(partial + q * 32 + vg);
+        total[q] += (four.x + four.y) + (four.z + four.w);
+      }
+    } else {
+      for (int vg = 0; vg < lanes; ++vg) total[q] += partial[q * 32 + vg];
+    }
+  }
+}
+
 template <class Form, class T, int SPAN>
 __global__ void __launch_bounds__(128)
     fused_recurrent_bwd_rows_kernel(Pointers<T> p, GradPointers<T> d, Geometry g, StagePlan plan,
@@ -137,7 +163,7 @@ __global__ void __launch_bounds__(128)
   const int record_floats = R::floats(g.block_rows(), g.V, SPAN);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   float* sums =
-      records + kChunk * record_floats + warp * kSub * Q::token_floats;  // [kSub][Q::count][32 lanes]
+      records + kChunk * record_floats + warp * kReduced * Q::token_floats;  // [kReduced][Q::count][32 lanes]
   const int bh = blockIdx.x, b = bh / g.H, h = bh % g.H;
   const int row_in_warp = lane / g.VG, value_group = lane % g.VG;
   const bool active = row_in_warp < g.BK;
@@ -145,8 +171,10 @@ __global__ void __launch_bounds__(128)
   const int k = blockIdx.y * g.block_rows() + row;
   const int v0 = value_group * SPAN;
   const std::int64_t state_base = std::int64_t(bh) * g.K * g.V + std::int64_t(k) * g.V + v0;
-  // The sub-chunk reductions give lane l row l % BK of its warp; that row's bonus is the one it needs there.
-  const int my_row = warp * g.BK + lane % g.BK;
+  // The reductions give lane l row l % BK of its warp, for tokens l / BK, l / BK + 32 / BK, ... (BK a power
+  // of two: shifts and masks, no divisions); that row's bonus is the one it needs there.
+  const int bk_shift = __ffs(g.BK) - 1, my_row_in_warp = lane & (g.BK - 1);
+  const int my_row = warp * g.BK + my_row_in_warp;
   const float u_mine =
       Form::value.bonus ? to_float(p.u[h * g.K + blockIdx.y * g.block_rows() + my_row]) : 0.0f;
 
@@ -203,7 +231,7 @@ __global__ void __launch_bounds__(128)
 #pragma unroll
           for (int j = 0; j < SPAN; ++j) dS[j] = fmaf(g.scale * x.q, x.d_o[j], dS[j]);
         }
-        float* out = sums + i * Q::token_floats + lane;
+        float* out = sums + (s % kReduced) * Q::token_floats + lane;
         out[Q::dq * 32] = dot(S_read, x.d_o);
         out[Q::dk * 32] = dot(dS, x.v);
         out[Q::dg * 32] = dot(dS, states[i]);
@@ -221,24 +249,20 @@ __global__ void __launch_bounds__(128)
         }
       }
 
-      // The sub-chunk's reductions over V: lane l finishes row l % BK for tokens first + l / BK, ...
+      // The reductions over V, every kReduced tokens (at the chunk's last tokens, the ones there are): lane l
+      // finishes row l % BK for tokens first + l / BK, ...
+      if (first % kReduced != 0) continue;
       __syncwarp();
-      const int count = min(kSub, span.length - first);
-      for (int i = lane / g.BK; i < count; i += 32 / g.BK) {
-        const float* partial = sums + i * Q::token_floats + (lane % g.BK) * g.VG;
+      const int count = min(kReduced, span.length - first);
+      for (int i = lane >> bk_shift; i < count; i += 32 >> bk_shift) {
+        const float* partial = sums + i * Q::token_floats + my_row_in_warp * g.VG;
         float total[Q::count];
-#pragma unroll
-        for (int q = 0; q < Q::count; ++q) {
-          total[q] = 0;
-          if (g.VG % 4 == 0) {  // a row's partials are 16-byte aligned then
-            for (int vg = 0; vg < g.VG; vg += 4) {
-              const float4 four = *reinterpret_cast<const float4*>(partial + q * 32 + vg);
-              total[q] += (four.x + four.y) + (four.z + four.w);
-            }
-          } else {
-            for (int vg = 0; vg < g.VG; ++vg) total[q] += partial[q * 32 + vg];
-          }
-        }
+        if (g.VG == 8)
+          row_totals<8>(partial, g.VG, total);
+        else if (g.VG == 4)
+          row_totals<4>(partial, g.VG, total);
+        else
+          row_totals<0>(partial, g.VG, total);
         const float* record = records + (first + i) * record_floats;
         const float q_k = record[KV::q * g.block_rows() + my_row],
                     k_k = record[KV::k * g.block_rows() + my_row];
