@@ -7,7 +7,7 @@
 // halfway through the chunk, made once), then the row of dS_t is stepped back through them. The recomputation
 // (32 state steps per 16 tokens instead of 16) buys freedom from shared memory for states, and with it the
 // occupancy that hides the latency. Each token's gradients leave as per-lane partial sums in shared memory,
-// reduced over V every two sub-chunks (kReduced tokens).
+// reduced over V every one or two sub-chunks (Geometry::row_sum_tokens).
 #pragma once
 
 #include "kernels/common/fused_recurrent/geometry.cuh"
@@ -18,10 +18,11 @@ namespace flabench::fused {
 
 constexpr int kSub = 4;           // tokens whose states one lane holds in registers at a time
 constexpr int kMid = kChunk / 2;  // a second starting point of the recomputation, inside the chunk
-// Tokens whose partial sums one reduction over V finishes: two sub-chunks, so that at VG = 8 (BK = 4 rows
-// a warp) all 32 lanes have a (token, row) to finish, and the reduction's fixed costs come half as often.
-constexpr int kReduced = 2 * kSub;
-static_assert(kChunk % kReduced == 0, "a reduction never spans two chunks");
+// Tokens whose partial sums one reduction over V finishes (Geometry::row_sum_tokens): one sub-chunk, or two
+// where their room costs no resident block, so that at VG = 8 (BK = 4 rows a warp) all 32 lanes have a
+// (token, row) to finish and the reduction's fixed costs come half as often.
+constexpr int kWideSums = 2 * kSub;
+static_assert(kChunk % kWideSums == 0, "a reduction never spans two chunks");
 
 // Per token: the key vectors' entries for the block's rows, then v, do (and a^T S, dS^T b) over all V.
 template <class Form>
@@ -47,12 +48,12 @@ struct RowSums {
   static constexpr int token_floats = count * 32 + 4;
 };
 
-// The ring, the converted chunk and each warp's partial sums of a sub-chunk.
+// The ring, the converted chunk and each warp's partial sums of `sum_tokens` tokens.
 template <class Form>
-inline std::size_t rows_shared_bytes(const StagePlan& plan, const Geometry& g) {
+inline std::size_t rows_shared_bytes(const StagePlan& plan, const Geometry& g, int sum_tokens) {
   return kStages * std::size_t(plan.slot_bytes()) +
          sizeof(float) * (kChunk * RowRecord<Form>::floats(g.block_rows(), g.V, g.SPAN) +
-                          g.W_rows * kReduced * RowSums<Form>::token_floats);
+                          g.W_rows * sum_tokens * RowSums<Form>::token_floats);
 }
 
 template <class Form, class T, int SPAN>
@@ -162,8 +163,9 @@ __global__ void __launch_bounds__(128)
   float* records = reinterpret_cast<float*>(smem + kStages * plan.slot_bytes());
   const int record_floats = R::floats(g.block_rows(), g.V, SPAN);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  float* sums =
-      records + kChunk * record_floats + warp * kReduced * Q::token_floats;  // [kReduced][Q::count][32 lanes]
+  const int sum_mask = g.row_sum_tokens - 1;
+  float* sums = records + kChunk * record_floats +
+                warp * g.row_sum_tokens * Q::token_floats;  // [row_sum_tokens][Q::count][32 lanes]
   const int bh = blockIdx.x, b = bh / g.H, h = bh % g.H;
   const int row_in_warp = lane / g.VG, value_group = lane % g.VG;
   const bool active = row_in_warp < g.BK;
@@ -231,7 +233,7 @@ __global__ void __launch_bounds__(128)
 #pragma unroll
           for (int j = 0; j < SPAN; ++j) dS[j] = fmaf(g.scale * x.q, x.d_o[j], dS[j]);
         }
-        float* out = sums + (s % kReduced) * Q::token_floats + lane;
+        float* out = sums + (s & sum_mask) * Q::token_floats + lane;
         out[Q::dq * 32] = dot(S_read, x.d_o);
         out[Q::dk * 32] = dot(dS, x.v);
         out[Q::dg * 32] = dot(dS, states[i]);
@@ -249,11 +251,11 @@ __global__ void __launch_bounds__(128)
         }
       }
 
-      // The reductions over V, every kReduced tokens (at the chunk's last tokens, the ones there are): lane l
-      // finishes row l % BK for tokens first + l / BK, ...
-      if (first % kReduced != 0) continue;
+      // The reductions over V, every row_sum_tokens tokens (at the chunk's last tokens, the ones there are):
+      // lane l finishes row l % BK for tokens first + l / BK, ...
+      if ((first & sum_mask) != 0) continue;
       __syncwarp();
-      const int count = min(kReduced, span.length - first);
+      const int count = min(g.row_sum_tokens, span.length - first);
       for (int i = lane >> bk_shift; i < count; i += 32 >> bk_shift) {
         const float* partial = sums + i * Q::token_floats + my_row_in_warp * g.VG;
         float total[Q::count];

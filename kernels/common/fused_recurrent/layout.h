@@ -99,6 +99,9 @@ struct Geometry {
   // row pass: SPAN values per lane, VG lanes per row, BK rows per warp, W_rows warps per block
   int SPAN = 16, VG = 1, BK = 1, W_rows = 1;
   bool side_by_side = false;  // the backward's two passes at once (passes_side_by_side), where independent
+  // tokens whose partial sums one reduction over V of the row pass finishes (backward_rows.cuh): 8 where
+  // the room for them costs no resident block (variant.cuh), else 4
+  int row_sum_tokens = 4;
   // the column passes' chunks: column_tokens tokens each (column_chunk_tokens), column_chunks of them
   int column_tokens = kChunk, column_chunks = 0;
   __host__ __device__ int block_columns() const { return BV * W; }
