@@ -1,7 +1,6 @@
 // fused_recurrent backward, row pass: the gradients that reduce over V (dq, dk, dg, da, db, du) need the
-// forward state and its gradient side by side. A lane keeps SPAN (8 or 16) state elements, 8 columns of one
-// or two rows (layout.h, lane_rows); a warp holds BK rows and a block W of them (sharing the staged value
-// vectors), and the blocks of a head split K.
+// forward state and its gradient side by side. A lane keeps SPAN (8 or 16) columns of one state row; a warp
+// holds BK rows and a block W of them (sharing the staged value vectors), and the blocks of a head split K.
 // Rows are independent given the per-token vectors a^T S_{t-1} (saved by the forward) and dS_t^T b_t (from
 // the column pass). Backwards over chunks of kChunk tokens and, inside a chunk, over sub-chunks of kSub
 // tokens: a sub-chunk's states are recomputed into registers from the chunk's checkpoint (or from the state
@@ -33,8 +32,8 @@ struct RowRecord {
   __host__ __device__ static constexpr int keys_floats(int rows) {
     return (KeyVectors<Form>::count * rows + 3) / 4 * 4;
   }
-  __host__ __device__ static constexpr int floats(int rows, int V) {
-    return keys_floats(rows) + value_vectors * padded_values(V);
+  __host__ __device__ static constexpr int floats(int rows, int V, int SPAN) {
+    return keys_floats(rows) + value_vectors * padded_values(V, SPAN);
   }
 };
 
@@ -53,16 +52,16 @@ struct RowSums {
 template <class Form>
 inline std::size_t rows_shared_bytes(const StagePlan& plan, const Geometry& g, int sum_tokens) {
   return kStages * std::size_t(plan.slot_bytes()) +
-         sizeof(float) * (kChunk * RowRecord<Form>::floats(g.block_rows(), g.V) +
+         sizeof(float) * (kChunk * RowRecord<Form>::floats(g.block_rows(), g.V, g.SPAN) +
                           g.W_rows * sum_tokens * RowSums<Form>::token_floats);
 }
 
-template <class Form, class T>
+template <class Form, class T, int SPAN>
 __device__ void convert_row_chunk(const StagePlan& plan, const char* slot, int length, const Geometry& g,
                                   float* records) {
   using KV = KeyVectors<Form>;
   using R = RowRecord<Form>;
-  const int rows = g.block_rows(), record = R::floats(rows, g.V);
+  const int rows = g.block_rows(), record = R::floats(rows, g.V, SPAN);
   const int key_shift = log2_of(rows), key_mask = rows - 1;
 #pragma unroll
   for (int vec = 0; vec < KV::count; ++vec) {
@@ -83,40 +82,34 @@ __device__ void convert_row_chunk(const StagePlan& plan, const char* slot, int l
         load8(staged<T>(plan, slot, s, KV::count + which) + group * 8, x);
       else
         load8(staged<float>(plan, slot, s, KV::count + which) + group * 8, x);
-      store8(
-          records + s * record + R::keys_floats(rows) + which * padded_values(g.V) + group * (kRowValues + 4),
-          x);
+      const int first = group * 8;  // eight values: half a lane's (SPAN 16) or a lane's (8)
+      store8(records + s * record + R::keys_floats(rows) + which * padded_values(g.V, SPAN) +
+                 first / SPAN * (SPAN + 4) + first % SPAN,
+             x);
     }
   }
   __syncthreads();
 }
 
-// A lane's rows' scalars and its kRowValues values of each value vector, at one token.
+// One row's scalars and one lane's 16 values of each value vector, at one token.
 template <class Form, int SPAN>
 struct RowToken {
-  static constexpr int kRows = lane_rows(SPAN), N = kRowValues;
-  float q[kRows], k[kRows], decay[kRows], a[kRows], b[kRows];
-  float v[N], d_o[N], sa[N], dsa[N];
+  float q, k, decay, a, b;
+  float v[SPAN], d_o[SPAN], sa[SPAN], dsa[SPAN];
 
-  // `row0`: the lane's first row within the block (even where it has two, so a pair is one 8-byte read).
   // `gradients`: also do and dS^T b, which only the backward step reads.
-  __device__ void load(const float* record, const Geometry& g, int row0, int value_group, float head_decay,
+  __device__ void load(const float* record, const Geometry& g, int row, int value_group, float head_decay,
                        bool gradients) {
     using KV = KeyVectors<Form>;
     using R = RowRecord<Form>;
     const int rows = g.block_rows();
-    read_rows(q, record + KV::q * rows + row0);
-    read_rows(k, record + KV::k * rows + row0);
-    if constexpr (KV::per_key_gate)
-      read_rows(decay, record + KV::g * rows + row0);
-    else
-      for (int r = 0; r < kRows; ++r) decay[r] = head_decay;
-    if constexpr (KV::low_rank) {
-      read_rows(a, record + KV::a * rows + row0);
-      read_rows(b, record + KV::b * rows + row0);
-    }
-    const int stride = padded_values(g.V);
-    const float* values = record + R::keys_floats(rows) + value_group * (N + 4);
+    q = record[KV::q * rows + row];
+    k = record[KV::k * rows + row];
+    decay = KV::per_key_gate ? record[KV::g * rows + row] : head_decay;
+    a = KV::low_rank ? record[KV::a * rows + row] : 0.0f;
+    b = KV::low_rank ? record[KV::b * rows + row] : 0.0f;
+    const int stride = padded_values(g.V, SPAN);
+    const float* values = record + R::keys_floats(rows) + value_group * (SPAN + 4);
     load_floats(v, values + R::v * stride);
     if constexpr (Form::value.low_rank) load_floats(sa, values + R::sa * stride);
     if (gradients) {
@@ -125,52 +118,25 @@ struct RowToken {
     }
   }
   // S_t (into `to`) from S_{t-1} (`from`; the same array for in place)
-  __device__ void step(const float (&from)[kRows][N], float (&to)[kRows][N]) const {
+  __device__ void step(const float (&from)[SPAN], float (&to)[SPAN]) const {
 #pragma unroll
-    for (int r = 0; r < kRows; ++r)
-#pragma unroll
-      for (int j = 0; j < N; ++j) {
-        float next = fmaf(decay[r], from[r][j], k[r] * v[j]);
-        if constexpr (Form::value.low_rank) next = fmaf(b[r], sa[j], next);
-        to[r][j] = next;
-      }
-  }
-  __device__ void step(float (&S)[kRows][N]) const {
-    step(S, S);
-  }
-
- private:
-  __device__ static void read_rows(float (&x)[kRows], const float* at) {
-    if constexpr (kRows == 2) {
-      const float2 two = *reinterpret_cast<const float2*>(at);
-      x[0] = two.x, x[1] = two.y;
-    } else {
-      x[0] = *at;
+    for (int j = 0; j < SPAN; ++j) {
+      float next = fmaf(decay, from[j], k * v[j]);
+      if constexpr (Form::value.low_rank) next = fmaf(b, sa[j], next);
+      to[j] = next;
     }
+  }
+  __device__ void step(float (&S)[SPAN]) const {
+    step(S, S);
   }
 };
 
-// One partial sum per lane from a lane's kRows rows' partials: with two rows, the lanes of a row group's
-// lower half keep its first row and the upper half its second, each adding the partial of the lane VG / 2
-// away (the same values of the other row), so a row's partials lie in VG / 2 consecutive lanes and the
-// reduction reads them as it reads a one-row lane's.
-template <int kRows>
-__device__ __forceinline__ float fold_rows(const float (&partial)[kRows], int lane, int VG) {
-  if constexpr (kRows == 1) {
-    return partial[0];
-  } else {
-    const bool upper = (lane & (VG / 2)) != 0;
-    const float mine = upper ? partial[1] : partial[0], theirs = upper ? partial[0] : partial[1];
-    return mine + __shfl_xor_sync(kFullWarp, theirs, VG / 2);
-  }
-}
-
-// A row's totals at one token: each of the N quantities' partial sums (32 apart) over the row's `lanes`
-// consecutive lanes. kLanes: that count as a compile-time constant (4 and 8, where every layout an H100
-// picks for the peer shapes puts it: the loads unrolled, no loop), or 0 for the run-time `count`.
-template <int kLanes, int N>
-__device__ __forceinline__ void row_totals(const float* partial, int count, float (&total)[N]) {
-  const int lanes = kLanes > 0 ? kLanes : count;
+// A row's totals at one token: each of the N quantities' partial sums (32 apart) over the row's VG lanes.
+// kVG: VG as a compile-time constant (4 and 8, where every layout an H100 picks for the peer shapes puts
+// it: the loads unrolled, no loop), or 0 for the geometry's.
+template <int kVG, int N>
+__device__ __forceinline__ void row_totals(const float* partial, int VG, float (&total)[N]) {
+  const int lanes = kVG > 0 ? kVG : VG;
 #pragma unroll
   for (int q = 0; q < N; ++q) {
     total[q] = 0;
@@ -193,56 +159,29 @@ __global__ void __launch_bounds__(128)
   using KV = KeyVectors<Form>;
   using R = RowRecord<Form>;
   using Q = RowSums<Form>;
-  using Token = RowToken<Form, SPAN>;
-  constexpr int kRows = Token::kRows, N = Token::N;
-  using Rows = float[kRows][N];  // a lane's part of a state: kRows rows of N columns
   extern __shared__ __align__(16) char smem[];
   float* records = reinterpret_cast<float*>(smem + kStages * plan.slot_bytes());
-  const int record_floats = R::floats(g.block_rows(), g.V);
+  const int record_floats = R::floats(g.block_rows(), g.V, SPAN);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int sum_mask = g.row_sum_tokens - 1;
   float* sums = records + kChunk * record_floats +
                 warp * g.row_sum_tokens * Q::token_floats;  // [row_sum_tokens][Q::count][32 lanes]
   const int bh = blockIdx.x, b = bh / g.H, h = bh % g.H;
-  const int row_group = lane / g.VG, value_group = lane % g.VG;
-  const bool active = row_group < g.BK / kRows;
-  const int row0 = warp * g.BK + (active ? row_group * kRows : 0);  // the lane's first row within the block
-  const int k0 = blockIdx.y * g.block_rows() + row0;
-  const int v0 = value_group * N;
-  const std::int64_t state_base = std::int64_t(bh) * g.K * g.V + std::int64_t(k0) * g.V + v0;
+  const int row_in_warp = lane / g.VG, value_group = lane % g.VG;
+  const bool active = row_in_warp < g.BK;
+  const int row = warp * g.BK + (active ? row_in_warp : 0);  // within the block
+  const int k = blockIdx.y * g.block_rows() + row;
+  const int v0 = value_group * SPAN;
+  const std::int64_t state_base = std::int64_t(bh) * g.K * g.V + std::int64_t(k) * g.V + v0;
   // The reductions give lane l row l % BK of its warp, for tokens l / BK, l / BK + 32 / BK, ... (BK a power
-  // of two: shifts and masks, no divisions); that row's bonus is the one it needs there. Its partials lie
-  // in row_lanes consecutive lanes (fold_rows).
-  const int bk_shift = __ffs(g.BK) - 1, my_row_in_warp = lane & (g.BK - 1), row_lanes = g.VG / kRows;
+  // of two: shifts and masks, no divisions); that row's bonus is the one it needs there.
+  const int bk_shift = __ffs(g.BK) - 1, my_row_in_warp = lane & (g.BK - 1);
   const int my_row = warp * g.BK + my_row_in_warp;
   const float u_mine =
       Form::value.bonus ? to_float(p.u[h * g.K + blockIdx.y * g.block_rows() + my_row]) : 0.0f;
-  const auto load_rows = [&](Rows& x, const float* at) {
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) load_floats(x[r], at + r * g.V);
-  };
-  const auto copy_rows = [](Rows& to, const Rows& from) {
-#pragma unroll
-    for (int r = 0; r < kRows; ++r)
-#pragma unroll
-      for (int j = 0; j < N; ++j) to[r][j] = from[r][j];
-  };
-  // sum over the lane's columns of x y, per row, folded to the lane's one partial
-  const auto rows_dot = [&](const Rows& x, const float(&y)[N]) {
-    float partial[kRows];
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) partial[r] = dot(x[r], y);
-    return fold_rows<kRows>(partial, lane, g.VG);
-  };
-  const auto rows_dot_rows = [&](const Rows& x, const Rows& y) {
-    float partial[kRows];
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) partial[r] = dot(x[r], y[r]);
-    return fold_rows<kRows>(partial, lane, g.VG);
-  };
 
-  Rows dS;
-  load_rows(dS, d.d_ht + state_base);
+  float dS[SPAN];
+  load_floats(dS, d.d_ht + state_base);
   float du = 0;
 
   const ChunkRing ring{plan, smem, g.chunks, b, h, g.T, g.H, /*reverse=*/true};
@@ -251,34 +190,33 @@ __global__ void __launch_bounds__(128)
 
   for (int index = 0; index < g.chunks; ++index) {
     const int chunk = g.chunks - 1 - index;
-    Rows S0;  // the state before the chunk's first token
-    load_rows(S0,
-              checkpoints + (std::int64_t(bh) * g.chunks + chunk) * g.K * g.V + std::int64_t(k0) * g.V + v0);
+    float S0[SPAN];  // the state before the chunk's first token
+    load_floats(S0,
+                checkpoints + (std::int64_t(bh) * g.chunks + chunk) * g.K * g.V + std::int64_t(k) * g.V + v0);
     ring.acquire(index);
     const ChunkSpan span = chunk_span(index, g.chunks, g.T, true);
     // where this lane's row of the chunk's first token goes in [B, T, H, K]; later tokens are H * K on
     const std::int64_t first_at = token_row(b, span.t0, h, g) * g.K + blockIdx.y * g.block_rows() + my_row;
     gates.advance(index);
-    convert_row_chunk<Form, T>(plan, ring.slot(index), span.length, g, records);
+    convert_row_chunk<Form, T, SPAN>(plan, ring.slot(index), span.length, g, records);
     auto token = [&](int s, bool gradients) {
-      Token x;
-      x.load(records + s * record_floats, g, row0, value_group, gates.decay(s), gradients);
+      RowToken<Form, SPAN> x;
+      x.load(records + s * record_floats, g, row, value_group, gates.decay(s), gradients);
       return x;
     };
 
     // The state before token kMid: the sub-chunks from there on recompute from it rather than from S0.
-    Rows S_mid;
-    copy_rows(S_mid, S0);
+    float S_mid[SPAN];
+#pragma unroll
+    for (int j = 0; j < SPAN; ++j) S_mid[j] = S0[j];
     for (int s = 0; s < (span.length > kMid ? kMid : 0); ++s) token(s, false).step(S_mid);
 
     for (int first = (span.length - 1) / kSub * kSub; first >= 0; first -= kSub) {
       const bool late = first >= kMid;
       // states[i]: the state before token first + i; each made from the one before in place of a copy
-      float states[kSub + 1][kRows][N];
-      if (late)
-        copy_rows(states[0], S_mid);
-      else
-        copy_rows(states[0], S0);
+      float states[kSub + 1][SPAN];
+#pragma unroll
+      for (int j = 0; j < SPAN; ++j) states[0][j] = late ? S_mid[j] : S0[j];
       for (int s = late ? kMid : 0; s < first; ++s) token(s, false).step(states[0]);
 #pragma unroll
       for (int i = 0; i < kSub; ++i)  // the last token's step only where the output reads S_t
@@ -288,38 +226,29 @@ __global__ void __launch_bounds__(128)
       for (int i = kSub - 1; i >= 0; --i) {
         const int s = first + i;
         if (s >= span.length) continue;
-        const Token x = token(s, true);
+        const RowToken<Form, SPAN> x = token(s, true);
         // the state the output read: S_{t-1}, or S_t
-        const Rows& S_read = states[Form::value.output_before_update ? i : i + 1];
+        const float(&S_read)[SPAN] = states[Form::value.output_before_update ? i : i + 1];
         if constexpr (!Form::value.output_before_update) {
 #pragma unroll
-          for (int r = 0; r < kRows; ++r)
-#pragma unroll
-            for (int j = 0; j < N; ++j) dS[r][j] = fmaf(g.scale * x.q[r], x.d_o[j], dS[r][j]);
+          for (int j = 0; j < SPAN; ++j) dS[j] = fmaf(g.scale * x.q, x.d_o[j], dS[j]);
         }
         float* out = sums + (s & sum_mask) * Q::token_floats + lane;
-        out[Q::dq * 32] = rows_dot(S_read, x.d_o);
-        out[Q::dk * 32] = rows_dot(dS, x.v);
-        out[Q::dg * 32] = rows_dot_rows(dS, states[i]);
+        out[Q::dq * 32] = dot(S_read, x.d_o);
+        out[Q::dk * 32] = dot(dS, x.v);
+        out[Q::dg * 32] = dot(dS, states[i]);
         if constexpr (Form::value.low_rank) {
-          out[Q::db * 32] = rows_dot(dS, x.sa);
-          out[Q::da * 32] = rows_dot(states[i], x.dsa);
+          out[Q::db * 32] = dot(dS, x.sa);
+          out[Q::da * 32] = dot(states[i], x.dsa);
         }
-        if constexpr (Form::value.bonus) {  // v . do: the same partial for either row
-          float v_dot_do[kRows];
+        if constexpr (Form::value.bonus) out[Q::v_dot_do * 32] = dot(x.v, x.d_o);
 #pragma unroll
-          for (int r = 0; r < kRows; ++r) v_dot_do[r] = dot(x.v, x.d_o);
-          out[Q::v_dot_do * 32] = fold_rows<kRows>(v_dot_do, lane, g.VG);
+        for (int j = 0; j < SPAN; ++j) {  // dS <- dL/dS_{t-1}
+          float prev = x.decay * dS[j];
+          if constexpr (Form::value.low_rank) prev = fmaf(x.a, x.dsa[j], prev);
+          if constexpr (Form::value.output_before_update) prev = fmaf(g.scale * x.q, x.d_o[j], prev);
+          dS[j] = prev;
         }
-#pragma unroll
-        for (int r = 0; r < kRows; ++r)
-#pragma unroll
-          for (int j = 0; j < N; ++j) {  // dS <- dL/dS_{t-1}
-            float prev = x.decay[r] * dS[r][j];
-            if constexpr (Form::value.low_rank) prev = fmaf(x.a[r], x.dsa[j], prev);
-            if constexpr (Form::value.output_before_update) prev = fmaf(g.scale * x.q[r], x.d_o[j], prev);
-            dS[r][j] = prev;
-          }
       }
 
       // The reductions over V, every row_sum_tokens tokens (at the chunk's last tokens, the ones there are):
@@ -328,14 +257,14 @@ __global__ void __launch_bounds__(128)
       __syncwarp();
       const int count = min(g.row_sum_tokens, span.length - first);
       for (int i = lane >> bk_shift; i < count; i += 32 >> bk_shift) {
-        const float* partial = sums + i * Q::token_floats + my_row_in_warp * row_lanes;
+        const float* partial = sums + i * Q::token_floats + my_row_in_warp * g.VG;
         float total[Q::count];
-        if (row_lanes == 8)
-          row_totals<8>(partial, row_lanes, total);
-        else if (row_lanes == 4)
-          row_totals<4>(partial, row_lanes, total);
+        if (g.VG == 8)
+          row_totals<8>(partial, g.VG, total);
+        else if (g.VG == 4)
+          row_totals<4>(partial, g.VG, total);
         else
-          row_totals<0>(partial, row_lanes, total);
+          row_totals<0>(partial, g.VG, total);
         const float* record = records + (first + i) * record_floats;
         const float q_k = record[KV::q * g.block_rows() + my_row],
                     k_k = record[KV::k * g.block_rows() + my_row];
@@ -362,8 +291,7 @@ __global__ void __launch_bounds__(128)
     }
   }
   if (active)
-    for (int r = 0; r < kRows; ++r)
-      for (int j = 0; j < N; ++j) d.dh0[state_base + std::int64_t(r) * g.V + j] = dS[r][j];
+    for (int j = 0; j < SPAN; ++j) d.dh0[state_base + j] = dS[j];
   if constexpr (Form::value.bonus) {  // lanes l, l + BK, ... hold parts of row l's du
     for (int m = g.BK; m < 32; m <<= 1) du += __shfl_xor_sync(kFullWarp, du, m);
     if (lane < g.BK) du_partial[std::int64_t(bh) * g.K + blockIdx.y * g.block_rows() + my_row] = du;

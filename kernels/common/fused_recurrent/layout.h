@@ -7,10 +7,9 @@
 // Column passes (forward, backward dS^T reductions): lane = column * KG + key group; a lane keeps KPT keys of
 // CPL (1 or 2) state columns in registers (KPT = 4 or 8 for K <= 64, 16 above), KG = K / KPT lanes share
 // their columns and reduce over K, a warp holds BV columns, a block W warps, and the blocks of a head split
-// V. Row pass (backward reductions over V): lane = row group * VG + value group; a lane keeps SPAN (8 or 16)
-// state elements, 8 columns of lane_rows(SPAN) (1 or 2) rows, VG = V / 8 lanes share a row group, a warp
-// holds BK rows, a block W_rows warps, and the blocks split K. kernels/notes/fused_recurrent.md has the
-// measurements behind these choices.
+// V. Row pass (backward reductions over V): lane = row * VG + value group; a lane keeps SPAN (8 or 16)
+// columns of one state row, VG = V / SPAN lanes share a row, a warp holds BK rows, a block W_rows warps, and
+// the blocks split K. kernels/notes/fused_recurrent.md has the measurements behind these choices.
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__
@@ -50,24 +49,15 @@ __host__ __device__ constexpr int columns_per_lane(int KPT, std::int64_t state_e
   return KPT == 16 && state_elements / (32 * 16) >= 2 * schedulers ? 2 : 1;
 }
 
-// State elements per lane in the row pass (SPAN): 8 where 16 would leave schedulers idle or with half a
-// warp's work (the pass is latency-bound there, and thinner lanes halve each warp's token step), else 16.
-// (With as many warps as schedulers 8 is no faster, and at 2,16384,16,128 it is 17-31% slower.)
+// Values per lane in the row pass: 8 where 16 would leave schedulers idle or with half a warp's work (the
+// pass is latency-bound there, and thinner lanes halve each warp's token step), else 16. (With as many warps
+// as schedulers 8 is no faster, and at 2,16384,16,128 it is 17-31% slower.)
 __host__ __device__ constexpr int values_per_lane(std::int64_t state_elements, std::int64_t schedulers) {
   return state_elements / (32 * 8) < schedulers ? 8 : 16;
 }
-// A row-pass lane's SPAN state elements are kRowValues columns of lane_rows(SPAN) rows: 16 as two rows, so
-// that each read of a value vector (v, do, ...) from shared memory serves both (version 24: a 128-bit read
-// costs a warp 4 shared-memory wavefronts however many lanes share its address, and those reads were most
-// of the row pass's traffic).
-constexpr int kRowValues = 8;
-__host__ __device__ constexpr int lane_rows(int SPAN) {
-  return SPAN / kRowValues;
-}
-// floats a value vector takes in shared memory: groups of kRowValues, each padded by 4 (the 8 lanes of a
-// quarter warp read 8 groups' float4s on distinct banks)
-__host__ __device__ constexpr int padded_values(int V) {
-  return V / kRowValues * (kRowValues + 4);
+// floats per SPAN values of a value vector in shared memory (+4, for conflict-free float4 reads as above)
+__host__ __device__ constexpr int padded_values(int V, int SPAN) {
+  return V / SPAN * (SPAN + 4);
 }
 
 // Whether the backward's column and row passes run side by side, where neither reads the other (all but the
@@ -106,8 +96,7 @@ struct Geometry {
   // column passes: KPT keys per lane, KG lanes per column, BV columns per warp, W warps per block
   int KPT = 8, CPL = 1, KG = 1, BV = 1, W = 1;  // CPL: columns per lane; BV counts columns
   int group_shift = 0, column_shift = 0;  // log2 of K / 8 (the conversion's groups of keys) and of BV * W
-  // row pass: SPAN state elements per lane (lane_rows(SPAN) rows of kRowValues), VG lanes per row group, BK
-  // rows per warp, W_rows warps per block
+  // row pass: SPAN values per lane, VG lanes per row, BK rows per warp, W_rows warps per block
   int SPAN = 16, VG = 1, BK = 1, W_rows = 1;
   bool side_by_side = false;  // the backward's two passes at once (passes_side_by_side), where independent
   // tokens whose partial sums one reduction over V of the row pass finishes (backward_rows.cuh): 8 where
@@ -139,8 +128,8 @@ inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, st
   g.group_shift = log2_of(g.K / 8);
   g.column_shift = log2_of(g.block_columns());
   g.SPAN = values_per_lane(B * H * K * V, schedulers);
-  g.VG = g.V / kRowValues;
-  g.BK = lane_rows(g.SPAN) * power_of_two_divisor(g.K / lane_rows(g.SPAN), 32 / g.VG);
+  g.VG = g.V / g.SPAN;
+  g.BK = power_of_two_divisor(g.K, 32 / g.VG);
   while (g.W_rows < 4 && g.K % (g.BK * g.W_rows * 2) == 0) g.W_rows *= 2;
   g.side_by_side = passes_side_by_side(B * H * K * V, g.KPT, g.SPAN, schedulers);
   g.column_tokens = column_chunk_tokens(g.KPT, bf16_inputs);
