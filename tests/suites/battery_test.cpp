@@ -82,6 +82,32 @@ const TensorCheckRecord* failing_tensor(const CaseRecord& r) {
   return nullptr;
 }
 
+// Runs `call` with `tensor` (an input or an incoming gradient) edited, then puts it back as it came: the
+// hygiene family checks that a variant leaves its inputs unchanged.
+void call_with_edited(const Tensor& tensor, const std::function<void(Array64&)>& edit,
+                      const std::function<void()>& call) {
+  const Array64 original = decode_tensor(tensor);
+  edit_tensor(tensor, edit);
+  call();
+  encode_tensor(original, tensor);
+}
+
+// gla's battery on the CPU fails exactly the state family's `probe` case of every dtype, each with
+// non-finite values.
+void expect_only_the_state_case_fails_with_inf(const Registry& registry, const std::string& probe) {
+  const BatteryOutcome outcome = run_on_cpu(registry, "/gla/");
+  EXPECT_EQ(outcome.failed_families(), std::set<std::string>{"state"});
+  std::set<std::string> names;
+  for (const CaseRecord& r : outcome.failed()) {
+    names.insert(r.name);
+    EXPECT_GT(failing_tensor(r)->nonfinite, 0) << r.name;
+  }
+  std::set<std::string> expected;
+  for (const char* dtype : {"fp32", "fp16", "bf16"})
+    expected.insert(std::string("state/gla/faulty/fwdbwd/") + dtype + "/B2-T65-H2-K64-V32/" + probe);
+  EXPECT_EQ(names, expected);
+}
+
 TEST(Battery, TheProductReferencePassesEveryCheckOnTheCpu) {
   const BatteryOutcome outcome = run_on_cpu(product_registry(), "");
   EXPECT_EQ(outcome.summary.failed, 0);
@@ -233,24 +259,10 @@ TEST(Battery, NamesAVariantThatStagesItsStateAsFp16Parts) {
   // (high + low) keeps ~22 bits of an ordinary state but turns an element past 65504 into inf.
   const FaultyGla fp16_parts([](Variant& v) {
     v.forward = [inner = v.forward](const ForwardCall& call) {
-      const Tensor& h0 = call.inputs.at("h0");
-      const Array64 original = decode_tensor(h0);
-      edit_tensor(h0, overflow_as_fp16_parts);
-      inner(call);
-      encode_tensor(original, h0);  // as it came: the hygiene family checks inputs are left unchanged
+      call_with_edited(call.inputs.at("h0"), overflow_as_fp16_parts, [&] { inner(call); });
     };
   });
-  const BatteryOutcome outcome = run_on_cpu(fp16_parts.registry, "/gla/");
-  EXPECT_EQ(outcome.failed_families(), std::set<std::string>{"state"});
-  std::set<std::string> names;
-  for (const CaseRecord& r : outcome.failed()) {
-    names.insert(r.name);
-    EXPECT_GT(failing_tensor(r)->nonfinite, 0) << r.name;
-  }
-  std::set<std::string> expected;
-  for (const char* dtype : {"fp32", "fp16", "bf16"})
-    expected.insert(std::string("state/gla/faulty/fwdbwd/") + dtype + "/B2-T65-H2-K64-V32/large_state");
-  EXPECT_EQ(names, expected);
+  expect_only_the_state_case_fails_with_inf(fp16_parts.registry, "large_state");
 }
 
 TEST(Battery, TheLargeStateCaseScalesTheStateUpAndItsReadersDown) {
@@ -313,25 +325,10 @@ TEST(Battery, NamesAVariantThatOverflowsOnAStateGradientPastFp16sRange) {
   // dht, from which every dS_t starts).
   const FaultyGla overflows([](Variant& v) {
     v.backward = [inner = v.backward](const BackwardCall& call) {
-      const Tensor& dht = call.grad_outputs.at("dht");
-      const Array64 original = decode_tensor(dht);
-      edit_tensor(dht, overflow_as_fp16_parts);
-      inner(call);
-      encode_tensor(original, dht);  // as it came: the hygiene family checks inputs are left unchanged
+      call_with_edited(call.grad_outputs.at("dht"), overflow_as_fp16_parts, [&] { inner(call); });
     };
   });
-  const BatteryOutcome outcome = run_on_cpu(overflows.registry, "/gla/");
-  EXPECT_EQ(outcome.failed_families(), std::set<std::string>{"state"});
-  std::set<std::string> names;
-  for (const CaseRecord& r : outcome.failed()) {
-    names.insert(r.name);
-    EXPECT_GT(failing_tensor(r)->nonfinite, 0) << r.name;
-  }
-  std::set<std::string> expected;
-  for (const char* dtype : {"fp32", "fp16", "bf16"})
-    expected.insert(std::string("state/gla/faulty/fwdbwd/") + dtype +
-                    "/B2-T65-H2-K64-V32/large_state_gradient");
-  EXPECT_EQ(names, expected);
+  expect_only_the_state_case_fails_with_inf(overflows.registry, "large_state_gradient");
 }
 
 TEST(Battery, TheLargeStateGradientCaseScalesTheGradientUpAndWhatItMultipliesDown) {
