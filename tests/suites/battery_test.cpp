@@ -82,6 +82,42 @@ const TensorCheckRecord* failing_tensor(const CaseRecord& r) {
   return nullptr;
 }
 
+// A state-family case of op `name` at a small fp16 shape (fwd+bwd) in the given magnitude scenario.
+BatteryCase small_state_case(const char* name, Magnitude magnitude = Magnitude::usual) {
+  BatteryCase c{.family = Family::state, .op = &testing::op_named(name), .magnitude = magnitude};
+  c.problem = Problem{1, 5, 1, 16, 16, DType::fp16, 16};
+  c.problem.M = c.op->slots.empty() ? 0 : c.op->slots.front();
+  c.problem.G = 1;
+  c.problem.scale = c.op->default_scale(c.problem);
+  c.mode = Mode::fwdbwd;
+  return c;
+}
+
+// The battery's `magnitude` cases: every op of the product registry has one, none skipped, each at the
+// op's default scale times `scale_factor`.
+void expect_every_op_gets(Magnitude magnitude, double scale_factor) {
+  const std::string probe(magnitude_name(magnitude));
+  std::set<std::string> ops;
+  for (const BatteryCase& c : battery_cases(product_registry(), {probe + "$", Backend::cpu, {}, false})) {
+    ops.insert(c.op->name);
+    EXPECT_EQ(c.magnitude, magnitude) << c.name;
+    EXPECT_DOUBLE_EQ(c.problem.scale, c.op->default_scale(c.problem) * scale_factor) << c.name;
+    EXPECT_FALSE(c.skip_reason) << c.name << ": " << *c.skip_reason;
+  }
+  EXPECT_EQ(ops, (std::set<std::string>{"gla", "gsa", "rwkv6", "rwkv7", "simple_gla"})) << probe;
+}
+
+// The registry's single op gets its `magnitude` case once a dtype, each skipped with a reason holding `why`.
+void expect_skipped_with(const Registry& registry, Magnitude magnitude, const std::string& why) {
+  const std::string probe(magnitude_name(magnitude));
+  const std::vector<BatteryCase> cases = battery_cases(registry, {probe + "$", Backend::cpu, {}, false});
+  ASSERT_EQ(cases.size(), 3u);  // one a dtype
+  for (const BatteryCase& c : cases) {
+    ASSERT_TRUE(c.skip_reason) << c.name;
+    EXPECT_NE(c.skip_reason->find(why), std::string::npos) << *c.skip_reason;
+  }
+}
+
 // Runs `call` with `tensor` (an input or an incoming gradient) edited, then puts it back as it came: the
 // hygiene family checks that a variant leaves its inputs unchanged.
 void call_with_edited(const Tensor& tensor, const std::function<void(Array64&)>& edit,
@@ -267,16 +303,8 @@ TEST(Battery, NamesAVariantThatStagesItsStateAsFp16Parts) {
 
 TEST(Battery, TheLargeStateCaseScalesTheStateUpAndItsReadersDown) {
   for (const char* name : {"gla", "rwkv7", "gsa"}) {
-    BatteryCase c{
-        .family = Family::state, .op = &testing::op_named(name), .magnitude = Magnitude::large_state};
-    c.problem = Problem{1, 5, 1, 16, 16, DType::fp16, 16};
-    c.problem.M = c.op->slots.empty() ? 0 : c.op->slots.front();
-    c.problem.G = 1;
-    c.problem.scale = c.op->default_scale(c.problem);
-    c.mode = Mode::fwdbwd;
-    BatteryCase plain = c;
-    plain.magnitude = Magnitude::usual;
-    const CheckInputs large = battery_inputs(c, 5), usual = battery_inputs(plain, 5);
+    const BatteryCase c = small_state_case(name, Magnitude::large_state);
+    const CheckInputs large = battery_inputs(c, 5), usual = battery_inputs(small_state_case(name), 5);
     const auto ratios = [&](const HostValues& a, const HostValues& b, float factor) {
       ASSERT_EQ(a.values.size(), b.values.size());
       for (std::size_t i = 0; i < a.values.size(); ++i)  // exact but where fp16's subnormals round
@@ -295,16 +323,7 @@ TEST(Battery, TheLargeStateCaseScalesTheStateUpAndItsReadersDown) {
     EXPECT_GT(largest, 65504.0f) << name << ": the state must pass fp16's range";
   }
   // and the op's scale turned down by the rest, so the state's products keep their usual size
-  const std::vector<BatteryCase> cases =
-      battery_cases(product_registry(), {"large_state$", Backend::cpu, {}, false});
-  std::set<std::string> ops;
-  for (const BatteryCase& c : cases) {
-    ops.insert(c.op->name);
-    EXPECT_EQ(c.magnitude, Magnitude::large_state) << c.name;
-    EXPECT_DOUBLE_EQ(c.problem.scale, c.op->default_scale(c.problem) * kLargeStateScale) << c.name;
-    EXPECT_FALSE(c.skip_reason) << c.name << ": " << *c.skip_reason;
-  }
-  EXPECT_EQ(ops, (std::set<std::string>{"gla", "gsa", "rwkv6", "rwkv7", "simple_gla"}));  // every op has one
+  expect_every_op_gets(Magnitude::large_state, kLargeStateScale);
 }
 
 TEST(Battery, TheLargeStateCaseIsSkippedWithAReasonWhereNoInputReadsTheState) {
@@ -312,12 +331,7 @@ TEST(Battery, TheLargeStateCaseIsSkippedWithAReasonWhereNoInputReadsTheState) {
   OpSpec unread = testing::op_named("gla");
   unread.state_reader.clear();
   registry.add_variant(make_reference_variant(registry.add_op(std::move(unread))));
-  const std::vector<BatteryCase> cases = battery_cases(registry, {"large_state$", Backend::cpu, {}, false});
-  ASSERT_EQ(cases.size(), 3u);  // one a dtype
-  for (const BatteryCase& c : cases) {
-    ASSERT_TRUE(c.skip_reason) << c.name;
-    EXPECT_NE(c.skip_reason->find("no state read linearly"), std::string::npos) << *c.skip_reason;
-  }
+  expect_skipped_with(registry, Magnitude::large_state, "no state read linearly");
 }
 
 TEST(Battery, NamesAVariantThatOverflowsOnAStateGradientPastFp16sRange) {
@@ -333,17 +347,8 @@ TEST(Battery, NamesAVariantThatOverflowsOnAStateGradientPastFp16sRange) {
 
 TEST(Battery, TheLargeStateGradientCaseScalesTheGradientUpAndWhatItMultipliesDown) {
   for (const char* name : {"gla", "rwkv6", "rwkv7", "gsa"}) {
-    BatteryCase c{.family = Family::state,
-                  .op = &testing::op_named(name),
-                  .magnitude = Magnitude::large_state_gradient};
-    c.problem = Problem{1, 5, 1, 16, 16, DType::fp16, 16};
-    c.problem.M = c.op->slots.empty() ? 0 : c.op->slots.front();
-    c.problem.G = 1;
-    c.problem.scale = c.op->default_scale(c.problem);
-    c.mode = Mode::fwdbwd;
-    BatteryCase plain = c;
-    plain.magnitude = Magnitude::usual;
-    const CheckInputs large = battery_inputs(c, 5), usual = battery_inputs(plain, 5);
+    const BatteryCase c = small_state_case(name, Magnitude::large_state_gradient);
+    const CheckInputs large = battery_inputs(c, 5), usual = battery_inputs(small_state_case(name), 5);
     const auto ratio_of = [&](const HostValues& a, const HostValues& b) {
       EXPECT_EQ(a.values.size(), b.values.size());
       float ratio = 0;  // the one ratio every element has (fp16's subnormals aside), or NaN
@@ -375,16 +380,7 @@ TEST(Battery, TheLargeStateGradientCaseScalesTheGradientUpAndWhatItMultipliesDow
     EXPECT_GT(largest, 65504.0f) << name << ": the state's gradient must pass fp16's range";
   }
   // and the op's scale turned up by as much as the states went down, so the output keeps its size
-  const std::vector<BatteryCase> cases =
-      battery_cases(product_registry(), {"large_state_gradient$", Backend::cpu, {}, false});
-  std::set<std::string> ops;
-  for (const BatteryCase& c : cases) {
-    ops.insert(c.op->name);
-    EXPECT_EQ(c.magnitude, Magnitude::large_state_gradient) << c.name;
-    EXPECT_DOUBLE_EQ(c.problem.scale, c.op->default_scale(c.problem) * kLargeStateGradientScale) << c.name;
-    EXPECT_FALSE(c.skip_reason) << c.name << ": " << *c.skip_reason;
-  }
-  EXPECT_EQ(ops, (std::set<std::string>{"gla", "gsa", "rwkv6", "rwkv7", "simple_gla"}));  // every op has one
+  expect_every_op_gets(Magnitude::large_state_gradient, kLargeStateGradientScale);
 }
 
 TEST(Battery, TheLargeStateGradientCaseIsSkippedWithAReasonWhereNoInputWritesTheState) {
@@ -392,13 +388,7 @@ TEST(Battery, TheLargeStateGradientCaseIsSkippedWithAReasonWhereNoInputWritesThe
   OpSpec unwritten = testing::op_named("gla");
   unwritten.state_writers.clear();
   registry.add_variant(make_reference_variant(registry.add_op(std::move(unwritten))));
-  const std::vector<BatteryCase> cases =
-      battery_cases(registry, {"large_state_gradient$", Backend::cpu, {}, false});
-  ASSERT_EQ(cases.size(), 3u);  // one a dtype
-  for (const BatteryCase& c : cases) {
-    ASSERT_TRUE(c.skip_reason) << c.name;
-    EXPECT_NE(c.skip_reason->find("no inputs that write its state"), std::string::npos) << *c.skip_reason;
-  }
+  expect_skipped_with(registry, Magnitude::large_state_gradient, "no inputs that write its state");
 }
 
 TEST(Battery, NamesAVariantWithAWrongInitialStateGradientWhenKDiffersFromV) {
