@@ -152,18 +152,8 @@ __device__ __forceinline__ void row_totals(const float* partial, int VG, float (
   }
 }
 
-// Resident blocks of 128 threads an SM the register budget is set for. The pass is bound by issue at two warps a
-// scheduler (notes, version 24), so where 16 columns a lane leave the compiler free (211 registers: two
-// blocks) it is held to three (168); rwkv7's extra vectors would spill there, and at 8 columns a lane the
-// compiler's own choice (128) already gives four.
-template <class Form, int SPAN>
-constexpr int rows_blocks_per_sm() {
-  if (SPAN == 8) return 4;
-  return Form::value.low_rank ? 2 : 3;
-}
-
 template <class Form, class T, int SPAN>
-__global__ void __launch_bounds__(128, (rows_blocks_per_sm<Form, SPAN>()))
+__global__ void __launch_bounds__(128)
     fused_recurrent_bwd_rows_kernel(Pointers<T> p, GradPointers<T> d, Geometry g, StagePlan plan,
                                     const float* checkpoints, float* dg_rows, float* du_partial) {
   using KV = KeyVectors<Form>;
