@@ -93,6 +93,26 @@ BatteryCase small_state_case(const char* name, Magnitude magnitude = Magnitude::
   return c;
 }
 
+// The one ratio a / b that every element has, or NaN where they differ. Elements of b under 2^-4 are left
+// out: scaled by 2^-10 they are fp16 subnormals, which round.
+float uniform_ratio(const HostValues& a, const HostValues& b) {
+  EXPECT_EQ(a.values.size(), b.values.size());
+  float ratio = 0;
+  for (std::size_t i = 0; i < a.values.size(); ++i) {
+    if (std::abs(b.values[i]) < 0.0625f) continue;
+    const float r = a.values[i] / b.values[i];
+    if (ratio != 0 && r != ratio) return std::nanf("");
+    ratio = r;
+  }
+  return ratio;
+}
+
+// Whether `gradient` is the incoming gradient of one of the op's final states.
+bool of_a_final_state(const OpSpec& op, const std::string& gradient) {
+  return std::any_of(op.states.begin(), op.states.end(),
+                     [&](const auto& state) { return gradient == "d" + state.second; });
+}
+
 // The battery's `magnitude` cases: every op of the product registry has one, none skipped, each at the
 // op's default scale times `scale_factor`.
 void expect_every_op_gets(Magnitude magnitude, double scale_factor) {
@@ -305,19 +325,13 @@ TEST(Battery, TheLargeStateCaseScalesTheStateUpAndItsReadersDown) {
   for (const char* name : {"gla", "rwkv7", "gsa"}) {
     const BatteryCase c = small_state_case(name, Magnitude::large_state);
     const CheckInputs large = battery_inputs(c, 5), usual = battery_inputs(small_state_case(name), 5);
-    const auto ratios = [&](const HostValues& a, const HostValues& b, float factor) {
-      ASSERT_EQ(a.values.size(), b.values.size());
-      for (std::size_t i = 0; i < a.values.size(); ++i)  // exact but where fp16's subnormals round
-        ASSERT_NEAR(a.values[i], b.values[i] * factor, 1e-7) << name;
-    };
-    const std::string state = c.op->states.front().first;
-    ratios(large.inputs.at(state), usual.inputs.at(state), kLargeState);
-    ratios(large.inputs.at(c.op->state_reader), usual.inputs.at(c.op->state_reader), kLargeStateReader);
-    for (const auto& [gradient, values] : *large.grad_outputs) {  // the final states' gradients; do as drawn
-      const bool of_a_state = std::any_of(c.op->states.begin(), c.op->states.end(),
-                                          [&](const auto& state) { return gradient == "d" + state.second; });
-      ratios(values, usual.grad_outputs->at(gradient), of_a_state ? kLargeStateReader : 1.0f);
-    }
+    const std::string state = c.op->states.front().first, reader = c.op->state_reader;
+    EXPECT_EQ(uniform_ratio(large.inputs.at(state), usual.inputs.at(state)), kLargeState) << name;
+    EXPECT_EQ(uniform_ratio(large.inputs.at(reader), usual.inputs.at(reader)), kLargeStateReader) << name;
+    for (const auto& [gradient, values] : *large.grad_outputs)  // the final states' gradients; do as drawn
+      EXPECT_EQ(uniform_ratio(values, usual.grad_outputs->at(gradient)),
+                of_a_final_state(*c.op, gradient) ? kLargeStateReader : 1.0f)
+          << name << " " << gradient;
     float largest = 0;
     for (float x : large.inputs.at(state).values) largest = std::max(largest, std::abs(x));
     EXPECT_GT(largest, 65504.0f) << name << ": the state must pass fp16's range";
@@ -349,30 +363,19 @@ TEST(Battery, TheLargeStateGradientCaseScalesTheGradientUpAndWhatItMultipliesDow
   for (const char* name : {"gla", "rwkv6", "rwkv7", "gsa"}) {
     const BatteryCase c = small_state_case(name, Magnitude::large_state_gradient);
     const CheckInputs large = battery_inputs(c, 5), usual = battery_inputs(small_state_case(name), 5);
-    const auto ratio_of = [&](const HostValues& a, const HostValues& b) {
-      EXPECT_EQ(a.values.size(), b.values.size());
-      float ratio = 0;  // the one ratio every element has (fp16's subnormals aside), or NaN
-      for (std::size_t i = 0; i < a.values.size(); ++i) {
-        if (std::abs(b.values[i]) < 0.0625f) continue;  // 2^-10 of it is an fp16 subnormal, which rounds
-        const float r = a.values[i] / b.values[i];
-        if (ratio != 0 && r != ratio) return std::nanf("");
-        ratio = r;
-      }
-      return ratio;
-    };
     std::set<std::string> initial_states, writers(c.op->state_writers.begin(), c.op->state_writers.end());
     for (const auto& [initial, final] : c.op->states) initial_states.insert(initial);
     EXPECT_FALSE(writers.empty()) << name;
     for (const auto& [input, values] : large.inputs) {
       const bool scaled = initial_states.count(input) || writers.count(input);
-      EXPECT_EQ(ratio_of(values, usual.inputs.at(input)), scaled ? kSmallFactor : 1.0f)
+      EXPECT_EQ(uniform_ratio(values, usual.inputs.at(input)), scaled ? kSmallFactor : 1.0f)
           << name << " " << input;
     }
     float largest = 0;
     for (const auto& [gradient, values] : *large.grad_outputs) {
-      const bool of_a_state = std::any_of(c.op->states.begin(), c.op->states.end(),
-                                          [&](const auto& state) { return gradient == "d" + state.second; });
-      EXPECT_EQ(ratio_of(values, usual.grad_outputs->at(gradient)), of_a_state ? kLargeStateGradient : 1.0f)
+      const bool of_a_state = of_a_final_state(*c.op, gradient);
+      EXPECT_EQ(uniform_ratio(values, usual.grad_outputs->at(gradient)),
+                of_a_state ? kLargeStateGradient : 1.0f)
           << name << " " << gradient;
       if (of_a_state)
         for (float x : values.values) largest = std::max(largest, std::abs(x));
