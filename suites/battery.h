@@ -42,10 +42,11 @@ std::string_view family_name(Family family);
 // The log decay of the beyond scenario: issue 5's wider range for rwkv7, w in [-5, 0).
 inline constexpr double kBeyondLogDecay = -5.0;
 
-// The state family's magnitude scenarios: values past fp16's 65504 in a state or its gradient, everything
-// they multiply scaled down so that outputs and gradients keep their usual size. A kernel that hands the
-// state or its gradient to fp16 anywhere shows inf; one that keeps them in fp32 or bf16 passes. Powers of
-// two: only fp16's subnormals round.
+// Magnitude scenarios. The state family's: values past fp16's 65504 in a state or its gradient, everything
+// they multiply scaled down so that outputs and gradients keep their usual size; a kernel that hands the
+// state or its gradient to fp16 anywhere shows inf, one that keeps them in fp32 or bf16 passes. The
+// accuracy family's small loss: gradients near the bottom of fp16's range. Powers of two: only fp16's
+// subnormals round.
 enum class Magnitude {
   usual,
   // The first initial state times kLargeState (2^17: most elements of a normal draw past 65504); its reader
@@ -61,6 +62,12 @@ enum class Magnitude {
   // (OpSpec::state_writers: dv = dS^T k, dk = dS v) and every initial state (a gate's gradient sums S dS),
   // the op's scale up by kLargeStateGradientScale (2^10) so the output (scale S^T q) keeps its size.
   large_state_gradient,
+  // Every incoming gradient (the outputs' and the final states') times kSmallFactor (2^-10): a loss that
+  // fp16 training has not scaled up. Every gradient is then 2^-10 times its usual size, still in fp16's
+  // normal range, but an intermediate smaller than the gradients it feeds (gsa's logit gradient scale p
+  // (dp - p . dp): p sums to 1 over the slots) falls among fp16's subnormals, where a kernel that stores it
+  // in fp16 keeps only a few of its bits.
+  small_loss,
 };
 inline constexpr float kLargeState = 131072.0f;
 inline constexpr float kLargeStateReader = 1.0f / 1024.0f;
@@ -70,7 +77,7 @@ inline constexpr float kLargeStateGradient = 131072.0f;
 inline constexpr float kSmallFactor = 1.0f / 1024.0f;
 inline constexpr double kLargeStateGradientScale = 1024.0;
 static_assert(kSmallFactor * kLargeStateGradientScale == 1.0);
-// "large_state", "large_state_gradient" (a case name's last part); "" for usual
+// "large_state", "large_state_gradient", "small_loss" (a case name's last part); "" for usual
 std::string_view magnitude_name(Magnitude magnitude);
 
 enum class DecayScenario {

@@ -66,14 +66,16 @@ double scale_factor(Magnitude magnitude) {
       return kLargeStateScale;
     case Magnitude::large_state_gradient:
       return kLargeStateGradientScale;
+    case Magnitude::small_loss:
+      return 1.0;
   }
   return 1.0;
 }
 
-// Why a magnitude scenario cannot be set up for the case's op: it needs a state and the inputs to scale
-// against it.
+// Why a state magnitude scenario cannot be set up for the case's op: it needs a state and the inputs to
+// scale against it. (The small loss needs only a backward: it is made only where there is one.)
 std::optional<std::string> magnitude_skip_reason(const BatteryCase& c) {
-  if (c.magnitude == Magnitude::usual) return std::nullopt;
+  if (c.magnitude == Magnitude::usual || c.magnitude == Magnitude::small_loss) return std::nullopt;
   if (c.op->states.empty()) return c.op->name + " has no recurrent state to make large";
   if (c.magnitude == Magnitude::large_state && c.op->state_reader.empty())
     return c.op->name + " has no state read linearly through an input to scale down against it";
@@ -131,6 +133,11 @@ struct Builder {
     c.mode = Mode::fwd;
     if (v.support.backward) add_here(c, kAccuracy[0], "reference");
     for (const Dims& d : kAccuracy) add_here(base, d, "reference");
+    if (v.support.backward) {  // every incoming gradient small
+      c = base;
+      c.magnitude = Magnitude::small_loss;
+      add_here(c, kSmall, std::string(magnitude_name(c.magnitude)));
+    }
 
     c = base;
     c.family = Family::decay;
@@ -243,6 +250,8 @@ std::string_view magnitude_name(Magnitude magnitude) {
       return "large_state";
     case Magnitude::large_state_gradient:
       return "large_state_gradient";
+    case Magnitude::small_loss:
+      return "small_loss";
   }
   return "?";
 }

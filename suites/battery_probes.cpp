@@ -257,6 +257,8 @@ CheckInputs battery_inputs(const BatteryCase& c, std::uint64_t seed) {
     for (const std::string& writer : c.op->state_writers)
       scale_values(inputs.inputs.at(writer), kSmallFactor);
   }
+  if (c.magnitude == Magnitude::small_loss && inputs.grad_outputs)
+    for (auto& [name, gradient] : *inputs.grad_outputs) scale_values(gradient, kSmallFactor);
   if (c.decay == DecayScenario::typical) return inputs;
   HostValues& g = inputs.inputs.at(c.op->log_decay);
   const RandomStream pick(seed, "decay_scenario");

@@ -394,6 +394,56 @@ TEST(Battery, TheLargeStateGradientCaseIsSkippedWithAReasonWhereNoInputWritesThe
   expect_skipped_with(registry, Magnitude::large_state_gradient, "no inputs that write its state");
 }
 
+TEST(Battery, NamesAVariantThatKeepsALogitSizedGradientInFp16) {
+  // gsa chunk's trap (kernels/notes/gsa.md): with fp16 inputs, an intermediate a fraction of do's size (its
+  // logit gradient, scale p (dp - p . dp)) stored in fp16. Modelled on do itself at 2^-9 of its size: in
+  // the usual cases it keeps fp16's 11 bits; under a small loss it falls among the subnormals.
+  constexpr float kLogitSize = 1.0f / 512.0f;
+  const FaultyGla logit_sized([&](Variant& v) {
+    v.backward = [inner = v.backward](const BackwardCall& call) {
+      if (call.problem.dtype != DType::fp16) return inner(call);
+      const auto as_fp16_logit = [](Array64& tensor) {
+        for (double& x : tensor.values)
+          x = round_to_dtype(DType::fp16, static_cast<float>(x) * kLogitSize) / kLogitSize;
+      };
+      call_with_edited(call.grad_outputs.at("do"), as_fp16_logit, [&] { inner(call); });
+    };
+  });
+  const BatteryOutcome outcome = run_on_cpu(logit_sized.registry, "/gla/");
+  std::set<std::string> names;
+  for (const CaseRecord& r : outcome.failed()) {
+    names.insert(r.name);
+    EXPECT_EQ(failing_tensor(r)->nonfinite, 0) << r.name << ": a precision loss, not an overflow";
+  }
+  EXPECT_EQ(names, std::set<std::string>{"accuracy/gla/faulty/fwdbwd/fp16/B2-T65-H2-K64-V32/small_loss"});
+}
+
+TEST(Battery, TheSmallLossCaseScalesEveryIncomingGradientDown) {
+  for (const char* name : {"gla", "rwkv7", "gsa"}) {
+    const BatteryCase c = small_state_case(name, Magnitude::small_loss);
+    const CheckInputs small = battery_inputs(c, 5), usual = battery_inputs(small_state_case(name), 5);
+    for (const auto& [input, values] : small.inputs)
+      EXPECT_EQ(uniform_ratio(values, usual.inputs.at(input)), 1.0f) << name << " " << input;
+    ASSERT_TRUE(small.grad_outputs) << name;
+    for (const auto& [gradient, values] : *small.grad_outputs)
+      EXPECT_EQ(uniform_ratio(values, usual.grad_outputs->at(gradient)), kSmallFactor)
+          << name << " " << gradient;
+  }
+  expect_every_op_gets(Magnitude::small_loss, 1.0);
+}
+
+TEST(Battery, AForwardAloneGetsNoSmallLossCase) {
+  const FaultyGla forward_only([](Variant& v) {
+    v.support.backward = false;
+    v.backward = nullptr;
+  });
+  const std::vector<BatteryCase> cases =
+      battery_cases(forward_only.registry, {"small_loss$", Backend::cpu, {}, false});
+  std::set<std::string> variants;
+  for (const BatteryCase& c : cases) variants.insert(c.variant->name);
+  EXPECT_EQ(variants, std::set<std::string>{"reference"});
+}
+
 TEST(Battery, NamesAVariantWithAWrongInitialStateGradientWhenKDiffersFromV) {
   // The backward only fills the square min(K, V) block of dh0, as if it indexed the state with one head dim.
   const FaultyGla square([](Variant& v) {
