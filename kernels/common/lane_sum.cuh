@@ -1,4 +1,5 @@
-// A sum over neighbouring lanes of a warp, for threads that share a row or a column of some tile.
+// A sum (or the largest value) over neighbouring lanes of a warp, for threads that share a row or a column
+// of some tile.
 #pragma once
 
 namespace flabench {
@@ -8,6 +9,13 @@ __device__ __forceinline__ float sum_over_lanes(float x, int lanes) {
 #pragma unroll
   for (int m = 1; m < 32; m <<= 1)
     if (m < lanes) x += __shfl_xor_sync(0xffffffffu, x, m);
+  return x;
+}
+
+// The largest x over the warp's 32 lanes; every lane gets it.
+__device__ __forceinline__ float largest_over_lanes(float x) {
+#pragma unroll
+  for (int m = 1; m < 32; m <<= 1) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, m));
   return x;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/common/chunk/launch.cuh"
 #include "kernels/common/forked_stream.h"
@@ -24,6 +25,12 @@ __global__ void add_into_kernel(T* to, const T* from, std::int64_t count) {
   for (std::int64_t idx = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; idx < count;
        idx += std::int64_t(gridDim.x) * blockDim.x)
     to[idx] = from_float<T>(to_float(to[idx]) + to_float(from[idx]));
+}
+
+// to = from in another dtype (a sum of one part).
+template <class In, class Out>
+void convert(const In* from, Out* to, std::int64_t count, cudaStream_t stream) {
+  sum_parts(from, to, 1, 1, count, stream);
 }
 
 // One of gsa's passes as GLA's chunk backward: queries q and their output gradient do (HQ heads), keys s and
@@ -99,14 +106,33 @@ void run_pass(const GlaPass<T>& pass, const PassScratch& scratch, const gsa::Poi
   }
 }
 
+// dq_i = Hk_i dz_i for fp16 inputs: GLA's output pass in fp32 over fp32 copies of s, k, f and dz, so that
+// a dz among fp16's subnormals (a small loss) keeps its bits (chunk_logits.cuh, balance_row).
+inline void query_grads_in_fp32(const gsa::Pointers<__half>& in, __half* dq, const Problem& p,
+                                const chunk::Dims& keys, std::byte* base, cudaStream_t stream) {
+  const ChunkWorkspace w = workspace_of(p);
+  const auto floats = [&](std::size_t at) { return reinterpret_cast<float*>(base + at); };
+  const std::int64_t tokens = p.B * p.T * p.H, query_rows = tokens * p.G;
+  convert(in.s, floats(w.slots_fp32), tokens * p.M, stream);
+  convert(in.f, floats(w.gates_fp32), tokens * p.M, stream);
+  convert(in.k, floats(w.keys_fp32), tokens * p.K, stream);
+  flabench::Pointers<float> pass{};
+  pass.q = floats(w.logit_grads_fp32), pass.k = floats(w.slots_fp32), pass.v = floats(w.keys_fp32),
+  pass.g = floats(w.gates_fp32), pass.o = floats(w.query_grads_fp32);
+  chunk::launch_output<GlaForm, float>(pass, keys, floats(w.key_states), stream);
+  convert(floats(w.query_grads_fp32), dq, query_rows * p.K, stream);
+}
+
 // The backward:
 //   1. logit grads  dz = scale p (dp - p . dp), dp = o's gradient through p, p as the forward saved it in
-//                   fp32 (chunk_logits.cuh)
+//                   fp32 (chunk_logits.cuh); with fp16 inputs also in fp32, and pass 1's dz and q (its do)
+//                   balanced per token (balance_row)
 //   2. pass 2       GLA with q = p, k = s, v = v, g = f, state Hv: dv, ds, df, dhv0 (its dq, dp, unused)
 //   3. pass 1       as GLA with q = dz, k = s, v = k, g = f, state Hk^T and do = q: since
 //                   sum_i dz_i . z_i = sum_i q_i . (Hk_i dz_i), that GLA's gradients of v, k, g and h0 are
 //                   pass 1's dk, ds, df and dhk0^T (hkt's incoming gradient its final state's, transposed)
-//   4. dq           GLA's output pass with q = dz, k = s, v = k over Hk^T's states: dq_i = Hk_i dz_i
+//   4. dq           GLA's output pass with q = dz, k = s, v = k over Hk^T's states: dq_i = Hk_i dz_i (in
+//                   fp32 for fp16 inputs: query_grads_in_fp32)
 // ds and df add the two passes' shares.
 template <class T>
 void backward(const BackwardCall& call) {
@@ -134,24 +160,30 @@ void backward(const BackwardCall& call) {
         allow_shared_memory(kernel, bytes);
         kernel<<<dim3(unsigned(p.B * p.H * p.G), unsigned(slots.chunks())), kLogitsThreads, bytes, stream>>>(
             LogitsArgs<T>{g.d_o, in.v, in.s, in.f, floats(w.value_states), int(p.V), floats(w.saved_weights),
-                          rows(w.logit_grads), nullptr, slots});
+                          rows(w.logit_grads), nullptr, slots, in.q, K, rows(w.balanced_queries),
+                          floats(w.logit_grads_fp32)});
       });
       FLA_CUDA_CHECK_LAUNCH();
     }
     {
       const NvtxRange range("pass1_grads");
       transpose_states(g.d_hkt, floats(w.key_initial), p, K, M, stream);
-      run_pass(GlaPass<T>{rows(w.logit_grads), in.q, in.k, K, floats(w.key_states), floats(w.key_initial),
+      const T* queries = std::is_same_v<T, __half> ? rows(w.balanced_queries) : in.q;
+      run_pass(GlaPass<T>{rows(w.logit_grads), queries, in.k, K, floats(w.key_states), floats(w.key_initial),
                           rows(w.slot_grads), g.dk, rows(w.gate_grads), floats(w.key_final)},
                w.scratch(), in, p, base, stream);
       transpose_states(floats(w.key_final), g.dhk0, p, M, K, stream);
     }
     const NvtxRange range("query_grads");
-    flabench::Pointers<T> pass{};
-    pass.q = rows(w.logit_grads), pass.k = in.s, pass.v = in.k, pass.g = in.f, pass.o = g.dq;
     chunk::Dims keys = slots;
     keys.V = K, keys.scale = 1.f;
-    chunk::launch_output<GlaForm, T>(pass, keys, floats(w.key_states), stream);
+    if constexpr (std::is_same_v<T, __half>) {
+      query_grads_in_fp32(in, g.dq, p, keys, base, stream);
+    } else {
+      flabench::Pointers<T> pass{};
+      pass.q = rows(w.logit_grads), pass.k = in.s, pass.v = in.k, pass.g = in.f, pass.o = g.dq;
+      chunk::launch_output<GlaForm, T>(pass, keys, floats(w.key_states), stream);
+    }
   };
   if (p.G == 1) {
     // Pass 2's backward reads only p and do: beside pass 1's (with its own scratch), where the reverse scans

@@ -31,6 +31,7 @@
 #include "kernels/common/chunk/intra_chunk.cuh"
 #include "kernels/common/chunk/staging.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/common/lane_sum.cuh"
 #include "kernels/gla/gla.h"
 #include "kernels/gsa/softmax_rows.cuh"
 
@@ -74,9 +75,15 @@ struct LogitsArgs {
   const float* states;   // [B*H, chunks, M, width]: S0 before every chunk
   int width;             // of x, y and S0's rows: K or V
   const float* weights;  // logit grads: p [B, T, HQ, M] in fp32, as the forward saved it
-  T* out;                // [B, T, HQ, M]: p (logits), or dz (logit grads)
+  T* out;                // [B, T, HQ, M]: p (logits), or dz (logit grads; fp16: balanced, below)
   float* saved_weights;  // logits: p in fp32 for the backward, or null
   chunk::Dims d;         // over the slots (d.K = M), with the query groups d.G and the logits' scale
+  // logit grads with fp16 inputs (else unused): q [B, T, HQ, K] in; out dz in fp32 [B, T, HQ, M], and the
+  // balanced pair pass 1 reads (balance_row)
+  const T* queries;
+  int query_width;
+  T* balanced_queries;
+  float* grads_fp32;
 };
 
 // One block's staging room and place, shared by both kernels.
@@ -206,6 +213,30 @@ __global__ void __launch_bounds__(kLogitsThreads, NT <= 4 ? 3 : 2) chunk_logits_
   }
 }
 
+// fp16's logit gradient: dz is a fraction of do's size (p sums to 1 over the slots), so a small loss puts it
+// among fp16's subnormals (the battery's small_loss case). Pass 1's gradients are sums of products
+// dz_i q_i of one token's row each, so a row's power of two 2^e may move between them: pass 1 reads
+// dz_i 2^e and q_i 2^-e in fp16, e chosen to give both the same largest magnitude (the geometric mean of
+// theirs), which keeps them normal down to gradients of 2^-28. The dq pass (dq_i = Hk_i dz_i, dz_i alone)
+// reads dz in fp32. A warp per row; `dz(m)` is slot m's value.
+template <class Dz>
+__device__ void balance_row(const LogitsArgs<__half>& args, std::int64_t row, int M, const Dz& dz) {
+  const int lane = threadIdx.x % 32, K = args.query_width;
+  const __half* q = args.queries + row * K;
+  float dz_largest = 0, q_largest = 0;
+  for (int m = lane; m < M; m += 32) dz_largest = fmaxf(dz_largest, fabsf(dz(m)));
+  for (int c = lane; c < K; c += 32) q_largest = fmaxf(q_largest, fabsf(to_float(q[c])));
+  dz_largest = largest_over_lanes(dz_largest), q_largest = largest_over_lanes(q_largest);
+  const int e = dz_largest > 0 && q_largest > 0 ? (ilogbf(q_largest) - ilogbf(dz_largest)) / 2 : 0;
+  for (int m = lane; m < M; m += 32) {
+    const float value = dz(m);
+    args.grads_fp32[row * M + m] = value;
+    args.out[row * M + m] = from_float<__half>(ldexpf(value, e));
+  }
+  for (int c = lane; c < K; c += 32)
+    args.balanced_queries[row * K + c] = from_float<__half>(ldexpf(to_float(q[c]), -e));
+}
+
 template <class T, int NT>
 __global__ void __launch_bounds__(kLogitsThreads, NT <= 4 ? 3 : 2)
     chunk_logit_grads_kernel(LogitsArgs<T> args) {
@@ -220,14 +251,18 @@ __global__ void __launch_bounds__(kLogitsThreads, NT <= 4 ? 3 : 2)
   __syncthreads();
   // dz = scale p (dp - p . dp): a warp per row.
   const int lane = threadIdx.x % 32, HQ = args.d.H * args.d.G;
-  T* grads = args.out + args.d.queries().row(sb.b, sb.hq, sb.t0) * M;
+  const std::int64_t first_row = args.d.queries().row(sb.b, sb.hq, sb.t0);
   for (int i = warp; i < sb.length; i += warps) {
     float weighted = 0;
     for (int m = lane; m < M; m += 32) weighted += p[i * M + m] * dp[i * M + m];
     weighted = sum_over_lanes(weighted, 32);
-    for (int m = lane; m < M; m += 32)
-      grads[std::int64_t(i) * HQ * M + m] =
-          from_float<T>(args.d.scale * p[i * M + m] * (dp[i * M + m] - weighted));
+    const std::int64_t row = first_row + std::int64_t(i) * HQ;
+    const auto dz = [&](int m) { return args.d.scale * p[i * M + m] * (dp[i * M + m] - weighted); };
+    if constexpr (std::is_same_v<T, __half>) {
+      balance_row(args, row, M, dz);
+    } else {
+      for (int m = lane; m < M; m += 32) args.out[row * M + m] = from_float<T>(dz(m));
+    }
   }
 }
 

@@ -20,13 +20,16 @@ TEST(GsaChunkWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
         for (std::int64_t V : {8, 64})
           for (std::int64_t M : {16, 64, 128})
             for (std::int64_t G : {1, 4})
-              for (std::size_t element : {2, 4}) {  // bf16 / fp16 inputs, fp32 inputs or operands
-                Problem p{2, T, 3, K, V, element == 2 ? DType::bf16 : DType::fp32};
+              for (DType dtype : {DType::bf16, DType::fp16, DType::fp32}) {
+                // the inputs' and the scan operand's element (fp16's operand is fp32: chunk::Prepared)
+                const std::size_t element = dtype == DType::bf16 ? 2 : 4, input = dtype_size(dtype);
+                Problem p{2, T, 3, K, V, dtype};
                 p.M = M, p.G = G, p.chunk_size = C;
-                const gsa::ChunkWorkspace w(p, element, element);
+                const gsa::ChunkWorkspace w(p, element, input);
                 const std::size_t heads = 6, chunks = (T + C - 1) / C, D = std::max(K, V),
                                   copies = G > 1 ? 1 : 0,  // grouped queries' copies
-                    side = G == 1 ? 1 : 0;                 // pass 2's own scratch
+                    side = G == 1 ? 1 : 0,                 // pass 2's own scratch
+                    fp16 = dtype == DType::fp16 ? 1 : 0;   // the logit gradient's fp32 path
                 const std::vector<testing::Region> regions = {
                     {w.value_states, 4 * heads * chunks * M * V},
                     {w.key_states, 4 * heads * chunks * M * K},
@@ -34,28 +37,34 @@ TEST(GsaChunkWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
                     {w.key_final, 4 * heads * M * K},
                     {w.whole, 4 * heads * chunks * M},
                     {w.slots_to_end, element * heads * chunks * C * M},
-                    {w.weights, element * 2 * T * 3 * G * M},
+                    {w.weights, input * 2 * T * 3 * G * M},
                     {w.saved_weights, sizeof(float) * 2 * T * 3 * G * M},
-                    {w.logit_grads, element * 2 * T * 3 * G * M},
-                    {w.unused_grads, element * 2 * T * 3 * G * M},
-                    {w.slot_grads, element * 2 * T * 3 * M},
-                    {w.gate_grads, element * 2 * T * 3 * M},
+                    {w.logit_grads, input * 2 * T * 3 * G * M},
+                    {w.unused_grads, input * 2 * T * 3 * G * M},
+                    {w.slot_grads, input * 2 * T * 3 * M},
+                    {w.gate_grads, input * 2 * T * 3 * M},
                     {w.state_grads, 4 * G * heads * chunks * M * D},
                     {w.queries_from_start, element * G * heads * chunks * C * M},
-                    {w.side_unused_grads, side * element * 2 * T * 3 * G * M},
+                    {w.side_unused_grads, side * input * 2 * T * 3 * G * M},
                     {w.side_state_grads, side * 4 * G * heads * chunks * M * D},
                     {w.side_queries_from_start, side * element * G * heads * chunks * C * M},
-                    {w.slot_copies, copies * element * 2 * T * 3 * G * M},
-                    {w.gate_copies, copies * element * 2 * T * 3 * G * M},
-                    {w.row_copies, copies * element * 2 * T * 3 * G * D},
+                    {w.slot_copies, copies * input * 2 * T * 3 * G * M},
+                    {w.gate_copies, copies * input * 2 * T * 3 * G * M},
+                    {w.row_copies, copies * input * 2 * T * 3 * G * D},
                     {w.state_copies, copies * 4 * G * heads * chunks * M * D},
                     {w.whole_copies, copies * 4 * G * heads * chunks * M},
                     {w.slots_to_end_copies, copies * element * G * heads * chunks * C * M},
                     {w.final_grad_copies, copies * 4 * G * heads * M * D},
                     {w.initial_grad_copies, copies * 4 * G * heads * M * D},
-                    {w.slot_grad_copies, copies * element * 2 * T * 3 * G * M},
-                    {w.gate_grad_copies, copies * element * 2 * T * 3 * G * M},
-                    {w.row_grad_copies, copies * element * 2 * T * 3 * G * D}};
+                    {w.slot_grad_copies, copies * input * 2 * T * 3 * G * M},
+                    {w.gate_grad_copies, copies * input * 2 * T * 3 * G * M},
+                    {w.row_grad_copies, copies * input * 2 * T * 3 * G * D},
+                    {w.logit_grads_fp32, fp16 * 4 * 2 * T * 3 * G * M},
+                    {w.balanced_queries, fp16 * 2 * 2 * T * 3 * G * K},
+                    {w.slots_fp32, fp16 * 4 * 2 * T * 3 * M},
+                    {w.gates_fp32, fp16 * 4 * 2 * T * 3 * M},
+                    {w.keys_fp32, fp16 * 4 * 2 * T * 3 * K},
+                    {w.query_grads_fp32, fp16 * 4 * 2 * T * 3 * G * K}};
                 const std::size_t end = testing::expect_in_order(regions, 16);
                 EXPECT_GE(w.total, end);
                 EXPECT_LT(w.total, end + 16);
