@@ -62,6 +62,11 @@ enum class Magnitude {
   // (OpSpec::state_writers: dv = dS^T k, dk = dS v) and every initial state (a gate's gradient sums S dS),
   // the op's scale up by kLargeStateGradientScale (2^10) so the output (scale S^T q) keeps its size.
   large_state_gradient,
+  // large_state's inputs with every incoming gradient times kLargeStateReader, the output's too (a small
+  // loss, below): dq = scale S do keeps its usual size, while gsa's logit gradient scale p (dp - p . dp),
+  // which dq reads through the state (dq_i = Hk_i dz_i), falls to 2^-17 of its usual size, among fp16's
+  // subnormals.
+  large_state_small_loss,
   // Every incoming gradient (the outputs' and the final states') times kSmallFactor (2^-10): a loss that
   // fp16 training has not scaled up. Every gradient is then 2^-10 times its usual size, still in fp16's
   // normal range, but an intermediate smaller than the gradients it feeds (gsa's logit gradient scale p
@@ -77,7 +82,8 @@ inline constexpr float kLargeStateGradient = 131072.0f;
 inline constexpr float kSmallFactor = 1.0f / 1024.0f;
 inline constexpr double kLargeStateGradientScale = 1024.0;
 static_assert(kSmallFactor * kLargeStateGradientScale == 1.0);
-// "large_state", "large_state_gradient", "small_loss" (a case name's last part); "" for usual
+// "large_state", "large_state_gradient", "large_state_small_loss", "small_loss" (a case name's last part);
+// "" for usual
 std::string_view magnitude_name(Magnitude magnitude);
 
 enum class DecayScenario {

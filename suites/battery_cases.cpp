@@ -63,6 +63,7 @@ double scale_factor(Magnitude magnitude) {
     case Magnitude::usual:
       return 1.0;
     case Magnitude::large_state:
+    case Magnitude::large_state_small_loss:
       return kLargeStateScale;
     case Magnitude::large_state_gradient:
       return kLargeStateGradientScale;
@@ -77,7 +78,8 @@ double scale_factor(Magnitude magnitude) {
 std::optional<std::string> magnitude_skip_reason(const BatteryCase& c) {
   if (c.magnitude == Magnitude::usual || c.magnitude == Magnitude::small_loss) return std::nullopt;
   if (c.op->states.empty()) return c.op->name + " has no recurrent state to make large";
-  if (c.magnitude == Magnitude::large_state && c.op->state_reader.empty())
+  if ((c.magnitude == Magnitude::large_state || c.magnitude == Magnitude::large_state_small_loss) &&
+      c.op->state_reader.empty())
     return c.op->name + " has no state read linearly through an input to scale down against it";
   if (c.magnitude == Magnitude::large_state_gradient && c.op->state_writers.empty())
     return c.op->name + " names no inputs that write its state, to scale down against its gradient";
@@ -171,6 +173,10 @@ struct Builder {
       c.magnitude = magnitude;
       add_here(c, kSmall, std::string(magnitude_name(magnitude)));
     }
+    if (v.support.backward) {  // a forward alone reads no incoming gradient: it would be large_state again
+      c.magnitude = Magnitude::large_state_small_loss;
+      add_here(c, kSmall, std::string(magnitude_name(c.magnitude)));
+    }
 
     c = base;
     c.family = Family::hygiene;
@@ -250,6 +256,8 @@ std::string_view magnitude_name(Magnitude magnitude) {
       return "large_state";
     case Magnitude::large_state_gradient:
       return "large_state_gradient";
+    case Magnitude::large_state_small_loss:
+      return "large_state_small_loss";
     case Magnitude::small_loss:
       return "small_loss";
   }

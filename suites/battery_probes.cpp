@@ -242,10 +242,12 @@ void scale_values(HostValues& tensor, float factor) {
 
 CheckInputs battery_inputs(const BatteryCase& c, std::uint64_t seed) {
   CheckInputs inputs = make_check_inputs(*c.op, c.problem, c.mode, seed);
-  if (c.magnitude == Magnitude::large_state) {
+  if (c.magnitude == Magnitude::large_state || c.magnitude == Magnitude::large_state_small_loss) {
     scale_values(inputs.inputs.at(c.op->states.front().first), kLargeState);
     scale_values(inputs.inputs.at(c.op->state_reader), kLargeStateReader);
-    if (inputs.grad_outputs)
+    if (inputs.grad_outputs && c.magnitude == Magnitude::large_state_small_loss)
+      for (auto& [name, gradient] : *inputs.grad_outputs) scale_values(gradient, kLargeStateReader);
+    else if (inputs.grad_outputs)
       for (const auto& [initial, final] : c.op->states)
         scale_values(inputs.grad_outputs->at("d" + final), kLargeStateReader);
   }

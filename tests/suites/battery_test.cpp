@@ -118,7 +118,8 @@ bool of_a_final_state(const OpSpec& op, const std::string& gradient) {
 void expect_every_op_gets(Magnitude magnitude, double scale_factor) {
   const std::string probe(magnitude_name(magnitude));
   std::set<std::string> ops;
-  for (const BatteryCase& c : battery_cases(product_registry(), {probe + "$", Backend::cpu, {}, false})) {
+  for (const BatteryCase& c :
+       battery_cases(product_registry(), {"/" + probe + "$", Backend::cpu, {}, false})) {
     ops.insert(c.op->name);
     EXPECT_EQ(c.magnitude, magnitude) << c.name;
     EXPECT_DOUBLE_EQ(c.problem.scale, c.op->default_scale(c.problem) * scale_factor) << c.name;
@@ -148,9 +149,10 @@ void call_with_edited(const Tensor& tensor, const std::function<void(Array64&)>&
   encode_tensor(original, tensor);
 }
 
-// gla's battery on the CPU fails exactly the state family's `probe` case of every dtype, each with
+// gla's battery on the CPU fails exactly the state family's `probes` cases of every dtype, each with
 // non-finite values.
-void expect_only_the_state_case_fails_with_inf(const Registry& registry, const std::string& probe) {
+void expect_only_the_state_cases_fail_with_inf(const Registry& registry,
+                                               std::initializer_list<const char*> probes) {
   const BatteryOutcome outcome = run_on_cpu(registry, "/gla/");
   EXPECT_EQ(outcome.failed_families(), std::set<std::string>{"state"});
   std::set<std::string> names;
@@ -159,8 +161,9 @@ void expect_only_the_state_case_fails_with_inf(const Registry& registry, const s
     EXPECT_GT(failing_tensor(r)->nonfinite, 0) << r.name;
   }
   std::set<std::string> expected;
-  for (const char* dtype : {"fp32", "fp16", "bf16"})
-    expected.insert(std::string("state/gla/faulty/fwdbwd/") + dtype + "/B2-T65-H2-K64-V32/" + probe);
+  for (const char* probe : probes)
+    for (const char* dtype : {"fp32", "fp16", "bf16"})
+      expected.insert(std::string("state/gla/faulty/fwdbwd/") + dtype + "/B2-T65-H2-K64-V32/" + probe);
   EXPECT_EQ(names, expected);
 }
 
@@ -318,26 +321,29 @@ TEST(Battery, NamesAVariantThatStagesItsStateAsFp16Parts) {
       call_with_edited(call.inputs.at("h0"), overflow_as_fp16_parts, [&] { inner(call); });
     };
   });
-  expect_only_the_state_case_fails_with_inf(fp16_parts.registry, "large_state");
+  expect_only_the_state_cases_fail_with_inf(fp16_parts.registry, {"large_state", "large_state_small_loss"});
 }
 
-TEST(Battery, TheLargeStateCaseScalesTheStateUpAndItsReadersDown) {
-  for (const char* name : {"gla", "rwkv7", "gsa"}) {
-    const BatteryCase c = small_state_case(name, Magnitude::large_state);
-    const CheckInputs large = battery_inputs(c, 5), usual = battery_inputs(small_state_case(name), 5);
-    const std::string state = c.op->states.front().first, reader = c.op->state_reader;
-    EXPECT_EQ(uniform_ratio(large.inputs.at(state), usual.inputs.at(state)), kLargeState) << name;
-    EXPECT_EQ(uniform_ratio(large.inputs.at(reader), usual.inputs.at(reader)), kLargeStateReader) << name;
-    for (const auto& [gradient, values] : *large.grad_outputs)  // the final states' gradients; do as drawn
-      EXPECT_EQ(uniform_ratio(values, usual.grad_outputs->at(gradient)),
-                of_a_final_state(*c.op, gradient) ? kLargeStateReader : 1.0f)
-          << name << " " << gradient;
-    float largest = 0;
-    for (float x : large.inputs.at(state).values) largest = std::max(largest, std::abs(x));
-    EXPECT_GT(largest, 65504.0f) << name << ": the state must pass fp16's range";
+TEST(Battery, TheLargeStateCasesScaleTheStateUpAndItsReadersDown) {
+  for (Magnitude magnitude : {Magnitude::large_state, Magnitude::large_state_small_loss}) {
+    const bool small_loss = magnitude == Magnitude::large_state_small_loss;
+    for (const char* name : {"gla", "rwkv7", "gsa"}) {
+      const BatteryCase c = small_state_case(name, magnitude);
+      const CheckInputs large = battery_inputs(c, 5), usual = battery_inputs(small_state_case(name), 5);
+      const std::string state = c.op->states.front().first, reader = c.op->state_reader;
+      EXPECT_EQ(uniform_ratio(large.inputs.at(state), usual.inputs.at(state)), kLargeState) << name;
+      EXPECT_EQ(uniform_ratio(large.inputs.at(reader), usual.inputs.at(reader)), kLargeStateReader) << name;
+      for (const auto& [gradient, values] : *large.grad_outputs)  // do as drawn but under the small loss
+        EXPECT_EQ(uniform_ratio(values, usual.grad_outputs->at(gradient)),
+                  small_loss || of_a_final_state(*c.op, gradient) ? kLargeStateReader : 1.0f)
+            << name << " " << gradient;
+      float largest = 0;
+      for (float x : large.inputs.at(state).values) largest = std::max(largest, std::abs(x));
+      EXPECT_GT(largest, 65504.0f) << name << ": the state must pass fp16's range";
+    }
+    // and the op's scale turned down by the rest, so the state's products keep their usual size
+    expect_every_op_gets(magnitude, kLargeStateScale);
   }
-  // and the op's scale turned down by the rest, so the state's products keep their usual size
-  expect_every_op_gets(Magnitude::large_state, kLargeStateScale);
 }
 
 TEST(Battery, TheLargeStateCaseIsSkippedWithAReasonWhereNoInputReadsTheState) {
@@ -356,7 +362,7 @@ TEST(Battery, NamesAVariantThatOverflowsOnAStateGradientPastFp16sRange) {
       call_with_edited(call.grad_outputs.at("dht"), overflow_as_fp16_parts, [&] { inner(call); });
     };
   });
-  expect_only_the_state_case_fails_with_inf(overflows.registry, "large_state_gradient");
+  expect_only_the_state_cases_fail_with_inf(overflows.registry, {"large_state_gradient"});
 }
 
 TEST(Battery, TheLargeStateGradientCaseScalesTheGradientUpAndWhatItMultipliesDown) {
@@ -397,7 +403,8 @@ TEST(Battery, TheLargeStateGradientCaseIsSkippedWithAReasonWhereNoInputWritesThe
 TEST(Battery, NamesAVariantThatKeepsALogitSizedGradientInFp16) {
   // gsa chunk's trap (kernels/notes/gsa.md): with fp16 inputs, an intermediate a fraction of do's size (its
   // logit gradient, scale p (dp - p . dp)) stored in fp16. Modelled on do itself at 2^-9 of its size: in
-  // the usual cases it keeps fp16's 11 bits; under a small loss it falls among the subnormals.
+  // the usual cases it keeps fp16's 11 bits; under a small loss (both cases that make one) it falls among
+  // the subnormals.
   constexpr float kLogitSize = 1.0f / 512.0f;
   const FaultyGla logit_sized([&](Variant& v) {
     v.backward = [inner = v.backward](const BackwardCall& call) {
@@ -415,7 +422,9 @@ TEST(Battery, NamesAVariantThatKeepsALogitSizedGradientInFp16) {
     names.insert(r.name);
     EXPECT_EQ(failing_tensor(r)->nonfinite, 0) << r.name << ": a precision loss, not an overflow";
   }
-  EXPECT_EQ(names, std::set<std::string>{"accuracy/gla/faulty/fwdbwd/fp16/B2-T65-H2-K64-V32/small_loss"});
+  EXPECT_EQ(names,
+            (std::set<std::string>{"accuracy/gla/faulty/fwdbwd/fp16/B2-T65-H2-K64-V32/small_loss",
+                                   "state/gla/faulty/fwdbwd/fp16/B2-T65-H2-K64-V32/large_state_small_loss"}));
 }
 
 TEST(Battery, TheSmallLossCaseScalesEveryIncomingGradientDown) {
