@@ -57,6 +57,12 @@ class FaultyGla {
   Registry registry;
 };
 
+// The fault of a forward-only variant: no backward at all.
+void without_backward(Variant& v) {
+  v.support.backward = false;
+  v.backward = nullptr;
+}
+
 // Applies `edit` to a host tensor's values.
 void edit_tensor(const Tensor& tensor, const std::function<void(Array64&)>& edit) {
   Array64 values = decode_tensor(tensor);
@@ -442,10 +448,7 @@ TEST(Battery, TheSmallLossCaseScalesEveryIncomingGradientDown) {
 }
 
 TEST(Battery, AForwardAloneGetsNoSmallLossCase) {
-  const FaultyGla forward_only([](Variant& v) {
-    v.support.backward = false;
-    v.backward = nullptr;
-  });
+  const FaultyGla forward_only(without_backward);
   const std::vector<BatteryCase> cases =
       battery_cases(forward_only.registry, {"small_loss$", Backend::cpu, {}, false});
   std::set<std::string> variants;
@@ -573,10 +576,7 @@ TEST(Battery, AChunkedVariantIsCheckedAtEveryChunkSize) {
 }
 
 TEST(Battery, AForwardOnlyVariantMeetsItsPeersOnTheForward) {
-  const FaultyGla forward_only([](Variant& v) {
-    v.support.backward = false;
-    v.backward = nullptr;
-  });
+  const FaultyGla forward_only(without_backward);
   const std::vector<BatteryCase> cases =
       battery_cases(forward_only.registry, {"^cross/gla/.*/bf16/", Backend::cpu, {}, false});
   ASSERT_EQ(cases.size(), 1u);
@@ -585,10 +585,7 @@ TEST(Battery, AForwardOnlyVariantMeetsItsPeersOnTheForward) {
 }
 
 TEST(Battery, AForwardOnlyVariantGetsEveryFamilyOnItsForward) {
-  const FaultyGla forward_only([](Variant& v) {
-    v.support.backward = false;
-    v.backward = nullptr;
-  });
+  const FaultyGla forward_only(without_backward);
   const std::vector<BatteryCase> cases = battery_cases(
       forward_only.registry, {"^(accuracy|decay|shapes|state|hygiene)/gla/faulty/", Backend::cpu, {}, false});
   std::set<std::string> families;
