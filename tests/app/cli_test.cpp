@@ -65,7 +65,7 @@ TEST(Cli, CheckRunsTheBatteryAndWritesEveryFamily) {
   ASSERT_EQ(o.status, 0) << o.err << o.out;
   const ResultFile file = read_result_file(path);
   fs::remove(path);
-  ASSERT_EQ(file.cases.size(), 34u);  // the cpu reference variant's families; no cross pairs with one variant
+  ASSERT_EQ(file.cases.size(), 36u);  // the cpu reference variant's families; no cross pairs with one variant
   for (const CaseRecord& c : file.cases) {
     EXPECT_FALSE(c.timing);
     ASSERT_TRUE(c.check) << c.name;
@@ -75,7 +75,7 @@ TEST(Cli, CheckRunsTheBatteryAndWritesEveryFamily) {
   EXPECT_FALSE(file.context.settings.time);
   EXPECT_EQ(file.context.settings.seed, 5u);
   EXPECT_NE(o.out.find("decay          3       0        0"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("34 cases: 34 ok, 0 failed, 0 skipped"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("36 cases: 36 ok, 0 failed, 0 skipped"), std::string::npos) << o.out;
 }
 
 TEST(Cli, CheckListsTheBatteryAndRefusesBenchmarkAxes) {
@@ -93,7 +93,10 @@ TEST(Cli, CheckListsTheBatteryAndRefusesBenchmarkAxes) {
   EXPECT_NE(o.out.find("state/rwkv7/reference/fwdbwd/fp16/B2-T65-H2-K64-V32/large_state_gradient\n"),
             std::string::npos)
       << o.out;
-  EXPECT_NE(o.out.find("9 checks"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("state/rwkv7/reference/fwdbwd/fp16/B2-T65-H2-K64-V32/large_state_small_loss\n"),
+            std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("10 checks"), std::string::npos) << o.out;
   expect_usage_error("check --device cpu --axis T=64", "--axis and --preset do not apply");
   expect_usage_error("check --device cpu --filter '^nothing'", "no check matches --filter '^nothing'");
   expect_usage_error("check --device cpu --filter '('", "--filter: invalid regular expression");
