@@ -21,8 +21,9 @@ namespace {
 // The most shared memory a block of any step needs (the state pass with one operand buffer).
 std::size_t shared_bytes(const Problem& p) {
   const int C = p.chunk_size, K = int(p.K), input_bytes = int(dtype_size(p.dtype));
-  return sizeof(float) * std::max({intra_shared_floats(C), states_shared_floats(C, K, input_bytes, 1),
-                                   output_shared_floats(C, K)});
+  return sizeof(float) *
+         std::max({intra_shared_floats(C), states_shared_floats(C, K, input_bytes, kStateColumns, 1),
+                   output_shared_floats(C, K)});
 }
 
 template <class T>
@@ -50,15 +51,21 @@ void forward(const ForwardCall& call) {
   }
   {
     const NvtxRange range("states");
-    const int buffers = operand_buffers(d.C, d.K, sizeof(T),
-                                        current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
-    const std::size_t shared = sizeof(float) * states_shared_floats(d.C, d.K, sizeof(T), buffers);
-    with_one_of<1, 2, 4, 8>(d.K / 16, [&](auto groups) {  // K / 16
-      auto kernel = rwkv7_chunk_states_kernel<T, decltype(groups)::value>;
-      allow_shared_memory(kernel, shared);
-      kernel<<<dim3(heads, d.V / kStateColumns), kThreads, shared, call.stream>>>(
-          pointers, d, intra, states, sa, call.save_for_backward, buffers);
-    });
+    const bool few_blocks =
+        heads * (d.V / kStateColumns) < current_device_attribute(cudaDevAttrMultiProcessorCount);
+    with_one_of<kStateColumns, kNarrowStateColumns>(
+        few_blocks ? kNarrowStateColumns : kStateColumns, [&](auto cols) {
+          constexpr int COLS = decltype(cols)::value;
+          const int buffers = operand_buffers(
+              d.C, d.K, sizeof(T), COLS, current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+          const std::size_t shared = sizeof(float) * states_shared_floats(d.C, d.K, sizeof(T), COLS, buffers);
+          with_one_of<1, 2, 4, 8>(d.K / 16, [&](auto groups) {  // K / 16
+            auto kernel = rwkv7_chunk_states_kernel<T, decltype(groups)::value, COLS>;
+            allow_shared_memory(kernel, shared);
+            kernel<<<dim3(heads, d.V / COLS), state_threads(COLS), shared, call.stream>>>(
+                pointers, d, intra, states, sa, call.save_for_backward, buffers);
+          });
+        });
     FLA_CUDA_CHECK_LAUNCH();
   }
   {
