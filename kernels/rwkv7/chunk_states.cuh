@@ -174,26 +174,15 @@ __global__ void __launch_bounds__(state_threads(COLS), 2)
       load_run(x.decay + m * K + first_key, decay);
 #pragma unroll
       for (int q = 0; q < KQ; ++q) mine[q] *= decay[q];
-      // The step's terms are decayed to its end already, so they add in any order: even and odd tokens
-      // into two sums, two chains of dependent FMAs where one was the token loop's latency bound.
       const int last = min(L, (m + 1) * kStep);
-      float even[KQ] = {}, odd[KQ] = {};
-      const auto add_token = [&](int j, float(&sum)[KQ]) {
+      for (int j = m * kStep; j < last; ++j) {
         const float vj = to_float(x.v[j * COLS + col]), nj = vnew[j * COLS + col];
         float kj[KQ], bj[KQ];
         load_run(x.kg + j * K + first_key, kj);
         load_run(x.bg + j * K + first_key, bj);
 #pragma unroll
-        for (int q = 0; q < KQ; ++q) sum[q] = fmaf(kj[q], vj, fmaf(bj[q], nj, sum[q]));
-      };
-      int j = m * kStep;
-      for (; j + 1 < last; j += 2) {
-        add_token(j, even);
-        add_token(j + 1, odd);
+        for (int q = 0; q < KQ; ++q) mine[q] = fmaf(kj[q], vj, fmaf(bj[q], nj, mine[q]));
       }
-      if (j < last) add_token(j, even);
-#pragma unroll
-      for (int q = 0; q < KQ; ++q) mine[q] += even[q] + odd[q];
     }
 #pragma unroll
     for (int q = 0; q < KQ; ++q) S[(first_key + q) * COLS + col] = mine[q];
