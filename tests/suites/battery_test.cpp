@@ -352,12 +352,13 @@ TEST(Battery, TheLargeStateCasesScaleTheStateUpAndItsReadersDown) {
   }
 }
 
-TEST(Battery, TheLargeStateCaseIsSkippedWithAReasonWhereNoInputReadsTheState) {
+TEST(Battery, TheLargeStateCasesAreSkippedWithAReasonWhereNoInputReadsTheState) {
   Registry registry;
   OpSpec unread = testing::op_named("gla");
   unread.state_reader.clear();
   registry.add_variant(make_reference_variant(registry.add_op(std::move(unread))));
-  expect_skipped_with(registry, Magnitude::large_state, "no state read linearly");
+  for (Magnitude magnitude : {Magnitude::large_state, Magnitude::large_state_small_loss})
+    expect_skipped_with(registry, magnitude, "no state read linearly");
 }
 
 TEST(Battery, NamesAVariantThatOverflowsOnAStateGradientPastFp16sRange) {
