@@ -2,7 +2,8 @@
 // recurrent kernels are known for (shared/spec/ops.md section 10), on every variant the registry holds for
 // the device's backend, so a variant added later is covered without extra work.
 //
-//   accuracy  every output and gradient against the fp64 reference, fwd and fwdbwd
+//   accuracy  every output and gradient against the fp64 reference, fwd and fwdbwd, and fwdbwd under a small
+//             loss (every incoming gradient 2^-10: Magnitude::small_loss)
 //   decay     log decays near 0 (-1e-6), at the op's floor (-40; rwkv7's layer bounds w at -exp(-1/2)), and
 //             both mixed with typical values per channel inside one chunk: no NaN/Inf, errors in bounds
 //   shapes    K != V both ways, T around chunk and checkpoint boundaries and odd primes, B*H = 1, the head
@@ -10,9 +11,11 @@
 //   state     the initial state in, its gradient and the final state's with K != V and slow decay (so the
 //             state dominates); an initial state, or the final state's incoming gradient, beyond fp16's range
 //             (2^17 times the usual draw) with what it multiplies turned down as far (Magnitude), so outputs
-//             and gradients stay in range and a kernel that hands either to fp16 anywhere shows it; prefill
-//             T1 tokens with one variant and hand its final state to another for T2 more: the same outputs
-//             and final state as one pass over T1 + T2 (against the fp64 reference)
+//             and gradients stay in range and a kernel that hands either to fp16 anywhere shows it (the
+//             large state also under a small loss, where gsa's logit gradient falls among fp16's
+//             subnormals while dq keeps its size); prefill T1 tokens with one variant and hand its final
+//             state to another for T2 more: the same outputs and final state as one pass over T1 + T2
+//             (against the fp64 reference)
 //   cross     every pair of variants of an op on the same inputs
 //   hygiene   inputs bitwise unchanged by forward and backward; every output and gradient element written;
 //             two calls bitwise equal (unless the variant declares it is not deterministic)

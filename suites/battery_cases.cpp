@@ -61,14 +61,13 @@ std::optional<std::string> decay_skip_reason(const BatteryCase& c, const Variant
 double scale_factor(Magnitude magnitude) {
   switch (magnitude) {
     case Magnitude::usual:
+    case Magnitude::small_loss:
       return 1.0;
     case Magnitude::large_state:
     case Magnitude::large_state_small_loss:
       return kLargeStateScale;
     case Magnitude::large_state_gradient:
       return kLargeStateGradientScale;
-    case Magnitude::small_loss:
-      return 1.0;
   }
   return 1.0;
 }

@@ -109,8 +109,8 @@ void run_pass(const GlaPass<T>& pass, const PassScratch& scratch, const gsa::Poi
 // dq_i = Hk_i dz_i for fp16 inputs: GLA's output pass in fp32 over fp32 copies of s, k, f and dz, so that
 // a dz among fp16's subnormals (a small loss) keeps its bits (chunk_logits.cuh, balance_row).
 inline void query_grads_in_fp32(const gsa::Pointers<__half>& in, __half* dq, const Problem& p,
-                                const chunk::Dims& keys, std::byte* base, cudaStream_t stream) {
-  const ChunkWorkspace w = workspace_of(p);
+                                const chunk::Dims& keys, const ChunkWorkspace& w, std::byte* base,
+                                cudaStream_t stream) {
   const auto floats = [&](std::size_t at) { return reinterpret_cast<float*>(base + at); };
   const std::int64_t tokens = p.B * p.T * p.H, query_rows = tokens * p.G;
   convert(in.s, floats(w.slots_fp32), tokens * p.M, stream);
@@ -178,7 +178,7 @@ void backward(const BackwardCall& call) {
     chunk::Dims keys = slots;
     keys.V = K, keys.scale = 1.f;
     if constexpr (std::is_same_v<T, __half>) {
-      query_grads_in_fp32(in, g.dq, p, keys, base, stream);
+      query_grads_in_fp32(in, g.dq, p, keys, w, base, stream);
     } else {
       flabench::Pointers<T> pass{};
       pass.q = rows(w.logit_grads), pass.k = in.s, pass.v = in.k, pass.g = in.f, pass.o = g.dq;
