@@ -265,14 +265,19 @@ __device__ __forceinline__ void load_state_columns(float (&S)[CPL][KPT], const f
     for (int i = 0; i < KPT; ++i)
       S[m][i] = lane.active ? state[std::int64_t(lane.k0 + i) * V + lane.v + m] : 0.0f;
 }
-template <int KPT, int CPL>
+// Part `Part` of `Parts` of those stores (the lane's CPL x KPT elements key by key, a key's columns side by
+// side, cut in equal parts).
+template <int Part = 0, int Parts = 1, int KPT, int CPL>
 __device__ __forceinline__ void store_state_columns(float* state, const float (&S)[CPL][KPT], int V,
                                                     const ColumnLane& lane) {
+  constexpr int N = CPL * KPT;
+  static_assert(N % Parts == 0);
   if (!lane.active) return;
 #pragma unroll
-  for (int m = 0; m < CPL; ++m)
-#pragma unroll
-    for (int i = 0; i < KPT; ++i) state[std::int64_t(lane.k0 + i) * V + lane.v + m] = S[m][i];
+  for (int e = Part * N / Parts; e < (Part + 1) * N / Parts; ++e) {
+    const int i = e / CPL, m = e % CPL;
+    state[std::int64_t(lane.k0 + i) * V + lane.v + m] = S[m][i];
+  }
 }
 
 }  // namespace flabench::fused

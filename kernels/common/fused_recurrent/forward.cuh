@@ -3,6 +3,8 @@
 // and are converted once per chunk; between chunks the block synchronises, within a chunk nothing does.
 #pragma once
 
+#include <utility>
+
 #include "kernels/common/fused_recurrent/column_chunk.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
 
@@ -71,13 +73,30 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
       x.load(at.keys + s * at.record, at.slice + s * at.record, gates.decay(s));
     };
     for (int part = 0; part < span.length; part += kChunk) {  // a checkpoint before every kChunk tokens
-      if (checkpoints) {
-        const std::int64_t checkpoint = std::int64_t(bh) * g.chunks + (span.t0 + part) / kChunk;
-        store_state_columns(checkpoints + checkpoint * g.K * g.V, S, g.V, lane);
+      float* checkpoint =
+          checkpoints ? checkpoints + (std::int64_t(bh) * g.chunks + (span.t0 + part) / kChunk) * g.K * g.V
+                      : nullptr;
+      // The checkpoint leaves in bursts of at most 8 stores a lane, one before each kChunk / kBursts tokens,
+      // from a copy of the state: a lane's 32 stores at once (16 keys, 2 columns) filled the memory
+      // instruction queue and held the scan (kernels/notes/fused_recurrent.md, version 27).
+      constexpr int kBursts = CPL * KPT > 8 ? CPL * KPT / 8 : 1, kBurstTokens = kChunk / kBursts;
+      static_assert(kChunk % kBursts == 0);
+      float saved[CPL][KPT];
+#pragma unroll
+      for (int m = 0; m < CPL; ++m)
+#pragma unroll
+        for (int i = 0; i < KPT; ++i) saved[m][i] = S[m][i];
+      [&]<int... kBurst>(std::integer_sequence<int, kBurst...>) {
+        const auto scan_burst = [&](auto burst) {
+          if (checkpoint) store_state_columns<burst.value, kBursts>(checkpoint, saved, g.V, lane);
+          const int first = part + burst.value * kBurstTokens;
+          scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(
+              max(0, min(kBurstTokens, span.length - first)), /*reverse=*/false,
+              [&](auto& x, int s) { load(x, first + s); }, [&](const auto& x, int s) { step(x, first + s); });
+        };
+        (scan_burst(std::integral_constant<int, kBurst>{}), ...);
       }
-      scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(
-          min(kChunk, span.length - part), /*reverse=*/false, [&](auto& x, int s) { load(x, part + s); },
-          [&](const auto& x, int s) { step(x, part + s); });
+      (std::make_integer_sequence<int, kBursts>{});
     }
     T* o = p.o + first_row * g.V + blockIdx.y * g.block_columns();
     finish_column_sums(partials, span.length, g, [&](int s, int column, float sum) {
