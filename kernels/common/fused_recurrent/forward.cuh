@@ -16,9 +16,9 @@ inline std::size_t column_shared_bytes(const StagePlan& plan, const Geometry& g)
 }
 
 // Chunks of g.column_tokens tokens (16 or 32) are staged and converted at a time, and scanned kChunk tokens
-// at a time: `checkpoints` (save for backward) is the state before every kChunk-th token, [B*H, chunks, K,
-// V]; `sa_store` (low rank, save for backward): a^T S_{t-1} per token, [B, T, H, V].
-template <class Form, class T, int KPT, int CPL>
+// at a time. kSaves (save for backward): `checkpoints` receives the state before every kChunk-th token,
+// [B*H, chunks, K, V], and `sa_store` (low rank) a^T S_{t-1} per token, [B, T, H, V].
+template <class Form, class T, int KPT, int CPL, bool kSaves>
 __global__ void __launch_bounds__(32 * kMaxColumnWarps)
     fused_recurrent_fwd_kernel(Pointers<T> p, Geometry g, StagePlan plan, float* checkpoints,
                                float* sa_store) {
@@ -74,12 +74,14 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
     };
     for (int part = 0; part < span.length; part += kChunk) {  // a checkpoint before every kChunk tokens
       float* checkpoint =
-          checkpoints ? checkpoints + (std::int64_t(bh) * g.chunks + (span.t0 + part) / kChunk) * g.K * g.V
-                      : nullptr;
-      // The checkpoint leaves in bursts of at most 8 stores a lane, one before each kChunk / kBursts tokens,
-      // from a copy of the state: a lane's 32 stores at once (16 keys, 2 columns) filled the memory
-      // instruction queue and held the scan (kernels/notes/fused_recurrent.md, version 27).
-      constexpr int kBursts = CPL * KPT > 8 ? CPL * KPT / 8 : 1, kBurstTokens = kChunk / kBursts;
+          kSaves ? checkpoints + (std::int64_t(bh) * g.chunks + (span.t0 + part) / kChunk) * g.K * g.V
+                 : nullptr;
+      // The checkpoint leaves two stores a lane at a time, before each of the part's tokens, from a copy of
+      // the state: a lane's 16 or 32 stores at once (16 keys, 1 or 2 columns) flooded the path to L2 and held
+      // the scan (kernels/notes/fused_recurrent.md, version 27). With fewer (8 keys or 4) at once they cost
+      // little, and one scan loop keeps the next token's loads in flight across the part.
+      constexpr int kStores = CPL * KPT;
+      constexpr int kBursts = kSaves && kStores >= 16 ? kStores / 2 : 1, kBurstTokens = kChunk / kBursts;
       static_assert(kChunk % kBursts == 0);
       float saved[CPL][KPT];
 #pragma unroll
@@ -88,7 +90,7 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
         for (int i = 0; i < KPT; ++i) saved[m][i] = S[m][i];
       [&]<int... kBurst>(std::integer_sequence<int, kBurst...>) {
         const auto scan_burst = [&](auto burst) {
-          if (checkpoint) store_state_columns<burst.value, kBursts>(checkpoint, saved, g.V, lane);
+          if constexpr (kSaves) store_state_columns<burst.value, kBursts>(checkpoint, saved, g.V, lane);
           const int first = part + burst.value * kBurstTokens;
           scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(
               max(0, min(kBurstTokens, span.length - first)), /*reverse=*/false,

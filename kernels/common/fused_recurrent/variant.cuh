@@ -147,10 +147,16 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   float* sa = call.save_for_backward && Form::value.low_rank ? workspace + layout.sa : nullptr;
   const std::size_t shared = column_shared_bytes<Form, T>(plan, g);
   with_column_layout(g, [&](auto keys, auto columns) {
-    auto kernel = fused_recurrent_fwd_kernel<Form, T, decltype(keys)::value, decltype(columns)::value>;
-    allow_shared_memory(kernel, shared);
-    kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), 32 * g.W, shared, call.stream>>>(pointers, g, plan,
-                                                                                        checkpoints, sa);
+    const auto launch = [&](auto kernel) {
+      allow_shared_memory(kernel, shared);
+      kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), 32 * g.W, shared, call.stream>>>(pointers, g, plan,
+                                                                                          checkpoints, sa);
+    };
+    constexpr int KPT = decltype(keys)::value, CPL = decltype(columns)::value;
+    if (checkpoints)
+      launch(fused_recurrent_fwd_kernel<Form, T, KPT, CPL, true>);
+    else
+      launch(fused_recurrent_fwd_kernel<Form, T, KPT, CPL, false>);
   });
   FLA_CUDA_CHECK_LAUNCH();
 }
