@@ -5,6 +5,7 @@
 #pragma once
 
 #include <type_traits>
+#include <utility>
 
 namespace flabench {
 
@@ -19,6 +20,19 @@ __host__ __device__ __forceinline__ void with_one_of(int value, Fn&& fn) {
   ((done =
         done || ((value == Values || Values == last) && (fn(std::integral_constant<int, Values>{}), true))),
    ...);
+}
+
+// fn(std::integral_constant<int, I>) for I = 0 .. N - 1 in order: a loop whose index must be a constant
+// (a register array's index) without relying on the compiler to unroll it.
+#ifdef __CUDACC__
+#pragma nv_exec_check_disable
+#endif
+template <int N, class Fn>
+__host__ __device__ __forceinline__ void for_each_constant(Fn&& fn) {
+  [&]<int... I>(std::integer_sequence<int, I...>) {
+    (fn(std::integral_constant<int, I>{}), ...);
+  }
+  (std::make_integer_sequence<int, N>{});
 }
 
 }  // namespace flabench

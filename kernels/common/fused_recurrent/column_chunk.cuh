@@ -265,18 +265,20 @@ __device__ __forceinline__ void load_state_columns(float (&S)[CPL][KPT], const f
     for (int i = 0; i < KPT; ++i)
       S[m][i] = lane.active ? state[std::int64_t(lane.k0 + i) * V + lane.v + m] : 0.0f;
 }
-// Part `Part` of `Parts` of those stores (the lane's CPL x KPT elements key by key, a key's columns side by
-// side, cut in equal parts).
+// Keys [Part, Part + 1) x KPT / Parts of those stores. A lane's two columns (CPL = 2: v even, V even) are
+// neighbours and leave as one 8-byte store, so a warp's store fills whole 32-byte sectors.
 template <int Part = 0, int Parts = 1, int KPT, int CPL>
 __device__ __forceinline__ void store_state_columns(float* state, const float (&S)[CPL][KPT], int V,
                                                     const ColumnLane& lane) {
-  constexpr int N = CPL * KPT;
-  static_assert(N % Parts == 0);
+  static_assert(KPT % Parts == 0 && (CPL == 1 || CPL == 2));
   if (!lane.active) return;
 #pragma unroll
-  for (int e = Part * N / Parts; e < (Part + 1) * N / Parts; ++e) {
-    const int i = e / CPL, m = e % CPL;
-    state[std::int64_t(lane.k0 + i) * V + lane.v + m] = S[m][i];
+  for (int i = Part * KPT / Parts; i < (Part + 1) * KPT / Parts; ++i) {
+    float* row = state + std::int64_t(lane.k0 + i) * V + lane.v;
+    if constexpr (CPL == 2)
+      *reinterpret_cast<float2*>(row) = make_float2(S[0][i], S[1][i]);
+    else
+      *row = S[0][i];
   }
 }
 

@@ -3,8 +3,7 @@
 // and are converted once per chunk; between chunks the block synchronises, within a chunk nothing does.
 #pragma once
 
-#include <utility>
-
+#include "kernels/common/constant_dispatch.h"
 #include "kernels/common/fused_recurrent/column_chunk.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
 
@@ -76,29 +75,24 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
       float* checkpoint =
           kSaves ? checkpoints + (std::int64_t(bh) * g.chunks + (span.t0 + part) / kChunk) * g.K * g.V
                  : nullptr;
-      // The checkpoint leaves two stores a lane at a time, before each of the part's tokens, from a copy of
-      // the state: a lane's 16 or 32 stores at once (16 keys, 1 or 2 columns) flooded the path to L2 and held
-      // the scan (kernels/notes/fused_recurrent.md, version 27). With fewer (8 keys or 4) at once they cost
-      // little, and one scan loop keeps the next token's loads in flight across the part.
-      constexpr int kStores = CPL * KPT;
-      constexpr int kBursts = kSaves && kStores >= 16 ? kStores / 2 : 1, kBurstTokens = kChunk / kBursts;
+      // At 16 keys a lane the checkpoint leaves two keys' stores at a time, before every other token of the
+      // part, from a copy of the state: a lane's 16 or 32 stores at once (1 or 2 columns) flooded the path to
+      // L2 and held the scan (kernels/notes/fused_recurrent.md, version 27). At 8 keys or 4 they cost little
+      // at once, and one scan loop keeps the next token's loads in flight across the part.
+      constexpr int kBursts = kSaves && KPT >= 16 ? KPT / 2 : 1, kBurstTokens = kChunk / kBursts;
       static_assert(kChunk % kBursts == 0);
       float saved[CPL][KPT];
 #pragma unroll
       for (int m = 0; m < CPL; ++m)
 #pragma unroll
         for (int i = 0; i < KPT; ++i) saved[m][i] = S[m][i];
-      [&]<int... kBurst>(std::integer_sequence<int, kBurst...>) {
-        const auto scan_burst = [&](auto burst) {
-          if constexpr (kSaves) store_state_columns<burst.value, kBursts>(checkpoint, saved, g.V, lane);
-          const int first = part + burst.value * kBurstTokens;
-          scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(
-              max(0, min(kBurstTokens, span.length - first)), /*reverse=*/false,
-              [&](auto& x, int s) { load(x, first + s); }, [&](const auto& x, int s) { step(x, first + s); });
-        };
-        (scan_burst(std::integral_constant<int, kBurst>{}), ...);
-      }
-      (std::make_integer_sequence<int, kBursts>{});
+      for_each_constant<kBursts>([&](auto burst) {
+        if constexpr (kSaves) store_state_columns<burst.value, kBursts>(checkpoint, saved, g.V, lane);
+        const int first = part + burst.value * kBurstTokens;
+        scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(
+            max(0, min(kBurstTokens, span.length - first)), /*reverse=*/false,
+            [&](auto& x, int s) { load(x, first + s); }, [&](const auto& x, int s) { step(x, first + s); });
+      });
     }
     T* o = p.o + first_row * g.V + blockIdx.y * g.block_columns();
     finish_column_sums(partials, span.length, g, [&](int s, int column, float sum) {
