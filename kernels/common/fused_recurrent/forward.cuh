@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
       // part, from a copy of the state: a lane's 16 or 32 stores at once (1 or 2 columns) flooded the path to
       // L2 and held the scan (kernels/notes/fused_recurrent.md, version 27). At 8 keys or 4 they cost little
       // at once, and one scan loop keeps the next token's loads in flight across the part.
-      constexpr int kBursts = kSaves && KPT >= 16 ? KPT / (2 * CPL) : 1, kBurstTokens = kChunk / kBursts;
+      constexpr int kBursts = kSaves && KPT >= 16 ? KPT / 2 : 1, kBurstTokens = kChunk / kBursts;
       static_assert(kChunk % kBursts == 0);
       float saved[CPL][KPT];
 #pragma unroll
