@@ -198,14 +198,13 @@ struct ColumnPlaces {
 };
 
 // Runs step(x, s) over the chunk's tokens s = 0 .. length - 1 (backwards when `reverse`), x holding token
-// s's keys as load(x, s) fills them. kAhead: the next token's loads go out before this token's arithmetic,
-// for a warp alone on its scheduler (few keys per lane). At 16 keys (K > 64) several warps share a
-// scheduler and hide the loads' latency, and a second set of token registers would cost a resident block
-// per SM, except where a block is all an SM gets (the forward without checkpoints: version 28).
-template <class Keys, bool kAhead = (Keys::keys < 16), class Load, class Step>
+// s's keys as load(x, s) fills them. With few keys per lane a warp is alone on its scheduler: the next
+// token's loads go out before this token's arithmetic. At 16 keys (K > 64) several warps share a scheduler
+// and hide the loads' latency, and a second set of token registers would cost a resident block per SM.
+template <class Keys, class Load, class Step>
 __device__ __forceinline__ void scan_chunk_tokens(int length, bool reverse, Load&& load, Step&& step) {
   const auto token = [&](int i) { return reverse ? length - 1 - i : i; };
-  if constexpr (!kAhead) {
+  if constexpr (Keys::keys >= 16) {
     for (int i = 0; i < length; ++i) {
       Keys x;
       load(x, token(i));

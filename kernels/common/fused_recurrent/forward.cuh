@@ -81,7 +81,6 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
       // at once, and one scan loop keeps the next token's loads in flight across the part.
       constexpr int kBursts = kSaves && KPT >= 16 ? KPT / 2 : 1, kBurstTokens = kChunk / kBursts;
       static_assert(kChunk % kBursts == 0);
-      constexpr bool kAhead = !kSaves || KPT < 16;
       float saved[CPL][KPT];
 #pragma unroll
       for (int m = 0; m < CPL; ++m)
@@ -90,7 +89,7 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
       for_each_constant<kBursts>([&](auto burst) {
         if constexpr (kSaves) store_state_columns<burst.value, kBursts>(checkpoint, saved, g.V, lane);
         const int first = part + burst.value * kBurstTokens;
-        scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>, kAhead>(
+        scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(
             max(0, min(kBurstTokens, span.length - first)), /*reverse=*/false,
             [&](auto& x, int s) { load(x, first + s); }, [&](const auto& x, int s) { step(x, first + s); });
       });
