@@ -4,6 +4,8 @@
 // check membership first (a variant's limits), where a fallback would hide a wrong value.
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <type_traits>
 #include <utility>
 
