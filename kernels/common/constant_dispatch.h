@@ -24,6 +24,15 @@ __host__ __device__ __forceinline__ void with_one_of(int value, Fn&& fn) {
    ...);
 }
 
+// fn(std::integral_constant<int, I>) for each I of the sequence, in order.
+#ifdef __CUDACC__
+#pragma nv_exec_check_disable
+#endif
+template <class Fn, int... I>
+__host__ __device__ __forceinline__ void for_each_constant(Fn&& fn, std::integer_sequence<int, I...>) {
+  (fn(std::integral_constant<int, I>{}), ...);
+}
+
 // fn(std::integral_constant<int, I>) for I = 0 .. N - 1 in order: a loop whose index must be a constant
 // (a register array's index) without relying on the compiler to unroll it.
 #ifdef __CUDACC__
@@ -31,10 +40,7 @@ __host__ __device__ __forceinline__ void with_one_of(int value, Fn&& fn) {
 #endif
 template <int N, class Fn>
 __host__ __device__ __forceinline__ void for_each_constant(Fn&& fn) {
-  [&]<int... I>(std::integer_sequence<int, I...>) {
-    (fn(std::integral_constant<int, I>{}), ...);
-  }
-  (std::make_integer_sequence<int, N>{});
+  for_each_constant(fn, std::make_integer_sequence<int, N>{});
 }
 
 }  // namespace flabench
