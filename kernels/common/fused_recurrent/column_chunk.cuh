@@ -265,8 +265,9 @@ __device__ __forceinline__ void load_state_columns(float (&S)[CPL][KPT], const f
     for (int i = 0; i < KPT; ++i)
       S[m][i] = lane.active ? state[std::int64_t(lane.k0 + i) * V + lane.v + m] : 0.0f;
 }
-// Keys [Part, Part + 1) x KPT / Parts of those stores. A lane's two columns (CPL = 2: v even, V even) are
-// neighbours and leave as one 8-byte store, so a warp's store fills whole 32-byte sectors.
+// Stores keys [Part, Part + 1) x KPT / Parts of the lane's columns into a [K, V] fp32 state (all of them by
+// default). A lane's two columns (CPL = 2: v even, V even) are neighbours and leave as one 8-byte store, so
+// a warp's store fills whole 32-byte sectors.
 template <int Part = 0, int Parts = 1, int KPT, int CPL>
 __device__ __forceinline__ void store_state_columns(float* state, const float (&S)[CPL][KPT], int V,
                                                     const ColumnLane& lane) {

@@ -77,15 +77,17 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
                  : nullptr;
       // At 16 keys a lane the checkpoint leaves two keys' stores at a time, before every other token of the
       // part, from a copy of the state: a lane's 16 or 32 stores at once (1 or 2 columns) flooded the path to
-      // L2 and held the scan (kernels/notes/fused_recurrent.md, version 27). At 8 keys or 4 they cost little
-      // at once, and one scan loop keeps the next token's loads in flight across the part.
+      // L2 and held the scan (kernels/notes/fused_recurrent.md, version 27). At 8 keys or 4 (as many stores)
+      // they stay at the part's start, and one scan loop keeps the next token's loads in flight across it.
       constexpr int kBursts = kSaves && KPT >= 16 ? KPT / 2 : 1, kBurstTokens = kChunk / kBursts;
       static_assert(kChunk % kBursts == 0);
       float saved[CPL][KPT];
+      if constexpr (kSaves) {
 #pragma unroll
-      for (int m = 0; m < CPL; ++m)
+        for (int m = 0; m < CPL; ++m)
 #pragma unroll
-        for (int i = 0; i < KPT; ++i) saved[m][i] = S[m][i];
+          for (int i = 0; i < KPT; ++i) saved[m][i] = S[m][i];
+      }
       for_each_constant<kBursts>([&](auto burst) {
         if constexpr (kSaves) store_state_columns<burst.value, kBursts>(checkpoint, saved, g.V, lane);
         const int first = part + burst.value * kBurstTokens;
