@@ -75,32 +75,26 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
       float* checkpoint =
           kSaves ? checkpoints + (std::int64_t(bh) * g.chunks + (span.t0 + part) / kChunk) * g.K * g.V
                  : nullptr;
-      const int length = min(kChunk, span.length - part);
-      if constexpr (kSaves && KPT >= 16) {
-        // At 16 keys a lane the checkpoint leaves two keys' stores at a time, before every other token, from
-        // a copy of the state: a lane's 16 or 32 stores at once (1 or 2 columns) flooded the path to L2 and
-        // held the scan (kernels/notes/fused_recurrent.md, version 27). The part's tokens unroll, so the
-        // copy is a renaming of registers, not moves, and no loop counts the tokens (version 29).
-        float saved[CPL][KPT];
+      // At 16 keys a lane the checkpoint leaves two keys' stores at a time, before every other token of the
+      // part, from a copy of the state: a lane's 16 or 32 stores at once (1 or 2 columns) flooded the path to
+      // L2 and held the scan (kernels/notes/fused_recurrent.md, version 27). At 8 keys or 4 (as many stores)
+      // they stay at the part's start, and one scan loop keeps the next token's loads in flight across it.
+      constexpr int kBursts = kSaves && KPT >= 16 ? KPT / 2 : 1, kBurstTokens = kChunk / kBursts;
+      static_assert(kChunk % kBursts == 0);
+      float saved[CPL][KPT];
+      if constexpr (kSaves) {
 #pragma unroll
         for (int m = 0; m < CPL; ++m)
 #pragma unroll
           for (int i = 0; i < KPT; ++i) saved[m][i] = S[m][i];
-        for_each_constant<kChunk>([&](auto token) {
-          constexpr int s = decltype(token)::value;
-          if constexpr (s % 2 == 0) store_state_columns<s / 2, kChunk / 2>(checkpoint, saved, g.V, lane);
-          if (s < length) {
-            ColumnKeys<Form, T, KPT, CPL> x;
-            load(x, part + s);
-            step(x, part + s);
-          }
-        });
-      } else {  // 8 keys a lane or 4 (as many stores): at the part's start, one scan loop over the part
-        if constexpr (kSaves) store_state_columns(checkpoint, S, g.V, lane);
-        scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(
-            length, /*reverse=*/false, [&](auto& x, int s) { load(x, part + s); },
-            [&](const auto& x, int s) { step(x, part + s); });
       }
+      for_each_constant<kBursts>([&](auto burst) {
+        if constexpr (kSaves) store_state_columns<burst.value, kBursts>(checkpoint, saved, g.V, lane);
+        const int first = part + burst.value * kBurstTokens;
+        scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(
+            max(0, min(kBurstTokens, span.length - first)), /*reverse=*/false,
+            [&](auto& x, int s) { load(x, first + s); }, [&](const auto& x, int s) { step(x, first + s); });
+      });
     }
     T* o = p.o + first_row * g.V + blockIdx.y * g.block_columns();
     finish_column_sums(partials, span.length, g, [&](int s, int column, float sum) {
