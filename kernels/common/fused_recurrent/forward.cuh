@@ -76,9 +76,10 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
           kSaves ? checkpoints + (std::int64_t(bh) * g.chunks + (span.t0 + part) / kChunk) * g.K * g.V
                  : nullptr;
       // At 16 keys a lane the checkpoint leaves two keys' stores at a time, before every other token of the
-      // part, from a copy of the state: a lane's 16 or 32 stores at once (1 or 2 columns) flooded the path to
-      // L2 and held the scan (kernels/notes/fused_recurrent.md, version 27). At 8 keys or 4 (as many stores)
-      // they stay at the part's start, and one scan loop keeps the next token's loads in flight across it.
+      // part, from a copy of the state: a lane's 16 or 32 stores at once (1 or 2 columns) filled the memory
+      // instruction queue (ncu: stall_lg) and held the scan (kernels/notes/fused_recurrent.md, version 27).
+      // At 8 keys or 4 (as many stores) they stay at the part's start, and one scan loop keeps the next
+      // token's loads in flight across it.
       constexpr int kBursts = kSaves && KPT >= 16 ? KPT / 2 : 1, kBurstTokens = kChunk / kBursts;
       static_assert(kChunk % kBursts == 0);
       float saved[CPL][KPT];
