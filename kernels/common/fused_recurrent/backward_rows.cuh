@@ -7,8 +7,7 @@
 // halfway through the chunk, made once), then the row of dS_t is stepped back through them. The recomputation
 // (32 state steps per 16 tokens instead of 16) buys freedom from shared memory for states, and with it the
 // occupancy that hides the latency. Each token's gradients leave as per-lane partial sums in shared memory,
-// reduced over V every one or two sub-chunks (Geometry::row_sum_tokens); the log decays' gradients take a
-// dot only at each reduction's last token and follow from the other gradients elsewhere.
+// reduced over V every one or two sub-chunks (Geometry::row_sum_tokens).
 #pragma once
 
 #include "kernels/common/fused_recurrent/geometry.cuh"
@@ -38,14 +37,12 @@ struct RowRecord {
   }
 };
 
-// Per-lane partial sums of a token, reduced over V at the sub-chunk's end: dq, dk, (db, da), (v . do), and
-// last dg's dot, which only a reduction's last token takes (row_log_decay_gradients).
+// Per-lane partial sums of a token, reduced over V at the sub-chunk's end: dq, dk, dg, (db, da), (v . do).
 template <class Form>
 struct RowSums {
-  static constexpr int dq = 0, dk = 1, db = 2, da = Form::value.low_rank ? 3 : 2;
+  static constexpr int dq = 0, dk = 1, dg = 2, db = 3, da = Form::value.low_rank ? 4 : 3;
   static constexpr int v_dot_do = da + (Form::value.low_rank ? 1 : 0);
-  static constexpr int dg = v_dot_do + (Form::value.bonus ? 1 : 0);
-  static constexpr int count = dg + 1;
+  static constexpr int count = v_dot_do + (Form::value.bonus ? 1 : 0);
   // floats of one token's sums: count x 32 lanes, + 4 so that the 16-byte reads of neighbouring tokens' sums
   // (a quarter warp finishes rows of two tokens) start in different banks
   static constexpr int token_floats = count * 32 + 4;
@@ -138,7 +135,7 @@ struct RowToken {
 // kVG: VG as a compile-time constant (4 and 8, where every layout an H100 picks for the peer shapes puts
 // it: the loads unrolled, no loop), or 0 for the geometry's.
 template <int kVG, int N>
-__device__ __forceinline__ void row_totals_for(const float* partial, int VG, float (&total)[N]) {
+__device__ __forceinline__ void row_totals(const float* partial, int VG, float (&total)[N]) {
   const int lanes = kVG > 0 ? kVG : VG;
 #pragma unroll
   for (int q = 0; q < N; ++q) {
@@ -153,17 +150,6 @@ __device__ __forceinline__ void row_totals_for(const float* partial, int VG, flo
       for (int vg = 0; vg < lanes; ++vg) total[q] += partial[q * 32 + vg];
     }
   }
-}
-
-// row_totals_for with VG a compile-time constant where it is 4 or 8.
-template <int N>
-__device__ __forceinline__ void row_totals(const float* partial, int VG, float (&total)[N]) {
-  if (VG == 8)
-    row_totals_for<8, N>(partial, VG, total);
-  else if (VG == 4)
-    row_totals_for<4, N>(partial, VG, total);
-  else
-    row_totals_for<0, N>(partial, VG, total);
 }
 
 template <class Form, class T, int SPAN>
@@ -250,8 +236,7 @@ __global__ void __launch_bounds__(128)
         float* out = sums + (s & sum_mask) * Q::token_floats + lane;
         out[Q::dq * 32] = dot(S_read, x.d_o);
         out[Q::dk * 32] = dot(dS, x.v);
-        if ((s & sum_mask) == sum_mask || s == span.length - 1)  // a reduction's last token: dg's anchor
-          out[Q::dg * 32] = dot(dS, states[i]);
+        out[Q::dg * 32] = dot(dS, states[i]);
         if constexpr (Form::value.low_rank) {
           out[Q::db * 32] = dot(dS, x.sa);
           out[Q::da * 32] = dot(states[i], x.dsa);
@@ -267,63 +252,22 @@ __global__ void __launch_bounds__(128)
       }
 
       // The reductions over V, every row_sum_tokens tokens (at the chunk's last tokens, the ones there are):
-      // lane l finishes row l % BK of tokens first + l / BK, first + l / BK + 32 / BK, ..., one pass of 32 /
-      // BK tokens at a time, the last pass first.
-      //
-      // The gradient of a log decay needs no dot of its own but at the group's last token (the anchor):
-      // with e_t = k_t dk_t (+ b_t db_t), h_t = scale q_t dq_t where o_t reads S_t, and n_t = scale q_t dq_t
-      // where it reads S_{t-1} (+ a_t da_t), each the row's totals of that token,
-      //   dg_{t-1} = dg_t + n_t + h_{t-1} - e_{t-1},
-      // so dg_t = (dg_anchor + e_anchor - h_anchor) + sum over s = t..anchor of (n_s - e_s + h_s) - n_t: a
-      // suffix sum over the group's lanes of a row. Each group starts afresh from a dot, so the sums'
-      // rounding never spans more than row_sum_tokens tokens.
+      // lane l finishes row l % BK for tokens first + l / BK, ...
       if ((first & sum_mask) != 0) continue;
       __syncwarp();
-      const int count = min(g.row_sum_tokens, span.length - first), anchor = count - 1;
-      const int pass_shift = 5 - bk_shift, passes = (count + (1 << pass_shift) - 1) >> pass_shift;
-      const int anchor_lane = ((anchor & ((1 << pass_shift) - 1)) << bk_shift) | my_row_in_warp;
-      const float anchor_head_decay = gates.decay(first + anchor);  // the whole warp takes part
-      float later = 0;     // sum of n - e + h over the row's tokens of later passes
-      float anchored = 0;  // dg_anchor + e_anchor - h_anchor of the row
-      for (int pass = passes - 1; pass >= 0; --pass) {
-        const int i = (pass << pass_shift) + (lane >> bk_shift);
-        const bool mine = i < count;
+      const int count = min(g.row_sum_tokens, span.length - first);
+      for (int i = lane >> bk_shift; i < count; i += 32 >> bk_shift) {
         const float* partial = sums + i * Q::token_floats + my_row_in_warp * g.VG;
+        float total[Q::count];
+        if (g.VG == 8)
+          row_totals<8>(partial, g.VG, total);
+        else if (g.VG == 4)
+          row_totals<4>(partial, g.VG, total);
+        else
+          row_totals<0>(partial, g.VG, total);
         const float* record = records + (first + i) * record_floats;
-        float total[Q::count - 1] = {};  // all but dg
-        float q_k = 0, k_k = 0, e = 0, h = 0, n = 0;
-        if (mine) {
-          row_totals(partial, g.VG, total);
-          q_k = record[KV::q * g.block_rows() + my_row], k_k = record[KV::k * g.block_rows() + my_row];
-          const float q_dq = g.scale * q_k * total[Q::dq];
-          e = k_k * total[Q::dk];
-          if constexpr (Form::value.output_before_update)
-            n = q_dq;
-          else
-            h = q_dq;
-          if constexpr (Form::value.low_rank) {
-            e = fmaf(record[KV::b * g.block_rows() + my_row], total[Q::db], e);
-            n = fmaf(record[KV::a * g.block_rows() + my_row], total[Q::da], n);
-          }
-        }
-        float suffix = n - e + h;  // summed over this and the pass's later tokens of the row
-        for (int m = g.BK; m < 32; m <<= 1) {
-          const float after = __shfl_down_sync(kFullWarp, suffix, m);
-          if (lane + m < 32) suffix += after;
-        }
-        suffix += later;
-        later = __shfl_sync(kFullWarp, suffix, my_row_in_warp);  // the pass's first token's
-        if (pass == passes - 1) {
-          if (i == anchor) {
-            float dot_total[1];
-            row_totals(partial + Q::dg * 32, g.VG, dot_total);
-            const float decay =
-                KV::per_key_gate ? record[KV::g * g.block_rows() + my_row] : anchor_head_decay;
-            anchored = fmaf(decay, dot_total[0], e - h);
-          }
-          anchored = __shfl_sync(kFullWarp, anchored, anchor_lane);
-        }
-        if (!mine) continue;
+        const float q_k = record[KV::q * g.block_rows() + my_row],
+                    k_k = record[KV::k * g.block_rows() + my_row];
         float dq = total[Q::dq], dk = total[Q::dk];
         if constexpr (Form::value.bonus) {
           const float v_dot_do = total[Q::v_dot_do];
@@ -331,14 +275,13 @@ __global__ void __launch_bounds__(128)
           dk = fmaf(g.scale * v_dot_do * u_mine, q_k, dk);
           du = fmaf(g.scale * v_dot_do * q_k, k_k, du);
         }
-        const float dg = anchored + suffix - n;  // d/d(log decay)
         const std::int64_t at = first_at + (first + i) * (g.H * g.K);
         d.dq[at] = from_float<T>(g.scale * dq);
         d.dk[at] = from_float<T>(dk);
-        if constexpr (KV::per_key_gate)
-          d.dg[at] = from_float<T>(dg);
-        else  // summed over K by sum_key_terms_kernel
-          dg_rows[at] = dg;
+        if constexpr (KV::per_key_gate)  // d/dg of exp(g): the decay's gradient times the decay
+          d.dg[at] = from_float<T>(total[Q::dg] * record[KV::g * g.block_rows() + my_row]);
+        else  // summed over K, then times the head's decay, by sum_key_terms_kernel
+          dg_rows[at] = total[Q::dg];
         if constexpr (Form::value.low_rank) {
           d.da[at] = from_float<T>(total[Q::da]);
           d.db[at] = from_float<T>(total[Q::db]);

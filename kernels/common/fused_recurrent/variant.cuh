@@ -123,14 +123,14 @@ std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimit
   return std::nullopt;
 }
 
-// A per-head gate: dg[row] = the sum over K of the row pass's per-key gradients of the log decay.
+// A per-head gate: dg[row] = exp(g[row]) * sum over K of the row pass's terms.
 template <class T>
-__global__ void sum_key_terms_kernel(const float* terms, T* dg, std::int64_t rows, int K) {
+__global__ void sum_key_terms_kernel(const float* terms, const T* g, T* dg, std::int64_t rows, int K) {
   const std::int64_t row = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (row >= rows) return;
   float sum = 0;
   for (int i = 0; i < K; ++i) sum += terms[row * K + i];
-  dg[row] = from_float<T>(sum);
+  dg[row] = from_float<T>(sum * expf(to_float(g[row])));
 }
 
 template <class Form, class T>
@@ -216,7 +216,7 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
     const std::int64_t token_rows = p.B * p.T * p.H;
     const NvtxRange range("sum_key_terms");
     sum_key_terms_kernel<T><<<int((token_rows + 255) / 256), 256, 0, call.stream>>>(
-        workspace + layout.dg_rows, grads.dg, token_rows, g.K);
+        workspace + layout.dg_rows, pointers.g, grads.dg, token_rows, g.K);
     FLA_CUDA_CHECK_LAUNCH();
   }
   if constexpr (Form::value.bonus) {
