@@ -152,7 +152,7 @@ __device__ __forceinline__ void row_totals(const float* partial, int VG, float (
   }
 }
 
-template <class Form, class T, int SPAN, bool kFullChunks>
+template <class Form, class T, int SPAN>
 __global__ void __launch_bounds__(128)
     fused_recurrent_bwd_rows_kernel(Pointers<T> p, GradPointers<T> d, Geometry g, StagePlan plan,
                                     const float* checkpoints, float* dg_rows, float* du_partial) {
@@ -205,102 +205,90 @@ __global__ void __launch_bounds__(128)
       return x;
     };
 
-    // The chunk's tokens backwards. Full chunks where kFullChunks take it with `length` a compile-time
-    // constant: every sub-chunk's position, the recomputation's trip counts and the records' offsets fixed
-    // (the loops unrolled: four copies of the sub-chunk's code), else the loops as they are.
-    const auto backward_chunk = [&](const int length) {
-      // The state before token kMid: the sub-chunks from there on recompute from it rather than from S0.
-      float S_mid[SPAN];
+    // The state before token kMid: the sub-chunks from there on recompute from it rather than from S0.
+    float S_mid[SPAN];
 #pragma unroll
-      for (int j = 0; j < SPAN; ++j) S_mid[j] = S0[j];
-#pragma unroll
-      for (int s = 0; s < (length > kMid ? kMid : 0); ++s) token(s, false).step(S_mid);
+    for (int j = 0; j < SPAN; ++j) S_mid[j] = S0[j];
+    for (int s = 0; s < (span.length > kMid ? kMid : 0); ++s) token(s, false).step(S_mid);
 
+    for (int first = (span.length - 1) / kSub * kSub; first >= 0; first -= kSub) {
+      const bool late = first >= kMid;
+      // states[i]: the state before token first + i; each made from the one before in place of a copy
+      float states[kSub + 1][SPAN];
 #pragma unroll
-      for (int first = (length - 1) / kSub * kSub; first >= 0; first -= kSub) {
-        const bool late = first >= kMid;
-        // states[i]: the state before token first + i; each made from the one before in place of a copy
-        float states[kSub + 1][SPAN];
+      for (int j = 0; j < SPAN; ++j) states[0][j] = late ? S_mid[j] : S0[j];
+      for (int s = late ? kMid : 0; s < first; ++s) token(s, false).step(states[0]);
 #pragma unroll
-        for (int j = 0; j < SPAN; ++j) states[0][j] = late ? S_mid[j] : S0[j];
+      for (int i = 0; i < kSub; ++i)  // the last token's step only where the output reads S_t
+        if (first + i < span.length && (i + 1 < kSub || !Form::value.output_before_update))
+          token(first + i, false).step(states[i], states[i + 1]);
 #pragma unroll
-        for (int s = late ? kMid : 0; s < first; ++s) token(s, false).step(states[0]);
+      for (int i = kSub - 1; i >= 0; --i) {
+        const int s = first + i;
+        if (s >= span.length) continue;
+        const RowToken<Form, SPAN> x = token(s, true);
+        // the state the output read: S_{t-1}, or S_t
+        const float(&S_read)[SPAN] = states[Form::value.output_before_update ? i : i + 1];
+        if constexpr (!Form::value.output_before_update) {
 #pragma unroll
-        for (int i = 0; i < kSub; ++i)  // the last token's step only where the output reads S_t
-          if (first + i < length && (i + 1 < kSub || !Form::value.output_before_update))
-            token(first + i, false).step(states[i], states[i + 1]);
-#pragma unroll
-        for (int i = kSub - 1; i >= 0; --i) {
-          const int s = first + i;
-          if (s >= length) continue;
-          const RowToken<Form, SPAN> x = token(s, true);
-          // the state the output read: S_{t-1}, or S_t
-          const float(&S_read)[SPAN] = states[Form::value.output_before_update ? i : i + 1];
-          if constexpr (!Form::value.output_before_update) {
-#pragma unroll
-            for (int j = 0; j < SPAN; ++j) dS[j] = fmaf(g.scale * x.q, x.d_o[j], dS[j]);
-          }
-          float* out = sums + (s & sum_mask) * Q::token_floats + lane;
-          out[Q::dq * 32] = dot(S_read, x.d_o);
-          out[Q::dk * 32] = dot(dS, x.v);
-          out[Q::dg * 32] = dot(dS, states[i]);
-          if constexpr (Form::value.low_rank) {
-            out[Q::db * 32] = dot(dS, x.sa);
-            out[Q::da * 32] = dot(states[i], x.dsa);
-          }
-          if constexpr (Form::value.bonus) out[Q::v_dot_do * 32] = dot(x.v, x.d_o);
-#pragma unroll
-          for (int j = 0; j < SPAN; ++j) {  // dS <- dL/dS_{t-1}
-            float prev = x.decay * dS[j];
-            if constexpr (Form::value.low_rank) prev = fmaf(x.a, x.dsa[j], prev);
-            if constexpr (Form::value.output_before_update) prev = fmaf(g.scale * x.q, x.d_o[j], prev);
-            dS[j] = prev;
-          }
+          for (int j = 0; j < SPAN; ++j) dS[j] = fmaf(g.scale * x.q, x.d_o[j], dS[j]);
         }
-
-        // The reductions over V, every row_sum_tokens tokens (at the chunk's last tokens, the ones there
-        // are): lane l finishes row l % BK for tokens first + l / BK, ...
-        if ((first & sum_mask) != 0) continue;
-        __syncwarp();
-        const int count = min(g.row_sum_tokens, length - first);
-        for (int i = lane >> bk_shift; i < count; i += 32 >> bk_shift) {
-          const float* partial = sums + i * Q::token_floats + my_row_in_warp * g.VG;
-          float total[Q::count];
-          if (g.VG == 8)
-            row_totals<8>(partial, g.VG, total);
-          else if (g.VG == 4)
-            row_totals<4>(partial, g.VG, total);
-          else
-            row_totals<0>(partial, g.VG, total);
-          const float* record = records + (first + i) * record_floats;
-          const float q_k = record[KV::q * g.block_rows() + my_row],
-                      k_k = record[KV::k * g.block_rows() + my_row];
-          float dq = total[Q::dq], dk = total[Q::dk];
-          if constexpr (Form::value.bonus) {
-            const float v_dot_do = total[Q::v_dot_do];
-            dq = fmaf(v_dot_do * u_mine, k_k, dq);
-            dk = fmaf(g.scale * v_dot_do * u_mine, q_k, dk);
-            du = fmaf(g.scale * v_dot_do * q_k, k_k, du);
-          }
-          const std::int64_t at = first_at + (first + i) * (g.H * g.K);
-          d.dq[at] = from_float<T>(g.scale * dq);
-          d.dk[at] = from_float<T>(dk);
-          if constexpr (KV::per_key_gate)  // d/dg of exp(g): the decay's gradient times the decay
-            d.dg[at] = from_float<T>(total[Q::dg] * record[KV::g * g.block_rows() + my_row]);
-          else  // summed over K, then times the head's decay, by sum_key_terms_kernel
-            dg_rows[at] = total[Q::dg];
-          if constexpr (Form::value.low_rank) {
-            d.da[at] = from_float<T>(total[Q::da]);
-            d.db[at] = from_float<T>(total[Q::db]);
-          }
+        float* out = sums + (s & sum_mask) * Q::token_floats + lane;
+        out[Q::dq * 32] = dot(S_read, x.d_o);
+        out[Q::dk * 32] = dot(dS, x.v);
+        out[Q::dg * 32] = dot(dS, states[i]);
+        if constexpr (Form::value.low_rank) {
+          out[Q::db * 32] = dot(dS, x.sa);
+          out[Q::da * 32] = dot(states[i], x.dsa);
         }
-        __syncwarp();
+        if constexpr (Form::value.bonus) out[Q::v_dot_do * 32] = dot(x.v, x.d_o);
+#pragma unroll
+        for (int j = 0; j < SPAN; ++j) {  // dS <- dL/dS_{t-1}
+          float prev = x.decay * dS[j];
+          if constexpr (Form::value.low_rank) prev = fmaf(x.a, x.dsa[j], prev);
+          if constexpr (Form::value.output_before_update) prev = fmaf(g.scale * x.q, x.d_o[j], prev);
+          dS[j] = prev;
+        }
       }
-    };
-    if (kFullChunks && span.length == kChunk)
-      backward_chunk(kChunk);
-    else
-      backward_chunk(span.length);
+
+      // The reductions over V, every row_sum_tokens tokens (at the chunk's last tokens, the ones there are):
+      // lane l finishes row l % BK for tokens first + l / BK, ...
+      if ((first & sum_mask) != 0) continue;
+      __syncwarp();
+      const int count = min(g.row_sum_tokens, span.length - first);
+      for (int i = lane >> bk_shift; i < count; i += 32 >> bk_shift) {
+        const float* partial = sums + i * Q::token_floats + my_row_in_warp * g.VG;
+        float total[Q::count];
+        if (g.VG == 8)
+          row_totals<8>(partial, g.VG, total);
+        else if (g.VG == 4)
+          row_totals<4>(partial, g.VG, total);
+        else
+          row_totals<0>(partial, g.VG, total);
+        const float* record = records + (first + i) * record_floats;
+        const float q_k = record[KV::q * g.block_rows() + my_row],
+                    k_k = record[KV::k * g.block_rows() + my_row];
+        float dq = total[Q::dq], dk = total[Q::dk];
+        if constexpr (Form::value.bonus) {
+          const float v_dot_do = total[Q::v_dot_do];
+          dq = fmaf(v_dot_do * u_mine, k_k, dq);
+          dk = fmaf(g.scale * v_dot_do * u_mine, q_k, dk);
+          du = fmaf(g.scale * v_dot_do * q_k, k_k, du);
+        }
+        const std::int64_t at = first_at + (first + i) * (g.H * g.K);
+        d.dq[at] = from_float<T>(g.scale * dq);
+        d.dk[at] = from_float<T>(dk);
+        if constexpr (KV::per_key_gate)  // d/dg of exp(g): the decay's gradient times the decay
+          d.dg[at] = from_float<T>(total[Q::dg] * record[KV::g * g.block_rows() + my_row]);
+        else  // summed over K, then times the head's decay, by sum_key_terms_kernel
+          dg_rows[at] = total[Q::dg];
+        if constexpr (Form::value.low_rank) {
+          d.da[at] = from_float<T>(total[Q::da]);
+          d.db[at] = from_float<T>(total[Q::db]);
+        }
+      }
+      __syncwarp();
+    }
   }
   if (active)
     for (int j = 0; j < SPAN; ++j) d.dh0[state_base + j] = dS[j];

@@ -55,11 +55,6 @@ __host__ __device__ constexpr int columns_per_lane(int KPT, std::int64_t state_e
 __host__ __device__ constexpr int values_per_lane(std::int64_t state_elements, std::int64_t schedulers) {
   return state_elements / (32 * 8) < schedulers ? 8 : 16;
 }
-// Whether the row pass runs its full chunks with compile-time sub-chunk positions (backward_rows.cuh):
-// four copies of the sub-chunk's code in place of a loop's index and address work.
-__host__ __device__ constexpr bool full_row_chunks(int SPAN) {
-  return SPAN == 16;
-}
 // floats per SPAN values of a value vector in shared memory (+4, for conflict-free float4 reads as above)
 __host__ __device__ constexpr int padded_values(int V, int SPAN) {
   return V / SPAN * (SPAN + 4);
@@ -103,8 +98,7 @@ struct Geometry {
   int group_shift = 0, column_shift = 0;  // log2 of K / 8 (the conversion's groups of keys) and of BV * W
   // row pass: SPAN values per lane, VG lanes per row, BK rows per warp, W_rows warps per block
   int SPAN = 16, VG = 1, BK = 1, W_rows = 1;
-  bool full_row_chunks = false;  // full chunks with compile-time positions (full_row_chunks)
-  bool side_by_side = false;     // the backward's two passes at once (passes_side_by_side), where independent
+  bool side_by_side = false;  // the backward's two passes at once (passes_side_by_side), where independent
   // tokens whose partial sums one reduction over V of the row pass finishes (backward_rows.cuh): 8 where
   // the room for them costs no resident block (variant.cuh), else 4
   int row_sum_tokens = 4;
@@ -135,7 +129,6 @@ inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, st
   g.column_shift = log2_of(g.block_columns());
   g.SPAN = values_per_lane(B * H * K * V, schedulers);
   g.VG = g.V / g.SPAN;
-  g.full_row_chunks = full_row_chunks(g.SPAN);
   g.BK = power_of_two_divisor(g.K, 32 / g.VG);
   while (g.W_rows < 4 && g.K % (g.BK * g.W_rows * 2) == 0) g.W_rows *= 2;
   g.side_by_side = passes_side_by_side(B * H * K * V, g.KPT, g.SPAN, schedulers);

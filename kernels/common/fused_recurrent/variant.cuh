@@ -39,17 +39,13 @@ void with_column_layout(const Geometry& g, Fn&& fn) {
     fn(integral_constant<int, 16>{}, integral_constant<int, 2>{});
 }
 
-// The same for the row pass's values per lane and whether its full chunks take compile-time positions
-// (only at 16 values per lane).
+// The same for the row pass's values per lane.
 template <class Fn>
-void with_row_layout(const Geometry& g, Fn&& fn) {
-  using std::integral_constant;
+void with_values_per_lane(const Geometry& g, Fn&& fn) {
   if (g.SPAN == 8)
-    fn(integral_constant<int, 8>{}, std::false_type{});
-  else if (!g.full_row_chunks)
-    fn(integral_constant<int, 16>{}, std::false_type{});
+    fn(std::integral_constant<int, 8>{});
   else
-    fn(integral_constant<int, 16>{}, std::true_type{});
+    fn(std::integral_constant<int, 16>{});
 }
 
 // The key-side vectors of a column pass (full K), then `slice` (BV columns of a [B, T, H, V] tensor).
@@ -190,9 +186,8 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
   const StagePlan rows =
       row_plan<Form, T>(pointers, grads.d_o, workspace + layout.sa, workspace + layout.dsa, g);
   const auto launch_rows = [&](cudaStream_t stream) {
-    with_row_layout(g, [&](auto values, auto full_chunks) {
-      auto rows_kernel =
-          fused_recurrent_bwd_rows_kernel<Form, T, decltype(values)::value, decltype(full_chunks)::value>;
+    with_values_per_lane(g, [&](auto values) {
+      auto rows_kernel = fused_recurrent_bwd_rows_kernel<Form, T, decltype(values)::value>;
       // the partial sums of two sub-chunks where their room costs no resident block (rwkv7's five sums at
       // K = V = 128 in 16-bit would leave one block an SM where there were two: 5-6% slower)
       Geometry rows_g = g;
