@@ -12,7 +12,6 @@
 
 #include "kernels/common/fused_recurrent/geometry.cuh"
 #include "kernels/common/fused_recurrent/staging.cuh"
-#include "kernels/common/lane_sum.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
 
 namespace flabench::fused {
@@ -25,8 +24,7 @@ constexpr int kMid = kChunk / 2;  // a second starting point of the recomputatio
 constexpr int kWideSums = 2 * kSub;
 static_assert(kChunk % kWideSums == 0, "a reduction never spans two chunks");
 
-// Per token: the key vectors' entries for the block's rows, then v, do (and a^T S, dS^T b) over all V, then
-// (for the bonus) v . do, padded to 16 bytes.
+// Per token: the key vectors' entries for the block's rows, then v, do (and a^T S, dS^T b) over all V.
 template <class Form>
 struct RowRecord {
   static constexpr int value_vectors = Form::value.low_rank ? 4 : 2;
@@ -34,19 +32,17 @@ struct RowRecord {
   __host__ __device__ static constexpr int keys_floats(int rows) {
     return (KeyVectors<Form>::count * rows + 3) / 4 * 4;
   }
-  __host__ __device__ static constexpr int v_dot_do(int rows, int V, int SPAN) {
-    return keys_floats(rows) + value_vectors * padded_values(V, SPAN);
-  }
   __host__ __device__ static constexpr int floats(int rows, int V, int SPAN) {
-    return v_dot_do(rows, V, SPAN) + (Form::value.bonus ? 4 : 0);
+    return keys_floats(rows) + value_vectors * padded_values(V, SPAN);
   }
 };
 
-// Per-lane partial sums of a token, reduced over V at the sub-chunk's end: dq, dk, dg, (db, da).
+// Per-lane partial sums of a token, reduced over V at the sub-chunk's end: dq, dk, dg, (db, da), (v . do).
 template <class Form>
 struct RowSums {
-  static constexpr int dq = 0, dk = 1, dg = 2, db = 3, da = 4;
-  static constexpr int count = Form::value.low_rank ? 5 : 3;
+  static constexpr int dq = 0, dk = 1, dg = 2, db = 3, da = Form::value.low_rank ? 4 : 3;
+  static constexpr int v_dot_do = da + (Form::value.low_rank ? 1 : 0);
+  static constexpr int count = v_dot_do + (Form::value.bonus ? 1 : 0);
   // floats of one token's sums: count x 32 lanes, + 4 so that the 16-byte reads of neighbouring tokens' sums
   // (a quarter warp finishes rows of two tokens) start in different banks
   static constexpr int token_floats = count * 32 + 4;
@@ -90,24 +86,6 @@ __device__ void convert_row_chunk(const StagePlan& plan, const char* slot, int l
       store8(records + s * record + R::keys_floats(rows) + which * padded_values(g.V, SPAN) +
                  first / SPAN * (SPAN + 4) + first % SPAN,
              x);
-    }
-  }
-  // v_t . do_t, which the bonus terms of every row's dq, dk and du take: once a token here rather than in
-  // every row's lanes. The V / 8 threads of a token's groups are neighbouring lanes; every lane of a warp
-  // takes the same trip count (blockDim.x is whole warps), for the sum over lanes.
-  if constexpr (Form::value.bonus) {
-    for (int base = 0; base < (length << group_shift); base += blockDim.x) {
-      const int idx = base + threadIdx.x, s = idx >> group_shift, group = idx & group_mask;
-      float sum = 0;
-      if (s < length) {
-        float v[8], d_o[8];
-        load8(staged<T>(plan, slot, s, KV::count + R::v) + group * 8, v);
-        load8(staged<T>(plan, slot, s, KV::count + R::d_o) + group * 8, d_o);
-#pragma unroll
-        for (int i = 0; i < 8; ++i) sum = fmaf(v[i], d_o[i], sum);
-      }
-      sum = sum_over_lanes(sum, g.V / 8);
-      if (s < length && group == 0) records[s * record + R::v_dot_do(rows, g.V, SPAN)] = sum;
     }
   }
   __syncthreads();
@@ -263,6 +241,7 @@ __global__ void __launch_bounds__(128)
           out[Q::db * 32] = dot(dS, x.sa);
           out[Q::da * 32] = dot(states[i], x.dsa);
         }
+        if constexpr (Form::value.bonus) out[Q::v_dot_do * 32] = dot(x.v, x.d_o);
 #pragma unroll
         for (int j = 0; j < SPAN; ++j) {  // dS <- dL/dS_{t-1}
           float prev = x.decay * dS[j];
@@ -291,7 +270,7 @@ __global__ void __launch_bounds__(128)
                     k_k = record[KV::k * g.block_rows() + my_row];
         float dq = total[Q::dq], dk = total[Q::dk];
         if constexpr (Form::value.bonus) {
-          const float v_dot_do = record[R::v_dot_do(g.block_rows(), g.V, SPAN)];
+          const float v_dot_do = total[Q::v_dot_do];
           dq = fmaf(v_dot_do * u_mine, k_k, dq);
           dk = fmaf(g.scale * v_dot_do * u_mine, q_k, dk);
           du = fmaf(g.scale * v_dot_do * q_k, k_k, du);
