@@ -276,12 +276,10 @@ __device__ __forceinline__ void store_state_columns(float* state, const float (&
 #pragma unroll
   for (int i = Part * KPT / Parts; i < (Part + 1) * KPT / Parts; ++i) {
     float* row = state + std::int64_t(lane.k0 + i) * V + lane.v;
-    // streaming stores (evict first): a checkpoint is read once, by the backward, long after, and should not
-    // push the inputs that several blocks of a head share out of L2
     if constexpr (CPL == 2)
-      __stcs(reinterpret_cast<float2*>(row), make_float2(S[0][i], S[1][i]));
+      *reinterpret_cast<float2*>(row) = make_float2(S[0][i], S[1][i]);
     else
-      __stcs(row, S[0][i]);
+      *row = S[0][i];
   }
 }
 

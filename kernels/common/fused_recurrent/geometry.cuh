@@ -68,15 +68,6 @@ __device__ __forceinline__ void load_floats(float (&x)[N], const float* src) {
     x[j] = f.x, x[j + 1] = f.y, x[j + 2] = f.z, x[j + 3] = f.w;
   }
 }
-// The same from global memory read once (a checkpoint): streaming loads, evicted from L2 first.
-template <int N>
-__device__ __forceinline__ void load_floats_once(float (&x)[N], const float* src) {
-#pragma unroll
-  for (int j = 0; j < N; j += 4) {
-    const float4 f = __ldcs(reinterpret_cast<const float4*>(src + j));
-    x[j] = f.x, x[j + 1] = f.y, x[j + 2] = f.z, x[j + 3] = f.w;
-  }
-}
 
 // A per-head gate [B, T, H] has 2 bytes per token in bf16, too few for cp.async: lane l holds the log decay
 // of token l of the current chunk (of `tokens` <= 32) in a register, loaded one chunk ahead. For a per-key
