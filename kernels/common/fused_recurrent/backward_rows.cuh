@@ -204,23 +204,12 @@ __global__ void __launch_bounds__(128)
       x.load(records + s * record_floats, g, row, value_group, gates.decay(s), gradients);
       return x;
     };
-    // Steps S through tokens from .. to - 1, each token's record read one step ahead of its arithmetic (read
-    // just before it, a step's first multiply waited on its own loads: ncu's short_sb, version 34).
-    auto recompute = [&](float(&S)[SPAN], int from, int to) {
-      if (from >= to) return;
-      RowToken<Form, SPAN> next = token(from, false);
-      for (int s = from; s < to; ++s) {
-        const RowToken<Form, SPAN> x = next;
-        next = token(min(s + 1, to - 1), false);
-        x.step(S);
-      }
-    };
 
     // The state before token kMid: the sub-chunks from there on recompute from it rather than from S0.
     float S_mid[SPAN];
 #pragma unroll
     for (int j = 0; j < SPAN; ++j) S_mid[j] = S0[j];
-    recompute(S_mid, 0, span.length > kMid ? kMid : 0);
+    for (int s = 0; s < (span.length > kMid ? kMid : 0); ++s) token(s, false).step(S_mid);
 
     for (int first = (span.length - 1) / kSub * kSub; first >= 0; first -= kSub) {
       const bool late = first >= kMid;
@@ -228,17 +217,11 @@ __global__ void __launch_bounds__(128)
       float states[kSub + 1][SPAN];
 #pragma unroll
       for (int j = 0; j < SPAN; ++j) states[0][j] = late ? S_mid[j] : S0[j];
-      recompute(states[0], late ? kMid : 0, first);
-      // the sub-chunk's states, each token's record read a step ahead (an index past the chunk's end
-      // reads its last token, whose step is then skipped)
-      RowToken<Form, SPAN> next = token(first, false);
+      for (int s = late ? kMid : 0; s < first; ++s) token(s, false).step(states[0]);
 #pragma unroll
-      for (int i = 0; i < kSub; ++i) {
-        const RowToken<Form, SPAN> x = next;
-        if (i + 1 < kSub) next = token(min(first + i + 1, span.length - 1), false);
+      for (int i = 0; i < kSub; ++i)  // the last token's step only where the output reads S_t
         if (first + i < span.length && (i + 1 < kSub || !Form::value.output_before_update))
-          x.step(states[i], states[i + 1]);  // the last token's step only where the output reads S_t
-      }
+          token(first + i, false).step(states[i], states[i + 1]);
 #pragma unroll
       for (int i = kSub - 1; i >= 0; --i) {
         const int s = first + i;
