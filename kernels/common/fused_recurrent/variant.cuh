@@ -170,24 +170,16 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
   float* workspace = reinterpret_cast<float*>(call.workspace.data());
   const WorkspaceLayout<Form> layout(p);
 
-  // v35 trial: at 16 keys and 16 values a lane the column pass in blocks of 4 warps, beside the row pass
-  Geometry cg = g;
-  bool side_by_side = g.side_by_side;
-  if (!Form::value.low_rank && g.KPT == 16 && g.SPAN == 16) {
-    side_by_side = true;
-    while (cg.W > 4) cg.W /= 2;
-    cg.column_shift = log2_of(cg.block_columns());
-  }
-  const StagePlan columns = column_plan<Form, T>(pointers, grads.d_o, cg);
+  const StagePlan columns = column_plan<Form, T>(pointers, grads.d_o, g);
   const auto launch_columns = [&](cudaStream_t stream) {
-    const std::size_t columns_shared = column_shared_bytes<Form, T>(columns, cg);
-    with_column_layout(cg, [&](auto keys, auto lane_columns) {
+    const std::size_t columns_shared = column_shared_bytes<Form, T>(columns, g);
+    with_column_layout(g, [&](auto keys, auto lane_columns) {
       const NvtxRange range("columns");  // each launch of the backward is its own range for nsys and ncu
       auto columns_kernel =
           fused_recurrent_bwd_columns_kernel<Form, T, decltype(keys)::value, decltype(lane_columns)::value>;
       allow_shared_memory(columns_kernel, columns_shared);
-      columns_kernel<<<dim3(cg.B * cg.H, cg.V / cg.block_columns()), 32 * cg.W, columns_shared, stream>>>(
-          pointers, grads, cg, columns, workspace + layout.dsa);
+      columns_kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), 32 * g.W, columns_shared, stream>>>(
+          pointers, grads, g, columns, workspace + layout.dsa);
     });
     FLA_CUDA_CHECK_LAUNCH();
   };
@@ -211,7 +203,7 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
       FLA_CUDA_CHECK_LAUNCH();
     });
   };
-  if (Form::value.low_rank || !side_by_side) {  // the low-rank row pass reads the column pass's dS_t^T b_t
+  if (Form::value.low_rank || !g.side_by_side) {  // the low-rank row pass reads the column pass's dS_t^T b_t
     launch_columns(call.stream);
     launch_rows(call.stream);
   } else {  // the column pass on the schedulers the row pass leaves idle (layout.h)
