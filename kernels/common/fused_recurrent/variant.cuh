@@ -203,13 +203,7 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
       FLA_CUDA_CHECK_LAUNCH();
     });
   };
-  // v36 trial: at 16 keys and 16 values a lane the column pass's one wave of blocks first, the row pass
-  // beside it on the fork
-  if (!Form::value.low_rank && g.KPT == 16 && g.SPAN == 16) {
-    const ForkedStream fork(call.stream);
-    launch_columns(call.stream);
-    launch_rows(fork.side());
-  } else if (Form::value.low_rank || !g.side_by_side) {  // the low-rank row pass reads dS_t^T b_t
+  if (Form::value.low_rank || !g.side_by_side) {  // the low-rank row pass reads the column pass's dS_t^T b_t
     launch_columns(call.stream);
     launch_rows(call.stream);
   } else {  // the column pass on the schedulers the row pass leaves idle (layout.h)
