@@ -140,5 +140,26 @@ TEST(FusedLayout, ColumnChunksAreWideOnlyAt8KeysPerLaneWithBf16Inputs) {
   EXPECT_EQ(make_geometry(8, 1024, 8, 64, 64, 1.0, kChunk, kH100Schedulers, true).column_tokens, kWideChunk);
 }
 
+// 32-token chunks at 16 keys a lane (wide_chunks_at_16_keys) only where every block has an SM of its own:
+// the D = 128 peer shapes (128 blocks) take them, B8 T2048 H32 D128 (512 blocks) and fp16 do not, nor do
+// K = 256 or the 8- and 4-key layouts (D = 64, which have their own wide chunks in bf16).
+TEST(FusedLayout, WideChunksAt16KeysOnlyWhereEachBlockHasItsSm) {
+  const auto wide = [](std::int64_t B, std::int64_t H, std::int64_t K, std::int64_t V, bool bf16) {
+    return make_geometry(B, 4096, H, K, V, 1.0, kChunk, kH100Schedulers, bf16).wide_chunks_pay;
+  };
+  EXPECT_TRUE(wide(4, 16, 128, 128, true));   // 4,4096,16,128: two columns a lane, 128 blocks
+  EXPECT_TRUE(wide(2, 16, 128, 128, true));   // 2,16384,16,128: one column a lane, 128 blocks
+  EXPECT_FALSE(wide(8, 32, 128, 128, true));  // 512 blocks: 1.17-1.21x slower wide
+  EXPECT_FALSE(wide(4, 16, 128, 128, false));
+  EXPECT_FALSE(wide(1, 4, 256, 256, true));
+  EXPECT_FALSE(wide(4, 16, 64, 64, true));
+  EXPECT_FALSE(wide(1, 16, 64, 64, true));
+  const Geometry g = make_geometry(2, 100, 16, 128, 128, 1.0, kChunk, kH100Schedulers, true);
+  const Geometry w = with_wide_column_chunks(g);
+  EXPECT_EQ(w.column_tokens, kWideChunk);
+  EXPECT_EQ(w.column_chunks, 4);  // 100 tokens
+  EXPECT_EQ(w.chunks, g.chunks);  // the checkpoints stay every kChunk tokens
+}
+
 }  // namespace
 }  // namespace flabench::fused

@@ -82,6 +82,19 @@ __host__ __device__ constexpr int column_chunk_tokens(int KPT, bool bf16_inputs)
   return KPT == 8 && bf16_inputs ? kWideChunk : kChunk;
 }
 
+// Whether the column passes may stage 32 tokens a chunk at 16 keys a lane too (bf16, K <= 128): where their
+// blocks are no more than the SMs (`schedulers` / 4), one block an SM, so the wider chunk's shared memory
+// costs no resident block and each chunk's fixed work (staging, conversion, barrier, sums) serves twice the
+// tokens. Measured (kernels/notes/fused_recurrent.md, version 43): the D = 128 peer shapes' forward
+// 0.85-0.95x, fwd+bwd 0.92-0.97x; at B8 T2048 H32 D128 (512 blocks, two or more an SM) the forward 1.17-1.21x
+// slower, so there the chunks stay 16 tokens. variant.cuh widens only where the device's shared memory
+// holds the wider chunk.
+__host__ __device__ constexpr bool wide_chunks_at_16_keys(int B, int H, int K, int V, int KPT,
+                                                          int block_columns, bool bf16_inputs,
+                                                          std::int64_t schedulers) {
+  return KPT == 16 && bf16_inputs && K <= 128 && std::int64_t(B) * H * (V / block_columns) <= schedulers / 4;
+}
+
 // The largest power of two <= limit that divides n.
 __host__ __device__ constexpr int power_of_two_divisor(int n, int limit) {
   int p = 1;
@@ -104,6 +117,7 @@ struct Geometry {
   int row_sum_tokens = 4;
   // the column passes' chunks: column_tokens tokens each (column_chunk_tokens), column_chunks of them
   int column_tokens = kChunk, column_chunks = 0;
+  bool wide_chunks_pay = false;  // wide_chunks_at_16_keys: variant.cuh widens them where they fit
   __host__ __device__ int block_columns() const { return BV * W; }
   __host__ __device__ int block_rows() const { return BK * W_rows; }
 };
@@ -134,6 +148,15 @@ inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, st
   g.side_by_side = passes_side_by_side(B * H * K * V, g.KPT, g.SPAN, schedulers);
   g.column_tokens = column_chunk_tokens(g.KPT, bf16_inputs);
   g.column_chunks = int((T + g.column_tokens - 1) / g.column_tokens);
+  g.wide_chunks_pay =
+      wide_chunks_at_16_keys(g.B, g.H, g.K, g.V, g.KPT, g.block_columns(), bf16_inputs, schedulers);
+  return g;
+}
+
+// g with the column passes' chunks at kWideChunk tokens.
+inline Geometry with_wide_column_chunks(Geometry g) {
+  g.column_tokens = kWideChunk;
+  g.column_chunks = (g.T + kWideChunk - 1) / kWideChunk;
   return g;
 }
 

@@ -65,6 +65,17 @@ StagePlan column_plan(const Pointers<T>& p, const T* slice, const Geometry& g) {
   return plan;
 }
 
+// The column passes' geometry: g, with 32-token chunks where they pay (Geometry::wide_chunks_pay) and the
+// device's shared memory holds them (the saving forward's and the backward's column pass alike).
+template <class Form, class T>
+Geometry column_geometry(const Geometry& g) {
+  if (!g.wide_chunks_pay) return g;
+  const Geometry wide = with_wide_column_chunks(g);
+  const std::size_t needed =
+      column_shared_bytes<Form, T>(column_plan<Form, T>(Pointers<T>{}, nullptr, wide), wide);
+  return needed <= std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)) ? wide : g;
+}
+
 // The key-side vectors' rows of the block, then v, do (and a^T S, dS^T b) over all V.
 template <class Form, class T>
 StagePlan row_plan(const Pointers<T>& p, const T* d_o, const float* sa, const float* dsa, const Geometry& g) {
@@ -136,7 +147,7 @@ __global__ void sum_key_terms_kernel(const float* terms, const T* g, T* dg, std:
 template <class Form, class T>
 void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   const Problem& p = call.problem;
-  const Geometry g = launch_geometry(p);
+  const Geometry g = column_geometry<Form, T>(launch_geometry(p));
   Pointers<T> pointers = bind_inputs<T>(binding, call.inputs);
   pointers.o = call.outputs.at(binding.o).as<T>();
   pointers.ht = call.outputs.at(binding.ht).as<float>();
@@ -170,16 +181,17 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
   float* workspace = reinterpret_cast<float*>(call.workspace.data());
   const WorkspaceLayout<Form> layout(p);
 
-  const StagePlan columns = column_plan<Form, T>(pointers, grads.d_o, g);
+  const Geometry column_g = column_geometry<Form, T>(g);
+  const StagePlan columns = column_plan<Form, T>(pointers, grads.d_o, column_g);
   const auto launch_columns = [&](cudaStream_t stream) {
-    const std::size_t columns_shared = column_shared_bytes<Form, T>(columns, g);
+    const std::size_t columns_shared = column_shared_bytes<Form, T>(columns, column_g);
     with_column_layout(g, [&](auto keys, auto lane_columns) {
       const NvtxRange range("columns");  // each launch of the backward is its own range for nsys and ncu
       auto columns_kernel =
           fused_recurrent_bwd_columns_kernel<Form, T, decltype(keys)::value, decltype(lane_columns)::value>;
       allow_shared_memory(columns_kernel, columns_shared);
       columns_kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), 32 * g.W, columns_shared, stream>>>(
-          pointers, grads, g, columns, workspace + layout.dsa);
+          pointers, grads, column_g, columns, workspace + layout.dsa);
     });
     FLA_CUDA_CHECK_LAUNCH();
   };
