@@ -77,7 +77,8 @@ __host__ __device__ constexpr bool passes_side_by_side(std::int64_t state_elemen
 // keep the key vectors packed (column_record.h; each chunk's fixed work, the staging's setup, the barrier,
 // the loops' entries, then serves twice the tokens, and ring, records and partial sums stay within 90 KiB:
 // two blocks an SM on a Hopper, one on an RTX 40xx), else 16 (fp16's fp32 records would take rwkv7 at K = 64
-// to 104 KiB; 4 keys per lane and 16 keys take more too).
+// to 104 KiB; 4 keys per lane and 16 keys take more too; at 16 keys variant.cuh widens them where each
+// block has an SM to itself: wide_chunks_at_16_keys).
 __host__ __device__ constexpr int column_chunk_tokens(int KPT, bool bf16_inputs) {
   return KPT == 8 && bf16_inputs ? kWideChunk : kChunk;
 }
