@@ -106,13 +106,18 @@ TEST(FusedLayout, TheBatteryReachesEveryLayoutTheH100Picks) {
   const BatterySpec spec{"fused_recurrent", Backend::cuda, {227 * 1024, 90}, true};
   std::set<std::tuple<int, int, int>> reached;
   std::set<bool> backward_passes;  // side by side or one after the other, for the ops that may do either
+  bool wide_at_16_keys = false;    // a case whose column passes take 32-token chunks at 16 keys a lane
   for (const BatteryCase& c : battery_cases(product_registry(), spec)) {
     if (c.op->name == "gsa" || c.skip_reason) continue;  // gsa's fused_recurrent has its own plan
     const Problem& p = c.problem;
     const Geometry g = layout_of(p.B, p.H, p.K, p.V, kH100Schedulers);
     reached.insert({g.KPT, g.CPL, g.SPAN});
     if (c.op->name != "rwkv7" && c.mode == Mode::fwdbwd) backward_passes.insert(g.side_by_side);
+    wide_at_16_keys |=
+        make_geometry(p.B, p.T, p.H, p.K, p.V, 1.0, kChunk, kH100Schedulers, p.dtype == DType::bf16)
+            .wide_chunks_pay;
   }
+  EXPECT_TRUE(wide_at_16_keys) << "no battery case takes 32-token chunks at 16 keys a lane";
   for (const auto& layout :
        {std::tuple{4, 1, 8}, std::tuple{8, 1, 16}, std::tuple{16, 1, 16}, std::tuple{16, 2, 16}})
     EXPECT_TRUE(reached.count(layout)) << "no battery case takes KPT=" << std::get<0>(layout)
