@@ -87,7 +87,7 @@ __host__ __device__ constexpr int column_chunk_tokens(int KPT, bool bf16_inputs)
 // blocks are no more than the SMs (`schedulers` / 4), one block an SM, so the wider chunk's shared memory
 // costs no resident block and each chunk's fixed work (staging, conversion, barrier, sums) serves twice the
 // tokens. Measured (kernels/notes/fused_recurrent.md, version 43): the D = 128 peer shapes' forward
-// 0.85-0.95x, fwd+bwd 0.92-0.97x; at B8 T2048 H32 D128 (512 blocks, two or more an SM) the forward 1.17-1.21x
+// 0.85-0.95x, fwd+bwd 0.92-0.98x; at B8 T2048 H32 D128 (512 blocks, two or more an SM) the forward 1.17-1.21x
 // slower, so there the chunks stay 16 tokens. variant.cuh widens only where the device's shared memory
 // holds the wider chunk.
 __host__ __device__ constexpr bool wide_chunks_at_16_keys(int B, int H, int K, int V, int KPT,
