@@ -128,6 +128,13 @@ struct Geometry {
 // work). Up to 4; 8 at 16 keys per lane, where registers would allow 4 blocks of 4 warps per SM but shared
 // memory (the converted chunk) only 3, which left a second, mostly idle wave of blocks at B*H = 64.
 constexpr int kMaxColumnWarps = 8;
+
+// g with the column passes' chunks at `tokens` tokens, as many as cover the sequence.
+inline Geometry with_column_chunks(Geometry g, int tokens) {
+  g.column_tokens = tokens;
+  g.column_chunks = (g.T + tokens - 1) / tokens;
+  return g;
+}
 inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, std::int64_t K, std::int64_t V,
                               double scale, int chunk, int schedulers, bool bf16_inputs) {
   Geometry g;
@@ -147,18 +154,15 @@ inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, st
   g.BK = power_of_two_divisor(g.K, 32 / g.VG);
   while (g.W_rows < 4 && g.K % (g.BK * g.W_rows * 2) == 0) g.W_rows *= 2;
   g.side_by_side = passes_side_by_side(B * H * K * V, g.KPT, g.SPAN, schedulers);
-  g.column_tokens = column_chunk_tokens(g.KPT, bf16_inputs);
-  g.column_chunks = int((T + g.column_tokens - 1) / g.column_tokens);
+  g = with_column_chunks(g, column_chunk_tokens(g.KPT, bf16_inputs));
   g.wide_chunks_pay =
       wide_chunks_at_16_keys(g.B, g.H, g.K, g.V, g.KPT, g.block_columns(), bf16_inputs, schedulers);
   return g;
 }
 
 // g with the column passes' chunks at kWideChunk tokens.
-inline Geometry with_wide_column_chunks(Geometry g) {
-  g.column_tokens = kWideChunk;
-  g.column_chunks = (g.T + kWideChunk - 1) / kWideChunk;
-  return g;
+inline Geometry with_wide_column_chunks(const Geometry& g) {
+  return with_column_chunks(g, kWideChunk);
 }
 
 }  // namespace flabench::fused
