@@ -86,6 +86,22 @@ TEST(VariantSupport, ChunkRunsItsChunkSizesAndHeadDims) {
   EXPECT_FALSE(chunk_runs("gla", 64, 64, 12, kHopper));
 }
 
+// The output pass stages 32 key channels at a time at C = 64 and K >= 128 (kernels/notes/chunk.md, version
+// 37), so the forward takes K = V = 256 at C = 64 on a Hopper and K = V = 128 at C = 64 on an RTX 40xx, where
+// the backward (its value gradients stage all K channels) does not.
+TEST(VariantSupport, ChunkForwardStagesKeyTilesAtSixtyFourTokens) {
+  const auto forward_runs = [](const std::string& op, int C, int K, Mode mode, const DeviceLimits& limits) {
+    const Problem p{1, 64, 1, K, K, DType::bf16, C};
+    return !why_unsupported(*product_registry().find_variant(op, "chunk"), p, mode, limits);
+  };
+  for (const std::string op : {"gla", "rwkv6"}) {
+    EXPECT_TRUE(forward_runs(op, 64, 256, Mode::fwd, kHopper)) << op;
+    EXPECT_FALSE(forward_runs(op, 64, 256, Mode::fwdbwd, kHopper)) << op;
+    EXPECT_TRUE(forward_runs(op, 64, 128, Mode::fwd, kAda)) << op;
+    EXPECT_FALSE(forward_runs(op, 64, 128, Mode::fwdbwd, kAda)) << op;
+  }
+}
+
 // rwkv7's chunk (kernels/notes/rwkv7_chunk.md): chunk sizes 16, 32 and 64, K and V in {16, 32, 64, 128}
 // either way round; on an RTX 40xx D = 64 at every chunk size, the forward at K = V = 128 at C <= 32 (at
 // C = 64 one chunk's state-pass operands take 117 KiB in bf16) and its backward (fused_recurrent's) not

@@ -1,7 +1,8 @@
 // The chunk variant's forward: the state pass (kernels/common/chunk/scan.cuh: the states before every
 // chunk), then the output pass, the products on the tensor cores (bf16 and fp16 inputs; fp32 inputs on the
 // CUDA cores, kernels/common/chunk/warp_mma.cuh).
-//   output pass  one block per (batch, query head, chunk, 64 or 128 values):
+//   output pass  one block per (batch, query head, chunk, 64 or 128 values), all key channels at once or a
+//                tile at a time:
 //                o = scale ((q e^{seen from the chunk's start}) S0 + A v + bonus), with A the intra-chunk
 //                scores of intra_chunk.cuh; S0 and A are fp32 and go to the tensor cores in two 16-bit parts
 //                (S0 staged as two bf16 planes whatever the 16-bit input, A split as its fragments are
@@ -21,92 +22,138 @@
 namespace flabench::chunk {
 
 // A block's values (VT): 64, or 128 where it fits, so that A is built once for V = 128 rather than twice.
+// Its key channels: all K at once, or (kKeyTiles) 32 at a time for 64-token chunks of K >= 128, whose
+// whole-K block (212 KiB at K = V = 128) had an SM to itself and ran its phases (staging, scores, products)
+// one after another with no other block to fill the gaps (ncu: 25% occupancy, 27% of the stall samples at
+// barriers); with tiles of 32 channels (81 KiB) two blocks share an SM. Measured (kernels/notes/chunk.md,
+// version 37): 0.91-0.95x at C = 64, D = 128; tiles elsewhere the same or slower (1.13-1.23x at C = 32, D =
+// 64).
+__host__ __device__ inline int output_key_tile(int C, int K) {
+  return C == kMaxChunk && K >= 128 ? 32 : K;
+}
 __host__ __device__ inline int output_pass_floats(int C, int K, int VT, int input_bytes) {
-  return Decays::floats(C, K) + 2 * C * (K + kPad) + input_rows_floats(C, VT, input_bytes) + K * (VT + 8) +
-         C * (C + kPad) + C + steep_list_ints(C, K);
+  const int KT = output_key_tile(C, K);
+  return Decays::floats(C, KT) + 2 * C * (KT + kPad) + input_rows_floats(C, VT, input_bytes) + KT * (VT + 8) +
+         C * (C + kPad) + C + steep_list_ints(C, KT);
 }
 
-template <class Form, class T>
-__global__ void __launch_bounds__(kOutputMaxThreads)
+// Two blocks of 512 threads an SM: 64 registers, the whole-K kernel's own count before the bound. With key
+// tiles o's accumulators and the loop's values then spill around each tile's scores (bf16: 120-136 bytes a
+// thread, ptxas), a few dozen accesses a tile.
+template <class Form, class T, bool kKeyTiles>
+__global__ void __launch_bounds__(kOutputMaxThreads, 2)
     chunk_output_kernel(Pointers<T> p, Dims d, const float* states, int VT) {
   extern __shared__ float smem[];
-  const int K = d.K, V = d.V, C = d.C, ldK = K + kPad, ldC = C + kPad, ldV = VT + kPad;
+  const int K = d.K, V = d.V, C = d.C, KT = kKeyTiles ? output_key_tile(C, K) : K, ldK = KT + kPad,
+            ldC = C + kPad, ldV = VT + kPad;
   // blockIdx.x: (batch, query head); G query heads share a key/value head's k, v, g and states.
   const Dims dq = d.queries();
   const int b = blockIdx.x / dq.H, hq = blockIdx.x % dq.H, h = hq / d.G, bh = b * d.H + h, n = blockIdx.y,
             j0 = blockIdx.z * VT;
   const int t0 = n * C, length = min(C, d.T - t0);
-  Decays dec = Decays::carve(smem, C, K);
-  float* q = smem + Decays::floats(C, K);  // [C][K + pad]: q, then q e^{seen}, then q e^{seen from the start}
-  float* k = q + C * ldK;  // [C][K + pad]: k, then k e^{decay after it to its sub-chunk's end}
-  // v as the input is and S0 (the state before the chunk) as two bf16 planes (bf16/fp16: B fragments by
-  // ldmatrix, rows of an odd number of 16-byte vectors so its 8 rows fall on distinct banks), or both fp32
+  Decays dec = Decays::carve(smem, C, KT);  // of the KT channels staged
+  float* q = smem + Decays::floats(C, KT);  // [C][KT + pad]: q, then q e^{seen}, then e^{seen from the start}
+  float* k = q + C * ldK;  // [C][KT + pad]: k, then k e^{decay after it to its sub-chunk's end}
+  // v as the input is and S0 (the state before the chunk; its KT rows of the tile) as two bf16 planes
+  // (bf16/fp16: B fragments by ldmatrix, rows of an odd number of 16-byte vectors so its 8 rows fall on
+  // distinct banks), or both fp32
   using Staged = std::conditional_t<sizeof(T) == 2, T, float>;
   using Planes = StatePart<T>;
   constexpr bool kFragments = sizeof(T) == 2;
   const int ldS = kFragments ? VT + 8 : ldV;
   Staged* v = reinterpret_cast<Staged*>(k + C * ldK);
-  float* S0 = k + C * ldK + input_rows_floats(C, VT, sizeof(T));  // in [K][VT + 8] fp32's room
-  float* A = S0 + K * (VT + 8);                                   // [C][C + pad]
+  float* S0 = k + C * ldK + input_rows_floats(C, VT, sizeof(T));  // in [KT][VT + 8] fp32's room
+  float* A = S0 + KT * (VT + 8);                                  // [C][C + pad]
   float* bonus = A + C * ldC;                                     // [C]: rwkv6's q_i . (u k_i)
   int* steep = reinterpret_cast<int*>(bonus + C);
   auto* S0_planes = reinterpret_cast<Planes*>(S0);
   const float* saved = states + (std::int64_t(bh) * d.chunks() + n) * K * V;
-  stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, token_rows(p.q, dq, b, hq, t0, C, K, 0, K, q, ldK),
-                          token_rows(p.k, d, b, h, t0, C, K, 0, K, k, ldK),
-                          token_rows(p.v, d, b, h, t0, C, V, j0, VT, v, ldS),
-                          staged_state<Planes>(saved, d, 0, K, j0, VT, S0, ldS));
-
-  intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, Form::value.bonus ? p.u + h * K : nullptr, bonus,
-                              steep);
-  const Divisor channels(K);
-  for (int idx = threadIdx.x; idx < C * K; idx += int(blockDim.x)) {
-    const int t = channels.div(idx), c = channels.mod(idx);
-    q[t * ldK + c] *= __expf(dec.prefix[(t / kSubChunk) * K + c]);
-  }
-  __syncthreads();
+  const Divisor channels(KT);
 
   // o: each warp a 16-row strip of C / 16 8-column tiles (output_threads).
   constexpr int kMaxTiles = kMaxStripTiles;
   const int warp = threadIdx.x / 32, strips = C / kSubChunk, tiles = strips, m0 = (warp % strips) * kSubChunk,
             n0 = (warp / strips) * 8 * tiles;
-  float acc[kMaxTiles][4] = {};
   const auto queries = [&](int i, int c) { return q[i * ldK + c]; };
-  for (int k0 = 0; k0 < K; k0 += 16) {
-    if constexpr (kFragments) {  // S0's high plane, then its low plane
-      // q e^{seen} in bf16 parts: the high part alone for bf16 inputs, both (16 bits) for fp16 inputs, whose
-      // 11 bits the high part alone would round
-      std::uint32_t af[2][4];
-      a_fragment<Planes>(m0, k0, queries, af[0], af[1]);
-      const std::uint32_t high[1][4] = {{af[0][0], af[0][1], af[0][2], af[0][3]}};
-      if constexpr (std::is_same_v<T, __half>)
-        mma_b_stored_kn<Planes>(acc, tiles, af, S0_planes, ldS, k0, n0);
+  // acc += (q e^{seen from the start}) S0 over the KT channels staged (q e^{seen} on entry)
+  const auto add_state_product = [&](float(&acc)[kMaxTiles][4]) {
+    for (int idx = threadIdx.x; idx < C * KT; idx += int(blockDim.x)) {
+      const int t = channels.div(idx), c = channels.mod(idx);
+      q[t * ldK + c] *= __expf(dec.prefix[(t / kSubChunk) * KT + c]);
+    }
+    __syncthreads();
+    for (int k0 = 0; k0 < KT; k0 += 16) {
+      if constexpr (kFragments) {  // S0's high plane, then its low plane
+        // q e^{seen} in bf16 parts: the high part alone for bf16 inputs, both (16 bits) for fp16 inputs,
+        // whose 11 bits the high part alone would round
+        std::uint32_t af[2][4];
+        a_fragment<Planes>(m0, k0, queries, af[0], af[1]);
+        const std::uint32_t high[1][4] = {{af[0][0], af[0][1], af[0][2], af[0][3]}};
+        if constexpr (std::is_same_v<T, __half>)
+          mma_b_stored_kn<Planes>(acc, tiles, af, S0_planes, ldS, k0, n0);
+        else
+          mma_b_stored_kn<Planes>(acc, tiles, high, S0_planes, ldS, k0, n0);
+        mma_b_stored_kn<Planes>(acc, tiles, high, S0_planes + KT * ldS, ldS, k0, n0);
+      } else {
+        mma_k16<T, kMaxTiles>(acc, tiles, m0, n0, k0, queries, [&](int c, int j) { return S0[c * ldS + j]; });
+      }
+    }
+  };
+  const auto stage = [&](int c0, const auto&... more) {
+    stage_with_decays<Form>(dec, p.g, d, b, h, t0, c0, token_rows(p.q, dq, b, hq, t0, C, K, c0, KT, q, ldK),
+                            token_rows(p.k, d, b, h, t0, C, K, c0, KT, k, ldK),
+                            staged_state<Planes>(saved, d, c0, KT, j0, VT, S0, ldS), more...);
+  };
+  // acc += A v, then o's stores
+  const auto add_scores_product_and_store = [&](float(&acc)[kMaxTiles][4]) {
+    __syncthreads();
+    const auto scores = [&](int i, int s) { return A[i * ldC + s]; };
+    for (int k0 = 0; k0 < C; k0 += 16) {
+      if constexpr (kFragments) {  // A in two parts, v's fragments by ldmatrix
+        std::uint32_t af[2][4];
+        a_fragment<T>(m0, k0, scores, af[0], af[1]);
+        mma_b_stored_kn<T>(acc, tiles, af, v, ldS, k0, n0);
+      } else {
+        mma_k16<T, kMaxTiles, Exact::a>(acc, tiles, m0, n0, k0, scores,
+                                        [&](int s, int j) { return v[s * ldV + j]; });
+      }
+    }
+    for_each_pair(acc, tiles, m0, n0, [&](int i, int j, float& first, float& second) {
+      if (i >= length || j0 + j >= V) return;
+      if constexpr (Form::value.bonus) {
+        first += bonus[i] * to_float(v[i * ldS + j]);
+        second += bonus[i] * to_float(v[i * ldS + j + 1]);
+      }
+      store_pair(p.o + dq.row(b, hq, t0 + i) * V + j0 + j, d.scale * first, d.scale * second);
+    });
+  };
+  const T* u = Form::value.bonus ? p.u + h * K : nullptr;
+  if constexpr (kKeyTiles) {
+    float acc[kMaxTiles][4] = {};
+    zero_intra_chunk_scores(A, ldC, C, bonus);
+    for (int c0 = 0; c0 < K; c0 += KT) {
+      __syncthreads();  // the last tile's reads are done
+      // (staged here rather than by `stage`: through it this instance spilled twice the bytes; version 37b)
+      const auto q_rows = token_rows(p.q, dq, b, hq, t0, C, K, c0, KT, q, ldK);
+      const auto k_rows = token_rows(p.k, d, b, h, t0, C, K, c0, KT, k, ldK);
+      const auto S0_rows = staged_state<Planes>(saved, d, c0, KT, j0, VT, S0, ldS);
+      if (c0 == 0)
+        stage_with_decays<Form>(dec, p.g, d, b, h, t0, c0, q_rows, k_rows, S0_rows,
+                                token_rows(p.v, d, b, h, t0, C, V, j0, VT, v, ldS));
       else
-        mma_b_stored_kn<Planes>(acc, tiles, high, S0_planes, ldS, k0, n0);
-      mma_b_stored_kn<Planes>(acc, tiles, high, S0_planes + K * ldS, ldS, k0, n0);
-    } else {
-      mma_k16<T, kMaxTiles>(acc, tiles, m0, n0, k0, queries, [&](int c, int j) { return S0[c * ldS + j]; });
+        stage_with_decays<Form>(dec, p.g, d, b, h, t0, c0, q_rows, k_rows, S0_rows);
+      intra_chunk_scores<Form, T, true>(dec, q, k, ldK, KT, C, A, ldC, u ? u + c0 : nullptr, bonus, steep);
+      add_state_product(acc);
     }
+    finish_intra_chunk_scores<Form>(A, ldC, C);
+    add_scores_product_and_store(acc);
+  } else {
+    stage(0, token_rows(p.v, d, b, h, t0, C, V, j0, VT, v, ldS));
+    intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, u, bonus, steep);
+    float acc[kMaxTiles][4] = {};
+    add_state_product(acc);
+    add_scores_product_and_store(acc);
   }
-  const auto scores = [&](int i, int s) { return A[i * ldC + s]; };
-  for (int k0 = 0; k0 < C; k0 += 16) {
-    if constexpr (kFragments) {  // A in two parts, v's fragments by ldmatrix
-      std::uint32_t af[2][4];
-      a_fragment<T>(m0, k0, scores, af[0], af[1]);
-      mma_b_stored_kn<T>(acc, tiles, af, v, ldS, k0, n0);
-    } else {
-      mma_k16<T, kMaxTiles, Exact::a>(acc, tiles, m0, n0, k0, scores,
-                                      [&](int s, int j) { return v[s * ldV + j]; });
-    }
-  }
-  for_each_pair(acc, tiles, m0, n0, [&](int i, int j, float& first, float& second) {
-    if (i >= length || j0 + j >= V) return;
-    if constexpr (Form::value.bonus) {
-      first += bonus[i] * to_float(v[i * ldS + j]);
-      second += bonus[i] * to_float(v[i * ldS + j + 1]);
-    }
-    store_pair(p.o + dq.row(b, hq, t0 + i) * V + j0 + j, d.scale * first, d.scale * second);
-  });
 }
 
 }  // namespace flabench::chunk

@@ -30,7 +30,10 @@ __host__ __device__ inline int steep_list_ints(int C, int K) {
 // on return A[i * ldC + s] holds the scores, q holds q e^{seen within its sub-chunk}, k holds k e^{decay
 // after it to its sub-chunk's end} (the factors of the callers' other products), and for rwkv6 bonus[i] holds
 // q_i . (u k_i) with u the head's bonus (unused otherwise). steep is scratch of steep_list_ints(C, K).
-template <class Form, class T>
+//   kAdd: q, k, dec and u are one tile of the head's channels, whose share of the scores and of the bonus is
+// added to A and bonus (every term is a sum over channels): zero both before the first tile
+// (zero_intra_chunk_scores) and mask A after the last (finish_intra_chunk_scores).
+template <class Form, class T, bool kAdd = false>
 __device__ void intra_chunk_scores(const Decays& dec, float* q, float* k, int ldK, int K, int C, float* A,
                                    int ldC, const T* u, float* bonus, int* steep) {
   const auto reads = [](int i, int s) { return Form::value.output_before_update ? s < i : s <= i; };
@@ -54,22 +57,27 @@ __device__ void intra_chunk_scores(const Decays& dec, float* q, float* k, int ld
   for (int item = threadIdx.x; item < subs * kSubChunk * kSubChunk; item += int(blockDim.x)) {
     const int I = item / (kSubChunk * kSubChunk), i = I * kSubChunk + (item / kSubChunk) % kSubChunk,
               s = I * kSubChunk + item % kSubChunk, count = steep_count[I];
+    if (kAdd && (!reads(i, s) || count == 0)) continue;  // nothing to add
     float a = 0;
     if (reads(i, s))
       for (int step = 0, e = count ? lane % count : 0; step < count; ++step, e = e + 1 == count ? 0 : e + 1) {
         const int c = steep[I * K + e];
         a += q[i * ldK + c] * k[s * ldK + c] * __expf(dec.seen(i, c) - dec.local[s * K + c]);
       }
-    A[i * ldC + s] = a;
+    if constexpr (kAdd)
+      A[i * ldC + s] += a;
+    else
+      A[i * ldC + s] = a;
   }
-  for (int idx = threadIdx.x; idx < C * C; idx += int(blockDim.x))
-    if ((idx % C) / kSubChunk > (idx / C) / kSubChunk) A[(idx / C) * ldC + idx % C] = 0;
+  if constexpr (!kAdd)
+    for (int idx = threadIdx.x; idx < C * C; idx += int(blockDim.x))
+      if ((idx % C) / kSubChunk > (idx / C) / kSubChunk) A[(idx / C) * ldC + idx % C] = 0;
   if constexpr (Form::value.bonus)  // a warp per row, its lanes over the channels
     for (int i = warp; i < C; i += int(blockDim.x) / 32) {
       float w = 0;
       for (int c = lane; c < K; c += 32) w += q[i * ldK + c] * to_float(u[c]) * k[i * ldK + c];
       w = sum_over_lanes(w, 32);
-      if (lane == 0) bonus[i] = w;
+      if (lane == 0) bonus[i] = kAdd ? bonus[i] + w : w;
     }
   __syncthreads();
   const Divisor channels(K);
@@ -98,8 +106,9 @@ __device__ void intra_chunk_scores(const Decays& dec, float* q, float* k, int ld
             [&](int i, int c) { return q[i * ldK + c] * (I - J > 1 ? __expf(dec.between(J, I, c)) : 1.f); },
             [&](int c, int s) { return k[(J * kSubChunk + s) * ldK + c]; });
     } else {
-      for_each_accumulator(acc, 2, I * kSubChunk, 0,
-                           [&](int i, int s, float& a) { a = A[i * ldC + I * kSubChunk + s]; });
+      if constexpr (!kAdd)  // from the steep channels' sums (kAdd: added to them below)
+        for_each_accumulator(acc, 2, I * kSubChunk, 0,
+                             [&](int i, int s, float& a) { a = A[i * ldC + I * kSubChunk + s]; });
       for (int k0 = 0; k0 < K; k0 += 16)
         mma_k16<Op, 2, Exact::both>(
             acc, 2, I * kSubChunk, 0, k0, [&](int i, int c) { return gentle(I, c) ? q[i * ldK + c] : 0.f; },
@@ -109,10 +118,31 @@ __device__ void intra_chunk_scores(const Decays& dec, float* q, float* k, int ld
     }
     for_each_accumulator(acc, 2, I * kSubChunk, 0, [&](int i, int s, float& a) {
       const int key = J * kSubChunk + s;
-      A[i * ldC + key] = I > J || reads(i, key) ? a : 0.f;
+      if constexpr (kAdd)
+        A[i * ldC + key] += a;
+      else
+        A[i * ldC + key] = I > J || reads(i, key) ? a : 0.f;
     });
   }
   __syncthreads();
+}
+
+// Before the first tile of intra_chunk_scores<..., true>: A and bonus zero (ordered before the tiles' sums by
+// the barrier inside the first call).
+__device__ inline void zero_intra_chunk_scores(float* A, int ldC, int C, float* bonus) {
+  for (int idx = threadIdx.x; idx < C * ldC; idx += int(blockDim.x)) A[idx] = 0;
+  for (int i = threadIdx.x; i < C; i += int(blockDim.x)) bonus[i] = 0;
+}
+
+// After the last tile: what i does not read within its own sub-chunk, zero (above the diagonal blocks A
+// stayed zero). The caller synchronises before A is read.
+template <class Form>
+__device__ void finish_intra_chunk_scores(float* A, int ldC, int C) {
+  const auto reads = [](int i, int s) { return Form::value.output_before_update ? s < i : s <= i; };
+  for (int idx = threadIdx.x; idx < C * C; idx += int(blockDim.x)) {
+    const int i = idx / C, s = idx % C;
+    if (i / kSubChunk == s / kSubChunk && !reads(i, s)) A[i * ldC + s] = 0;
+  }
 }
 
 }  // namespace flabench::chunk

@@ -49,10 +49,15 @@ template <class Form, class T>
 void launch_output(const Pointers<T>& pointers, const Dims& d, const float* states, cudaStream_t stream) {
   const int VT = output_values(d, sizeof(T));
   const std::size_t bytes = output_shared_bytes(d.C, d.K, VT, sizeof(T));
-  allow_shared_memory(chunk_output_kernel<Form, T>, bytes);
-  chunk_output_kernel<Form, T>
-      <<<dim3(unsigned(d.B * d.H * d.G), unsigned(d.chunks()), unsigned((d.V + VT - 1) / VT)),
-         unsigned(output_threads(VT)), bytes, stream>>>(pointers, d, states, VT);
+  const auto launch = [&](auto kernel) {
+    allow_shared_memory(kernel, bytes);
+    kernel<<<dim3(unsigned(d.B * d.H * d.G), unsigned(d.chunks()), unsigned((d.V + VT - 1) / VT)),
+             unsigned(output_threads(VT)), bytes, stream>>>(pointers, d, states, VT);
+  };
+  if (output_key_tile(d.C, d.K) < d.K)
+    launch(chunk_output_kernel<Form, T, true>);
+  else
+    launch(chunk_output_kernel<Form, T, false>);
   FLA_CUDA_CHECK_LAUNCH();
 }
 
