@@ -33,6 +33,19 @@ TEST(ChunkBlockShapes, SixteenValueGradientWarpsOnlyWhereSharedMemoryLeavesTwoBl
   EXPECT_EQ(value_grads_threads(16, 256), 256);  // C = 16: 16 warps would leave warps without a tile
 }
 
+// Key tiles only at C = 64 and K >= 128, and only whole ones (a partial last tile would read the head's bonus
+// u past its K channels).
+TEST(ChunkBlockShapes, OutputKeyTilesAreWholeAndOnlyWhereMeasuredToPay) {
+  EXPECT_EQ(output_key_tile(64, 128), 32);
+  EXPECT_EQ(output_key_tile(64, 256), 32);
+  EXPECT_EQ(output_key_tile(64, 64), 64);
+  EXPECT_EQ(output_key_tile(32, 128), 128);
+  EXPECT_EQ(output_key_tile(16, 256), 256);
+  EXPECT_EQ(output_key_tile(64, 144), 144);
+  for (int C : kChunkSizes)
+    for (int K = 16; K <= 256; K += 16) EXPECT_EQ(K % output_key_tile(C, K), 0) << "C=" << C << " K=" << K;
+}
+
 TEST(ChunkBlockShapes, OutputWarpsCoverTheirBlockOnce) {
   for (int C : kChunkSizes)
     for (int VT : {64, 128}) {

@@ -20,6 +20,16 @@ __host__ __device__ inline int output_threads(int VT) {
   return 4 * VT;
 }
 
+// The output pass's key channels staged at a time: all K, or 32 for 64-token chunks of K >= 128 (a multiple
+// of 32: every tile whole), whose whole-K block (212 KiB at K = V = 128) had an SM to itself and ran its
+// phases (staging, scores, products) one after another with no other block to fill the gaps (ncu: 25%
+// occupancy, 27% of the stall samples at barriers); with tiles of 32 channels (81 KiB) two blocks share an
+// SM. Measured (kernels/notes/chunk.md, version 37): 0.91-0.95x at C = 64, D = 128; tiles elsewhere the
+// same or slower (1.13-1.23x at C = 32, D = 64).
+__host__ __device__ inline int output_key_tile(int C, int K) {
+  return C == kMaxChunk && K >= 128 && K % 32 == 0 ? 32 : K;
+}
+
 // The value gradients: blocks of 64 values; 8 warps, or 16 for the chunks whose shared memory leaves room for
 // at most two blocks to an SM (C K >= 64 x 64: 98-185 KiB), so that an SM still has 32 warps to hide the
 // loads' latency. Each warp takes 16 rows and value_grads_tiles 8-column tiles of the chunk's [C][64] dv.

@@ -21,16 +21,8 @@
 
 namespace flabench::chunk {
 
-// A block's values (VT): 64, or 128 where it fits, so that A is built once for V = 128 rather than twice.
-// Its key channels: all K at once, or (kKeyTiles) 32 at a time for 64-token chunks of K >= 128, whose
-// whole-K block (212 KiB at K = V = 128) had an SM to itself and ran its phases (staging, scores, products)
-// one after another with no other block to fill the gaps (ncu: 25% occupancy, 27% of the stall samples at
-// barriers); with tiles of 32 channels (81 KiB) two blocks share an SM. Measured (kernels/notes/chunk.md,
-// version 37): 0.91-0.95x at C = 64, D = 128; tiles elsewhere the same or slower (1.13-1.23x at C = 32, D =
-// 64).
-__host__ __device__ inline int output_key_tile(int C, int K) {
-  return C == kMaxChunk && K >= 128 ? 32 : K;
-}
+// A block's values (VT): 64, or 128 where it fits, so that A is built once for V = 128 rather than twice;
+// its key channels a tile at a time where output_key_tile (block_shapes.h) says.
 __host__ __device__ inline int output_pass_floats(int C, int K, int VT, int input_bytes) {
   const int KT = output_key_tile(C, K);
   return Decays::floats(C, KT) + 2 * C * (KT + kPad) + input_rows_floats(C, VT, input_bytes) + KT * (VT + 8) +
