@@ -51,8 +51,9 @@ TEST(VariantSupport, FusedRecurrentCoversThePowersOfTwoFrom16To256) {
           // refused
           const bool beyond_hopper = op == "rwkv7" && dtype == DType::fp32 && (K == 256 || V == 256);
           EXPECT_EQ(runs(op, "fused_recurrent", K, V, Mode::fwdbwd, kHopper, 0, 1, dtype), !beyond_hopper);
-          if (K <= 64 && V <= 64)
+          if (K <= 64 && V <= 64) {
             EXPECT_TRUE(runs(op, "fused_recurrent", K, V, Mode::fwdbwd, kAda, 0, 1, dtype));
+          }
         }
   EXPECT_FALSE(runs("gla", "fused_recurrent", 48, 64, Mode::fwd, kHopper));
   EXPECT_FALSE(runs("gla", "fused_recurrent", 64, 100, Mode::fwd, kHopper));
@@ -65,40 +66,47 @@ TEST(VariantSupport, NaiveKeepsTheStateInSharedMemory) {
 }
 
 // chunk (kernels/notes/chunk.md): chunk sizes 16, 32 and 64; K a multiple of 16 and V of 8; on a Hopper
-// K = V = 128 at every chunk size (both ways round with 64 and 16) and 256 at C <= 32; on an RTX 40xx D = 64
-// at C <= 32.
+// K = V = 128 (both ways round with 64 and 16) and 256 at every chunk size; on an RTX 40xx D = 64 and 128 at
+// every chunk size with 16-bit inputs (fp32 rows take more: D = 64 at C <= 32, D = 128 at C = 16 and 64),
+// D = 256 at none.
 TEST(VariantSupport, ChunkRunsItsChunkSizesAndHeadDims) {
-  const auto chunk_runs = [](const std::string& op, int C, int K, int V, const DeviceLimits& limits) {
-    const Problem p{1, 64, 1, K, V, DType::bf16, C};
+  const auto chunk_runs = [](const std::string& op, int C, int K, int V, const DeviceLimits& limits,
+                             DType dtype = DType::bf16) {
+    const Problem p{1, 64, 1, K, V, dtype, C};
     return !why_unsupported(*product_registry().find_variant(op, "chunk"), p, Mode::fwdbwd, limits);
   };
   for (const std::string op : {"gla", "rwkv6", "simple_gla"})
     for (int C : {16, 32, 64}) {
       for (const auto& [K, V] : {std::pair{64, 64}, {128, 128}, {64, 16}, {16, 64}, {128, 64}, {32, 48}})
         EXPECT_TRUE(chunk_runs(op, C, K, V, kHopper)) << op << " C" << C << " " << K << "x" << V;
-      EXPECT_EQ(chunk_runs(op, C, 256, 256, kHopper), C <= 32) << op << " C" << C;
-      if (C <= 32) {
-        EXPECT_TRUE(chunk_runs(op, C, 64, 64, kAda)) << op << " C" << C;
+      EXPECT_TRUE(chunk_runs(op, C, 256, 256, kHopper)) << op << " C" << C;
+      for (DType dtype : kAllDTypes) {
+        EXPECT_EQ(chunk_runs(op, C, 64, 64, kAda, dtype), dtype != DType::fp32 || C <= 32) << op << " C" << C;
+        EXPECT_EQ(chunk_runs(op, C, 128, 128, kAda, dtype), dtype != DType::fp32 || C != 32)
+            << op << " C" << C;
       }
+      EXPECT_FALSE(chunk_runs(op, C, 256, 256, kAda)) << op << " C" << C;
     }
   EXPECT_FALSE(chunk_runs("gla", 48, 64, 64, kHopper));
   EXPECT_FALSE(chunk_runs("gla", 64, 24, 64, kHopper));
   EXPECT_FALSE(chunk_runs("gla", 64, 64, 12, kHopper));
 }
 
-// The output pass stages 32 key channels at a time at C = 64 and K >= 128 (kernels/notes/chunk.md, version
-// 37), so the forward takes K = V = 256 at C = 64 on a Hopper and K = V = 128 at C = 64 on an RTX 40xx, where
-// the backward (its value gradients stage all K channels) does not.
-TEST(VariantSupport, ChunkForwardStagesKeyTilesAtSixtyFourTokens) {
-  const auto forward_runs = [](const std::string& op, int C, int K, Mode mode, const DeviceLimits& limits) {
+// The output pass and the value gradients stage 32 key channels at a time at C = 64 and K >= 128
+// (kernels/notes/chunk.md, versions 37 and 39), so forward and backward take K = V = 256 at C = 64 on a
+// Hopper and K = V = 128 at C = 64 on an RTX 40xx; before the tiles the whole-K blocks needed 212 KiB
+// (output) and 171 KiB (value gradients) at K = V = 128.
+TEST(VariantSupport, ChunkStagesKeyTilesAtSixtyFourTokens) {
+  const auto chunk_runs = [](const std::string& op, int C, int K, Mode mode, const DeviceLimits& limits) {
     const Problem p{1, 64, 1, K, K, DType::bf16, C};
     return !why_unsupported(*product_registry().find_variant(op, "chunk"), p, mode, limits);
   };
   for (const std::string op : {"gla", "rwkv6"}) {
-    EXPECT_TRUE(forward_runs(op, 64, 256, Mode::fwd, kHopper)) << op;
-    EXPECT_FALSE(forward_runs(op, 64, 256, Mode::fwdbwd, kHopper)) << op;
-    EXPECT_TRUE(forward_runs(op, 64, 128, Mode::fwd, kAda)) << op;
-    EXPECT_FALSE(forward_runs(op, 64, 128, Mode::fwdbwd, kAda)) << op;
+    for (Mode mode : {Mode::fwd, Mode::fwdbwd}) {
+      EXPECT_TRUE(chunk_runs(op, 64, 256, mode, kHopper)) << op;
+      EXPECT_TRUE(chunk_runs(op, 64, 128, mode, kAda)) << op;
+    }
+    EXPECT_FALSE(chunk_runs(op, 64, 256, Mode::fwd, kAda)) << op << ": the prepare kernel stages all K";
   }
 }
 

@@ -44,6 +44,14 @@ __host__ __device__ inline int value_grads_threads(int C, int K) {
 __host__ __device__ inline int value_grads_tiles(int C, int threads) {
   return C / (threads / 16);
 }
+// The value gradients' key channels staged at a time (their share of A, then of the state product): the
+// output pass's rule, for the same reason. The whole-K block (171 KiB at K = V = 128, C = 64) had an SM to
+// itself (ncu: 25% occupancy, 34% of the stall samples at barriers); tiles of 32 take 64 KiB, two blocks an
+// SM. Measured (kernels/notes/chunk.md, version 39): the kernel 0.82-0.87x, fwd+bwd at C = 64, D = 128
+// 0.94-0.96x, no other case moved; and with tiles K = 256 runs at C = 64.
+__host__ __device__ inline int value_grads_key_tile(int C, int K) {
+  return output_key_tile(C, K);
+}
 
 constexpr int kKeyGradThreads = 256;  // 8 warps to the key-gradient kernel
 

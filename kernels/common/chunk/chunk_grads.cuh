@@ -2,7 +2,7 @@
 // CUDA cores), in two kernels that split the chunk differently so that K = V = 128 fits at every chunk size
 // (staging the whole chunk took 420 KiB there). Both start from the gradient of the
 // state after the chunk (dS, the state-gradient pass) and the forward's state before it (S0).
-//   value grads  one block per (batch, head, chunk, 64 values):
+//   value grads  one block per (batch, head, chunk, 64 values), all key channels at once or a tile at a time:
 //                dv_s = scale (sum_i A_is do_i + bonus_s do_s) + (k_s e^{decay after s to the chunk's end})
 //                dS, with A rebuilt as the forward builds it (intra_chunk.cuh).
 //   key grads    one block per (batch, head, chunk, 32 key channels): dA_is = do_i . v_s, (do S0^T) and
@@ -33,9 +33,11 @@ __host__ __device__ constexpr int key_grad_values(int input_bytes) {
   return input_bytes == 2 ? 64 : 32;
 }
 
-__host__ __device__ inline int value_grads_floats(int C, int K, int input_bytes) {
-  return Decays::floats(C, K) + 2 * C * (K + kPad) + C * (C + kPad) + C +
-         input_rows_floats(C, kGradValues, input_bytes) + K * (kGradValues + 8) + steep_list_ints(C, K);
+// The value gradients' room with KT key channels staged at a time (all K, or value_grads_key_tile's): their
+// decays, q, k (k e^{...} in q's room later) and dS, then A, the bonus and do.
+__host__ __device__ inline int value_grads_floats(int C, int KT, int input_bytes) {
+  return Decays::floats(C, KT) + 2 * C * (KT + kPad) + C * (C + kPad) + C +
+         input_rows_floats(C, kGradValues, input_bytes) + KT * (kGradValues + 8) + steep_list_ints(C, KT);
 }
 // The key-gradient kernel's room shared by its value loop's tiles (v and do [C][values], S0 and dS as
 // [32][values + 8]) and, after the loop, its six [C][32 + pad] terms (undecayed, state and intra-chunk, of dq
@@ -52,39 +54,64 @@ __host__ __device__ inline int key_grads_floats(int C, int input_bytes) {
          key_grads_shared_room(C, input_bytes) + kKeyTile;
 }
 
-template <class Form, class T>
-__global__ void __launch_bounds__(kValueGradMaxThreads)
+// kKeyTiles: the key channels a tile at a time (value_grads_key_tile), in two rounds: the tiles' shares of A
+// and the bonus (intra_chunk_scores' add-into-A form), then, after A^T do, their shares of the state product
+// (k e^{...} and dS staged a tile at a time), so that no accumulator lives through a tile's scores.
+// 64 registers, for two blocks of 512 threads an SM where shared memory allows them (the tiles, and the
+// whole-K block at C K <= 64 x 64 or C = 32, K = 128); every instance fits without a spill (ptxas).
+template <class Form, class T, bool kKeyTiles>
+__global__ void __launch_bounds__(kValueGradMaxThreads, 2)
     chunk_value_grads_kernel(Pointers<T> p, GradPointers<T> g, Dims d, Workspace ws) {
   extern __shared__ float smem[];
   constexpr int kVT = kGradValues, kLdV = kVT + kPad;
-  const int K = d.K, V = d.V, C = d.C, ldK = K + kPad, ldC = C + kPad;
+  const int K = d.K, V = d.V, C = d.C, KT = kKeyTiles ? value_grads_key_tile(C, K) : K, ldK = KT + kPad,
+            ldC = C + kPad;
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y, j0 = blockIdx.z * kVT;
   const int t0 = n * C, length = min(C, d.T - t0);
   const std::int64_t chunk = std::int64_t(bh) * d.chunks() + n;
-  Decays dec = Decays::carve(smem, C, K);
-  float* q = smem + Decays::floats(C, K);  // [C][K + pad]
-  float* k = q + C * ldK;                  // [C][K + pad]
-  float* A = k + C * ldK;                  // [C][C + pad]
-  float* bonus = A + C * ldC;              // [C]
+  Decays dec = Decays::carve(smem, C, KT);  // of the KT channels staged
+  float* q = smem + Decays::floats(C, KT);  // [C][KT + pad]
+  float* k = q + C * ldK;                   // [C][KT + pad]
+  float* A = k + C * ldK;                   // [C][C + pad]
+  float* bonus = A + C * ldC;               // [C]
   // do as the input is (bf16/fp16: B fragments by ldmatrix) or fp32, [C][64]
   using Staged = std::conditional_t<sizeof(T) == 2, T, float>;
   constexpr int kLdO = sizeof(T) == 2 ? kVT + 8 : kLdV;
   auto* dO = reinterpret_cast<Staged*>(bonus + C);
-  // dS, the gradient of the state after the chunk: bf16's as two 16-bit planes [K][64 + 8] (B fragments by
-  // ldmatrix against the bf16 operand below), else fp32 [K][64 + pad]; in [K][64 + 8] fp32's room
+  // dS, the gradient of the state after the chunk (its KT rows of the tile): bf16's as two 16-bit planes
+  // [KT][64 + 8] (B fragments by ldmatrix against the bf16 operand below), else fp32 [KT][64 + pad]; in
+  // [KT][64 + 8] fp32's room
   using X = Prepared<T>;
   constexpr bool kFragments = std::is_same_v<X, __nv_bfloat16>;
   constexpr int kLdPlane = kVT + 8;
   float* dS = bonus + C + input_rows_floats(C, kVT, sizeof(T));
   auto* dS_planes = reinterpret_cast<X*>(dS);
+  int* steep = reinterpret_cast<int*>(dS + KT * kLdPlane);
   const float* dS_rows = ws.dstates + chunk * K * V;
-  stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, token_rows(p.q, d, b, h, t0, C, K, 0, K, q, ldK),
-                          token_rows(p.k, d, b, h, t0, C, K, 0, K, k, ldK),
-                          token_rows(g.d_o, d, b, h, t0, C, V, j0, kVT, dO, kLdO),
-                          staged_state<std::conditional_t<kFragments, X, float>>(
-                              dS_rows, d, 0, K, j0, kVT, dS, kFragments ? kLdPlane : kLdV));
-  intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, Form::value.bonus ? p.u + h * K : nullptr, bonus,
-                              reinterpret_cast<int*>(dS + K * kLdPlane));
+  const auto staged_dS = [&](int c0) {
+    return staged_state<std::conditional_t<kFragments, X, float>>(dS_rows, d, c0, KT, j0, kVT, dS,
+                                                                  kFragments ? kLdPlane : kLdV);
+  };
+  const auto q_rows = [&](int c0) { return token_rows(p.q, d, b, h, t0, C, K, c0, KT, q, ldK); };
+  const auto k_rows = [&](int c0) { return token_rows(p.k, d, b, h, t0, C, K, c0, KT, k, ldK); };
+  const auto do_rows = token_rows(g.d_o, d, b, h, t0, C, V, j0, kVT, dO, kLdO);
+  const T* u = Form::value.bonus ? p.u + h * K : nullptr;
+  if constexpr (kKeyTiles) {
+    zero_intra_chunk_scores(A, ldC, C, bonus);
+    for (int c0 = 0; c0 < K; c0 += KT) {
+      __syncthreads();  // the last tile's reads are done
+      if (c0 == 0)
+        stage_with_decays<Form>(dec, p.g, d, b, h, t0, c0, q_rows(c0), k_rows(c0), do_rows);
+      else
+        stage_with_decays<Form>(dec, p.g, d, b, h, t0, c0, q_rows(c0), k_rows(c0));
+      intra_chunk_scores<Form, T, true>(dec, q, k, ldK, KT, C, A, ldC, u ? u + c0 : nullptr, bonus, steep);
+    }
+    finish_intra_chunk_scores<Form>(A, ldC, C);
+    __syncthreads();
+  } else {
+    stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, q_rows(0), k_rows(0), do_rows, staged_dS(0));
+    intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, u, bonus, steep);
+  }
 
   constexpr int kMaxTiles = kMaxStripTiles;
   const int warp = threadIdx.x / 32, strips = C / kSubChunk, tiles = value_grads_tiles(C, int(blockDim.x)),
@@ -93,9 +120,10 @@ __global__ void __launch_bounds__(kValueGradMaxThreads)
   // is, its rows (16-byte multiples, an odd number of them: ldmatrix's 8 rows on distinct banks) loaded as A
   // fragments; fp16's fp32 operand (workspace.cuh) read element by element. (Made here from k instead, it
   // took longer than the load: notes, version 27.)
-  const int ldX = K + (kFragments ? 8 : kPad);
+  const int ldX = KT + (kFragments ? 8 : kPad);
   X* keys = reinterpret_cast<X*>(q);
-  stage_tiles(rows_of(reinterpret_cast<const X*>(ws.keys_to_end) + chunk * C * K, C, K, keys, ldX));
+  const X* keys_rows = reinterpret_cast<const X*>(ws.keys_to_end) + chunk * C * K;
+  if constexpr (!kKeyTiles) stage_tiles(rows_of(keys_rows, C, K, keys, ldX));
   float acc[kMaxTiles][4] = {};
   const auto scores = [&](int s, int i) { return A[i * ldC + s]; };  // A^T, in two parts
   for (int k0 = 0; k0 < C; k0 += 16) {
@@ -108,19 +136,32 @@ __global__ void __launch_bounds__(kValueGradMaxThreads)
     }
   }
   for_each_accumulator(acc, tiles, m0, n0, [&](int, int, float& a) { a *= d.scale; });
-  __syncthreads();
-  for (int k0 = 0; k0 < K; k0 += 16) {
-    if constexpr (kFragments) {  // dS's high part, then its low part
-      std::uint32_t rows[1][4];
-      a_stored_mk(rows[0], keys, ldX, m0, k0);
-      mma_b_stored_kn<T>(acc, tiles, rows, dS_planes, kLdPlane, k0, n0);
-      mma_b_stored_kn<T>(acc, tiles, rows, dS_planes + K * kLdPlane, kLdPlane, k0, n0);
-    } else {  // fp16: both fp32 operands as two bf16 parts (dS passes fp16's 65504; the keys go below 6e-8)
-      using Op = std::conditional_t<std::is_same_v<T, __half>, __nv_bfloat16, T>;
-      mma_k16<Op, kMaxTiles, Exact::both>(
-          acc, tiles, m0, n0, k0, [&](int s, int c) { return to_float(keys[s * ldX + c]); },
-          [&](int c, int j) { return dS[c * kLdV + j]; });
+  // + (k e^{...}) dS over the KT channels staged
+  const auto add_state_product = [&] {
+    for (int k0 = 0; k0 < KT; k0 += 16) {
+      if constexpr (kFragments) {  // dS's high part, then its low part
+        std::uint32_t rows[1][4];
+        a_stored_mk(rows[0], keys, ldX, m0, k0);
+        mma_b_stored_kn<T>(acc, tiles, rows, dS_planes, kLdPlane, k0, n0);
+        mma_b_stored_kn<T>(acc, tiles, rows, dS_planes + KT * kLdPlane, kLdPlane, k0, n0);
+      } else {  // fp16: both fp32 operands as two bf16 parts (dS passes fp16's 65504; the keys go below 6e-8)
+        using Op = std::conditional_t<std::is_same_v<T, __half>, __nv_bfloat16, T>;
+        mma_k16<Op, kMaxTiles, Exact::both>(
+            acc, tiles, m0, n0, k0, [&](int s, int c) { return to_float(keys[s * ldX + c]); },
+            [&](int c, int j) { return dS[c * kLdV + j]; });
+      }
     }
+  };
+  if constexpr (kKeyTiles) {
+    for (int c0 = 0; c0 < K; c0 += KT) {
+      if (c0 > 0) __syncthreads();  // the last tile's reads are done
+      stage_tiles(rows_of(keys_rows, C, K, c0, KT, keys, ldX), staged_dS(c0));
+      __syncthreads();
+      add_state_product();
+    }
+  } else {
+    __syncthreads();
+    add_state_product();
   }
   for_each_pair(acc, tiles, m0, n0, [&](int s, int j, float& first, float& second) {
     if (s >= length || j0 + j >= V) return;

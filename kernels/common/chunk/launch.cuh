@@ -62,7 +62,7 @@ void launch_output(const Pointers<T>& pointers, const Dims& d, const float* stat
 }
 
 inline std::size_t value_grads_shared_bytes(int C, int K, std::size_t input_bytes) {
-  return sizeof(float) * value_grads_floats(C, K, int(input_bytes));
+  return sizeof(float) * value_grads_floats(C, value_grads_key_tile(C, K), int(input_bytes));
 }
 inline std::size_t key_grads_shared_bytes(int C, std::size_t input_bytes) {
   return sizeof(float) * key_grads_floats(C, int(input_bytes));
@@ -107,10 +107,15 @@ void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, 
   const unsigned tiles = unsigned(key_tiles(d.K));
   {
     const NvtxRange range("value_grads");
-    allow_shared_memory(chunk_value_grads_kernel<Form, T>, value_bytes);
-    chunk_value_grads_kernel<Form, T>
-        <<<dim3(chunks.x, chunks.y, unsigned((d.V + kGradValues - 1) / kGradValues)),
-           unsigned(value_grads_threads(d.C, d.K)), value_bytes, stream>>>(pointers, grads, d, ws);
+    const auto launch = [&](auto kernel) {
+      allow_shared_memory(kernel, value_bytes);
+      kernel<<<dim3(chunks.x, chunks.y, unsigned((d.V + kGradValues - 1) / kGradValues)),
+               unsigned(value_grads_threads(d.C, d.K)), value_bytes, stream>>>(pointers, grads, d, ws);
+    };
+    if (value_grads_key_tile(d.C, d.K) < d.K)
+      launch(chunk_value_grads_kernel<Form, T, true>);
+    else
+      launch(chunk_value_grads_kernel<Form, T, false>);
     FLA_CUDA_CHECK_LAUNCH();
   }
   {

@@ -91,10 +91,14 @@ __device__ Tile<T, Out> token_rows(const T* src, const Dims& d, int b, int h, in
           Divisor(cols / Tile<T, Out>::kVec)};
 }
 
-// A whole [rows][cols] row-major array.
+// Columns first .. first + cols of a whole [rows][width] row-major array (all of them by default).
+template <class T, class Out>
+__device__ Tile<T, Out> rows_of(const T* base, int rows, int width, int first, int cols, Out* out, int ld) {
+  return {base + first, width, rows, cols, rows, width - first, out, ld, Divisor(cols / Tile<T, Out>::kVec)};
+}
 template <class T, class Out>
 __device__ Tile<T, Out> rows_of(const T* base, int rows, int cols, Out* out, int ld) {
-  return {base, cols, rows, cols, rows, cols, out, ld, Divisor(cols / Tile<T, Out>::kVec)};
+  return rows_of(base, rows, cols, 0, cols, out, ld);
 }
 
 // Rows c0 .. c0 + rows, columns j0 .. j0 + cols of one chunk's [K][V] fp32 state (or state gradient).
