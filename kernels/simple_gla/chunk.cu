@@ -3,8 +3,8 @@
 // where they apply (K = 64 or 128, V in 16-value strips, within the device's shared memory):
 //   forward   the factors, the scalar-gate scan (states saved for a backward), the output kernel;
 //   backward  the factors of q, the scalar-gate scan in reverse (state gradients), the gradients kernel.
-// A forward that saves for a backward the general kernels will run (the scalar one does not fit) makes the
-// general prepared keys, decays and states they read, then the same output kernel.
+// A forward that saves for a backward the general kernels will run (the scalar one does not fit) is the
+// general forward: that backward reads its prepared keys, decays, states and intra-chunk scores.
 #include "kernels/common/chunk/variant.cuh"
 #include "kernels/common/constant_dispatch.h"
 #include "kernels/simple_gla/chunk_backward.cuh"
@@ -58,9 +58,7 @@ void scalar_forward(const ForwardCall& call) {
   const chunk::Workspace ws = chunk::carve_workspace(call.workspace, call.problem);
   const chunk::ScalarLayout layout = chunk::scalar_layout(d.C, d.K, d.V);
   with_one_of<16, 32, chunk::kMaxChunk>(d.C, [&](auto C) {
-    if (call.save_for_backward && !scalar_backward_runs(call.problem)) {
-      chunk::forward_states<SimpleGlaForm>(p, d, ws, call.stream);  // what the general backward reads
-    } else {
+    {
       float* factors = chunk::scalar_factors(ws);
       launch_factors<C.value, true>(p, d, factors, call.stream);
       const NvtxRange range("states");
@@ -107,7 +105,7 @@ Variant simple_gla_chunk_variant() {
   variant.description +=
       "; in bf16 at K = 64, 128 kernels of its scalar gate (decays on accumulators and registers)";
   variant.forward = [general = variant.forward](const ForwardCall& call) {
-    if (scalar_forward_runs(call.problem))
+    if (scalar_forward_runs(call.problem) && (!call.save_for_backward || scalar_backward_runs(call.problem)))
       scalar_forward(call);
     else
       general(call);

@@ -37,7 +37,9 @@ TEST(ChunkWorkspace, RegionsAreAlignedDisjointAndInside) {
                 {ws.whole, sizeof(float) * heads * chunks * K},
                 {ws.dg_partial, sizeof(float) * heads * chunks * C * chunk::key_tiles(p)},
                 {ws.keys_to_end, x * heads * chunks * C * K},
-                {ws.queries_from_start, x * heads * chunks * C * K}};
+                {ws.queries_from_start, x * heads * chunks * C * K},
+                {ws.scores, sizeof(float) * heads * chunks * C * C},
+                {ws.bonus, sizeof(float) * heads * chunks * C}};
             const auto offset = [&](const void* at) {
               return std::size_t(static_cast<const std::byte*>(at) - start);
             };

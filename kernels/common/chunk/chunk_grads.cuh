@@ -4,7 +4,8 @@
 // state after the chunk (dS, the state-gradient pass) and the forward's state before it (S0).
 //   value grads  one block per (batch, head, chunk, 64 values), all key channels at once or a tile at a time:
 //                dv_s = scale (sum_i A_is do_i + bonus_s do_s) + (k_s e^{decay after s to the chunk's end})
-//                dS, with A rebuilt as the forward builds it (intra_chunk.cuh).
+//                dS, with A as the forward's output pass kept it (gsa's passes: rebuilt as it builds it,
+//                intra_chunk.cuh).
 //   key grads    one block per (batch, head, chunk, 32 key channels): dA_is = do_i . v_s, (do S0^T) and
 //                (v dS^T) over value tiles, then per channel c
 //                dq_ic = scale (e^{seen from the chunk's start} (do S0^T)_ic + sum_s dA_is k_sc e^{G_i -
@@ -33,11 +34,17 @@ __host__ __device__ constexpr int key_grad_values(int input_bytes) {
   return input_bytes == 2 ? 64 : 32;
 }
 
-// The value gradients' room with KT key channels staged at a time (all K, or value_grads_key_tile's): their
-// decays, q, k (k e^{...} in q's room later) and dS, then A, the bonus and do.
-__host__ __device__ inline int value_grads_floats(int C, int KT, int input_bytes) {
-  return Decays::floats(C, KT) + 2 * C * (KT + kPad) + C * (C + kPad) + C +
-         input_rows_floats(C, kGradValues, input_bytes) + KT * (kGradValues + 8) + steep_list_ints(C, KT);
+// Where the value gradients take the chunk's scores A (and rwkv6's bonus) from: rebuilt from q, k and the
+// decays as the forward builds them, over all K at once or a key tile at a time, or read from what the
+// forward's output pass saved (Workspace::scores).
+enum class Scores { rebuilt, rebuilt_in_tiles, saved };
+
+// The value gradients' room with KT key channels staged at a time (all K, or value_grads_key_tile's): the
+// decays, q and k where A is rebuilt, the room k e^{...} takes (q's), A, the bonus, do and dS.
+__host__ __device__ inline int value_grads_floats(int C, int KT, int input_bytes, bool rebuilds) {
+  const int rebuilding = rebuilds ? Decays::floats(C, KT) + C * (KT + kPad) + steep_list_ints(C, KT) : 0;
+  return rebuilding + C * (KT + kPad) + C * (C + kPad) + C + input_rows_floats(C, kGradValues, input_bytes) +
+         KT * (kGradValues + 8);
 }
 // The key-gradient kernel's room shared by its value loop's tiles (v and do [C][values], S0 and dS as
 // [32][values + 8]) and, after the loop, its six [C][32 + pad] terms (undecayed, state and intra-chunk, of dq
@@ -54,26 +61,28 @@ __host__ __device__ inline int key_grads_floats(int C, int input_bytes) {
          key_grads_shared_room(C, input_bytes) + kKeyTile;
 }
 
-// kKeyTiles: the key channels a tile at a time (value_grads_key_tile), in two rounds: the tiles' shares of A
-// and the bonus (intra_chunk_scores' add-into-A form), then, after A^T do, their shares of the state product
-// (k e^{...} and dS staged a tile at a time), so that no accumulator lives through a tile's scores.
-// 64 registers, for two blocks of 512 threads an SM where shared memory allows them (the tiles, and the
-// whole-K block at C K <= 64 x 64 or C = 32, K = 128); every instance fits without a spill (ptxas).
-template <class Form, class T, bool kKeyTiles>
+// kScores: where A comes from (Scores). Rebuilt in tiles (value_grads_key_tile), in two rounds: the tiles'
+// shares of A and the bonus (intra_chunk_scores' add-into-A form), then, after A^T do, their shares of the
+// state product (k e^{...} and dS staged a tile at a time), so that no accumulator lives through a tile's
+// scores. Saved: A, the bonus, do and the first tile in one trip to memory, then the same state product.
+// 64 registers, for two blocks of 512 threads an SM where shared memory allows them; every instance fits
+// without a spill (ptxas).
+template <class Form, class T, Scores kScores>
 __global__ void __launch_bounds__(kValueGradMaxThreads, 2)
     chunk_value_grads_kernel(Pointers<T> p, GradPointers<T> g, Dims d, Workspace ws) {
   extern __shared__ float smem[];
+  constexpr bool kRebuilds = kScores != Scores::saved;
   constexpr int kVT = kGradValues, kLdV = kVT + kPad;
-  const int K = d.K, V = d.V, C = d.C, KT = kKeyTiles ? value_grads_key_tile(C, K) : K, ldK = KT + kPad,
-            ldC = C + kPad;
+  const int K = d.K, V = d.V, C = d.C, KT = kScores == Scores::rebuilt ? K : value_grads_key_tile(C, K),
+            ldK = KT + kPad, ldC = C + kPad;
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y, j0 = blockIdx.z * kVT;
   const int t0 = n * C, length = min(C, d.T - t0);
   const std::int64_t chunk = std::int64_t(bh) * d.chunks() + n;
-  Decays dec = Decays::carve(smem, C, KT);  // of the KT channels staged
-  float* q = smem + Decays::floats(C, KT);  // [C][KT + pad]
-  float* k = q + C * ldK;                   // [C][KT + pad]
-  float* A = k + C * ldK;                   // [C][C + pad]
-  float* bonus = A + C * ldC;               // [C]
+  Decays dec = Decays::carve(smem, C, KT);                    // of the KT channels staged (rebuilt A)
+  float* q = smem + (kRebuilds ? Decays::floats(C, KT) : 0);  // [C][KT + pad]
+  float* k = q + C * ldK;                                     // [C][KT + pad] (rebuilt A)
+  float* A = k + (kRebuilds ? C * ldK : 0);                   // [C][C + pad]
+  float* bonus = A + C * ldC;                                 // [C]
   // do as the input is (bf16/fp16: B fragments by ldmatrix) or fp32, [C][64]
   using Staged = std::conditional_t<sizeof(T) == 2, T, float>;
   constexpr int kLdO = sizeof(T) == 2 ? kVT + 8 : kLdV;
@@ -86,9 +95,18 @@ __global__ void __launch_bounds__(kValueGradMaxThreads, 2)
   constexpr int kLdPlane = kVT + 8;
   float* dS = bonus + C + input_rows_floats(C, kVT, sizeof(T));
   auto* dS_planes = reinterpret_cast<X*>(dS);
-  int* steep = reinterpret_cast<int*>(dS + KT * kLdPlane);
+  int* steep = reinterpret_cast<int*>(dS + KT * kLdPlane);  // (rebuilt A)
   const float* dS_rows = ws.dstates + chunk * K * V;
-  const auto staged_dS = [&](int c0) {
+  // The forward's scan operand k e^{decay to the chunk's end} into q's room (free once A is built): bf16 as
+  // it is, its rows (16-byte multiples, an odd number of them: ldmatrix's 8 rows on distinct banks) loaded
+  // as A fragments; fp16's fp32 operand (workspace.cuh) read element by element. (Made here from k instead,
+  // it took longer than the load: notes, version 27.)
+  const int ldX = KT + (kFragments ? 8 : kPad);
+  X* keys = reinterpret_cast<X*>(q);
+  const X* keys_rows = reinterpret_cast<const X*>(ws.keys_to_end) + chunk * C * K;
+  // the state product's operands for key channels c0 .. c0 + KT
+  const auto keys_tile = [&](int c0) { return rows_of(keys_rows, C, K, c0, KT, keys, ldX); };
+  const auto dS_tile = [&](int c0) {
     return staged_state<std::conditional_t<kFragments, X, float>>(dS_rows, d, c0, KT, j0, kVT, dS,
                                                                   kFragments ? kLdPlane : kLdV);
   };
@@ -96,7 +114,12 @@ __global__ void __launch_bounds__(kValueGradMaxThreads, 2)
   const auto k_rows = [&](int c0) { return token_rows(p.k, d, b, h, t0, C, K, c0, KT, k, ldK); };
   const auto do_rows = token_rows(g.d_o, d, b, h, t0, C, V, j0, kVT, dO, kLdO);
   const T* u = Form::value.bonus ? p.u + h * K : nullptr;
-  if constexpr (kKeyTiles) {
+  if constexpr (kScores == Scores::saved) {
+    stage_tiles(rows_of(ws.scores + chunk * C * C, C, C, A, ldC), do_rows, keys_tile(0), dS_tile(0));
+    if constexpr (Form::value.bonus)
+      for (int i = threadIdx.x; i < C; i += int(blockDim.x)) bonus[i] = ws.bonus[chunk * C + i];
+    __syncthreads();
+  } else if constexpr (kScores == Scores::rebuilt_in_tiles) {
     zero_intra_chunk_scores(A, ldC, C, bonus);
     for (int c0 = 0; c0 < K; c0 += KT) {
       __syncthreads();  // the last tile's reads are done
@@ -108,22 +131,16 @@ __global__ void __launch_bounds__(kValueGradMaxThreads, 2)
     }
     finish_intra_chunk_scores<Form>(A, ldC, C);
     __syncthreads();
+    stage_tiles(keys_tile(0), dS_tile(0));
   } else {
-    stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, q_rows(0), k_rows(0), do_rows, staged_dS(0));
+    stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, q_rows(0), k_rows(0), do_rows, dS_tile(0));
     intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, u, bonus, steep);
+    stage_tiles(keys_tile(0));
   }
 
   constexpr int kMaxTiles = kMaxStripTiles;
   const int warp = threadIdx.x / 32, strips = C / kSubChunk, tiles = value_grads_tiles(C, int(blockDim.x)),
             m0 = (warp % strips) * kSubChunk, n0 = (warp / strips) * 8 * tiles;
-  // The forward's scan operand k e^{decay to the chunk's end} into q's room, free once A is built: bf16 as it
-  // is, its rows (16-byte multiples, an odd number of them: ldmatrix's 8 rows on distinct banks) loaded as A
-  // fragments; fp16's fp32 operand (workspace.cuh) read element by element. (Made here from k instead, it
-  // took longer than the load: notes, version 27.)
-  const int ldX = KT + (kFragments ? 8 : kPad);
-  X* keys = reinterpret_cast<X*>(q);
-  const X* keys_rows = reinterpret_cast<const X*>(ws.keys_to_end) + chunk * C * K;
-  if constexpr (!kKeyTiles) stage_tiles(rows_of(keys_rows, C, K, keys, ldX));
   float acc[kMaxTiles][4] = {};
   const auto scores = [&](int s, int i) { return A[i * ldC + s]; };  // A^T, in two parts
   for (int k0 = 0; k0 < C; k0 += 16) {
@@ -152,14 +169,11 @@ __global__ void __launch_bounds__(kValueGradMaxThreads, 2)
       }
     }
   };
-  if constexpr (kKeyTiles) {
-    for (int c0 = 0; c0 < K; c0 += KT) {
-      if (c0 > 0) __syncthreads();  // the last tile's reads are done
-      stage_tiles(rows_of(keys_rows, C, K, c0, KT, keys, ldX), staged_dS(c0));
-      __syncthreads();
-      add_state_product();
+  for (int c0 = 0; c0 < K; c0 += KT) {  // tile 0 was staged above
+    if (c0 > 0) {
+      __syncthreads();  // the last tile's reads are done
+      stage_tiles(keys_tile(c0), dS_tile(c0));
     }
-  } else {
     __syncthreads();
     add_state_product();
   }

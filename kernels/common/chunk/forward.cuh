@@ -6,7 +6,8 @@
 //                o = scale ((q e^{seen from the chunk's start}) S0 + A v + bonus), with A the intra-chunk
 //                scores of intra_chunk.cuh; S0 and A are fp32 and go to the tensor cores in two 16-bit parts
 //                (S0 staged as two bf16 planes whatever the 16-bit input, A split as its fragments are
-//                built).
+//                built). A forward that saves for a backward keeps A (and rwkv6's bonus), 4 C^2 bytes a
+//                chunk, for the backward's value gradients, which would otherwise build it again.
 #pragma once
 
 #include <type_traits>
@@ -34,7 +35,8 @@ __host__ __device__ inline int output_pass_floats(int C, int K, int VT, int inpu
 // thread, ptxas), a few dozen accesses a tile.
 template <class Form, class T, bool kKeyTiles>
 __global__ void __launch_bounds__(kOutputMaxThreads, 2)
-    chunk_output_kernel(Pointers<T> p, Dims d, const float* states, int VT) {
+    chunk_output_kernel(Pointers<T> p, Dims d, const float* states, int VT, float* saved_scores,
+                        float* saved_bonus) {
   extern __shared__ float smem[];
   const int K = d.K, V = d.V, C = d.C, KT = kKeyTiles ? output_key_tile(C, K) : K, ldK = KT + kPad,
             ldC = C + kPad, ldV = VT + kPad;
@@ -96,9 +98,19 @@ __global__ void __launch_bounds__(kOutputMaxThreads, 2)
                             token_rows(p.k, d, b, h, t0, C, K, c0, KT, k, ldK),
                             staged_state<Planes>(saved, d, c0, KT, j0, VT, S0, ldS), more...);
   };
-  // acc += A v, then o's stores
+  // acc += A v, then o's stores; A (and the bonus) to saved_scores for the backward where it asks
   const auto add_scores_product_and_store = [&](float(&acc)[kMaxTiles][4]) {
     __syncthreads();
+    if (saved_scores && blockIdx.z == 0) {
+      const std::int64_t chunk = std::int64_t(blockIdx.x) * d.chunks() + n;
+      auto* to = reinterpret_cast<float4*>(saved_scores + chunk * C * C);
+      for (int idx = threadIdx.x; idx < C * C / 4; idx += int(blockDim.x)) {
+        const int i = idx / (C / 4), s = idx % (C / 4) * 4;
+        to[idx] = *reinterpret_cast<const float4*>(A + i * ldC + s);
+      }
+      if constexpr (Form::value.bonus)
+        for (int i = threadIdx.x; i < C; i += int(blockDim.x)) saved_bonus[chunk * C + i] = bonus[i];
+    }
     const auto scores = [&](int i, int s) { return A[i * ldC + s]; };
     for (int k0 = 0; k0 < C; k0 += 16) {
       if constexpr (kFragments) {  // A in two parts, v's fragments by ldmatrix

@@ -44,15 +44,17 @@ void launch_scan(const Scan<T>& scan, const Dims& d, cudaStream_t stream) {
   FLA_CUDA_CHECK_LAUNCH();
 }
 
-// o for every chunk and query head from the states before the chunks.
+// o for every chunk and query head from the states before the chunks; with `scores` (and `bonus`, rwkv6's)
+// each chunk's intra-chunk scores kept for the backward (Workspace::scores; query heads = key/value heads).
 template <class Form, class T>
-void launch_output(const Pointers<T>& pointers, const Dims& d, const float* states, cudaStream_t stream) {
+void launch_output(const Pointers<T>& pointers, const Dims& d, const float* states, cudaStream_t stream,
+                   float* scores = nullptr, float* bonus = nullptr) {
   const int VT = output_values(d, sizeof(T));
   const std::size_t bytes = output_shared_bytes(d.C, d.K, VT, sizeof(T));
   const auto launch = [&](auto kernel) {
     allow_shared_memory(kernel, bytes);
     kernel<<<dim3(unsigned(d.B * d.H * d.G), unsigned(d.chunks()), unsigned((d.V + VT - 1) / VT)),
-             unsigned(output_threads(VT)), bytes, stream>>>(pointers, d, states, VT);
+             unsigned(output_threads(VT)), bytes, stream>>>(pointers, d, states, VT, scores, bonus);
   };
   if (output_key_tile(d.C, d.K) < d.K)
     launch(chunk_output_kernel<Form, T, true>);
@@ -61,8 +63,18 @@ void launch_output(const Pointers<T>& pointers, const Dims& d, const float* stat
   FLA_CUDA_CHECK_LAUNCH();
 }
 
-inline std::size_t value_grads_shared_bytes(int C, int K, std::size_t input_bytes) {
-  return sizeof(float) * value_grads_floats(C, value_grads_key_tile(C, K), int(input_bytes));
+template <Scores kScores>
+std::size_t value_grads_shared_bytes(int C, int K, std::size_t input_bytes) {
+  const int KT = kScores == Scores::rebuilt ? K : value_grads_key_tile(C, K);
+  return sizeof(float) * value_grads_floats(C, KT, int(input_bytes), kScores != Scores::saved);
+}
+// What the backward's value gradients take, as launch_backward picks it.
+template <bool kSavedScores>
+std::size_t value_grads_shared_bytes(int C, int K, std::size_t input_bytes) {
+  if (kSavedScores) return value_grads_shared_bytes<Scores::saved>(C, K, input_bytes);
+  return value_grads_key_tile(C, K) < K
+             ? value_grads_shared_bytes<Scores::rebuilt_in_tiles>(C, K, input_bytes)
+             : value_grads_shared_bytes<Scores::rebuilt>(C, K, input_bytes);
 }
 inline std::size_t key_grads_shared_bytes(int C, std::size_t input_bytes) {
   return sizeof(float) * key_grads_floats(C, int(input_bytes));
@@ -92,8 +104,8 @@ void forward_states(const Pointers<T>& p, const Dims& d, const Workspace& ws, cu
 
 // The backward over any tensors in GLA's roles (gsa runs its two passes through it): the reverse scan for the
 // state gradients, then the gradients inside every chunk; the forward's states, whole decays and keys_to_end
-// operand are read from ws.
-template <class Form, class T>
+// operand are read from ws, and with kSavedScores its intra-chunk scores (launch_output's).
+template <class Form, class T, bool kSavedScores = false>
 void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, const Dims& d,
                      const Workspace& ws, cudaStream_t stream) {
   prepare_and_scan<Form, T, Operand::queries_from_start>(
@@ -102,7 +114,7 @@ void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, 
        ws.dstates, grads.dh0, true},
       stream);
   const dim3 chunks(unsigned(d.B * d.H), unsigned(d.chunks()));
-  const std::size_t value_bytes = value_grads_shared_bytes(d.C, d.K, sizeof(T)),
+  const std::size_t value_bytes = value_grads_shared_bytes<kSavedScores>(d.C, d.K, sizeof(T)),
                     key_bytes = key_grads_shared_bytes(d.C, sizeof(T));
   const unsigned tiles = unsigned(key_tiles(d.K));
   {
@@ -112,10 +124,12 @@ void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, 
       kernel<<<dim3(chunks.x, chunks.y, unsigned((d.V + kGradValues - 1) / kGradValues)),
                unsigned(value_grads_threads(d.C, d.K)), value_bytes, stream>>>(pointers, grads, d, ws);
     };
-    if (value_grads_key_tile(d.C, d.K) < d.K)
-      launch(chunk_value_grads_kernel<Form, T, true>);
+    if constexpr (kSavedScores)
+      launch(chunk_value_grads_kernel<Form, T, Scores::saved>);
+    else if (value_grads_key_tile(d.C, d.K) < d.K)
+      launch(chunk_value_grads_kernel<Form, T, Scores::rebuilt_in_tiles>);
     else
-      launch(chunk_value_grads_kernel<Form, T, false>);
+      launch(chunk_value_grads_kernel<Form, T, Scores::rebuilt>);
     FLA_CUDA_CHECK_LAUNCH();
   }
   {

@@ -28,15 +28,16 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   const Workspace ws = carve_workspace(call.workspace, p);
   forward_states<Form>(pointers, d, ws, call.stream);
   const NvtxRange range("outputs");
-  launch_output<Form, T>(pointers, d, ws.states, call.stream);
+  launch_output<Form, T>(pointers, d, ws.states, call.stream, call.save_for_backward ? ws.scores : nullptr,
+                         ws.bonus);
 }
 
 template <class Form, class T>
 void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
   const Problem& p = call.problem;
-  launch_backward<Form, T>(bind_inputs<T>(binding, call.inputs),
-                           bind_grads<T>(binding, call.grad_outputs, call.grads), make_dims(p),
-                           carve_workspace(call.workspace, p), call.stream);
+  launch_backward<Form, T, /*kSavedScores=*/true>(
+      bind_inputs<T>(binding, call.inputs), bind_grads<T>(binding, call.grad_outputs, call.grads),
+      make_dims(p), carve_workspace(call.workspace, p), call.stream);
 }
 
 inline std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimits& device) {
@@ -52,7 +53,7 @@ inline std::optional<std::string> limits(const Problem& p, Mode mode, const Devi
   std::size_t bytes = std::max(prepare_shared_bytes(p.chunk_size, int(p.K)),
                                output_shared_bytes(p.chunk_size, int(p.K), 64, input_bytes));
   if (mode == Mode::fwdbwd)
-    bytes = std::max({bytes, value_grads_shared_bytes(p.chunk_size, int(p.K), input_bytes),
+    bytes = std::max({bytes, value_grads_shared_bytes<true>(p.chunk_size, int(p.K), input_bytes),
                       key_grads_shared_bytes(p.chunk_size, input_bytes)});
   if (bytes > device.shared_memory_per_block)
     return format(

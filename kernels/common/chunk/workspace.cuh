@@ -8,6 +8,9 @@
 //   keys_to_end  [B*H, chunks, C, K] T     k e^{decay after it to its chunk's end} (forward) and
 //   queries_from_start                     scale q e^{decay seen from the chunk's start} (backward): the
 //                [B*H, chunks, C, K] T     scans' operands (kernels/common/chunk/scan.cuh)
+//   scores       [B*H, chunks, C, C] fp32  the intra-chunk scores A (forward, read by the backward's value
+//                                          gradients instead of building them again)
+//   bonus        [B*H, chunks, C]    fp32  rwkv6's q_i . (u k_i) beside them
 #pragma once
 
 #include <cuda_fp16.h>
@@ -35,6 +38,7 @@ inline std::size_t prepared_size(DType dtype) {
 struct Workspace {
   float *states, *dstates, *du_partial, *whole, *dg_partial;
   std::byte *keys_to_end, *queries_from_start;  // of the call's dtype
+  float *scores = nullptr, *bonus = nullptr;    // null where the backward rebuilds A (gsa's passes)
 };
 
 inline std::size_t chunk_count(const Problem& p) {
@@ -50,7 +54,8 @@ inline std::size_t key_tiles(const Problem& p) {
 
 inline std::size_t workspace_bytes(const Problem& p) {
   const std::size_t heads = p.B * p.H, chunks = chunk_count(p);
-  return sizeof(float) * heads * chunks * (2 * p.K * p.V + 2 * p.K + p.chunk_size * key_tiles(p)) +
+  return sizeof(float) * heads * chunks *
+             (2 * p.K * p.V + 2 * p.K + p.chunk_size * key_tiles(p) + p.chunk_size * (p.chunk_size + 1)) +
          2 * prepared_size(p.dtype) * heads * chunks * p.chunk_size * p.K;
 }
 
@@ -74,13 +79,17 @@ inline Workspace carve_workspace(std::span<std::byte> bytes, const Problem& p) {
   float* whole = base + 2 * states + per_channel;
   float* dg_partial = whole + per_channel;
   auto* keys = reinterpret_cast<std::byte*>(dg_partial + heads * chunks * p.chunk_size * key_tiles(p));
+  const std::size_t prepared = prepared_size(p.dtype) * heads * chunks * p.chunk_size * p.K;
+  auto* scores = reinterpret_cast<float*>(keys + 2 * prepared);
   return {base,
           base + states,
           base + 2 * states,
           whole,
           dg_partial,
           keys,
-          keys + prepared_size(p.dtype) * heads * chunks * p.chunk_size * p.K};
+          keys + prepared,
+          scores,
+          scores + heads * chunks * p.chunk_size * p.chunk_size};
 }
 
 }  // namespace flabench::chunk
