@@ -53,6 +53,13 @@ __host__ __device__ inline int value_grads_key_tile(int C, int K) {
   return output_key_tile(C, K);
 }
 
-constexpr int kKeyGradThreads = 256;  // 8 warps to the key-gradient kernel
+// The key gradients: 8 warps, three blocks an SM (80 registers); 16 warps at C = 64 with 16-bit inputs,
+// whose 101 KiB block leaves room for two an SM, so that an SM has 32 warps rather than 16 to hide the
+// loads' latency (64 registers, no spill in bf16; fp32's would spill). Measured (kernels/notes/chunk.md,
+// version 41): 16 warps 0.97-0.98x fwd+bwd at D = 128, C = 64, the same at D = 64.
+constexpr int kKeyGradThreads = 256, kKeyGradMaxThreads = 512;
+__host__ __device__ constexpr int key_grads_threads(int C, int input_bytes) {
+  return C == kMaxChunk && input_bytes == 2 ? kKeyGradMaxThreads : kKeyGradThreads;
+}
 
 }  // namespace flabench::chunk

@@ -187,10 +187,11 @@ __global__ void __launch_bounds__(kValueGradMaxThreads, 2)
   });
 }
 
-template <class Form, class T>
-// Three blocks to an SM (at most 85 registers; 80 used, no spill): without the cap it took 125 registers and
-// ran slower (two blocks to an SM: 1.76 against 1.31 ms at gla 4,4096,16,64, C = 32).
-__global__ void __launch_bounds__(kKeyGradThreads, 3)
+// kThreads (key_grads_threads): 256 at three blocks to an SM (at most 85 registers; 80 used, no spill:
+// without the cap it took 125 registers and ran slower, two blocks to an SM: 1.76 against 1.31 ms at gla
+// 4,4096,16,64, C = 32), or 512 at two (64 registers).
+template <class Form, class T, int kThreads>
+__global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 : 3)
     chunk_key_grads_kernel(Pointers<T> p, GradPointers<T> g, Dims d, Workspace ws) {
   extern __shared__ float smem[];
   constexpr int KT = kKeyTile, ldT = KT + kPad, kVT = key_grad_values(sizeof(T)), ldV = kVT + kPad;
@@ -245,7 +246,7 @@ __global__ void __launch_bounds__(kKeyGradThreads, 3)
           staged_state<Planes>(S0_rows, d, c0, KT, j0, kVT, S0, ld),
           staged_state<Planes>(dS_rows, d, c0, KT, j0, kVT, dS, ld));
   };
-  for (int c = threadIdx.x; c < KT; c += kKeyGradThreads) before[c] = 0;
+  for (int c = threadIdx.x; c < KT; c += kThreads) before[c] = 0;
   value_tiles(0, [&](const auto&... tiles) {
     stage_with_decays<Form>(dec, p.g, d, b, h, t0, c0, token_rows(p.q, d, b, h, t0, C, K, c0, KT, q, ldT),
                             token_rows(p.k, d, b, h, t0, C, K, c0, KT, k, ldT), tiles...);
@@ -253,8 +254,7 @@ __global__ void __launch_bounds__(kKeyGradThreads, 3)
 
   // Over value tiles: dA (C x C), do S0^T and v dS^T (C x 32). Each warp a strip of 16 rows and up to 4
   // (dA) or 2 (the state products) 8-column tiles, so a row fragment serves every tile of the strip.
-  const int warp = threadIdx.x / 32, strips = C / 16, group = warp / strips,
-            groups = kKeyGradThreads / 32 / strips;
+  const int warp = threadIdx.x / 32, strips = C / 16, group = warp / strips, groups = kThreads / 32 / strips;
   struct Strip {
     int m0, n0, count;
   };
@@ -271,7 +271,7 @@ __global__ void __launch_bounds__(kKeyGradThreads, 3)
       __syncthreads();
     }
     {  // S0 . dS of each channel: kParts neighbouring lanes to a channel, kVT / kParts values each
-      constexpr int kParts = kKeyGradThreads / KT;
+      constexpr int kParts = kThreads / KT;
       const int c = threadIdx.x / kParts, part = threadIdx.x % kParts;
       const auto value = [&](const float* tile, const Planes* planes, int j) {
         if constexpr (kFragments)
@@ -328,7 +328,7 @@ __global__ void __launch_bounds__(kKeyGradThreads, 3)
   // terms cancel out of dg. Within a sub-chunk, the channels whose decay there exceeds e^40 (see
   // intra_chunk.cuh) element by element; the others go through the tensor cores below.
   const auto gentle = [&](int I, int c) { return -dec.total[I * KT + c] <= kFactorLimit; };
-  for (int idx = threadIdx.x; idx < C * KT; idx += kKeyGradThreads) {
+  for (int idx = threadIdx.x; idx < C * KT; idx += kThreads) {
     const int i = idx / KT, c = idx % KT, I = i / kSubChunk, first = I * kSubChunk, last = first + kSubChunk;
     float decayed_q = 0, decayed_k = 0;
     const float plain_qi = exclusive ? (i > 0 ? k[(i - 1) * ldT + c] * dA[i * ldC + i - 1] : 0.f)
@@ -347,7 +347,7 @@ __global__ void __launch_bounds__(kKeyGradThreads, 3)
     intra_k[i * ldT + c] = decayed_k, plain_k[i * ldT + c] = plain_ki;
   }
   __syncthreads();
-  for (int idx = threadIdx.x; idx < C * KT; idx += kKeyGradThreads) {
+  for (int idx = threadIdx.x; idx < C * KT; idx += kThreads) {
     const int t = idx / KT, c = idx % KT;
     q[t * ldT + c] *= __expf(dec.seen(t, c));
     k[t * ldT + c] *= __expf(dec.total[(t / kSubChunk) * KT + c] - dec.local[idx]);
@@ -364,7 +364,7 @@ __global__ void __launch_bounds__(kKeyGradThreads, 3)
   const auto masked = [&](int i, int s) { return undecayed(i, s) ? 0.f : dA[i * ldC + s]; };
   const auto gap = [&](int J, int I, int c) { return I - J > 1 ? __expf(dec.between(J, I, c)) : 1.f; };
   // A job is one sub-chunk, one side and 16 of the 32 channels: 4 subs jobs keep 8 warps busy at C = 32.
-  for (int job = warp; job < 4 * subs; job += kKeyGradThreads / 32) {
+  for (int job = warp; job < 4 * subs; job += kThreads / 32) {
     const int side_job = job / 2, n0 = (job % 2) * 16;
     float acc[2][4] = {};
     if (side_job < subs) {
@@ -394,7 +394,7 @@ __global__ void __launch_bounds__(kKeyGradThreads, 3)
   __syncthreads();
 
   // dq, dk; then, per channel, q . dq and k . dk of the decayed terms and k . (the handed-on term) for dg.
-  for (int idx = threadIdx.x; idx < C * KT; idx += kKeyGradThreads) {
+  for (int idx = threadIdx.x; idx < C * KT; idx += kThreads) {
     const int t = idx / KT, c = idx % KT, channel = c0 + c;
     float qdq = 0, kdk = 0, handed = 0;
     if (t < length && channel < K) {
@@ -426,7 +426,7 @@ __global__ void __launch_bounds__(kKeyGradThreads, 3)
   // cancel (the undecayed ones were kept apart), so log decays of -40 keep dg's relative accuracy. The
   // chunk's tokens in kPieces pieces at once: each piece's sums first, then every piece walks its tokens
   // from the sums of the pieces before it (the handed-on terms) and after it (the others).
-  constexpr int kPieces = kKeyGradThreads / KT;
+  constexpr int kPieces = kThreads / KT;
   float* dg = intra_q;
   float* sums = plain_q;  // [4][kPieces][32]: the pieces' handed-on, output, key and bonus-gradient sums
   {
@@ -469,12 +469,12 @@ __global__ void __launch_bounds__(kKeyGradThreads, 3)
   }
   __syncthreads();
   if constexpr (Form::value.gate == GateKind::per_key) {
-    for (int idx = threadIdx.x; idx < C * KT; idx += kKeyGradThreads) {
+    for (int idx = threadIdx.x; idx < C * KT; idx += kThreads) {
       const int t = idx / KT, c = idx % KT;
       if (t < length && c0 + c < K) g.dg[element(t, c)] = from_float<T>(dg[t * ldT + c]);
     }
   } else {  // one gate per head: this tile's share, added over the tiles by chunk_sum_key_tiles_kernel
-    for (int t = threadIdx.x; t < C; t += kKeyGradThreads) {
+    for (int t = threadIdx.x; t < C; t += kThreads) {
       float sum = 0;
       for (int c = 0; c < KT; ++c) sum += dg[t * ldT + c];
       ws.dg_partial[(chunk * C + t) * gridDim.z + blockIdx.z] = sum;

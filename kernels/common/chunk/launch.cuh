@@ -134,9 +134,15 @@ void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, 
   }
   {
     const NvtxRange range("key_grads");
-    allow_shared_memory(chunk_key_grads_kernel<Form, T>, key_bytes);
-    chunk_key_grads_kernel<Form, T>
-        <<<dim3(chunks.x, chunks.y, tiles), kKeyGradThreads, key_bytes, stream>>>(pointers, grads, d, ws);
+    const auto launch = [&](auto kernel, int threads) {
+      allow_shared_memory(kernel, key_bytes);
+      kernel<<<dim3(chunks.x, chunks.y, tiles), unsigned(threads), key_bytes, stream>>>(pointers, grads, d,
+                                                                                        ws);
+    };
+    if (key_grads_threads(d.C, sizeof(T)) == kKeyGradThreads)
+      launch(chunk_key_grads_kernel<Form, T, kKeyGradThreads>, kKeyGradThreads);
+    else if constexpr (sizeof(T) == 2)  // only 16-bit inputs take more: no instance for the others
+      launch(chunk_key_grads_kernel<Form, T, kKeyGradMaxThreads>, kKeyGradMaxThreads);
     FLA_CUDA_CHECK_LAUNCH();
   }
   if constexpr (Form::value.gate == GateKind::per_head) {
