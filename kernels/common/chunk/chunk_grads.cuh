@@ -47,18 +47,23 @@ __host__ __device__ inline int value_grads_floats(int C, int KT, int input_bytes
          KT * (kGradValues + 8);
 }
 // The key-gradient kernel's room shared by its value loop's tiles (v and do [C][values], S0 and dS as
-// [32][values + 8]) and, after the loop, its six [C][32 + pad] terms (undecayed, state and intra-chunk, of dq
-// and dk).
+// [32][values + 8]) and, after the loop, its four [C][32 + pad] terms (state and intra-chunk, of dq and dk)
+// and the dg walk's sums (four of 32 channels per 32 threads).
 __host__ __device__ inline int key_grads_shared_room(int C, int input_bytes) {
   const int values = key_grad_values(input_bytes);
   return max(2 * input_rows_floats(C, values, input_bytes) + 2 * kKeyTile * (values + 8),
-             6 * C * (kKeyTile + kPad));
+             4 * C * (kKeyTile + kPad) + 4 * key_grads_threads(C, input_bytes));
+}
+// The key-gradient kernel's factors of the sub-chunk pairs (I, J <= I) per channel.
+__host__ __device__ inline int pair_factors_floats(int C) {
+  const int subs = C / kSubChunk;
+  return subs * (subs + 1) / 2 * kKeyTile;
 }
 __host__ __device__ inline int key_grads_floats(int C, int input_bytes) {
   constexpr int ldT = kKeyTile + kPad;
-  // decays, q, k, dA and its diagonal, the shared room, S0 . dS per channel
+  // decays, q, k, dA and its diagonal, the shared room, S0 . dS per channel, the pairs' factors
   return Decays::floats(C, kKeyTile) + 2 * C * ldT + C * (C + kPad) + C +
-         key_grads_shared_room(C, input_bytes) + kKeyTile;
+         key_grads_shared_room(C, input_bytes) + kKeyTile + pair_factors_floats(C);
 }
 
 // kScores: where A comes from (Scores). Rebuilt in tiles (value_grads_key_tile), in two rounds: the tiles'
@@ -221,13 +226,17 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
   float* dS = S0 + kPlane;
   auto* S0_planes = reinterpret_cast<Planes*>(S0);
   auto* dS_planes = reinterpret_cast<Planes*>(dS);
-  float* plain_q = room;                   // [C][32 + pad]: dq's undecayed term (over scale)
-  float* plain_k = plain_q + C * ldT;      // [C][32 + pad]: dk's undecayed term (over scale)
-  float* from_state = plain_k + C * ldT;   // [C][32 + pad]: (do S0^T)
+  float* from_state = room;                // [C][32 + pad]: (do S0^T)
   float* to_state = from_state + C * ldT;  // [C][32 + pad]: (v dS^T)
   float* intra_q = to_state + C * ldT;     // [C][32 + pad]: sum_s dA_is k_sc e^{G_i - G_s}, decayed pairs
   float* intra_k = intra_q + C * ldT;      // [C][32 + pad]: sum_i dA_is q_ic e^{G_i - G_s}, decayed pairs
+  float* sums = intra_k + C * ldT;         // [4][kThreads / 32][32]: the dg walk's pieces' sums (below)
   float* before = room + key_grads_shared_room(C, sizeof(T));  // [32]: S0 . dS per channel
+  // [pair (I, J <= I)][32]: the factor the intra-chunk products below give sub-chunk J's keys (I's queries):
+  // the decay of the sub-chunks between (J < I - 1), 1 (J = I - 1), e^{-total_I} for the gentle channels or
+  // 0 for the steep ones (J = I); made once per channel rather than once per fragment element
+  float* pair_factor = before + KT;
+  const auto pair = [](int I, int J) { return I * (I + 1) / 2 + J; };
   const auto reads = [](int i, int s) { return exclusive ? s < i : s <= i; };
   // Where this tile's channel c of the chunk's token t lies in q, k, dq, dk (and per-key dg): one multiply a
   // element, not a row's full 64-bit index arithmetic.
@@ -331,10 +340,6 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
   for (int idx = threadIdx.x; idx < C * KT; idx += kThreads) {
     const int i = idx / KT, c = idx % KT, I = i / kSubChunk, first = I * kSubChunk, last = first + kSubChunk;
     float decayed_q = 0, decayed_k = 0;
-    const float plain_qi = exclusive ? (i > 0 ? k[(i - 1) * ldT + c] * dA[i * ldC + i - 1] : 0.f)
-                                     : k[i * ldT + c] * dA[i * ldC + i];
-    const float plain_ki = exclusive ? (i + 1 < C ? q[(i + 1) * ldT + c] * dA[(i + 1) * ldC + i] : 0.f)
-                                     : q[i * ldT + c] * dA[i * ldC + i];
     if (!gentle(I, c)) {
       for (int s = first; s <= i; ++s)
         if (reads(i, s) && !undecayed(i, s))
@@ -343,14 +348,24 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
         if (reads(r, i) && !undecayed(r, i))
           decayed_k += q[r * ldT + c] * __expf(dec.seen(r, c) - dec.local[i * KT + c]) * dA[r * ldC + i];
     }
-    intra_q[i * ldT + c] = decayed_q, plain_q[i * ldT + c] = plain_qi;
-    intra_k[i * ldT + c] = decayed_k, plain_k[i * ldT + c] = plain_ki;
+    intra_q[i * ldT + c] = decayed_q, intra_k[i * ldT + c] = decayed_k;
   }
   __syncthreads();
   for (int idx = threadIdx.x; idx < C * KT; idx += kThreads) {
     const int t = idx / KT, c = idx % KT;
     q[t * ldT + c] *= __expf(dec.seen(t, c));
     k[t * ldT + c] *= __expf(dec.total[(t / kSubChunk) * KT + c] - dec.local[idx]);
+  }
+  for (int idx = threadIdx.x; idx < pair_factors_floats(C); idx += kThreads) {
+    const int c = idx % KT;
+    int I = 0, J = idx / KT;  // the pair's index to (I, J)
+    while (J > I) J -= ++I;
+    float factor = 1.f;
+    if (J == I)
+      factor = gentle(I, c) ? __expf(-dec.total[I * KT + c]) : 0.f;
+    else if (I - J > 1)
+      factor = __expf(dec.between(J, I, c));
+    pair_factor[idx] = factor;
   }
   __syncthreads();
 
@@ -362,7 +377,6 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
   // (fp16 inputs too: e^{-local} needs bf16's range).
   using Op = std::conditional_t<std::is_same_v<T, float>, float, __nv_bfloat16>;
   const auto masked = [&](int i, int s) { return undecayed(i, s) ? 0.f : dA[i * ldC + s]; };
-  const auto gap = [&](int J, int I, int c) { return I - J > 1 ? __expf(dec.between(J, I, c)) : 1.f; };
   // A job is one sub-chunk, one side and 16 of the 32 channels: 4 subs jobs keep 8 warps busy at C = 32.
   for (int job = warp; job < 4 * subs; job += kThreads / 32) {
     const int side_job = job / 2, n0 = (job % 2) * 16;
@@ -371,8 +385,7 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
       const int I = side_job;
       for (int J = 0; J <= I; ++J)
         mma_k16<Op, 2, Exact::both>(acc, 2, I * kSubChunk, n0, J * kSubChunk, masked, [&](int s, int c) {
-          if (J < I) return k[s * ldT + c] * gap(J, I, c);
-          return gentle(I, c) ? k[s * ldT + c] * __expf(-dec.total[I * KT + c]) : 0.f;
+          return k[s * ldT + c] * pair_factor[pair(I, J) * KT + c];
         });
       for_each_accumulator(acc, 2, I * kSubChunk, n0, [&](int i, int c, float& a) {
         intra_q[i * ldT + c] += __expf(dec.seen(i, c)) * a;
@@ -382,10 +395,7 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
       for (int I = J; I < subs; ++I)
         mma_k16<Op, 2, Exact::both>(
             acc, 2, J * kSubChunk, n0, I * kSubChunk, [&](int s, int i) { return masked(i, s); },
-            [&](int i, int c) {
-              if (I > J) return q[i * ldT + c] * gap(J, I, c);
-              return gentle(J, c) ? q[i * ldT + c] * __expf(-dec.total[J * KT + c]) : 0.f;
-            });
+            [&](int i, int c) { return q[i * ldT + c] * pair_factor[pair(I, J) * KT + c]; });
       for_each_accumulator(acc, 2, J * kSubChunk, n0, [&](int s, int c, float& a) {
         intra_k[s * ldT + c] += __expf(dec.total[J * KT + c] - dec.local[s * KT + c]) * a;
       });
@@ -403,8 +413,18 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
       const float decayed_q =
           d.scale * (__expf(dec.seen_from_start(t, c)) * from_state[t * ldT + c] + intra_q[t * ldT + c]);
       const float handed_k = __expf(dec.after(t, subs, c)) * to_state[t * ldT + c];
-      float gq = decayed_q + d.scale * plain_q[t * ldT + c];
-      float gk = d.scale * (intra_k[t * ldT + c] + plain_k[t * ldT + c]) + handed_k;
+      // the undecayed pair's terms (over scale), from the raw rows (exact products: kept apart from dg's
+      // sums)
+      float plain_q, plain_k;
+      if constexpr (exclusive) {
+        plain_q = t > 0 ? __fmul_rn(to_float(p.k[element(t - 1, c)]), dA[t * ldC + t - 1]) : 0.f;
+        plain_k = t + 1 < length ? __fmul_rn(to_float(p.q[element(t + 1, c)]), dA[(t + 1) * ldC + t]) : 0.f;
+      } else {
+        plain_q = __fmul_rn(k_raw, dA[t * ldC + t]);
+        plain_k = __fmul_rn(q_raw, dA[t * ldC + t]);
+      }
+      float gq = decayed_q + d.scale * plain_q;
+      float gk = d.scale * (intra_k[t * ldT + c] + plain_k) + handed_k;
       if constexpr (Form::value.bonus) {  // terms no decay touches
         const float u = to_float(p.u[h * K + channel]), weight = d.scale * vdo_diagonal[t];
         gq += weight * u * k_raw;
@@ -427,8 +447,7 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
   // chunk's tokens in kPieces pieces at once: each piece's sums first, then every piece walks its tokens
   // from the sums of the pieces before it (the handed-on terms) and after it (the others).
   constexpr int kPieces = kThreads / KT;
-  float* dg = intra_q;
-  float* sums = plain_q;  // [4][kPieces][32]: the pieces' handed-on, output, key and bonus-gradient sums
+  float* dg = intra_q;  // sums: the pieces' handed-on, output, key and bonus-gradient sums
   {
     const int c = threadIdx.x % KT, piece = threadIdx.x / KT, per_piece = C / kPieces,
               first = piece * per_piece, last = first + per_piece;
