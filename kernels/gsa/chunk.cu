@@ -27,9 +27,11 @@ std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimit
                                 chunk::output_shared_bytes(p.chunk_size, int(p.M), 64, input_bytes),
                                 logits_shared_bytes(p, false)});
   if (mode == Mode::fwdbwd) {
-    bytes = std::max({bytes, logits_shared_bytes(p, true),
-                      chunk::value_grads_shared_bytes<false>(p.chunk_size, int(p.M), input_bytes),
-                      chunk::key_grads_shared_bytes(p.chunk_size, input_bytes)});
+    bytes =
+        std::max({bytes, logits_shared_bytes(p, true),
+                  chunk::value_grads_shared_bytes(chunk::value_grads_scores(false, p.chunk_size, int(p.M)),
+                                                  p.chunk_size, int(p.M), input_bytes),
+                  chunk::key_grads_shared_bytes(p.chunk_size, input_bytes)});
     // fp16's dq pass runs in fp32 (chunk_backward.cuh, query_grads_in_fp32)
     if (p.dtype == DType::fp16)
       bytes = std::max(bytes, chunk::output_shared_bytes(p.chunk_size, int(p.M), 64, sizeof(float)));

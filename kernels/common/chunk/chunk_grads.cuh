@@ -39,6 +39,18 @@ __host__ __device__ constexpr int key_grad_values(int input_bytes) {
 // forward's output pass saved (Workspace::scores).
 enum class Scores { rebuilt, rebuilt_in_tiles, saved };
 
+// Where launch_backward's value gradients take A from: saved by the forward, or rebuilt, a key tile at a time
+// where value_grads_key_tile says.
+inline Scores value_grads_scores(bool saved, int C, int K) {
+  if (saved) return Scores::saved;
+  return value_grads_key_tile(C, K) < K ? Scores::rebuilt_in_tiles : Scores::rebuilt;
+}
+// The key channels the value gradients stage at a time (A's share where they rebuild it, then the state
+// product's): all K where A is rebuilt whole, else value_grads_key_tile's.
+__host__ __device__ inline int value_grads_channels(Scores scores, int C, int K) {
+  return scores == Scores::rebuilt ? K : value_grads_key_tile(C, K);
+}
+
 // The value gradients' room with KT key channels staged at a time (all K, or value_grads_key_tile's): the
 // decays, q and k where A is rebuilt, the room k e^{...} takes (q's), A, the bonus, do and dS.
 __host__ __device__ inline int value_grads_floats(int C, int KT, int input_bytes, bool rebuilds) {
@@ -78,8 +90,8 @@ __global__ void __launch_bounds__(kValueGradMaxThreads, 2)
   extern __shared__ float smem[];
   constexpr bool kRebuilds = kScores != Scores::saved;
   constexpr int kVT = kGradValues, kLdV = kVT + kPad;
-  const int K = d.K, V = d.V, C = d.C, KT = kScores == Scores::rebuilt ? K : value_grads_key_tile(C, K),
-            ldK = KT + kPad, ldC = C + kPad;
+  const int K = d.K, V = d.V, C = d.C, KT = value_grads_channels(kScores, C, K), ldK = KT + kPad,
+            ldC = C + kPad;
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y, j0 = blockIdx.z * kVT;
   const int t0 = n * C, length = min(C, d.T - t0);
   const std::int64_t chunk = std::int64_t(bh) * d.chunks() + n;
@@ -210,7 +222,7 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
   float* k = q + C * ldT;              // [C][32 + pad]: k, then k e^{decay after it to its sub-chunk's end}
   float* dA = k + C * ldT;             // [C][C + pad]: do_i . v_s where i reads s, else 0
   float* vdo_diagonal = dA + C * ldC;  // [C]: do_i . v_i (rwkv6's bonus)
-  float* room = vdo_diagonal + C;      // the value loop's tiles, then the six terms below
+  float* room = vdo_diagonal + C;      // the value loop's tiles, then the four terms and the dg sums below
   // v and do as the inputs are (bf16/fp16: the products' A and B fragments load by ldmatrix, rows of an odd
   // number of 16-byte vectors keeping its 8 rows on distinct banks) or fp32: [C][values] each.
   using Staged = std::conditional_t<sizeof(T) == 2, T, float>;

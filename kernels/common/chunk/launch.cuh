@@ -63,18 +63,9 @@ void launch_output(const Pointers<T>& pointers, const Dims& d, const float* stat
   FLA_CUDA_CHECK_LAUNCH();
 }
 
-template <Scores kScores>
-std::size_t value_grads_shared_bytes(int C, int K, std::size_t input_bytes) {
-  const int KT = kScores == Scores::rebuilt ? K : value_grads_key_tile(C, K);
-  return sizeof(float) * value_grads_floats(C, KT, int(input_bytes), kScores != Scores::saved);
-}
-// What the backward's value gradients take, as launch_backward picks it.
-template <bool kSavedScores>
-std::size_t value_grads_shared_bytes(int C, int K, std::size_t input_bytes) {
-  if (kSavedScores) return value_grads_shared_bytes<Scores::saved>(C, K, input_bytes);
-  return value_grads_key_tile(C, K) < K
-             ? value_grads_shared_bytes<Scores::rebuilt_in_tiles>(C, K, input_bytes)
-             : value_grads_shared_bytes<Scores::rebuilt>(C, K, input_bytes);
+inline std::size_t value_grads_shared_bytes(Scores scores, int C, int K, std::size_t input_bytes) {
+  return sizeof(float) *
+         value_grads_floats(C, value_grads_channels(scores, C, K), int(input_bytes), scores != Scores::saved);
 }
 inline std::size_t key_grads_shared_bytes(int C, std::size_t input_bytes) {
   return sizeof(float) * key_grads_floats(C, int(input_bytes));
@@ -114,7 +105,8 @@ void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, 
        ws.dstates, grads.dh0, true},
       stream);
   const dim3 chunks(unsigned(d.B * d.H), unsigned(d.chunks()));
-  const std::size_t value_bytes = value_grads_shared_bytes<kSavedScores>(d.C, d.K, sizeof(T)),
+  const Scores scores = value_grads_scores(kSavedScores, d.C, d.K);
+  const std::size_t value_bytes = value_grads_shared_bytes(scores, d.C, d.K, sizeof(T)),
                     key_bytes = key_grads_shared_bytes(d.C, sizeof(T));
   const unsigned tiles = unsigned(key_tiles(d.K));
   {
@@ -126,7 +118,7 @@ void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, 
     };
     if constexpr (kSavedScores)
       launch(chunk_value_grads_kernel<Form, T, Scores::saved>);
-    else if (value_grads_key_tile(d.C, d.K) < d.K)
+    else if (scores == Scores::rebuilt_in_tiles)
       launch(chunk_value_grads_kernel<Form, T, Scores::rebuilt_in_tiles>);
     else
       launch(chunk_value_grads_kernel<Form, T, Scores::rebuilt>);

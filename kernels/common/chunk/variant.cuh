@@ -53,7 +53,9 @@ inline std::optional<std::string> limits(const Problem& p, Mode mode, const Devi
   std::size_t bytes = std::max(prepare_shared_bytes(p.chunk_size, int(p.K)),
                                output_shared_bytes(p.chunk_size, int(p.K), 64, input_bytes));
   if (mode == Mode::fwdbwd)
-    bytes = std::max({bytes, value_grads_shared_bytes<true>(p.chunk_size, int(p.K), input_bytes),
+    bytes = std::max({bytes,
+                      value_grads_shared_bytes(value_grads_scores(true, p.chunk_size, int(p.K)), p.chunk_size,
+                                               int(p.K), input_bytes),
                       key_grads_shared_bytes(p.chunk_size, input_bytes)});
   if (bytes > device.shared_memory_per_block)
     return format(
