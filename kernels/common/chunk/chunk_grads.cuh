@@ -54,7 +54,8 @@ __host__ __device__ inline int value_grads_channels(Scores scores, int C, int K)
 // The value gradients' room with KT key channels staged at a time (all K, or value_grads_key_tile's): the
 // decays, q and k where A is rebuilt, the room k e^{...} takes (q's), A, the bonus, do and dS.
 __host__ __device__ inline int value_grads_floats(int C, int KT, int input_bytes, bool rebuilds) {
-  const int rebuilding = rebuilds ? Decays::floats(C, KT) + C * (KT + kPad) + steep_list_ints(C, KT) : 0;
+  const int rebuilding =
+      rebuilds ? Decays::floats(C, KT) + C * (KT + kPad) + intra_chunk_scratch_ints(C, KT) : 0;
   return rebuilding + C * (KT + kPad) + C * (C + kPad) + C + input_rows_floats(C, kGradValues, input_bytes) +
          KT * (kGradValues + 8);
 }
@@ -112,7 +113,7 @@ __global__ void __launch_bounds__(kValueGradMaxThreads, 2)
   constexpr int kLdPlane = kVT + 8;
   float* dS = bonus + C + input_rows_floats(C, kVT, sizeof(T));
   auto* dS_planes = reinterpret_cast<X*>(dS);
-  int* steep = reinterpret_cast<int*>(dS + KT * kLdPlane);  // (rebuilt A)
+  int* scratch = reinterpret_cast<int*>(dS + KT * kLdPlane);  // intra_chunk_scores' (rebuilt A)
   const float* dS_rows = ws.dstates + chunk * K * V;
   // The forward's scan operand k e^{decay to the chunk's end} into q's room (free once A is built): bf16 as
   // it is, its rows (16-byte multiples, an odd number of them: ldmatrix's 8 rows on distinct banks) loaded
@@ -144,14 +145,14 @@ __global__ void __launch_bounds__(kValueGradMaxThreads, 2)
         stage_with_decays<Form>(dec, p.g, d, b, h, t0, c0, q_rows(c0), k_rows(c0), do_rows);
       else
         stage_with_decays<Form>(dec, p.g, d, b, h, t0, c0, q_rows(c0), k_rows(c0));
-      intra_chunk_scores<Form, T, true>(dec, q, k, ldK, KT, C, A, ldC, u ? u + c0 : nullptr, bonus, steep);
+      intra_chunk_scores<Form, T, true>(dec, q, k, ldK, KT, C, A, ldC, u ? u + c0 : nullptr, bonus, scratch);
     }
     finish_intra_chunk_scores<Form>(A, ldC, C);
     __syncthreads();
     stage_tiles(keys_tile(0), dS_tile(0));
   } else {
     stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, q_rows(0), k_rows(0), do_rows, dS_tile(0));
-    intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, u, bonus, steep);
+    intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, u, bonus, scratch);
     stage_tiles(keys_tile(0));
   }
 
@@ -244,9 +245,8 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
   float* intra_k = intra_q + C * ldT;      // [C][32 + pad]: sum_i dA_is q_ic e^{G_i - G_s}, decayed pairs
   float* sums = intra_k + C * ldT;         // [4][kThreads / 32][32]: the dg walk's pieces' sums (below)
   float* before = room + key_grads_shared_room(C, sizeof(T));  // [32]: S0 . dS per channel
-  // [pair (I, J <= I)][32]: the factor the intra-chunk products below give sub-chunk J's keys (I's queries):
-  // the decay of the sub-chunks between (J < I - 1), 1 (J = I - 1), e^{-total_I} for the gentle channels or
-  // 0 for the steep ones (J = I); made once per channel rather than once per fragment element
+  // [pair (I, J <= I)][32]: the factor the intra-chunk products below give sub-chunk J's keys (I's queries),
+  // sub_chunk_pair_factor's
   float* pair_factor = before + KT;
   const auto pair = [](int I, int J) { return I * (I + 1) / 2 + J; };
   const auto reads = [](int i, int s) { return exclusive ? s < i : s <= i; };
@@ -348,7 +348,7 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
   // The undecayed pair (s = i, or s = i - 1 when the output reads the state before the update) apart: its
   // terms cancel out of dg. Within a sub-chunk, the channels whose decay there exceeds e^40 (see
   // intra_chunk.cuh) element by element; the others go through the tensor cores below.
-  const auto gentle = [&](int I, int c) { return -dec.total[I * KT + c] <= kFactorLimit; };
+  const auto gentle = [&](int I, int c) { return gentle_channel(dec, I, c); };
   for (int idx = threadIdx.x; idx < C * KT; idx += kThreads) {
     const int i = idx / KT, c = idx % KT, I = i / kSubChunk, first = I * kSubChunk, last = first + kSubChunk;
     float decayed_q = 0, decayed_k = 0;
@@ -372,12 +372,7 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
     const int c = idx % KT;
     int I = 0, J = idx / KT;  // the pair's index to (I, J)
     while (J > I) J -= ++I;
-    float factor = 1.f;
-    if (J == I)
-      factor = gentle(I, c) ? __expf(-dec.total[I * KT + c]) : 0.f;
-    else if (I - J > 1)
-      factor = __expf(dec.between(J, I, c));
-    pair_factor[idx] = factor;
+    pair_factor[idx] = sub_chunk_pair_factor(dec, I, J, c);
   }
   __syncthreads();
 

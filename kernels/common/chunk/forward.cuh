@@ -27,7 +27,7 @@ namespace flabench::chunk {
 __host__ __device__ inline int output_pass_floats(int C, int K, int VT, int input_bytes) {
   const int KT = output_key_tile(C, K);
   return Decays::floats(C, KT) + 2 * C * (KT + kPad) + input_rows_floats(C, VT, input_bytes) + KT * (VT + 8) +
-         C * (C + kPad) + C + steep_list_ints(C, KT);
+         C * (C + kPad) + C + intra_chunk_scratch_ints(C, KT);
 }
 
 // Two blocks of 512 threads an SM: 64 registers, the whole-K kernel's own count before the bound. With key
@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(kOutputMaxThreads, 2)
   float* S0 = k + C * ldK + input_rows_floats(C, VT, sizeof(T));  // in [KT][VT + 8] fp32's room
   float* A = S0 + KT * (VT + 8);                                  // [C][C + pad]
   float* bonus = A + C * ldC;                                     // [C]: rwkv6's q_i . (u k_i)
-  int* steep = reinterpret_cast<int*>(bonus + C);
+  int* scratch = reinterpret_cast<int*>(bonus + C);               // intra_chunk_scores'
   auto* S0_planes = reinterpret_cast<Planes*>(S0);
   const float* saved = states + (std::int64_t(bh) * d.chunks() + n) * K * V;
   const Divisor channels(KT);
@@ -146,14 +146,14 @@ __global__ void __launch_bounds__(kOutputMaxThreads, 2)
                                 token_rows(p.v, d, b, h, t0, C, V, j0, VT, v, ldS));
       else
         stage_with_decays<Form>(dec, p.g, d, b, h, t0, c0, q_rows, k_rows, S0_rows);
-      intra_chunk_scores<Form, T, true>(dec, q, k, ldK, KT, C, A, ldC, u ? u + c0 : nullptr, bonus, steep);
+      intra_chunk_scores<Form, T, true>(dec, q, k, ldK, KT, C, A, ldC, u ? u + c0 : nullptr, bonus, scratch);
       add_state_product(acc);
     }
     finish_intra_chunk_scores<Form>(A, ldC, C);
     add_scores_product_and_store(acc);
   } else {
     stage(0, token_rows(p.v, d, b, h, t0, C, V, j0, VT, v, ldS));
-    intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, u, bonus, steep);
+    intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, u, bonus, scratch);
     float acc[kMaxTiles][4] = {};
     add_state_product(acc);
     add_scores_product_and_store(acc);

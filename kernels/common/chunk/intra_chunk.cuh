@@ -22,23 +22,49 @@ namespace flabench::chunk {
 // fp32's range. Steeper channels are summed element by element.
 constexpr float kFactorLimit = 40.f;
 
-__host__ __device__ inline int steep_list_ints(int C, int K) {
-  return (C / kSubChunk) * (K + 1);
+// The sub-chunk pairs whose products take a decay factor per channel: the diagonal ones (I, I), then the
+// distant ones (I, J < I - 1) in the order of far_pair_index; neighbours (I, I - 1) take none.
+__host__ __device__ inline int factor_pairs(int subs) {
+  return subs + (subs - 1) * (subs - 2) / 2;
+}
+__device__ inline int far_pair_index(int I, int J) {
+  return (I - 2) * (I - 1) / 2 + J;
+}
+// The scratch intra_chunk_scores takes: the steep channels' lists, then (once they are read) the factors of
+// factor_pairs(C / kSubChunk) pairs for K channels.
+__host__ __device__ inline int intra_chunk_scratch_ints(int C, int K) {
+  const int subs = C / kSubChunk;
+  return max(subs * (K + 1), factor_pairs(subs) * K);
+}
+
+// Whether sub-chunk I's channel c is gentle: its decay over the sub-chunk within e^kFactorLimit, so that its
+// diagonal block factors through e^{-local}.
+__device__ inline bool gentle_channel(const Decays& dec, int I, int c) {
+  return -dec.total[I * dec.K + c] <= kFactorLimit;
+}
+// The factor the intra-chunk products give sub-chunk J's keys against sub-chunk I's queries (J <= I) in
+// channel c: e^{-total_I} on the diagonal for a gentle channel, 0 for a steep one (summed element by
+// element instead), 1 for neighbours, the decay of the sub-chunks between otherwise. Made once per pair and
+// channel into a table rather than once per fragment element (kernels/notes/chunk.md, versions 42 and 43).
+__device__ inline float sub_chunk_pair_factor(const Decays& dec, int I, int J, int c) {
+  if (J == I) return gentle_channel(dec, I, c) ? __expf(-dec.total[I * dec.K + c]) : 0.f;
+  return I - J > 1 ? __expf(dec.between(J, I, c)) : 1.f;
 }
 
 // On entry q and k hold the chunk's rows (C x K, row stride ldK, zero past the sequence) and dec its decays;
 // on return A[i * ldC + s] holds the scores, q holds q e^{seen within its sub-chunk}, k holds k e^{decay
 // after it to its sub-chunk's end} (the factors of the callers' other products), and for rwkv6 bonus[i] holds
-// q_i . (u k_i) with u the head's bonus (unused otherwise). steep is scratch of steep_list_ints(C, K).
+// q_i . (u k_i) with u the head's bonus (unused otherwise). scratch is intra_chunk_scratch_ints(C, K) ints.
 //   kAdd: q, k, dec and u are one tile of the head's channels, whose share of the scores and of the bonus is
 // added to A and bonus (every term is a sum over channels): zero both before the first tile
 // (zero_intra_chunk_scores) and mask A after the last (finish_intra_chunk_scores).
 template <class Form, class T, bool kAdd = false>
 __device__ void intra_chunk_scores(const Decays& dec, float* q, float* k, int ldK, int K, int C, float* A,
-                                   int ldC, const T* u, float* bonus, int* steep) {
+                                   int ldC, const T* u, float* bonus, int* scratch) {
   const auto reads = [](int i, int s) { return Form::value.output_before_update ? s < i : s <= i; };
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, subs = C / kSubChunk;
-  const auto gentle = [&](int I, int c) { return -dec.total[I * K + c] <= kFactorLimit; };
+  const auto gentle = [&](int I, int c) { return gentle_channel(dec, I, c); };
+  int* steep = scratch;
   int* steep_count = steep + subs * K;
   if (warp < subs)  // warp J lists sub-chunk J's steep channels
     for (int base = 0, count = 0; base < K; base += 32) {
@@ -86,6 +112,15 @@ __device__ void intra_chunk_scores(const Decays& dec, float* q, float* k, int ld
     q[t * ldK + c] *= __expf(dec.seen(t, c));
     k[t * ldK + c] *= __expf(dec.total[(t / kSubChunk) * K + c] - dec.local[idx]);
   }
+  // The steep lists are read: their room takes the pairs' factors, [factor_pairs][K].
+  float* factors = reinterpret_cast<float*>(scratch);
+  for (int idx = threadIdx.x; idx < factor_pairs(subs) * K; idx += int(blockDim.x)) {
+    int I = channels.div(idx), J = I;
+    if (I >= subs)  // a distant pair: far_pair_index's inverse
+      for (J = I - subs, I = 2; J > I - 2; J -= I - 1, ++I) {
+      }
+    factors[idx] = sub_chunk_pair_factor(dec, I, J, channels.mod(idx));
+  }
   __syncthreads();
 
   // On the tensor cores, one warp per block. Below the diagonal: (q to I's start, times the sub-chunks
@@ -99,22 +134,27 @@ __device__ void intra_chunk_scores(const Decays& dec, float* q, float* k, int ld
     int I = 0, J = job;
     while (J > I) J -= I + 1, ++I;
     float acc[2][4] = {};
-    if (I > J) {
+    if (I - J == 1) {
       for (int k0 = 0; k0 < K; k0 += 16)
         mma_k16<T>(
-            acc, 2, I * kSubChunk, 0, k0,
-            [&](int i, int c) { return q[i * ldK + c] * (I - J > 1 ? __expf(dec.between(J, I, c)) : 1.f); },
+            acc, 2, I * kSubChunk, 0, k0, [&](int i, int c) { return q[i * ldK + c]; },
+            [&](int c, int s) { return k[(J * kSubChunk + s) * ldK + c]; });
+    } else if (I > J) {
+      const float* between = factors + (subs + far_pair_index(I, J)) * K;
+      for (int k0 = 0; k0 < K; k0 += 16)
+        mma_k16<T>(
+            acc, 2, I * kSubChunk, 0, k0, [&](int i, int c) { return q[i * ldK + c] * between[c]; },
             [&](int c, int s) { return k[(J * kSubChunk + s) * ldK + c]; });
     } else {
       if constexpr (!kAdd)  // from the steep channels' sums (kAdd: added to them below)
         for_each_accumulator(acc, 2, I * kSubChunk, 0,
                              [&](int i, int s, float& a) { a = A[i * ldC + I * kSubChunk + s]; });
+      // the steep channels' factor is 0: their terms, summed above, vanish here (q e^{seen} is finite)
+      const float* diagonal = factors + I * K;
       for (int k0 = 0; k0 < K; k0 += 16)
         mma_k16<Op, 2, Exact::both>(
-            acc, 2, I * kSubChunk, 0, k0, [&](int i, int c) { return gentle(I, c) ? q[i * ldK + c] : 0.f; },
-            [&](int c, int s) {
-              return gentle(I, c) ? k[(I * kSubChunk + s) * ldK + c] * __expf(-dec.total[I * K + c]) : 0.f;
-            });
+            acc, 2, I * kSubChunk, 0, k0, [&](int i, int c) { return q[i * ldK + c]; },
+            [&](int c, int s) { return k[(I * kSubChunk + s) * ldK + c] * diagonal[c]; });
     }
     for_each_accumulator(acc, 2, I * kSubChunk, 0, [&](int i, int s, float& a) {
       const int key = J * kSubChunk + s;
