@@ -5,6 +5,8 @@
 // in every dtype; chunk as below.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <string>
 #include <tuple>
 
 #include "kernels/registry.h"
@@ -108,6 +110,26 @@ TEST(VariantSupport, ChunkStagesKeyTilesAtSixtyFourTokens) {
     }
     EXPECT_FALSE(chunk_runs(op, 64, 256, Mode::fwd, kAda)) << op << ": the prepare kernel stages all K";
   }
+}
+
+// The chunk kernels step through a token's row of every head in 32 bits (staging.cuh, token_rows_fit): a
+// row past 2^31 - 1 elements is refused with the reason, not indexed wrongly.
+TEST(VariantSupport, ChunkRefusesTokenRowsPastAnInt) {
+  const auto reason = [](const std::string& op, std::int64_t H, int K, int V, int M = 0, int G = 1) {
+    Problem p{1, 64, H, K, V, DType::bf16, 64};
+    p.M = M, p.G = G;
+    return why_unsupported(*product_registry().find_variant(op, "chunk"), p, Mode::fwdbwd, kHopper);
+  };
+  for (const std::string op : {"gla", "rwkv6", "simple_gla"}) {
+    EXPECT_FALSE(reason(op, std::int64_t(1) << 23, 128, 128)) << op << ": 2^30 elements a row";
+    const auto past = reason(op, std::int64_t(1) << 23, 128, 256);
+    ASSERT_TRUE(past) << op << ": 2^31 elements a row";
+    EXPECT_NE(past->find("32 bits"), std::string::npos) << *past;
+  }
+  EXPECT_FALSE(reason("gsa", std::int64_t(1) << 21, 64, 64, 64, 4)) << "2^29 elements a row";
+  const auto past = reason("gsa", std::int64_t(1) << 23, 64, 64, 64, 4);  // 2^25 query heads of 64
+  ASSERT_TRUE(past);
+  EXPECT_NE(past->find("32 bits"), std::string::npos) << *past;
 }
 
 // rwkv7's chunk (kernels/notes/rwkv7_chunk.md): chunk sizes 16, 32 and 64, K and V in {16, 32, 64, 128}

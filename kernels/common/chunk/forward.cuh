@@ -69,11 +69,15 @@ __global__ void __launch_bounds__(kOutputMaxThreads, 2)
   const int warp = threadIdx.x / 32, strips = C / kSubChunk, tiles = strips, m0 = (warp % strips) * kSubChunk,
             n0 = (warp / strips) * 8 * tiles;
   const auto queries = [&](int i, int c) { return q[i * ldK + c]; };
-  // acc += (q e^{seen from the start}) S0 over the KT channels staged (q e^{seen} on entry)
+  // acc += (q e^{seen from the start}) S0 over the KT channels staged (q e^{seen} on entry). The factor
+  // e^{prefix} is one per sub-chunk and channel: a thread takes kRowsPerFactor rows of one sub-chunk.
+  constexpr int kRowsPerFactor = 4;
   const auto add_state_product = [&](float(&acc)[kMaxTiles][4]) {
-    for (int idx = threadIdx.x; idx < C * KT; idx += int(blockDim.x)) {
-      const int t = channels.div(idx), c = channels.mod(idx);
-      q[t * ldK + c] *= __expf(dec.prefix[(t / kSubChunk) * KT + c]);
+    for (int idx = threadIdx.x; idx < C / kRowsPerFactor * KT; idx += int(blockDim.x)) {
+      const int t0 = channels.div(idx) * kRowsPerFactor, c = channels.mod(idx);
+      const float factor = __expf(dec.prefix[(t0 / kSubChunk) * KT + c]);
+#pragma unroll
+      for (int r = 0; r < kRowsPerFactor; ++r) q[(t0 + r) * ldK + c] *= factor;
     }
     __syncthreads();
     for (int k0 = 0; k0 < KT; k0 += 16) {

@@ -2,6 +2,7 @@
 // array, in 16-byte vectors, every tile's loads in flight together; and the chunk's log decays with them.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <type_traits>
 
@@ -34,11 +35,17 @@ struct Place {
 // fixed number of rows, so its addresses advance by a constant; otherwise vector idx by row and column
 // (place), a division each. The first costs a few instructions a vector, the second ~60: in the output pass
 // that index arithmetic was a third of all instructions (kernels/notes/chunk.md, version 20).
+// A tile's stride is an int, its addresses 64-bit: a 64-bit stride took a 64-bit multiply a vector. The
+// variants' limits keep a token's row of every head (heads x width elements) within an int (token_rows_fit).
+__host__ __device__ constexpr bool token_rows_fit(std::int64_t heads, std::int64_t width) {
+  return heads * width <= std::int64_t(INT_MAX);
+}
+
 template <class T, class Out = float>
 struct Tile {
   static constexpr int kVec = 16 / sizeof(T);
   const T* base;
-  std::int64_t stride;
+  int stride;
   int rows, cols, valid_rows, valid_cols;
   Out* out;
   int ld;
@@ -59,7 +66,7 @@ struct Tile {
   }
   __device__ uint4 load(Place at) const {
     if (at.r >= rows || at.r >= valid_rows || at.col >= valid_cols) return uint4{0, 0, 0, 0};
-    return *reinterpret_cast<const uint4*>(base + at.r * stride + at.col);
+    return *reinterpret_cast<const uint4*>(base + std::int64_t(at.r) * stride + at.col);
   }
   __device__ void store(Place at, const uint4& raw) const {
     if (at.r >= rows) return;
@@ -81,7 +88,7 @@ template <class T, class Out>
 __device__ Tile<T, Out> token_rows(const T* src, const Dims& d, int b, int h, int t0, int rows, int width,
                                    int first, int cols, Out* out, int ld) {
   return {src + d.row(b, h, t0) * width + first,
-          std::int64_t(d.H) * width,
+          d.H * width,
           rows,
           cols,
           min(rows, d.T - t0),
@@ -157,7 +164,7 @@ __device__ auto staged_state(const float* state, const Dims& d, int c0, int rows
 template <class T>
 struct HeadGateRows {
   const T* base;
-  std::int64_t stride;
+  int stride;
   int rows, valid_rows;
   float* out;
 
@@ -168,7 +175,7 @@ struct HeadGateRows {
   __device__ Place place_in_round(int round) const { return {int(threadIdx.x) + round * int(blockDim.x), 0}; }
   __device__ uint4 load(Place at) const {
     uint4 raw{0, 0, 0, 0};
-    if (at.r < valid_rows) *reinterpret_cast<T*>(&raw) = base[at.r * stride];
+    if (at.r < valid_rows) *reinterpret_cast<T*>(&raw) = base[std::int64_t(at.r) * stride];
     return raw;
   }
   __device__ void store(Place at, const uint4& raw) const {
