@@ -38,9 +38,9 @@ void launch_prepare(const Pointers<T>& pointers, const Dims& d, const Workspace&
 
 template <class T, bool kScalarGate = false>
 void launch_scan(const Scan<T>& scan, const Dims& d, cudaStream_t stream) {
-  const auto tiles = [](int size) { return unsigned((size + kScanTile - 1) / kScanTile); };
-  chunk_scan_kernel<T, kScalarGate>
-      <<<dim3(unsigned(d.B * d.H), tiles(d.K), tiles(d.V)), kScanThreads, 0, stream>>>(scan, d);
+  const int blocks = d.B * d.H * scan_tiles(d.K) * scan_tiles(d.V);
+  const bool tiles_together = blocks > current_device_attribute(cudaDevAttrMultiProcessorCount);
+  chunk_scan_kernel<T, kScalarGate><<<unsigned(blocks), kScanThreads, 0, stream>>>(scan, d, tiles_together);
   FLA_CUDA_CHECK_LAUNCH();
 }
 

@@ -23,6 +23,10 @@ constexpr int kScanTile = 32;
 
 enum class Operand { keys_to_end, queries_from_start };
 
+__host__ __device__ inline int scan_tiles(int size) {
+  return (size + kScanTile - 1) / kScanTile;
+}
+
 // One block per (batch, head, chunk): the chunk's summed log decay per channel and the scan's operand X.
 // k (or q) and per-key gates are staged in 16-byte loads and X leaves in 16-byte stores: the kernel moves
 // three [C][K] tiles and does little else, so its loads and stores are what it costs.
@@ -82,14 +86,19 @@ __device__ inline void copy_async(void* shared, const void* global, bool in) {
                "r"(in ? 16 : 0));
 }
 
-// One block per (batch, head, 32 key channels, 32 values), the S tile in the warps' accumulators. The
+// One block per (batch, head, 32 key channels, 32 values), the S tile in the warps' accumulators. With
+// tiles_together a head's tiles are neighbours in the grid, so that they run side by side and read each
+// chunk's X and Y rows from DRAM about once between them (L2 serving the others): with the heads
+// neighbouring, 4,4096,16,128's 1024 blocks ran a head's tiles in different waves (the forward's scan moved
+// 0.65 GB, 0.45 GB together). Where every block has an SM of its own the heads neighbour, as measured
+// faster there (1,24576,16,64's 64 blocks; kernels/notes/chunk.md, version 45). The
 // chunks' operands arrive through a ring of kStages shared-memory stages filled by cp.async, the next
 // kStages - 1 chunks in flight while one computes: each step is short (a few products), so a load issued
 // one step ahead arrived late (the step took ~1.4 us, about a loaded DRAM round trip; notes, version 12).
 // kScalarGate (bf16; simple_gla's forward and backward): X is k (or q), each token's row scaled by its factor
 // (workspace.cuh, kFactorRow) on its way into the tensor cores, in two bf16 parts.
 template <class T, bool kScalarGate = false>
-__global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, Dims d) {
+__global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, Dims d, bool tiles_together) {
   static_assert(!kScalarGate || std::is_same_v<T, __nv_bfloat16>, "the scalar gate's scan is bf16's");
   // Operands move in 16-byte vectors: kVec elements, kRow vectors to a tile's row of 32 (X: of Prepared<T>).
   using X = Prepared<T>;
@@ -109,8 +118,10 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
   constexpr int kWholes = kScalarGate ? kFactorRow : kTile;
   __shared__ __align__(16) float wholes[kStages][kWholes];
   const int K = d.K, V = d.V, C = d.C, chunks = d.chunks();
-  const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H;
-  const int c0 = blockIdx.y * kTile, j0 = blockIdx.z * kTile;
+  const int tiles = scan_tiles(K) * scan_tiles(V), heads = d.B * d.H;
+  const int bh = tiles_together ? blockIdx.x / tiles : blockIdx.x % heads,
+            tile = tiles_together ? blockIdx.x % tiles : blockIdx.x / heads, b = bh / d.H, h = bh % d.H;
+  const int c0 = tile % scan_tiles(K) * kTile, j0 = tile / scan_tiles(K) * kTile;
   const int warp = threadIdx.x / 32, m0 = (warp / 2) * 16, n0 = (warp % 2) * 16;
   const Lane lane;
   const auto chunk_at = [&](int step) { return scan.reverse ? chunks - 1 - step : step; };
