@@ -1,18 +1,24 @@
 #!/usr/bin/env python3
 """Where one kernel's instructions and warp stalls go, between its barriers, from ncu's source page.
 
-usage: ncu-source-regions.py SOURCE.csv[.gz]
+usage: ncu-source-regions.py SOURCE.csv[.gz] [--warps W] [--ops N]
 
 SOURCE.csv is `ncu -i REPORT --page source --csv --print-source sass` of one kernel (a report taken with
 --set full or --section SourceCounters). The SASS is cut after every BAR.SYNC; for each region it prints the
 share of executed warp instructions, the share of warp-stall samples (a warp waiting at a barrier is sampled
 at the instruction after it, so a region's samples include the wait for its opening barrier), and its
 MUFU, HMMA and LDS counts; then the stall reasons over the whole kernel. kernels/notes/chunk.md quotes these.
+
+--warps W (the launch's warps: blocks x warps a block) adds each region's instructions per warp, what one
+warp runs through it; --ops N adds each region's N most executed opcodes with their share of the region
+(e.g. IMAD-heavy staging: address work rather than data movement).
 """
 
+import argparse
 import collections
 import csv
 import gzip
+import re
 import sys
 
 
@@ -30,7 +36,13 @@ def number(text):
     return float(text) if text else 0.0
 
 
-def summary(path):
+def opcode(sass):
+    """The mnemonic of one SASS line, its predicate and modifiers left off: `@!P0 IMAD.WIDE.U32 ...` -> IMAD."""
+    match = re.match(r"\s*(?:@!?U?P\w+\s+)?([A-Z0-9_]+)", sass)
+    return match.group(1) if match else "?"
+
+
+def summary(path, warps=None, ops=0):
     header, rows = read_rows(path)
     source, executed = header.index("Source"), header.index("Instructions Executed")
     sampled = header.index("Warp Stall Sampling (All Samples)")
@@ -44,24 +56,49 @@ def summary(path):
         region = rows[start:end]
         if region:
             count = lambda opcode: sum(number(row[executed]) for row in region if opcode in row[source])
-            lines.append(f"SASS lines [{start}, {end}): instructions "
-                         f"{sum(number(row[executed]) for row in region) / total_executed * 100:5.1f}%, stall samples "
-                         f"{sum(number(row[sampled]) for row in region) / total_sampled * 100:5.1f}%, MUFU "
-                         f"{count('MUFU'):.0f}, HMMA {count('HMMA'):.0f}, LDS {count('LDS'):.0f}")
+            region_executed = sum(number(row[executed]) for row in region)
+            line = (f"SASS lines [{start}, {end}): instructions {region_executed / total_executed * 100:5.1f}%, "
+                    f"stall samples {sum(number(row[sampled]) for row in region) / total_sampled * 100:5.1f}%, "
+                    f"MUFU {count('MUFU'):.0f}, HMMA {count('HMMA'):.0f}, LDS {count('LDS'):.0f}")
+            if warps:
+                line += f", {region_executed / warps:.0f} a warp"
+            lines.append(line)
+            if ops and region_executed > 0:
+                by_opcode = collections.Counter()
+                for row in region:
+                    by_opcode[opcode(row[source])] += number(row[executed])
+                lines.append("    " + ", ".join(f"{name} {value / region_executed * 100:.1f}%"
+                                                for name, value in by_opcode.most_common(ops)))
         start = end
     stalls = collections.Counter({name[len("stall_"):]: sum(number(row[header.index(name)]) for row in rows)
                                   for name in reasons})
-    lines.append(f"warp instructions executed {total_executed:.0f}; stall reasons: " +
+    per_warp = f" ({total_executed / warps:.0f} a warp)" if warps else ""
+    lines.append(f"warp instructions executed {total_executed:.0f}{per_warp}; stall reasons: " +
                  ", ".join(f"{name} {value / total_sampled * 100:.1f}%" for name, value in stalls.most_common(8)))
     return "\n".join(lines)
 
 
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, not argparse's usage block
+        self.exit(2, f"ncu-source-regions.py: {message} (usage: ncu-source-regions.py SOURCE.csv[.gz] "
+                     "[--warps W] [--ops N])\n")
+
+
+def positive(text):
+    value = int(text)
+    if value <= 0:
+        raise ValueError(text)
+    return value
+
+
 def main(argv):
-    if len(argv) != 2:
-        print("usage: ncu-source-regions.py SOURCE.csv[.gz]", file=sys.stderr)
-        return 2
+    parser = Parser(prog="ncu-source-regions.py")
+    parser.add_argument("source")
+    parser.add_argument("--warps", type=positive, help="the launch's warps (blocks x warps a block)")
+    parser.add_argument("--ops", type=positive, default=0, help="most executed opcodes to show per region")
+    args = parser.parse_args(argv[1:])
     try:
-        print(summary(argv[1]))
+        print(summary(args.source, args.warps, args.ops))
     except (OSError, ValueError, csv.Error) as error:
         print(f"ncu-source-regions.py: {error}", file=sys.stderr)
         return 2

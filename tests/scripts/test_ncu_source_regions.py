@@ -54,6 +54,28 @@ class NcuSourceRegions(unittest.TestCase):
             # the not-issued column is not a reason of its own
             self.assertEqual(lines[2], "warp instructions executed 400; stall reasons: barrier 85.0%, long_sb 15.0%")
 
+    def test_instructions_per_warp_and_top_opcodes(self):
+        # a predicated IMAD counts as IMAD, whatever its predicate and modifiers
+        rows = [*ROWS, ["0x40", "@!P0 IMAD.WIDE.U32 R4, R2, 0x4, R6", "0", "300", "0", "0", "0"]]
+        done = self.run_script(self.write("source.csv", [HEADER, *rows]), "--warps", "4", "--ops", "2")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        lines = done.stdout.splitlines()
+        self.assertEqual(lines[0], "SASS lines [0, 2): instructions  28.6%, stall samples  25.0%, MUFU 0, "
+                         "HMMA 0, LDS 0, 50 a warp")
+        self.assertEqual(lines[1], "    LDG 50.0%, BAR 50.0%")
+        self.assertEqual(lines[2], "SASS lines [2, 5): instructions  71.4%, stall samples  75.0%, MUFU 0, "
+                         "HMMA 150, LDS 50, 125 a warp")
+        self.assertEqual(lines[3], "    IMAD 60.0%, HMMA 30.0%")
+        self.assertTrue(lines[4].startswith("warp instructions executed 700 (175 a warp); stall reasons:"), lines[4])
+
+    def test_refuses_bad_options_in_one_line(self):
+        path = self.write("source.csv", [HEADER, *ROWS])
+        for options in (["--warps", "0"], ["--ops", "many"], ["--colour"]):
+            done = self.run_script(path, *options)
+            self.assertEqual(done.returncode, 2, options)
+            self.assertEqual(done.stderr.count("\n"), 1, done.stderr)
+            self.assertTrue(done.stderr.startswith("ncu-source-regions.py: "), done.stderr)
+
     def test_refuses_what_is_not_the_source_page(self):
         done = self.run_script(self.write("other.csv", [["name", "value"], ["a", "1"]]))
         self.assertEqual(done.returncode, 2)
