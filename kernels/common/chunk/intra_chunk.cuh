@@ -30,6 +30,11 @@ __host__ __device__ inline int factor_pairs(int subs) {
 __device__ inline int far_pair_index(int I, int J) {
   return (I - 2) * (I - 1) / 2 + J;
 }
+// far_pair_index's inverse: the distant pair (I, J) at index.
+__device__ inline void far_pair(int index, int& I, int& J) {
+  I = 2, J = index;
+  while (J > I - 2) J -= I - 1, ++I;
+}
 // The scratch intra_chunk_scores takes: the steep channels' lists, then (once they are read) the factors of
 // factor_pairs(C / kSubChunk) pairs for K channels.
 __host__ __device__ inline int intra_chunk_scratch_ints(int C, int K) {
@@ -115,10 +120,8 @@ __device__ void intra_chunk_scores(const Decays& dec, float* q, float* k, int ld
   // The steep lists are read: their room takes the pairs' factors, [factor_pairs][K].
   float* factors = reinterpret_cast<float*>(scratch);
   for (int idx = threadIdx.x; idx < factor_pairs(subs) * K; idx += int(blockDim.x)) {
-    int I = channels.div(idx), J = I;
-    if (I >= subs)  // a distant pair: far_pair_index's inverse
-      for (J = I - subs, I = 2; J > I - 2; J -= I - 1, ++I) {
-      }
+    int I = channels.div(idx), J = I;  // a diagonal pair, or past them a distant one
+    if (I >= subs) far_pair(I - subs, I, J);
     factors[idx] = sub_chunk_pair_factor(dec, I, J, channels.mod(idx));
   }
   __syncthreads();
