@@ -22,11 +22,8 @@ std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimit
   if (p.V % 8 != 0)
     return format("chunk takes value dims in multiples of 8 (16-byte loads), not %lld",
                   static_cast<long long>(p.V));
-  const std::int64_t widest = std::max({p.K, p.V, p.M});
-  if (!chunk::token_rows_fit(p.H * p.G, widest))
-    return format(
-        "chunk steps through a token's row of H G x max(K, V, M) elements in 32 bits, not %lld x %lld",
-        static_cast<long long>(p.H * p.G), static_cast<long long>(widest));
+  // q and o hold H G heads; the scans run over H of them (counting H G is on the safe side)
+  if (auto why = chunk::index_limits(p.B, p.H * p.G, std::max({p.K, p.V, p.M}))) return why;
   const std::size_t input_bytes = dtype_size(p.dtype);
   std::size_t bytes = std::max({chunk::prepare_shared_bytes(p.chunk_size, int(p.M)),
                                 chunk::output_shared_bytes(p.chunk_size, int(p.M), 64, input_bytes),

@@ -158,7 +158,7 @@ __device__ void slot_product(const SlotBlock<T>& sb, int width, float scale, flo
                          [&](int, int m, float& a) { a *= __expf(dec.prefix[I * M + m]); });
   }
   __syncthreads();  // A is built; x, y and S0 are read for the last time
-  const auto gentle = [&](int m) { return -dec.total[I * M + m] <= kFactorLimit; };
+  const auto gentle = [&](int m) { return gentle_channel(dec, I, m); };  // dec's channels are the M slots
   if (count > 0) {
     for (int J = 0; J <= I; ++J)
       mma_k16<Op, NT, Exact::both>(

@@ -112,11 +112,12 @@ TEST(VariantSupport, ChunkStagesKeyTilesAtSixtyFourTokens) {
   }
 }
 
-// The chunk kernels step through a token's row of every head in 32 bits (staging.cuh, token_rows_fit): a
-// row past 2^31 - 1 elements is refused with the reason, not indexed wrongly.
-TEST(VariantSupport, ChunkRefusesTokenRowsPastAnInt) {
-  const auto reason = [](const std::string& op, std::int64_t H, int K, int V, int M = 0, int G = 1) {
-    Problem p{1, 64, H, K, V, DType::bf16, 64};
+// The chunk kernels index a token's row of every head and the scan's grid in 32 bits (launch.cuh,
+// index_limits): past 2^31 - 1 either is refused with the reason, not indexed wrongly.
+TEST(VariantSupport, ChunkRefusesIndicesPastAnInt) {
+  const auto reason = [](const std::string& op, std::int64_t H, int K, int V, int M = 0, int G = 1,
+                         std::int64_t B = 1) {
+    Problem p{B, 64, H, K, V, DType::bf16, 64};
     p.M = M, p.G = G;
     return why_unsupported(*product_registry().find_variant(op, "chunk"), p, Mode::fwdbwd, kHopper);
   };
@@ -130,6 +131,12 @@ TEST(VariantSupport, ChunkRefusesTokenRowsPastAnInt) {
   const auto past = reason("gsa", std::int64_t(1) << 23, 64, 64, 64, 4);  // 2^25 query heads of 64
   ASSERT_TRUE(past);
   EXPECT_NE(past->find("32 bits"), std::string::npos) << *past;
+  // the scan's grid: 2^21 x 16 heads x 64 tiles of K = V = 256 is 2^31 blocks; half the batch fits
+  EXPECT_FALSE(reason("gla", 16, 256, 256, 0, 1, std::int64_t(1) << 20)) << "2^30 scan blocks";
+  const auto grid = reason("gla", 16, 256, 256, 0, 1, std::int64_t(1) << 21);
+  ASSERT_TRUE(grid);
+  EXPECT_NE(grid->find("scan"), std::string::npos) << *grid;
+  EXPECT_TRUE(reason("gsa", 16, 64, 64, 64, 4, std::int64_t(1) << 23)) << "gsa: 2^33 scan blocks";
 }
 
 // rwkv7's chunk (kernels/notes/rwkv7_chunk.md): chunk sizes 16, 32 and 64, K and V in {16, 32, 64, 128}

@@ -5,14 +5,34 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
 
 #include "kernels/common/chunk/chunk_grads.cuh"
 #include "kernels/common/chunk/forward.cuh"
 #include "kernels/common/chunk/scan.cuh"
 #include "kernels/common/cuda_check.h"
+#include "kernels/common/format.h"
 #include "profiles/nvtx_range.h"
 
 namespace flabench::chunk {
+
+// What the chunk kernels index in 32 bits, for the variants' limits: a token's row of every head (heads x the
+// widest head dim; staging.cuh, token_rows_fit) and the scan's one-dimensional grid, a block per (batch,
+// head, 32 x 32 state tile). Past either, the reason rather than a wrong index.
+inline std::optional<std::string> index_limits(std::int64_t batch, std::int64_t heads, std::int64_t widest) {
+  if (!token_rows_fit(heads, widest))
+    return format("chunk steps through a token's row of %lld heads x %lld elements in 32 bits",
+                  static_cast<long long>(heads), static_cast<long long>(widest));
+  const double tiles = double((widest + kScanTile - 1) / kScanTile),
+               blocks = double(batch) * heads * tiles * tiles;
+  if (blocks > double(INT_MAX))
+    return format(
+        "chunk's scan takes a block per batch, head and 32 x 32 state tile: %.0f blocks, over 2^31 - 1",
+        blocks);
+  return std::nullopt;
+}
 
 inline std::size_t prepare_shared_bytes(int C, int K) {
   return sizeof(float) * (Decays::floats(C, K) + C * K);
@@ -38,7 +58,7 @@ void launch_prepare(const Pointers<T>& pointers, const Dims& d, const Workspace&
 
 template <class T, bool kScalarGate = false>
 void launch_scan(const Scan<T>& scan, const Dims& d, cudaStream_t stream) {
-  const int blocks = d.B * d.H * scan_tiles(d.K) * scan_tiles(d.V);
+  const int blocks = d.B * d.H * scan_tiles(d.K) * scan_tiles(d.V);  // within an int (index_limits)
   const bool tiles_together = blocks > current_device_attribute(cudaDevAttrMultiProcessorCount);
   chunk_scan_kernel<T, kScalarGate><<<unsigned(blocks), kScanThreads, 0, stream>>>(scan, d, tiles_together);
   FLA_CUDA_CHECK_LAUNCH();

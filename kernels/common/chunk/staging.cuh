@@ -36,7 +36,8 @@ struct Place {
 // (place), a division each. The first costs a few instructions a vector, the second ~60: in the output pass
 // that index arithmetic was a third of all instructions (kernels/notes/chunk.md, version 20).
 // A tile's stride is an int, its addresses 64-bit: a 64-bit stride took a 64-bit multiply a vector. The
-// variants' limits keep a token's row of every head (heads x width elements) within an int (token_rows_fit).
+// variants' limits keep a token's row of every head (heads x width elements) within an int (token_rows_fit,
+// checked with the scan's grid by launch.cuh's index_limits).
 __host__ __device__ constexpr bool token_rows_fit(std::int64_t heads, std::int64_t width) {
   return heads * width <= std::int64_t(INT_MAX);
 }

@@ -49,9 +49,7 @@ inline std::optional<std::string> limits(const Problem& p, Mode mode, const Devi
   if (p.V % 8 != 0)
     return format("chunk takes value dims in multiples of 8 (16-byte loads), not %lld",
                   static_cast<long long>(p.V));
-  if (!token_rows_fit(p.H, std::max(p.K, p.V)))
-    return format("chunk steps through a token's row of H x max(K, V) elements in 32 bits, not %lld x %lld",
-                  static_cast<long long>(p.H), static_cast<long long>(std::max(p.K, p.V)));
+  if (auto why = index_limits(p.B, p.H, std::max(p.K, p.V))) return why;
   const std::size_t input_bytes = dtype_size(p.dtype);
   std::size_t bytes = std::max(prepare_shared_bytes(p.chunk_size, int(p.K)),
                                output_shared_bytes(p.chunk_size, int(p.K), 64, input_bytes));
