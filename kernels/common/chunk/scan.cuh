@@ -4,8 +4,8 @@
 // after it to the chunk's end}, Y = v, chunks in order, S the state (saved before every chunk for the output
 // pass). Backward: X = scale q e^{decay seen from the chunk's start}, Y = do, chunks in reverse, S the
 // gradient of the state after the chunk. The operands are prepared for all chunks at once (prepare kernel),
-// so the sequential loop holds nothing but the product; the next two chunks' operands load (cp.async) while
-// one computes.
+// so the sequential loop holds nothing but the product; a fifth warp copies the next chunks' operands
+// (cp.async) while the four others compute.
 #pragma once
 
 #include "kernels/common/chunk/decays.cuh"
@@ -18,7 +18,8 @@
 namespace flabench::chunk {
 
 constexpr int kPrepareThreads = 256;
-constexpr int kScanThreads = 128;  // 4 warps, each a 16 x 16 piece of the 32 x 32 state tile
+constexpr int kScanMathThreads = 128;  // 4 warps, each a 16 x 16 piece of the 32 x 32 state tile
+constexpr int kScanThreads = kScanMathThreads + 32;  // and the copy warp
 constexpr int kScanTile = 32;
 
 enum class Operand { keys_to_end, queries_from_start };
@@ -80,10 +81,16 @@ struct Scan {
 };
 
 // 16 bytes from global to shared memory without passing through registers (cp.async); zeros where !in.
-__device__ inline void copy_async(void* shared, const void* global, bool in) {
-  const auto address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(global),
+// `shared`: a shared-window address.
+__device__ inline void copy_async_to(unsigned shared, const void* global, bool in) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared), "l"(global),
                "r"(in ? 16 : 0));
+}
+__device__ inline unsigned shared_address(const void* shared) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(shared));
+}
+__device__ inline void copy_async(void* shared, const void* global, bool in) {
+  copy_async_to(shared_address(shared), global, in);
 }
 
 // One block per (batch, head, 32 key channels, 32 values), the S tile in the warps' accumulators. With
@@ -95,6 +102,9 @@ __device__ inline void copy_async(void* shared, const void* global, bool in) {
 // chunks' operands arrive through a ring of kStages shared-memory stages filled by cp.async, the next
 // kStages - 1 chunks in flight while one computes: each step is short (a few products), so a load issued
 // one step ahead arrived late (the step took ~1.4 us, about a loaded DRAM round trip; notes, version 12).
+// One warp issues every copy and the four others only compute: where a warp is alone on its scheduler (few
+// heads) the step is the latency of its instructions in a row, and spread over the four, each copy's
+// address work (~45 instructions) made two thirds of a step (notes, version 47).
 // kScalarGate (bf16; simple_gla's forward and backward): X is k (or q), each token's row scaled by its factor
 // (workspace.cuh, kFactorRow) on its way into the tensor cores, in two bf16 parts.
 template <class T, bool kScalarGate = false>
@@ -102,9 +112,8 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
   static_assert(!kScalarGate || std::is_same_v<T, __nv_bfloat16>, "the scalar gate's scan is bf16's");
   // Operands move in 16-byte vectors: kVec elements, kRow vectors to a tile's row of 32 (X: of Prepared<T>).
   using X = Prepared<T>;
-  constexpr int kTile = kScanTile, kVec = 16 / sizeof(T), kRow = kTile / kVec,
-                kLoads = kMaxChunk * kRow / kScanThreads, kVecX = 16 / sizeof(X), kRowX = kTile / kVecX,
-                kLoadsX = kMaxChunk * kRowX / kScanThreads;
+  constexpr int kTile = kScanTile, kVec = 16 / sizeof(T), kRow = kTile / kVec, kVecX = 16 / sizeof(X),
+                kRowX = kTile / kVecX;
   // fp16 goes to the tensor cores as bf16 in two parts: fp32 X keeps its range, and both keep 16 bits.
   using Op = std::conditional_t<std::is_same_v<T, __half>, __nv_bfloat16, T>;
   constexpr Exact exact = std::is_same_v<T, __half> ? Exact::both : Exact::none;
@@ -125,63 +134,90 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
   const int warp = threadIdx.x / 32, m0 = (warp / 2) * 16, n0 = (warp % 2) * 16;
   const Lane lane;
   const auto chunk_at = [&](int step) { return scan.reverse ? chunks - 1 - step : step; };
-
-  // Starts the copies of step's chunk into its stage; every thread commits a group each call (empty past
-  // the last chunk), so that waiting for all but the newest kStages - 2 groups means this step's landed.
-  const auto fetch = [&](int step) {
-    if (step < chunks) {
-      const int n = chunk_at(step), stage = step % kStages, t0 = n * C, length = min(C, d.T - t0);
-      const std::int64_t chunk = std::int64_t(bh) * chunks + n;
-#pragma unroll
-      for (int e = 0; e < kLoadsX; ++e) {
-        const int idx = threadIdx.x + e * kScanThreads, t = idx / kRowX, col = (idx % kRowX) * kVecX;
-        const bool in = c0 + col < K;
-        if constexpr (kScalarGate) {
-          const bool row = in && t < length;
-          if (idx < C * kRowX)
-            copy_async(&x_tiles[stage][idx + t],
-                       row ? scan.operand + d.row(b, h, t0 + t) * K + c0 + col : scan.operand, row);
-        } else if (idx < C * kRowX) {
-          copy_async(&x_tiles[stage][idx + t],
-                     in ? scan.operand + (chunk * C + t) * K + c0 + col : scan.operand, in);
-        }
-      }
-#pragma unroll
-      for (int e = 0; e < kLoads; ++e) {
-        const int idx = threadIdx.x + e * kScanThreads, t = idx / kRow, col = (idx % kRow) * kVec;
-        const bool in = t < length && j0 + col < V;
-        if (idx < C * kRow)
-          copy_async(&y_tiles[stage][idx + t],
-                     in ? scan.rows + d.row(b, h, t0 + t) * V + j0 + col : scan.rows, in);
-      }
-      if constexpr (kScalarGate) {
-        if (threadIdx.x < kFactorRow / 4)
-          copy_async(&wholes[stage][4 * threadIdx.x], scan.whole + chunk * kFactorRow + 4 * threadIdx.x,
-                     true);
-      } else if (threadIdx.x < kTile / 4) {
-        const int c = c0 + 4 * threadIdx.x;
-        copy_async(&wholes[stage][4 * threadIdx.x], c < K ? scan.whole + chunk * K + c : scan.whole, c < K);
-      }
-    }
-    asm volatile("cp.async.commit_group;\n" ::);
-  };
+  const bool copier = threadIdx.x >= kScanMathThreads;  // the copy warp
 
   const auto in_tile = [&](int row, int col) { return c0 + row < K && j0 + col < V; };
   const auto at = [&](int row, int col) { return std::int64_t(c0 + row) * V + j0 + col; };
-  float S[2][4];
+  float S[2][4];  // the math warps' pieces
   // Values in pairs (V is a multiple of 8): one 8-byte access each.
   for_each_pair(S, 2, m0, n0, [&](int row, int col, float& first, float& second) {
     const float2 s =
-        in_tile(row, col)
+        !copier && in_tile(row, col)
             ? *reinterpret_cast<const float2*>(scan.initial + std::int64_t(bh) * K * V + at(row, col))
             : make_float2(0.f, 0.f);
     first = s.x, second = s.y;
   });
-  for (int step = 0; step < kStages - 1; ++step) fetch(step);
+  // The copy warp's lane takes vector lane % kRowX of rows lane / kRowX + e 32 / kRowX of X (and likewise
+  // of Y): a fixed column, rows a fixed stride apart, so a step's sources are one base and a running sum,
+  // and its shared-memory targets one register and immediates.
+  constexpr int kStepX = 32 / kRowX, kStepY = 32 / kRow, kCopiesX = kMaxChunk / kStepX,
+                kCopiesY = kMaxChunk / kStepY;
+  const int lane_id = threadIdx.x & 31, x_col = (lane_id % kRowX) * kVecX, x_t = lane_id / kRowX,
+            y_col = (lane_id % kRow) * kVec, y_t = lane_id / kRow;
+  const bool x_in = c0 + x_col < K, y_in = j0 + y_col < V, lanes_in = __all_sync(~0u, x_in && y_in);
+  const std::int64_t x_stride = std::int64_t(kStepX) * (kScalarGate ? d.H * K : K),
+                     y_stride = std::int64_t(kStepY) * d.H * V;
+  const unsigned x_dst = shared_address(&x_tiles[0][x_t * (kRowX + 1) + lane_id % kRowX]),
+                 y_dst = shared_address(&y_tiles[0][y_t * (kRow + 1) + lane_id % kRow]);
+  // The copy warp starts the copies of step's chunk into its stage and commits them as a group (an empty
+  // one past the last chunk), so that waiting for all but the newest kStages - 2 groups means this step's
+  // landed.
+  const auto fetch = [&](int step) {
+    if (step < chunks) {
+      const int n = chunk_at(step), stage = step % kStages, t0 = n * C, length = min(C, d.T - t0);
+      const std::int64_t chunk = std::int64_t(bh) * chunks + n;
+      const X* x_base = kScalarGate ? scan.operand + d.row(b, h, t0 + x_t) * K + c0 + x_col
+                                    : scan.operand + (chunk * C + x_t) * K + c0 + x_col;
+      const T* y_base = scan.rows + d.row(b, h, t0 + y_t) * V + j0 + y_col;
+      const unsigned xs = x_dst + stage * unsigned(sizeof(x_tiles[0])),
+                     ys = y_dst + stage * unsigned(sizeof(y_tiles[0]));
+      // Every row of a whole chunk is in the sequence: no test per copy, the source a running sum.
+      if (length == C && lanes_in) {
+#pragma unroll
+        for (int e = 0; e < kCopiesX; ++e) {
+          if (e * kStepX >= C) break;  // the same for the whole warp (C is a multiple of kStepX)
+          copy_async_to(xs + e * kStepX * (kRowX + 1) * 16, x_base, true);
+          x_base += x_stride;
+        }
+#pragma unroll
+        for (int e = 0; e < kCopiesY; ++e) {
+          if (e * kStepY >= C) break;
+          copy_async_to(ys + e * kStepY * (kRow + 1) * 16, y_base, true);
+          y_base += y_stride;
+        }
+      } else {
+#pragma unroll
+        for (int e = 0; e < kCopiesX; ++e) {
+          if (e * kStepX >= C) break;
+          const bool ok = x_in && (!kScalarGate || x_t + e * kStepX < length);
+          copy_async_to(xs + e * kStepX * (kRowX + 1) * 16, ok ? x_base + e * x_stride : scan.operand, ok);
+        }
+#pragma unroll
+        for (int e = 0; e < kCopiesY; ++e) {
+          if (e * kStepY >= C) break;
+          const bool ok = y_in && y_t + e * kStepY < length;
+          copy_async_to(ys + e * kStepY * (kRow + 1) * 16, ok ? y_base + e * y_stride : scan.rows, ok);
+        }
+      }
+      if constexpr (kScalarGate) {
+        if (lane_id < kFactorRow / 4)
+          copy_async(&wholes[stage][4 * lane_id], scan.whole + chunk * kFactorRow + 4 * lane_id, true);
+      } else if (lane_id < kTile / 4) {
+        const int c = c0 + 4 * lane_id;
+        copy_async(&wholes[stage][4 * lane_id], c < K ? scan.whole + chunk * K + c : scan.whole, c < K);
+      }
+    }
+    asm volatile("cp.async.commit_group;\n" ::);
+  };
+  if (copier)
+    for (int step = 0; step < kStages - 1; ++step) fetch(step);
   for (int step = 0; step < chunks; ++step) {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(kStages - 2));
-    __syncthreads();  // every thread's copies landed, and the stage read last step is free for the next
-    fetch(step + kStages - 1);
+    if (copier) asm volatile("cp.async.wait_group %0;\n" ::"n"(kStages - 2));
+    __syncthreads();  // the copy warp's copies landed, and the stage read last step is free for the next
+    if (copier) {
+      fetch(step + kStages - 1);
+      continue;
+    }
     const int n = chunk_at(step), stage = step % kStages;
     const X* xs = reinterpret_cast<const X*>(x_tiles[stage]);
     const T* ys = reinterpret_cast<const T*>(y_tiles[stage]);
@@ -213,6 +249,7 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
             [&](int s, int j) { return to_float(ys[s * kLdY + j]); });
     }
   }
+  if (copier) return;
   for_each_pair(S, 2, m0, n0, [&](int row, int col, float& first, float& second) {
     if (in_tile(row, col)) store_pair(scan.last + std::int64_t(bh) * K * V + at(row, col), first, second);
   });
