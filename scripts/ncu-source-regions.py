@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where one kernel's instructions and warp stalls go, between its barriers, from ncu's source page.
 
-usage: ncu-source-regions.py SOURCE.csv[.gz] [--warps W] [--ops N]
+usage: ncu-source-regions.py SOURCE.csv[.gz] [--warps W] [--ops N] [--by-count N]
 
 SOURCE.csv is `ncu -i REPORT --page source --csv --print-source sass` of one kernel (a report taken with
 --set full or --section SourceCounters). The SASS is cut after every BAR.SYNC; for each region it prints the
@@ -11,7 +11,10 @@ MUFU, HMMA and LDS counts; then the stall reasons over the whole kernel. kernels
 
 --warps W (the launch's warps: blocks x warps a block) adds each region's instructions per warp, what one
 warp runs through it; --ops N adds each region's N most executed opcodes with their share of the region
-(e.g. IMAD-heavy staging: address work rather than data movement).
+(e.g. IMAD-heavy staging: address work rather than data movement); --by-count N adds the N groups of SASS
+lines that share an execution count, the most sampled first. The lines of one loop body run equally often,
+and so do those only one role of warps runs (a copy warp beside math warps: kernels/notes/chunk.md, version
+47), so a group's line count is what one trip of it issues and its samples are where the time goes.
 """
 
 import argparse
@@ -42,7 +45,22 @@ def opcode(sass):
     return match.group(1) if match else "?"
 
 
-def summary(path, warps=None, ops=0):
+def count_groups(rows, executed, sampled, total_executed, total_sampled, groups):
+    """The `groups` most sampled sets of lines that share an execution count (never-run lines left out)."""
+    by_count = collections.defaultdict(lambda: [0, 0.0, 0.0])  # lines, instructions, samples
+    for row in rows:
+        runs = number(row[executed])
+        if runs:
+            group = by_count[runs]
+            group[0] += 1
+            group[1] += runs
+            group[2] += number(row[sampled])
+    ranked = sorted(by_count.items(), key=lambda item: (-item[1][2], -item[1][1]))[:groups]
+    return [f"lines run {runs:.0f} times each: {lines}, instructions {instructions / total_executed * 100:5.1f}%, "
+            f"stall samples {samples / total_sampled * 100:5.1f}%" for runs, (lines, instructions, samples) in ranked]
+
+
+def summary(path, warps=None, ops=0, groups=0):
     header, rows = read_rows(path)
     source, executed = header.index("Source"), header.index("Instructions Executed")
     sampled = header.index("Warp Stall Sampling (All Samples)")
@@ -75,13 +93,15 @@ def summary(path, warps=None, ops=0):
     per_warp = f" ({total_executed / warps:.0f} a warp)" if warps else ""
     lines.append(f"warp instructions executed {total_executed:.0f}{per_warp}; stall reasons: " +
                  ", ".join(f"{name} {value / total_sampled * 100:.1f}%" for name, value in stalls.most_common(8)))
+    if groups:
+        lines += count_groups(rows, executed, sampled, total_executed, total_sampled, groups)
     return "\n".join(lines)
 
 
 class Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, not argparse's usage block
         self.exit(2, f"ncu-source-regions.py: {message} (usage: ncu-source-regions.py SOURCE.csv[.gz] "
-                     "[--warps W] [--ops N])\n")
+                     "[--warps W] [--ops N] [--by-count N])\n")
 
 
 def positive(text):
@@ -96,9 +116,11 @@ def main(argv):
     parser.add_argument("source")
     parser.add_argument("--warps", type=positive, help="the launch's warps (blocks x warps a block)")
     parser.add_argument("--ops", type=positive, default=0, help="most executed opcodes to show per region")
+    parser.add_argument("--by-count", type=positive, default=0,
+                        help="most sampled groups of lines with one execution count to show")
     args = parser.parse_args(argv[1:])
     try:
-        print(summary(args.source, args.warps, args.ops))
+        print(summary(args.source, args.warps, args.ops, args.by_count))
     except (OSError, ValueError, csv.Error) as error:
         print(f"ncu-source-regions.py: {error}", file=sys.stderr)
         return 2

@@ -68,9 +68,21 @@ class NcuSourceRegions(unittest.TestCase):
         self.assertEqual(lines[3], "    IMAD 60.0%, HMMA 30.0%")
         self.assertTrue(lines[4].startswith("warp instructions executed 700 (175 a warp); stall reasons:"), lines[4])
 
+    def test_groups_of_lines_by_execution_count(self):
+        # counts 100 (two lines, 10 samples), 150 (30 samples), 50 (none), and a line never run
+        rows = [*ROWS, ["0x40", "EXIT", "0", "0", "0", "0", "0"]]
+        done = self.run_script(self.write("source.csv", [HEADER, *rows]), "--by-count", "2")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        lines = done.stdout.splitlines()
+        self.assertEqual(lines[3:], ["lines run 150 times each: 1, instructions  37.5%, stall samples  75.0%",
+                                     "lines run 100 times each: 2, instructions  50.0%, stall samples  25.0%"])
+        done = self.run_script(self.write("source.csv", [HEADER, *rows]), "--by-count", "9")
+        self.assertEqual(done.stdout.splitlines()[-1],
+                         "lines run 50 times each: 1, instructions  12.5%, stall samples   0.0%")
+
     def test_refuses_bad_options_in_one_line(self):
         path = self.write("source.csv", [HEADER, *ROWS])
-        for options in (["--warps", "0"], ["--ops", "many"], ["--colour"]):
+        for options in (["--warps", "0"], ["--ops", "many"], ["--by-count", "0"], ["--colour"]):
             done = self.run_script(path, *options)
             self.assertEqual(done.returncode, 2, options)
             self.assertEqual(done.stderr.count("\n"), 1, done.stderr)
