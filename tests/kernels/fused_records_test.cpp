@@ -91,7 +91,9 @@ void expect_record_reads_align(const char* name) {
     // packed only where bf16 raw keys make whole 16-byte reads; decays always fp32
     const bool bf16 = std::is_same_v<T, __nv_bfloat16>;
     EXPECT_EQ(R::packed(KPT), bf16 && KPT >= 8);
-    if (KeyVectors<Form>::per_key_gate) EXPECT_EQ(R::vector_floats(KeyVectors<Form>::g, KPT), KPT);
+    if (KeyVectors<Form>::per_key_gate) {
+      EXPECT_EQ(R::vector_floats(KeyVectors<Form>::g, KPT), KPT);
+    }
   }
   Geometry g;
   g.K = 128, g.KPT = 16, g.BV = 4, g.W = 8;
