@@ -14,6 +14,7 @@
 #include "kernels/common/chunk/workspace.cuh"
 #include "kernels/common/recurrence.h"
 #include "kernels/common/recurrence_pointers.cuh"
+#include "kernels/common/shared_address.cuh"
 
 namespace flabench::chunk {
 
@@ -85,9 +86,6 @@ struct Scan {
 __device__ inline void copy_async_to(unsigned shared, const void* global, bool in) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared), "l"(global),
                "r"(in ? 16 : 0));
-}
-__device__ inline unsigned shared_address(const void* shared) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(shared));
 }
 __device__ inline void copy_async(void* shared, const void* global, bool in) {
   copy_async_to(shared_address(shared), global, in);

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/common/shared_address.cuh"
+
 namespace flabench::chunk {
 
 struct Lane {
@@ -70,7 +72,7 @@ __device__ void mma_16x8x16(float (&d)[4], const std::uint32_t (&a)[4], const st
 // an A operand stored [m][k] or a B operand stored [n][k], transposed (kTranspose) for [k][m] or [k][n].
 template <bool kTranspose, int N>
 __device__ void ldmatrix(std::uint32_t (&r)[N], const void* row) {
-  const auto address = static_cast<unsigned>(__cvta_generic_to_shared(row));
+  const auto address = shared_address(row);
   if constexpr (N == 4 && kTranspose)
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])

@@ -8,6 +8,7 @@
 
 #include "kernels/common/fused_recurrent/geometry.cuh"
 #include "kernels/common/fused_recurrent/stage_plan.h"
+#include "kernels/common/shared_address.cuh"
 
 namespace flabench::fused {
 
@@ -21,7 +22,7 @@ __device__ __forceinline__ void cp_async_to(unsigned dst, const void* global, in
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(global));
 }
 __device__ __forceinline__ void cp_async(void* smem, const void* global, int bytes) {
-  cp_async_to(static_cast<unsigned>(__cvta_generic_to_shared(smem)), global, bytes);
+  cp_async_to(shared_address(smem), global, bytes);
 }
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;\n" ::);
@@ -49,7 +50,7 @@ __device__ __forceinline__ ChunkSpan chunk_span(int index, int chunks, int T, bo
 __device__ inline void stage_chunk(const StagePlan& plan, char* slot, ChunkSpan span, int b, int h, int T,
                                    int H, int thread = threadIdx.x, int threads = blockDim.x) {
   const std::int64_t first_row = (std::int64_t(b) * T + span.t0) * H + h;
-  const unsigned slot_address = static_cast<unsigned>(__cvta_generic_to_shared(slot));
+  const unsigned slot_address = shared_address(slot);
 #pragma unroll
   for (int g = 0; g < kMaxGroups; ++g) {
     if (g >= plan.num_groups) break;
