@@ -12,6 +12,7 @@
 #include "kernels/common/chunk/staging.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/chunk/workspace.cuh"
+#include "kernels/common/constant_dispatch.h"
 #include "kernels/common/recurrence.h"
 #include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/common/shared_address.cuh"
@@ -157,73 +158,81 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
                      y_stride = std::int64_t(kStepY) * d.H * V;
   const unsigned x_dst = shared_address(&x_tiles[0][x_t * (kRowX + 1) + lane_id % kRowX]),
                  y_dst = shared_address(&y_tiles[0][y_t * (kRow + 1) + lane_id % kRow]);
+  // The copy warp's sources for the next chunk it fetches (chunks in order from chunk_at(0): each fetch
+  // moves them on by one chunk's rows).
+  const int first = chunk_at(0), direction = scan.reverse ? -1 : 1;
+  const std::int64_t first_chunk = std::int64_t(bh) * chunks + first;
+  const X* x_next = kScalarGate ? scan.operand + d.row(b, h, first * C + x_t) * K + c0 + x_col
+                                : scan.operand + (first_chunk * C + x_t) * K + c0 + x_col;
+  const T* y_next = scan.rows + d.row(b, h, first * C + y_t) * V + j0 + y_col;
+  const float* whole_next =
+      scan.whole + first_chunk * (kScalarGate ? kFactorRow : K) + (kScalarGate ? 0 : c0) + 4 * lane_id;
+  const std::int64_t x_chunk = direction * std::int64_t(C) * (kScalarGate ? d.H * K : K),
+                     y_chunk = direction * std::int64_t(C) * d.H * V,
+                     whole_chunk = direction * (kScalarGate ? kFactorRow : K);
   // The copy warp starts the copies of step's chunk into its stage and commits them as a group (an empty
   // one past the last chunk), so that waiting for all but the newest kStages - 2 groups means this step's
-  // landed.
+  // landed. Steps come in order.
   const auto fetch = [&](int step) {
     if (step < chunks) {
-      const int n = chunk_at(step), stage = step % kStages, t0 = n * C, length = min(C, d.T - t0);
-      const std::int64_t chunk = std::int64_t(bh) * chunks + n;
-      const X* x_base = kScalarGate ? scan.operand + d.row(b, h, t0 + x_t) * K + c0 + x_col
-                                    : scan.operand + (chunk * C + x_t) * K + c0 + x_col;
-      const T* y_base = scan.rows + d.row(b, h, t0 + y_t) * V + j0 + y_col;
+      const int n = chunk_at(step), stage = step % kStages, length = min(C, d.T - n * C);
       const unsigned xs = x_dst + stage * unsigned(sizeof(x_tiles[0])),
                      ys = y_dst + stage * unsigned(sizeof(y_tiles[0]));
-      // Every row of a whole chunk is in the sequence: no test per copy, the source a running sum.
-      if (length == C && lanes_in) {
+      if (length == C && lanes_in) {  // every row in the sequence and the tile: no test per copy
+        with_one_of<16, 32, kMaxChunk>(C, [&](auto rows) {
+          constexpr int kRows = decltype(rows)::value;
+          const X* x = x_next;
 #pragma unroll
-        for (int e = 0; e < kCopiesX; ++e) {
-          if (e * kStepX >= C) break;  // the same for the whole warp (C is a multiple of kStepX)
-          copy_async_to(xs + e * kStepX * (kRowX + 1) * 16, x_base, true);
-          x_base += x_stride;
-        }
+          for (int e = 0; e < kRows / kStepX; ++e, x += x_stride)
+            copy_async_to(xs + e * kStepX * (kRowX + 1) * 16, x, true);
+          const T* y = y_next;
 #pragma unroll
-        for (int e = 0; e < kCopiesY; ++e) {
-          if (e * kStepY >= C) break;
-          copy_async_to(ys + e * kStepY * (kRow + 1) * 16, y_base, true);
-          y_base += y_stride;
-        }
+          for (int e = 0; e < kRows / kStepY; ++e, y += y_stride)
+            copy_async_to(ys + e * kStepY * (kRow + 1) * 16, y, true);
+        });
       } else {
 #pragma unroll
         for (int e = 0; e < kCopiesX; ++e) {
-          if (e * kStepX >= C) break;
+          if (e * kStepX >= C) break;  // the same for the whole warp (C is a multiple of kStepX)
           const bool ok = x_in && (!kScalarGate || x_t + e * kStepX < length);
-          copy_async_to(xs + e * kStepX * (kRowX + 1) * 16, ok ? x_base + e * x_stride : scan.operand, ok);
+          copy_async_to(xs + e * kStepX * (kRowX + 1) * 16, ok ? x_next + e * x_stride : scan.operand, ok);
         }
 #pragma unroll
         for (int e = 0; e < kCopiesY; ++e) {
           if (e * kStepY >= C) break;
           const bool ok = y_in && y_t + e * kStepY < length;
-          copy_async_to(ys + e * kStepY * (kRow + 1) * 16, ok ? y_base + e * y_stride : scan.rows, ok);
+          copy_async_to(ys + e * kStepY * (kRow + 1) * 16, ok ? y_next + e * y_stride : scan.rows, ok);
         }
       }
       if constexpr (kScalarGate) {
-        if (lane_id < kFactorRow / 4)
-          copy_async(&wholes[stage][4 * lane_id], scan.whole + chunk * kFactorRow + 4 * lane_id, true);
+        if (lane_id < kFactorRow / 4) copy_async(&wholes[stage][4 * lane_id], whole_next, true);
       } else if (lane_id < kTile / 4) {
-        const int c = c0 + 4 * lane_id;
-        copy_async(&wholes[stage][4 * lane_id], c < K ? scan.whole + chunk * K + c : scan.whole, c < K);
+        const bool in = c0 + 4 * lane_id < K;
+        copy_async(&wholes[stage][4 * lane_id], in ? whole_next : scan.whole, in);
       }
+      x_next += x_chunk, y_next += y_chunk, whole_next += whole_chunk;
     }
     asm volatile("cp.async.commit_group;\n" ::);
   };
   if (copier)
     for (int step = 0; step < kStages - 1; ++step) fetch(step);
-  for (int step = 0; step < chunks; ++step) {
+  // the saved states of the block's tile, chunk by chunk (backwards when reverse)
+  float* saved = scan.saved + (std::int64_t(bh) * chunks + chunk_at(0)) * K * V + j0 + std::int64_t(c0) * V;
+  const std::int64_t saved_step = scan.reverse ? -std::int64_t(K) * V : std::int64_t(K) * V;
+  for (int step = 0; step < chunks; ++step, saved += saved_step) {
     if (copier) asm volatile("cp.async.wait_group %0;\n" ::"n"(kStages - 2));
     __syncthreads();  // the copy warp's copies landed, and the stage read last step is free for the next
     if (copier) {
       fetch(step + kStages - 1);
       continue;
     }
-    const int n = chunk_at(step), stage = step % kStages;
+    const int stage = step % kStages;
     const X* xs = reinterpret_cast<const X*>(x_tiles[stage]);
     const T* ys = reinterpret_cast<const T*>(y_tiles[stage]);
     const float top = kScalarGate ? wholes[stage][kMaxChunk] : __expf(wholes[stage][m0 + lane.group]),
                 bottom = kScalarGate ? top : __expf(wholes[stage][m0 + lane.group + 8]);
-    float* saved = scan.saved + (std::int64_t(bh) * chunks + n) * K * V;
     for_each_pair(S, 2, m0, n0, [&](int row, int col, float& first, float& second) {
-      if (in_tile(row, col)) store_pair(saved + at(row, col), first, second);
+      if (in_tile(row, col)) store_pair(saved + row * V + col, first, second);
       const float decay = row - m0 < 8 ? top : bottom;
       first *= decay, second *= decay;
     });
