@@ -22,6 +22,11 @@ namespace flabench::chunk {
 constexpr int kPrepareThreads = 256;
 constexpr int kScanMathThreads = 128;  // 4 warps, each a 16 x 16 piece of the 32 x 32 state tile
 constexpr int kScanThreads = kScanMathThreads + 32;  // and the copy warp
+// The independent accumulators a chunk's product is split over: two shorten the step where it waits on
+// the tensor cores' latency; the scalar gate's products are in two parts already, and a second chain
+// there cost more instructions than it saved (notes, version 49).
+template <bool kScalarGate>
+constexpr int kScanChains = kScalarGate ? 1 : 2;
 constexpr int kScanTile = 32;
 
 enum class Operand { keys_to_end, queries_from_start };
@@ -106,8 +111,11 @@ __device__ inline void copy_async(void* shared, const void* global, bool in) {
 // address work (~45 instructions) made two thirds of a step (notes, version 47).
 // kScalarGate (bf16; simple_gla's forward and backward): X is k (or q), each token's row scaled by its factor
 // (workspace.cuh, kFactorRow) on its way into the tensor cores, in two bf16 parts.
+// Four blocks an SM, as the 48 KiB of shared memory allow (the D = 128 shapes run in waves of them): the
+// product's own accumulators took bf16 to 104 registers a thread without the bound, room for three.
 template <class T, bool kScalarGate = false>
-__global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, Dims d, bool tiles_together) {
+__global__ void __launch_bounds__(kScanThreads, 4)
+    chunk_scan_kernel(Scan<T> scan, Dims d, bool tiles_together) {
   static_assert(!kScalarGate || std::is_same_v<T, __nv_bfloat16>, "the scalar gate's scan is bf16's");
   // Operands move in 16-byte vectors: kVec elements, kRow vectors to a tile's row of 32 (X: of Prepared<T>).
   using X = Prepared<T>;
@@ -216,7 +224,15 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
   };
   if (copier)
     for (int step = 0; step < kStages - 1; ++step) fetch(step);
-  // the saved states of the block's tile, chunk by chunk (backwards when reverse)
+  // the saved states of the block's tile, chunk by chunk (backwards when reverse); the lane's pairs' places
+  // in a state (-1 outside the tile), made once
+  int saved_at[4];
+  {
+    int e = 0;
+    for_each_pair(S, 2, m0, n0, [&](int row, int col, float&, float&) {
+      saved_at[e++] = in_tile(row, col) ? row * V + col : -1;
+    });
+  }
   float* saved = scan.saved + (std::int64_t(bh) * chunks + chunk_at(0)) * K * V + j0 + std::int64_t(c0) * V;
   const std::int64_t saved_step = scan.reverse ? -std::int64_t(K) * V : std::int64_t(K) * V;
   for (int step = 0; step < chunks; ++step, saved += saved_step) {
@@ -229,32 +245,42 @@ __global__ void __launch_bounds__(kScanThreads) chunk_scan_kernel(Scan<T> scan, 
     const int stage = step % kStages;
     const X* xs = reinterpret_cast<const X*>(x_tiles[stage]);
     const T* ys = reinterpret_cast<const T*>(y_tiles[stage]);
+    // The chunk's product X^T Y into accumulators of its own (kScanChains, k steps taking turns): it does
+    // not wait for the state's decay, and two chains are each half as long.
+    float P[kScanChains<kScalarGate>][2][4] = {};
+    with_one_of<16, 32, kMaxChunk>(C, [&](auto rows) {
+      constexpr int kRows = decltype(rows)::value;
+#pragma unroll
+      for (int k0 = 0; k0 < kRows; k0 += 16) {
+        float(&acc)[2][4] = P[k0 / 16 % kScanChains<kScalarGate>];
+        if constexpr (kScalarGate) {  // k's fragments times the tokens' factors, in two parts
+          std::uint32_t raw[4], a[2][4];
+          a_stored_km(raw, xs, kLdX, m0, k0);
+          scale_token_pairs(raw, wholes[stage] + k0 + 2 * lane.pair, a);
+          mma_b_stored_kn<Op>(acc, 2, a, ys, kLdY, k0, n0);
+        } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {  // fragments straight from the bf16 tiles
+          std::uint32_t a[1][4];
+          a_stored_km(a[0], xs, kLdX, m0, k0);
+          mma_b_stored_kn<Op>(acc, 2, a, ys, kLdY, k0, n0);
+        } else {
+          mma_k16<Op, 2, exact>(
+              acc, 2, m0, n0, k0, [&](int c, int s) { return to_float(xs[s * kLdX + c]); },
+              [&](int s, int j) { return to_float(ys[s * kLdY + j]); });
+        }
+      }
+    });
     const float top = kScalarGate ? wholes[stage][kMaxChunk] : __expf(wholes[stage][m0 + lane.group]),
                 bottom = kScalarGate ? top : __expf(wholes[stage][m0 + lane.group + 8]);
+    int e = 0;  // the pair's place in S (and P): for_each_pair visits them in storage order
     for_each_pair(S, 2, m0, n0, [&](int row, int col, float& first, float& second) {
-      if (in_tile(row, col)) store_pair(saved + row * V + col, first, second);
+      if (saved_at[e / 2] >= 0) store_pair(saved + saved_at[e / 2], first, second);
       const float decay = row - m0 < 8 ? top : bottom;
-      first *= decay, second *= decay;
+      float p0 = (&P[0][0][0])[e], p1 = (&P[0][0][0])[e + 1];
+#pragma unroll
+      for (int c = 1; c < kScanChains<kScalarGate>; ++c) p0 += (&P[c][0][0])[e], p1 += (&P[c][0][0])[e + 1];
+      first = fmaf(first, decay, p0), second = fmaf(second, decay, p1);
+      e += 2;
     });
-    if constexpr (kScalarGate) {  // k's fragments times the tokens' factors, in two parts
-      for (int k0 = 0; k0 < C; k0 += 16) {
-        std::uint32_t raw[4], a[2][4];
-        a_stored_km(raw, xs, kLdX, m0, k0);
-        scale_token_pairs(raw, wholes[stage] + k0 + 2 * lane.pair, a);
-        mma_b_stored_kn<Op>(S, 2, a, ys, kLdY, k0, n0);
-      }
-    } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {  // fragments straight from the bf16 tiles
-      for (int k0 = 0; k0 < C; k0 += 16) {
-        std::uint32_t a[1][4];
-        a_stored_km(a[0], xs, kLdX, m0, k0);
-        mma_b_stored_kn<Op>(S, 2, a, ys, kLdY, k0, n0);
-      }
-    } else {
-      for (int k0 = 0; k0 < C; k0 += 16)
-        mma_k16<Op, 2, exact>(
-            S, 2, m0, n0, k0, [&](int c, int s) { return to_float(xs[s * kLdX + c]); },
-            [&](int s, int j) { return to_float(ys[s * kLdY + j]); });
-    }
   }
   if (copier) return;
   for_each_pair(S, 2, m0, n0, [&](int row, int col, float& first, float& second) {
