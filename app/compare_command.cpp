@@ -34,6 +34,36 @@ int compare_across_gpus(const CommandLine& line, const CaseSelector& selected) {
   return 0;
 }
 
+int compare_rounds_command(const CommandLine& line, const CaseSelector& selected) {
+  if (line.inputs.size() % 2 != 0)
+    throw UsageError("compare --rounds takes BASE NEW pairs, one per round; " +
+                     std::to_string(line.inputs.size()) + " results given");
+  std::vector<RunPair> rounds;
+  for (std::size_t i = 0; i < line.inputs.size(); i += 2)
+    rounds.emplace_back(load_or_usage_error(line.inputs[i]), load_or_usage_error(line.inputs[i + 1]));
+  const CompareSettings settings{line.threshold, line.alpha};
+  RoundsComparison comparison;
+  try {
+    comparison = compare_rounds(rounds, settings, selected);
+  } catch (const ResultFileError& e) {
+    throw UsageError(e.what());
+  }
+  if (comparison.cases.empty())
+    throw UsageError("no case matches --filter '" + line.filter + "' in any round");
+  for (std::size_t i = 0; i < line.inputs.size(); i += 2) {
+    const std::vector<LoadedResult>& base = rounds[i / 2].first;
+    const std::vector<LoadedResult>& next = rounds[i / 2].second;
+    std::cout << format("round %zu\n  base: ", i / 2 + 1) << describe_results(line.inputs[i], base)
+              << "\n  new:  " << describe_results(line.inputs[i + 1], next) << "\n";
+    if (device_label(base.front().file.context.device) != device_label(next.front().file.context.device))
+      std::cout << "  note: the two runs of this round are from different GPUs\n";
+  }
+  std::cout << "\n";
+  print_rounds(std::cout, comparison, settings);
+  write_json_out(line, rounds_json(comparison, settings));
+  return line.fail_on_regression && comparison.regressed() ? 1 : 0;
+}
+
 }  // namespace
 
 int merge_command(const CommandLine& line) {
@@ -57,10 +87,12 @@ int merge_command(const CommandLine& line) {
 
 int compare_command(const CommandLine& line) {
   const CaseSelector selected = case_selector(line.filter);
+  if (line.across_gpus && line.rounds) throw UsageError("compare takes --across-gpus or --rounds, not both");
   if (line.across_gpus) return compare_across_gpus(line, selected);
+  if (line.rounds) return compare_rounds_command(line, selected);
   if (line.inputs.size() != 2)
     throw UsageError("compare takes BASE and NEW, " + std::to_string(line.inputs.size()) +
-                     " given (several GPUs side by side: --across-gpus)");
+                     " given (several GPUs side by side: --across-gpus; rounds of an A/B test: --rounds)");
   const std::vector<LoadedResult> base = load_or_usage_error(line.inputs[0]);
   const std::vector<LoadedResult> next = load_or_usage_error(line.inputs[1]);
   const CompareSettings settings{line.threshold, line.alpha};

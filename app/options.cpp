@@ -82,6 +82,9 @@ void add_compare_options(CLI::App& compare, CommandLine& line) {
                    "exit 1 when a case is slower or newly failing");
   compare.add_flag("--across-gpus", line.across_gpus,
                    "the same cases on different GPUs side by side, against each GPU's floor and peak");
+  compare.add_flag("--rounds", line.rounds,
+                   "BASE NEW BASE NEW ...: rounds of one A/B test timed alternately; a case is faster or "
+                   "slower only when every round says so");
 }
 
 void add_history_options(CLI::App& history, CommandLine& line) {

@@ -50,6 +50,7 @@ struct CommandLine {
   double alpha = 0.01;
   bool fail_on_regression = false;
   bool across_gpus = false;
+  bool rounds = false;      // compare --rounds: BASE NEW pairs of an A/B test timed alternately
   std::string history_add;  // history --add RESULT
   std::size_t last_runs = 0;
   int lookback = 7;

@@ -1,6 +1,8 @@
 #include "results/compare.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "kernels/common/format.h"
 #include "results/statistics.h"
@@ -107,6 +109,61 @@ Comparison compare_runs(const std::vector<LoadedResult>& base, const std::vector
   }
   if (comparison.timed_pairs > 0) comparison.geomean_ratio = std::exp(log_sum / comparison.timed_pairs);
   return comparison;
+}
+
+int RoundsComparison::count(Verdict verdict) const {
+  int n = 0;
+  for (const RoundsRow& row : cases) n += row.verdict == verdict;
+  return n;
+}
+
+int RoundsComparison::disagreements() const {
+  int n = 0;
+  for (const RoundsRow& row : cases) n += !row.agreed;
+  return n;
+}
+
+RoundsComparison compare_rounds(const std::vector<RunPair>& rounds, const CompareSettings& settings,
+                                const CaseSelector& selected) {
+  RoundsComparison result;
+  std::map<std::string, RoundsRow> rows;
+  const auto missing = [](const std::string& name) {
+    CaseComparison c{name, Verdict::untested};
+    c.note = "not in this round's runs";
+    return c;
+  };
+  for (std::size_t r = 0; r < rounds.size(); ++r) {
+    result.rounds.push_back(compare_runs(rounds[r].first, rounds[r].second, settings, selected));
+    for (const CaseComparison& c : result.rounds.back().cases) {
+      RoundsRow& row = rows[c.name];
+      row.name = c.name;
+      while (row.rounds.size() < r) row.rounds.push_back(missing(c.name));
+      row.rounds.push_back(c);
+    }
+  }
+  for (auto& [name, row] : rows) {
+    while (row.rounds.size() < rounds.size()) row.rounds.push_back(missing(name));
+    const auto any = [&](Verdict v) {
+      return std::any_of(row.rounds.begin(), row.rounds.end(),
+                         [&](const CaseComparison& c) { return c.verdict == v; });
+    };
+    const auto timed = [](const CaseComparison& c) {
+      return c.verdict == Verdict::faster || c.verdict == Verdict::slower || c.verdict == Verdict::same;
+    };
+    const Verdict first = row.rounds.front().verdict;
+    row.agreed = std::all_of(row.rounds.begin(), row.rounds.end(),
+                             [&](const CaseComparison& c) { return c.verdict == first; });
+    if (any(Verdict::broken))
+      row.verdict = Verdict::broken;
+    else if (row.agreed)
+      row.verdict = first;
+    else if (std::all_of(row.rounds.begin(), row.rounds.end(), timed))
+      row.verdict = Verdict::same;
+    else
+      row.verdict = Verdict::untested;
+    result.cases.push_back(std::move(row));
+  }
+  return result;
 }
 
 }  // namespace flabench

@@ -56,4 +56,27 @@ using CaseSelector = std::function<bool(const std::string& name)>;
 Comparison compare_runs(const std::vector<LoadedResult>& base, const std::vector<LoadedResult>& next,
                         const CompareSettings& settings, const CaseSelector& selected = {});
 
+// Rounds of one A/B test: the two builds timed alternately on one GPU (base, new, base, new, ...), each
+// round compared on its own. Clocks and neighbours drift between rounds, so a case is faster or slower only
+// when every round says so, and broken when any round has it broken; rounds that disagree leave it "same"
+// (agreed false), and a case not compared in every round is untested.
+struct RoundsRow {
+  std::string name;
+  std::vector<CaseComparison> rounds;  // one per round, in order (only_base / only_new where it is missing)
+  Verdict verdict = Verdict::same;
+  bool agreed = true;
+};
+
+struct RoundsComparison {
+  std::vector<Comparison> rounds;
+  std::vector<RoundsRow> cases;  // by name
+  int count(Verdict verdict) const;
+  int disagreements() const;
+  bool regressed() const { return count(Verdict::slower) + count(Verdict::broken) > 0; }
+};
+
+using RunPair = std::pair<std::vector<LoadedResult>, std::vector<LoadedResult>>;  // base, new
+RoundsComparison compare_rounds(const std::vector<RunPair>& rounds, const CompareSettings& settings,
+                                const CaseSelector& selected = {});
+
 }  // namespace flabench

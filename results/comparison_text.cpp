@@ -104,6 +104,67 @@ nlohmann::json comparison_json(const Comparison& comparison, const CompareSettin
           {"cases", cases}};
 }
 
+void print_rounds(std::ostream& out, const RoundsComparison& rounds, const CompareSettings& settings) {
+  const std::size_t width = name_width(rounds.cases);
+  out << pad("case", width);
+  for (std::size_t r = 0; r < rounds.rounds.size(); ++r) out << format("  r%-2zu new/base", r + 1);
+  out << "  verdict\n";
+  for (const RoundsRow& row : rounds.cases) {
+    out << pad(row.name, width);
+    for (const CaseComparison& c : row.rounds)
+      out << (c.ratio > 0 ? format("  %12.3f", c.ratio) : format("  %12s", "-"));
+    out << "  " << verdict_name(row.verdict);
+    if (!row.agreed) {
+      std::string each;
+      for (const CaseComparison& c : row.rounds)
+        each += (each.empty() ? "" : ", ") + std::string(verdict_name(c.verdict));
+      out << " (rounds: " << each << ")";
+    }
+    out << "\n";
+  }
+  out << format(
+      "\n%zu cases over %zu rounds: %d slower, %d faster, %d same (%d of them where rounds disagree), "
+      "%d broken, %d untested\n",
+      rounds.cases.size(), rounds.rounds.size(), rounds.count(Verdict::slower), rounds.count(Verdict::faster),
+      rounds.count(Verdict::same), rounds.disagreements(), rounds.count(Verdict::broken),
+      rounds.count(Verdict::untested));
+  for (std::size_t r = 0; r < rounds.rounds.size(); ++r)
+    if (rounds.rounds[r].timed_pairs > 0)
+      out << format("round %zu: geomean new/base %.4f over %d cases timed in both\n", r + 1,
+                    rounds.rounds[r].geomean_ratio, rounds.rounds[r].timed_pairs);
+  out << format("(a verdict in every round: p < %g and a change of %g%% or more)\n", settings.alpha,
+                100 * settings.threshold);
+  for (const RoundsRow& row : rounds.cases)
+    if (row.verdict == Verdict::slower || row.verdict == Verdict::broken)
+      out << "regression: " << row.name << " (" << verdict_name(row.verdict) << ")\n";
+}
+
+nlohmann::json rounds_json(const RoundsComparison& rounds, const CompareSettings& settings) {
+  using nlohmann::json;
+  json per_round = json::array();
+  for (const Comparison& c : rounds.rounds)
+    per_round.push_back({{"geomean_ratio", c.geomean_ratio}, {"timed_pairs", c.timed_pairs}});
+  json cases = json::array();
+  for (const RoundsRow& row : rounds.cases) {
+    json ratios = json::array(), verdicts = json::array();
+    for (const CaseComparison& c : row.rounds) {
+      ratios.push_back(c.ratio > 0 ? json(c.ratio) : json(nullptr));
+      verdicts.push_back(verdict_name(c.verdict));
+    }
+    cases.push_back({{"name", row.name},
+                     {"verdict", verdict_name(row.verdict)},
+                     {"agreed", row.agreed},
+                     {"ratios", ratios},
+                     {"verdicts", verdicts}});
+  }
+  return {{"schema", "fla-bench-compare-rounds"},
+          {"schema_version", "1.0.0"},
+          {"settings", {{"threshold_pct", 100 * settings.threshold}, {"alpha", settings.alpha}}},
+          {"rounds", per_round},
+          {"regressed", rounds.regressed()},
+          {"cases", cases}};
+}
+
 void print_across_gpus(std::ostream& out, const AcrossGpus& table) {
   for (std::size_t g = 0; g < table.gpus.size(); ++g) {
     const GpuColumn& gpu = table.gpus[g];

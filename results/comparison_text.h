@@ -18,6 +18,9 @@ std::string describe_results(const std::string& source, const std::vector<Loaded
 void print_comparison(std::ostream& out, const Comparison& comparison, const CompareSettings& settings);
 nlohmann::json comparison_json(const Comparison& comparison, const CompareSettings& settings);
 
+void print_rounds(std::ostream& out, const RoundsComparison& rounds, const CompareSettings& settings);
+nlohmann::json rounds_json(const RoundsComparison& rounds, const CompareSettings& settings);
+
 void print_across_gpus(std::ostream& out, const AcrossGpus& table);
 nlohmann::json across_gpus_json(const AcrossGpus& table);
 

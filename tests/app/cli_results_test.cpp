@@ -65,6 +65,31 @@ TEST_F(CliResults, CompareGivesVerdictsAndGatesOnRegressions) {
   EXPECT_EQ(fla_bench("compare " + base + " " + regressed + " --fail-on-regression --filter fp16").status, 0);
 }
 
+TEST_F(CliResults, RoundsCountAVerdictOnlyWhereEveryRoundAgrees) {
+  // round 1 sees the 10% regression; round 2's base ran slow (drift), so its pair sees none
+  const std::string b1 = write_run("r1-base.json", 5.0, 1), n1 = write_run("r1-new.json", 5.5, 2),
+                    b2 = write_run("r2-base.json", 5.5, 3), n2 = write_run("r2-new.json", 5.5, 4),
+                    b3 = write_run("r3-base.json", 5.0, 5), n3 = write_run("r3-new.json", 5.5, 6);
+  Outcome o = fla_bench("compare --rounds " + b1 + " " + n1 + " " + b2 + " " + n2 +
+                        " --fail-on-regression --out " + (dir / "rounds.json").string());
+  EXPECT_EQ(o.status, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("same (rounds: slower, same)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("2 cases over 2 rounds: 0 slower, 0 faster, 2 same (1 of them where rounds disagree)"),
+            std::string::npos)
+      << o.out;
+  const std::string written = slurp(dir / "rounds.json");
+  EXPECT_NE(written.find("\"schema\": \"fla-bench-compare-rounds\""), std::string::npos) << written;
+  EXPECT_NE(written.find("\"agreed\": false"), std::string::npos) << written;
+
+  o = fla_bench("compare --rounds " + b1 + " " + n1 + " " + b3 + " " + n3 + " --fail-on-regression");
+  EXPECT_EQ(o.status, 1) << o.out << o.err;
+  EXPECT_NE(o.out.find("regression: " + kRegressed + " (slower)"), std::string::npos) << o.out;
+
+  expect_usage_error("compare --rounds " + b1 + " " + n1 + " " + b2, "compare --rounds takes BASE NEW pairs");
+  expect_usage_error("compare --rounds --across-gpus " + b1 + " " + n1,
+                     "--across-gpus or --rounds, not both");
+}
+
 TEST_F(CliResults, BadFilesAndArgumentsAreOneLineErrors) {
   const std::string base = write_run("base.json", 5.0, 1);
   std::ofstream(dir / "truncated.json") << slurp(base).substr(0, 300);

@@ -88,6 +88,57 @@ TEST(Compare, FlagsAPlantedRegressionButNotNoise) {
   EXPECT_EQ(find(compare_runs(base_runs, next_runs, {0.2, 0.01}), "a/regressed").verdict, Verdict::same);
 }
 
+TEST(CompareRounds, AVerdictNeedsEveryRound) {
+  const auto run = [](const std::string& file, double steady_ms, double moved_ms, double broken_ms, bool fail,
+                      unsigned seed) {
+    std::vector<CaseRecord> cases{timed_case("a/steady", samples_around(steady_ms, 0.02, 100, seed)),
+                                  timed_case("a/moved", samples_around(moved_ms, 0.02, 100, seed + 1)),
+                                  timed_case("a/broken", samples_around(broken_ms, 0.02, 100, seed + 2))};
+    if (fail) {
+      cases.back().status = CaseStatus::failed;
+      cases.back().reason = "check failed";
+    }
+    return std::vector<LoadedResult>{fixture_run(file, cases)};
+  };
+  // a/moved: 20% faster in rounds 1 and 3, the same in round 2; a/broken fails in round 2's new run only
+  const std::vector<RunPair> rounds{
+      {run("r1-base.json", 1, 2.0, 1, false, 10), run("r1-new.json", 1, 1.6, 1, false, 20)},
+      {run("r2-base.json", 1, 2.0, 1, false, 30), run("r2-new.json", 1, 2.0, 1, true, 40)},
+      {run("r3-base.json", 1, 2.0, 1, false, 50), run("r3-new.json", 1, 1.6, 1, false, 60)}};
+  const RoundsComparison all = compare_rounds(rounds, {});
+  ASSERT_EQ(all.rounds.size(), 3u);
+  ASSERT_EQ(all.cases.size(), 3u);
+  const auto row = [&](const RoundsComparison& c, const std::string& name) -> const RoundsRow& {
+    for (const RoundsRow& r : c.cases)
+      if (r.name == name) return r;
+    throw std::runtime_error("no case " + name);
+  };
+  EXPECT_EQ(row(all, "a/steady").verdict, Verdict::same);
+  EXPECT_TRUE(row(all, "a/steady").agreed);
+  EXPECT_EQ(row(all, "a/moved").verdict, Verdict::same);
+  EXPECT_FALSE(row(all, "a/moved").agreed);
+  EXPECT_EQ(row(all, "a/moved").rounds[0].verdict, Verdict::faster);
+  EXPECT_EQ(row(all, "a/moved").rounds[1].verdict, Verdict::same);
+  EXPECT_EQ(row(all, "a/broken").verdict, Verdict::broken);
+  EXPECT_TRUE(all.regressed());
+  EXPECT_EQ(all.disagreements(), 2);
+
+  // rounds 1 and 3 agree: faster
+  const RoundsComparison agreed = compare_rounds({rounds[0], rounds[2]}, {});
+  EXPECT_EQ(row(agreed, "a/moved").verdict, Verdict::faster);
+  EXPECT_NEAR(row(agreed, "a/moved").rounds[1].ratio, 0.8, 0.02);
+  EXPECT_FALSE(agreed.regressed());
+
+  // a case missing from one round's runs is untested, whatever the others say
+  RunPair short_round = rounds[0];
+  short_round.first[0].file.cases.pop_back();
+  short_round.second[0].file.cases.pop_back();
+  const RoundsComparison gap = compare_rounds({short_round, rounds[2]}, {});
+  EXPECT_EQ(row(gap, "a/broken").verdict, Verdict::untested);
+  EXPECT_EQ(row(gap, "a/broken").rounds[0].note, "not in this round's runs");
+  EXPECT_EQ(row(gap, "a/moved").verdict, Verdict::faster);
+}
+
 TEST(Compare, ACaseInTwoFilesOfOneSideIsRefused) {
   const std::vector<LoadedResult> side{fixture_run("one.json", {timed_case("x", {1, 2, 3})}),
                                        fixture_run("two.json", {timed_case("x", {1, 2, 3})})};
