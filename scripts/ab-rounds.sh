@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# An A/B test of two fla-bench builds on one machine: BASE and NEW timed alternately with the same run options
+# (base, new, base, new, ...: clocks and neighbours drift over minutes, so each round's pair is compared on its
+# own), every run's JSON and log kept in OUT_DIR, then `compare --rounds` over them: rounds.txt, rounds.json.
+# A verdict counts when every round agrees (README, "compare").
+#
+# usage: scripts/ab-rounds.sh BASE NEW OUT_DIR ROUNDS [fla-bench run options...]
+#   e.g. scripts/ab-rounds.sh base/fla-bench build/fla-bench ab 3 --preset peer --filter '^gla/chunk/' --no-check
+# Exit status: compare's (0), or 1 when a run failed or left no result file (the rounds measured are kept).
+set -uo pipefail
+
+usage() {
+  echo "usage: $0 BASE NEW OUT_DIR ROUNDS [fla-bench run options...]" >&2
+  exit 2
+}
+[ $# -ge 4 ] || usage
+base=$1 new=$2 out=$3 rounds=$4
+shift 4
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "ab-rounds.sh: ROUNDS must be a positive whole number, not '$rounds'" >&2; exit 2; }
+for binary in "$base" "$new"; do
+  [ -x "$binary" ] || { echo "ab-rounds.sh: $binary is not an executable fla-bench" >&2; exit 2; }
+done
+mkdir -p "$out" || exit 1
+
+pairs=()
+for ((r = 1; r <= rounds; ++r)); do
+  for side in base new; do
+    binary=$base
+    [ "$side" = new ] && binary=$new
+    json="$out/r$r-$side.json"
+    "$binary" --out "$json" "$@" > "$out/r$r-$side.log" 2>&1
+    status=$?
+    if [ $status -ne 0 ] || [ ! -f "$json" ]; then
+      echo "ab-rounds.sh: round $r's $side run failed (exit $status; $out/r$r-$side.log)" >&2
+      [ ${#pairs[@]} -gt 0 ] && "$new" compare --rounds "${pairs[@]}" > "$out/rounds.txt" 2>&1
+      exit 1
+    fi
+    pairs+=("$json")
+  done
+  echo "round $r of $rounds timed"
+done
+"$new" compare --rounds "${pairs[@]}" --out "$out/rounds.json" > "$out/rounds.txt"
+status=$?
+cat "$out/rounds.txt"
+exit $status
