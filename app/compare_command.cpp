@@ -34,6 +34,20 @@ int compare_across_gpus(const CommandLine& line, const CaseSelector& selected) {
   return 0;
 }
 
+// BASE's and NEW's sources, and a note where they ran on different GPUs (the verdicts then mix the GPUs with
+// the change).
+void print_sources(const std::string& base_name, const std::vector<LoadedResult>& base,
+                   const std::string& new_name, const std::vector<LoadedResult>& next,
+                   const std::string& indent) {
+  std::cout << indent << "base: " << describe_results(base_name, base) << "\n"
+            << indent << "new:  " << describe_results(new_name, next) << "\n";
+  const std::string base_device = device_label(base.front().file.context.device);
+  const std::string new_device = device_label(next.front().file.context.device);
+  if (base_device != new_device)
+    std::cout << indent << "note: base ran on " << base_device << " and new on " << new_device
+              << "; --across-gpus sets GPUs side by side against their own floors\n";
+}
+
 int compare_rounds_command(const CommandLine& line, const CaseSelector& selected) {
   if (line.inputs.size() % 2 != 0)
     throw UsageError("compare --rounds takes BASE NEW pairs, one per round; " +
@@ -51,12 +65,8 @@ int compare_rounds_command(const CommandLine& line, const CaseSelector& selected
   if (comparison.cases.empty())
     throw UsageError("no case matches --filter '" + line.filter + "' in any round");
   for (std::size_t i = 0; i < line.inputs.size(); i += 2) {
-    const std::vector<LoadedResult>& base = rounds[i / 2].first;
-    const std::vector<LoadedResult>& next = rounds[i / 2].second;
-    std::cout << format("round %zu\n  base: ", i / 2 + 1) << describe_results(line.inputs[i], base)
-              << "\n  new:  " << describe_results(line.inputs[i + 1], next) << "\n";
-    if (device_label(base.front().file.context.device) != device_label(next.front().file.context.device))
-      std::cout << "  note: the two runs of this round are from different GPUs\n";
+    std::cout << "round " << i / 2 + 1 << "\n";
+    print_sources(line.inputs[i], rounds[i / 2].first, line.inputs[i + 1], rounds[i / 2].second, "  ");
   }
   std::cout << "\n";
   print_rounds(std::cout, comparison, settings);
@@ -104,13 +114,7 @@ int compare_command(const CommandLine& line) {
   }
   if (comparison.cases.empty())
     throw UsageError("no case matches --filter '" + line.filter + "' in either run");
-  std::cout << "base: " << describe_results(line.inputs[0], base) << "\n"
-            << "new:  " << describe_results(line.inputs[1], next) << "\n";
-  const std::string base_device = device_label(base.front().file.context.device);
-  const std::string new_device = device_label(next.front().file.context.device);
-  if (base_device != new_device)
-    std::cout << "note: base ran on " << base_device << " and new on " << new_device
-              << "; --across-gpus sets GPUs side by side against their own floors\n";
+  print_sources(line.inputs[0], base, line.inputs[1], next, "");
   std::cout << "\n";
   print_comparison(std::cout, comparison, settings);
   write_json_out(line, comparison_json(comparison, settings));

@@ -85,9 +85,7 @@ std::string_view verdict_name(Verdict verdict) {
 }
 
 int Comparison::count(Verdict verdict) const {
-  int n = 0;
-  for (const CaseComparison& c : cases) n += c.verdict == verdict;
-  return n;
+  return int(std::count_if(cases.begin(), cases.end(), [&](const auto& c) { return c.verdict == verdict; }));
 }
 
 Comparison compare_runs(const std::vector<LoadedResult>& base, const std::vector<LoadedResult>& next,
@@ -112,15 +110,12 @@ Comparison compare_runs(const std::vector<LoadedResult>& base, const std::vector
 }
 
 int RoundsComparison::count(Verdict verdict) const {
-  int n = 0;
-  for (const RoundsRow& row : cases) n += row.verdict == verdict;
-  return n;
+  return int(
+      std::count_if(cases.begin(), cases.end(), [&](const auto& row) { return row.verdict == verdict; }));
 }
 
 int RoundsComparison::disagreements() const {
-  int n = 0;
-  for (const RoundsRow& row : cases) n += !row.agreed;
-  return n;
+  return int(std::count_if(cases.begin(), cases.end(), [](const auto& row) { return !row.agreed; }));
 }
 
 RoundsComparison compare_rounds(const std::vector<RunPair>& rounds, const CompareSettings& settings,

@@ -6,7 +6,8 @@
 #
 # usage: scripts/ab-rounds.sh BASE NEW OUT_DIR ROUNDS [fla-bench run options...]
 #   e.g. scripts/ab-rounds.sh base/fla-bench build/fla-bench ab 3 --preset peer --filter '^gla/chunk/' --no-check
-# Exit status: compare's (0), or 1 when a run failed or left no result file (the rounds measured are kept).
+# Exit status: compare's (0), or 1 when a run failed or left no result file (every run measured is kept, and
+# the whole rounds before it are compared).
 set -uo pipefail
 
 usage() {
@@ -32,7 +33,12 @@ for ((r = 1; r <= rounds; ++r)); do
     status=$?
     if [ $status -ne 0 ] || [ ! -f "$json" ]; then
       echo "ab-rounds.sh: round $r's $side run failed (exit $status; $out/r$r-$side.log)" >&2
-      [ ${#pairs[@]} -gt 0 ] && "$new" compare --rounds "${pairs[@]}" > "$out/rounds.txt" 2>&1
+      whole=$((2 * (r - 1)))  # this round's base, if it ran, has no pair
+      if [ $whole -gt 0 ]; then  # by NEW (an older BASE may lack --rounds), or by BASE where NEW is what fails
+        for binary in "$new" "$base"; do
+          "$binary" compare --rounds "${pairs[@]:0:$whole}" --out "$out/rounds.json" > "$out/rounds.txt" 2>&1 && break
+        done
+      fi
       exit 1
     fi
     pairs+=("$json")

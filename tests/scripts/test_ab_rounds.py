@@ -42,6 +42,24 @@ class AbRounds(unittest.TestCase):
             with open(os.path.join(out, "r1-base.log")) as f:
                 self.assertIn("no case matches --filter", f.read())
 
+    def test_a_later_failure_keeps_the_whole_rounds_compared(self):
+        with tempfile.TemporaryDirectory() as out:
+            # NEW runs once, then fails: round 1 is whole, round 2's new run is not
+            new = os.path.join(out, "new-once")
+            with open(new, "w") as f:
+                f.write(f'#!/bin/sh\n[ -e "{out}/ran" ] && exit 3\ntouch "{out}/ran"\nexec "{FLA_BENCH}" "$@"\n')
+            os.chmod(new, 0o755)
+            runs = os.path.join(out, "runs")
+            done = ab(FLA_BENCH, new, runs, "3", *QUICK)
+            self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
+            self.assertEqual(done.stderr.strip().splitlines()[-1],
+                             f"ab-rounds.sh: round 2's new run failed (exit 3; {runs}/r2-new.log)")
+            self.assertTrue(os.path.isfile(os.path.join(runs, "r2-base.json")))
+            with open(os.path.join(runs, "rounds.txt")) as f:
+                self.assertIn("2 cases over 1 rounds", f.read())
+            with open(os.path.join(runs, "rounds.json")) as f:
+                self.assertEqual(len(json.load(f)["rounds"]), 1)
+
     def test_bad_arguments_are_one_line_errors(self):
         with tempfile.TemporaryDirectory() as out:
             done = ab(FLA_BENCH, FLA_BENCH, out, "two")
