@@ -7,6 +7,7 @@ whose message names the file and fits on one line, so the command line tools can
 
 import argparse
 import json
+import lzma
 import os
 import re
 import sys
@@ -90,13 +91,15 @@ def _error(program: str, error: Exception, status: int) -> int:
 
 
 def expand_inputs(paths: list[str]) -> list[str]:
-    """Result file paths from the command line: a folder stands for every *.json file in it, sorted."""
+    """Result file paths from the command line: a folder stands for every *.json and *.json.xz file in it,
+    sorted."""
     files = []
     for path in paths:
         if os.path.isdir(path):
-            found = sorted(os.path.join(path, name) for name in os.listdir(path) if name.endswith(".json"))
+            found = sorted(os.path.join(path, name) for name in os.listdir(path)
+                           if name.endswith((".json", ".json.xz")))
             if not found:
-                raise InputError(f"{path}: no *.json result files in this folder")
+                raise InputError(f"{path}: no *.json or *.json.xz result files in this folder")
             files.extend(found)
         else:
             files.append(path)
@@ -109,7 +112,7 @@ def load_results(paths: list[str]) -> list[ResultFile]:
 
 
 def read_result_file(path: str) -> ResultFile:
-    """Reads a final result file (.json) or a JSON Lines partial one (.partial)."""
+    """Reads a final result file (.json, or xz-compressed) or a JSON Lines partial one (.partial)."""
     text = _read_text(path)
     if path.endswith(".partial"):
         return _parse_partial(path, text)
@@ -148,12 +151,24 @@ def _check_flag(path: str, case_name: str, flag, run_count: int) -> None:
                          f"not one of the {run_count} runs")
 
 
+_XZ_MAGIC = b"\xfd7zXZ\x00"
+
+
 def _read_text(path: str) -> str:
+    """The file's text, decompressed where it is xz (told by its magic bytes, as fla-bench does)."""
     try:
-        with open(path, encoding="utf-8") as file:
-            return file.read()
-    except (OSError, UnicodeDecodeError) as error:
-        reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
+        with open(path, "rb") as file:
+            data = file.read()
+        if data.startswith(_XZ_MAGIC):
+            data = lzma.decompress(data)
+        return data.decode("utf-8")
+    except (OSError, UnicodeDecodeError, lzma.LZMAError) as error:
+        if isinstance(error, OSError):
+            reason = error.strerror
+        elif isinstance(error, lzma.LZMAError):
+            reason = f"damaged xz data ({error})"
+        else:
+            reason = "not UTF-8 text"
         raise InputError(f"{path}: cannot read: {reason}") from None
 
 

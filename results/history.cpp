@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
-#include <iterator>
 
+#include "results/result_file.h"
 #include "results/statistics.h"
+#include "results/xz_text.h"
 
 namespace flabench {
 namespace {
@@ -19,11 +19,6 @@ std::optional<std::size_t> next_present(const std::vector<std::optional<double>>
   for (std::size_t k = after + 1; k < values.size(); ++k)
     if (values[k]) return k;
   return std::nullopt;
-}
-
-std::string read_bytes(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 }  // namespace
@@ -169,13 +164,20 @@ std::filesystem::path add_to_history(const std::filesystem::path& store,
   std::error_code error;
   std::filesystem::create_directories(folder, error);
   if (error) throw ResultFileError(folder.string() + ": cannot create: " + error.message());
+  const auto text_of = [](const std::filesystem::path& path) {
+    try {
+      return read_text(path);
+    } catch (const XzError& e) {
+      throw ResultFileError(path.string() + ": " + e.what());
+    }
+  };
+  const std::string text = text_of(result);  // filed as plain JSON, whether the run was compressed or not
   if (std::filesystem::exists(target)) {
-    if (read_bytes(target) == read_bytes(result)) return target;  // filed before
+    if (text_of(target) == text) return target;  // filed before
     throw ResultFileError(target.string() +
                           " already holds a different run with the same start time and commit");
   }
-  std::filesystem::copy_file(result, target, error);
-  if (error) throw ResultFileError(target.string() + ": cannot write: " + error.message());
+  write_file_atomically(target, text);
   return target;
 }
 

@@ -5,9 +5,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include "results/json_format.h"
+#include "results/xz_text.h"
 
 namespace flabench {
 namespace {
@@ -83,14 +83,20 @@ std::filesystem::path partial_path(const std::filesystem::path& path) {
 }
 
 ResultFile read_result_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) fail(path, "cannot open: " + std::string(std::strerror(errno)));
-  if (path.extension() == ".partial") return read_partial(path, in);
-  std::stringstream text;
-  text << in.rdbuf();
+  if (path.extension() == ".partial") {
+    std::ifstream in(path);
+    if (!in) fail(path, "cannot open: " + std::string(std::strerror(errno)));
+    return read_partial(path, in);
+  }
+  std::string text;
+  try {
+    text = read_text(path);
+  } catch (const XzError& e) {
+    fail(path, e.what());
+  }
   json j;
   try {
-    j = json::parse(text.str());
+    j = json::parse(text);
   } catch (const json::exception& e) {
     fail(path, std::string("not valid JSON (") + e.what() + ")");
   }

@@ -22,8 +22,9 @@ class ResultFileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Reads a final result file or a `.partial` one. Throws ResultFileError naming the file and the problem
-// (missing, not JSON, another schema, a newer major schema version, a malformed case).
+// Reads a final result file (plain or xz-compressed) or a `.partial` one. Throws ResultFileError naming the
+// file and the problem (missing, damaged xz, not JSON, another schema, a newer major schema version, a
+// malformed case).
 ResultFile read_result_file(const std::filesystem::path& path);
 
 std::filesystem::path partial_path(const std::filesystem::path& path);

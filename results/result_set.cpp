@@ -10,11 +10,14 @@ std::vector<LoadedResult> load_results(const std::filesystem::path& file_or_fold
     throw ResultFileError(file_or_folder.string() + ": no such file or folder");
   std::vector<std::filesystem::path> paths;
   if (std::filesystem::is_directory(file_or_folder)) {
-    for (const auto& entry : std::filesystem::directory_iterator(file_or_folder))
-      if (entry.is_regular_file() && entry.path().extension() == ".json") paths.push_back(entry.path());
+    for (const auto& entry : std::filesystem::directory_iterator(file_or_folder)) {
+      const std::string name = entry.path().filename().string();
+      if (entry.is_regular_file() && (name.ends_with(".json") || name.ends_with(".json.xz")))
+        paths.push_back(entry.path());
+    }
     std::sort(paths.begin(), paths.end());
     if (paths.empty())
-      throw ResultFileError(file_or_folder.string() + ": a folder without result files (*.json)");
+      throw ResultFileError(file_or_folder.string() + ": a folder without result files (*.json, *.json.xz)");
   } else {
     paths.push_back(file_or_folder);
   }

@@ -12,6 +12,7 @@ packages=(
   libgtest-dev          # GoogleTest >= 1.12
   nlohmann-json3-dev    # nlohmann/json >= 3.10
   libcli11-dev          # CLI11 >= 2.1
+  liblzma-dev           # liblzma >= 5.2: result files read as .json.xz
   python3-jsonschema    # the result-schema test (/usr/bin/python3)
   python3-matplotlib    # fla-bench plot and report (/usr/bin/python3; matplotlib >= 3.6)
 )

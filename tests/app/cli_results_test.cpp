@@ -6,6 +6,7 @@
 #include "results/result_file.h"
 #include "tests/app/cli_support.h"
 #include "tests/results/fixture_runs.h"
+#include "tests/results/xz_fixture.h"
 
 namespace flabench {
 namespace {
@@ -44,6 +45,11 @@ TEST_F(CliResults, CompareGivesVerdictsAndGatesOnRegressions) {
   const std::string base = write_run("base.json", 5.0, 1), noise = write_run("noise.json", 5.0, 2),
                     regressed = write_run("regressed.json", 5.5, 3);
   Outcome o = fla_bench("compare " + base + " " + noise + " --fail-on-regression");
+  EXPECT_EQ(o.status, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("2 cases: 0 slower, 0 faster, 2 same"), std::string::npos) << o.out;
+  // a baseline kept xz-compressed, as committed ones are, reads as its JSON
+  std::ofstream(dir / "base.json.xz", std::ios::binary) << xz_compressed(slurp(base));
+  o = fla_bench("compare " + (dir / "base.json.xz").string() + " " + noise);
   EXPECT_EQ(o.status, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("2 cases: 0 slower, 0 faster, 2 same"), std::string::npos) << o.out;
 
@@ -100,6 +106,10 @@ TEST_F(CliResults, BadFilesAndArgumentsAreOneLineErrors) {
   expect_usage_error("compare " + base + " " + (dir / "future.json").string(),
                      "schema version 2.0.0 cannot be read by this fla-bench (it reads 1.x)");
   expect_usage_error("compare " + base + " " + (dir / "other.json").string(), "not an fla-bench result file");
+  const std::string packed = xz_compressed(slurp(base));
+  std::ofstream(dir / "cut.json.xz", std::ios::binary) << packed.substr(0, packed.size() / 2);
+  expect_usage_error("compare " + base + " " + (dir / "cut.json.xz").string(),
+                     "cut.json.xz: truncated xz data");
   expect_usage_error("compare " + base + " " + (dir / "absent.json").string(),
                      "absent.json: no such file or folder");
   expect_usage_error("compare " + base, "At least 2 required");

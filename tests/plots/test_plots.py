@@ -7,6 +7,8 @@ The scripts run as subprocesses, as a user runs them, so exit statuses and stder
 """
 
 import importlib.util
+import json
+import lzma
 import os
 import subprocess
 import sys
@@ -17,7 +19,7 @@ from xml.etree import ElementTree
 
 TEST_DIR = os.path.dirname(os.path.abspath(__file__))
 PLOTS_DIR = os.path.join(os.path.dirname(os.path.dirname(TEST_DIR)), "plots")
-# plot_fixtures.py, and fla_results.py for the in-process partial-file tests
+# plot_fixtures.py, and fla_results.py for the in-process tests (partial and compressed files)
 sys.path[:0] = [TEST_DIR, PLOTS_DIR]
 
 SKIP_MESSAGE = "SKIPPED: matplotlib is not installed (apt-get install python3-matplotlib)"
@@ -173,6 +175,9 @@ class RefusalTest(unittest.TestCase):
         paths["truncated"] = fixtures.write_json(os.path.join(folder, "cut.json"), document)
         with open(paths["truncated"], "r+", encoding="utf-8") as file:
             file.truncate(len(file.read()) // 2)
+        paths["damaged xz"] = os.path.join(folder, "cut.json.xz")
+        with open(paths["damaged xz"], "wb") as file:
+            file.write(lzma.compress(json.dumps(document).encode())[:-40])
         return paths
 
     def assert_refused(self, run: subprocess.CompletedProcess, path: str) -> None:
@@ -247,6 +252,29 @@ class PartialFileTest(unittest.TestCase):
         run = run_script("plot_results.py", path, "-o", self.path("out"), "--formats", "svg")
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assertIn(self.path("out/time_vs_T_gla_fwd_bf16.svg"), run.stdout.splitlines())
+
+
+class CompressedFileTest(unittest.TestCase):
+    """Baselines are committed as .json.xz: read as they are, named or found in a folder."""
+
+    def test_an_xz_file_reads_as_its_json(self):
+        with tempfile.TemporaryDirectory() as temp:
+            document = fixtures.timed_run(GPU_A, slowdown=1.0)
+            plain = fla_results.read_result_file(fixtures.write_json(os.path.join(temp, "a.json"), document))
+            packed = os.path.join(temp, "b.json.xz")
+            with open(packed, "wb") as file:
+                file.write(lzma.compress(json.dumps(document).encode()))
+            self.assertEqual(fla_results.read_result_file(packed).cases, plain.cases)
+            self.assertEqual(fla_results.expand_inputs([temp]), [os.path.join(temp, "a.json"), packed])
+
+    def test_plot_results_draws_from_an_xz_file(self):
+        with tempfile.TemporaryDirectory() as temp:
+            packed = os.path.join(temp, "run.json.xz")
+            with open(packed, "wb") as file:
+                file.write(lzma.compress(json.dumps(fixtures.timed_run(GPU_A, 1.0)).encode()))
+            run = run_script("plot_results.py", packed, "-o", os.path.join(temp, "out"), "--formats", "svg")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn(os.path.join(temp, "out/time_vs_T_gla_fwd_bf16.svg"), run.stdout.splitlines())
 
 
 class PageChecker(HTMLParser):

@@ -4,8 +4,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "results/json_format.h"
 #include "tests/results/fixture_runs.h"
+#include "tests/results/xz_fixture.h"
 
 namespace flabench {
 namespace {
@@ -119,6 +123,20 @@ TEST_F(HistoryStore, RefusesMixedGpusAndUnfinishedRuns) {
   }
   EXPECT_THROW(add_to_history(dir / "store", partial_path(dir / "crashed.json")), ResultFileError);
   EXPECT_EQ(device_slug("NVIDIA GeForce RTX 4070 Ti"), "nvidia-geforce-rtx-4070-ti");
+}
+
+TEST_F(HistoryStore, FilesACompressedRunAsPlainJson) {
+  const fs::path run = write_run(0, 5.0);
+  std::string text;
+  {
+    std::ifstream in(run, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::ofstream(dir / "run.json.xz", std::ios::binary) << testing::xz_compressed(text);
+  const fs::path filed = add_to_history(dir / "store", dir / "run.json.xz");
+  std::ifstream in(filed, std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), text);
+  EXPECT_EQ(add_to_history(dir / "store", run), filed);  // the same run, plain: filed before
 }
 
 }  // namespace

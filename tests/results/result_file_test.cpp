@@ -5,7 +5,10 @@
 #include <fstream>
 
 #include "results/json_format.h"
+#include "results/result_set.h"
+#include "results/xz_text.h"
 #include "tests/results/sample_records.h"
+#include "tests/results/xz_fixture.h"
 
 namespace flabench {
 namespace {
@@ -94,6 +97,38 @@ TEST_F(ResultFileTest, BadFilesGiveOneClearError) {
   expect_read_error(dir / "truncated.json", "axes");
   write(dir / "empty.json.partial", "");
   expect_read_error(dir / "empty.json.partial", "empty file");
+}
+
+TEST_F(ResultFileTest, XzCompressedFilesReadAsTheirJsonAndFoldersFindThem) {
+  const ResultFile run{
+      testing::sample_context(), {testing::sample_case()}, RunSummary{1, 1, 0, 0, 2.0}, true};
+  const std::string text = result_file_json(run).dump();
+  write(dir / "a.json", text);
+  write(dir / "b.json.xz",
+        testing::xz_compressed(text) + testing::xz_compressed(""));  // concatenated streams read whole
+  write(dir / "notes.txt", "not a result");
+  const ResultFile packed = read_result_file(dir / "b.json.xz");
+  EXPECT_EQ(packed.cases, run.cases);
+  EXPECT_EQ(packed.context, run.context);
+  const std::vector<LoadedResult> found = load_results(dir);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].path.filename(), "a.json");
+  EXPECT_EQ(found[1].path.filename(), "b.json.xz");
+}
+
+TEST_F(ResultFileTest, DamagedXzIsOneClearError) {
+  const std::string packed = testing::xz_compressed(
+      result_file_json({testing::sample_context(), {testing::sample_case()}, {}, true}).dump());
+  write(dir / "cut.json.xz", packed.substr(0, packed.size() - 20));
+  expect_read_error(dir / "cut.json.xz", "truncated xz data");
+  std::string flipped = packed;
+  flipped[flipped.size() / 2] ^= 0x55;
+  write(dir / "flipped.json.xz", flipped);
+  expect_read_error(dir / "flipped.json.xz", "corrupt xz data");
+  EXPECT_FALSE(is_xz("{\"schema\": 1}"));
+  EXPECT_THROW(xz_decompress("\xFD"
+                             "7zXZ"),
+               XzError);
 }
 
 TEST(JsonFormat, OptionalPartsAreLeftOutAndStatusIsAName) {
