@@ -167,7 +167,7 @@ std::filesystem::path add_to_history(const std::filesystem::path& store,
   const auto text_of = [](const std::filesystem::path& path) {
     try {
       return read_text(path);
-    } catch (const XzError& e) {
+    } catch (const TextReadError& e) {
       throw ResultFileError(path.string() + ": " + e.what());
     }
   };

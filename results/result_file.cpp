@@ -91,7 +91,7 @@ ResultFile read_result_file(const std::filesystem::path& path) {
   std::string text;
   try {
     text = read_text(path);
-  } catch (const XzError& e) {
+  } catch (const TextReadError& e) {
     fail(path, e.what());
   }
   json j;

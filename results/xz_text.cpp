@@ -42,7 +42,7 @@ bool is_xz(std::string_view bytes) {
 std::string xz_decompress(std::string_view bytes) {
   lzma_stream stream = LZMA_STREAM_INIT;
   lzma_ret code = lzma_stream_decoder(&stream, UINT64_MAX, LZMA_CONCATENATED);
-  if (code != LZMA_OK) throw XzError(lzma_message(code));
+  if (code != LZMA_OK) throw TextReadError(lzma_message(code));
   stream.next_in = reinterpret_cast<const std::uint8_t*>(bytes.data());
   stream.avail_in = bytes.size();
   std::string text;
@@ -56,13 +56,13 @@ std::string xz_decompress(std::string_view bytes) {
     text.append(buffer, sizeof(buffer) - stream.avail_out);
   } while (code == LZMA_OK);
   lzma_end(&stream);
-  if (code != LZMA_STREAM_END) throw XzError(lzma_message(code));
+  if (code != LZMA_STREAM_END) throw TextReadError(lzma_message(code));
   return text;
 }
 
 std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw XzError("cannot open: " + std::string(std::strerror(errno)));
+  if (!in) throw TextReadError("cannot open: " + std::string(std::strerror(errno)));
   std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   return is_xz(bytes) ? xz_decompress(bytes) : bytes;
 }

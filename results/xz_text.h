@@ -9,7 +9,8 @@
 
 namespace flabench {
 
-class XzError : public std::runtime_error {
+// A file that cannot be read, or whose xz data is damaged.
+class TextReadError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -17,12 +18,12 @@ class XzError : public std::runtime_error {
 // True when `bytes` starts with the xz stream header's magic.
 bool is_xz(std::string_view bytes);
 
-// The decompressed bytes of one or more concatenated xz streams. Throws XzError saying what is wrong
+// The decompressed bytes of one or more concatenated xz streams. Throws TextReadError saying what is wrong
 // (truncated, corrupt, not xz).
 std::string xz_decompress(std::string_view bytes);
 
-// The file's bytes, decompressed where they are xz. Throws XzError when the file cannot be opened or its xz
-// data is damaged.
+// The file's bytes, decompressed where they are xz. Throws TextReadError when the file cannot be opened or
+// its xz data is damaged.
 std::string read_text(const std::filesystem::path& path);
 
 }  // namespace flabench

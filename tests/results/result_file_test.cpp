@@ -128,7 +128,7 @@ TEST_F(ResultFileTest, DamagedXzIsOneClearError) {
   EXPECT_FALSE(is_xz("{\"schema\": 1}"));
   EXPECT_THROW(xz_decompress("\xFD"
                              "7zXZ"),
-               XzError);
+               TextReadError);
 }
 
 TEST(JsonFormat, OptionalPartsAreLeftOutAndStatusIsAName) {
