@@ -1,16 +1,21 @@
 """The cases of a fla-bench result file, as written (RESULT.json) or xz-compressed (RESULT.json.xz, as the
-runs under results/baselines/*/*-versions/ are kept), for the scripts that read them."""
+runs under results/baselines/ are kept), for the scripts that read them. xz is told by its magic bytes, as
+fla-bench and plots/fla_results.py tell it."""
 
 import json
 import lzma
+
+XZ_MAGIC = b"\xfd7zXZ\x00"
 
 
 def read_cases(path):
     """The file's "cases" list. Raises OSError, ValueError (a damaged xz file too), KeyError or TypeError where
     it is not a readable result file."""
-    opener = lzma.open if path.endswith(".xz") else open
-    try:
-        with opener(path, "rt") as text:
-            return json.load(text)["cases"]
-    except (lzma.LZMAError, EOFError) as error:
-        raise ValueError(f"{path}: not a readable xz file ({error})") from error
+    with open(path, "rb") as file:
+        data = file.read()
+    if data.startswith(XZ_MAGIC):
+        try:
+            data = lzma.decompress(data)
+        except lzma.LZMAError as error:
+            raise ValueError(f"{path}: not a readable xz file ({error})") from error
+    return json.loads(data)["cases"]

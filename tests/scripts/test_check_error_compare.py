@@ -114,11 +114,19 @@ class CheckErrorCompare(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertEqual(out.stdout.replace(packed, self.new), self.run_script(self.base, self.new).stdout)
 
+    def cut_xz(self):
+        """A real xz file cut short: its magic bytes say xz, its data ends early."""
+        path = os.path.join(self.dir.name, "cut.json.xz")
+        packed = lzma.compress(json.dumps({"cases": NEW}).encode())
+        with open(path, "wb") as out:
+            out.write(packed[:len(packed) // 2])
+        return path
+
     def test_bad_input_is_one_line_and_exit_2(self):
         for args in [(self.base,), (self.base, os.path.join(self.dir.name, "missing.json")),
                      (self.base, self.new, "--filter", "("), (self.base, self.new, "--filter"),
                      (self.base, self.write("bad.json", "not json")), (self.base, self.write("x.json", {"a": 1})),
-                     (self.base, self.write("damaged.json.xz", "not xz"))]:
+                     (self.base, self.write("damaged.json.xz", "not xz")), (self.base, self.cut_xz())]:
             out = self.run_script(*args)
             self.assertEqual(out.returncode, 2, args)
             self.assertEqual(len(out.stderr.strip().splitlines()), 1, out.stderr)
