@@ -119,5 +119,39 @@ TEST(ColumnRecord, PackedKeysHalveTheRecordsOfBf16Inputs) {
   EXPECT_EQ((ColumnRecord<GlaForm, __nv_bfloat16>::vector_offset(2, 8)), 8);
 }
 
+// The converter warps' second buffer of records (column_feed.cuh) fits the 227 KiB a Hopper block may take
+// at the D = 128 peer shapes in bf16 with wide (32-token) chunks, two value columns a lane
+// (4,4096,16,128) or one (2,16384,16,128), for gla, rwkv6 and simple_gla; rwkv7's five key vectors do not,
+// which is why variant.cuh builds no converter kernels for the low-rank form.
+template <class Form>
+std::size_t converter_pass_bytes(int CPL) {
+  Geometry g;
+  g.K = g.V = 128, g.KPT = 16, g.CPL = CPL, g.W = 8, g.BV = 4 * CPL;
+  g = with_wide_column_chunks(g);
+  const char x[1] = {};
+  StagePlan plan;
+  for (int vec = 0; vec < KeyVectors<Form>::count; ++vec) plan.add(x, 2, g.K, g.K);
+  plan.add(x, 2, g.V, g.block_columns(), g.block_columns());
+  plan.tokens = g.column_tokens;
+  using R = ColumnRecord<Form, __nv_bfloat16>;
+  const std::size_t with = column_shared_bytes<Form, __nv_bfloat16>(plan, g, true);
+  const std::size_t without = column_shared_bytes<Form, __nv_bfloat16>(plan, g, false);
+  EXPECT_EQ(with - without, sizeof(float) * g.column_tokens * R::floats(g));  // one more buffer of records
+  return with;
+}
+
+TEST(ColumnSharedMemory, ConvertersFitAtTheD128PeerShapesExceptForRwkv7) {
+  constexpr std::size_t kHopper = 227 * 1024;
+  for (int CPL : {1, 2}) {
+    SCOPED_TRACE(testing::Message() << "CPL=" << CPL);
+    EXPECT_LE(converter_pass_bytes<GlaForm>(CPL), kHopper);
+    EXPECT_LE(converter_pass_bytes<Rwkv6Form>(CPL), kHopper);
+    EXPECT_LE(converter_pass_bytes<SimpleGlaForm>(CPL), kHopper);
+    EXPECT_GT(converter_pass_bytes<Rwkv7Form>(CPL), kHopper);
+  }
+  // rwkv6 with two columns a lane: ring 2 x 32 x 896 bytes, records 2 x 32 x 356 floats, partials 32 x 512
+  EXPECT_EQ(converter_pass_bytes<Rwkv6Form>(2), 57344u + 91136u + 65536u);
+}
+
 }  // namespace
 }  // namespace flabench::fused

@@ -4,21 +4,26 @@
 // dsa_t = dS_t^T b_t, which the row pass needs.
 #pragma once
 
-#include "kernels/common/fused_recurrent/column_chunk.cuh"
+#include "kernels/common/fused_recurrent/column_feed.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
 
 namespace flabench::fused {
 
-template <class Form, class T, int KPT, int CPL>
-__global__ void __launch_bounds__(32 * kMaxColumnWarps)
+template <class Form, class T, int KPT, int CPL, bool kConverter>
+__global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConverterWarps : 0)))
     fused_recurrent_bwd_columns_kernel(Pointers<T> p, GradPointers<T> d, Geometry g, StagePlan plan,
                                        float* dsa_store) {
   using KV = KeyVectors<Form>;
+  using Feed = ColumnFeed<Form, T, KPT, kConverter>;
   extern __shared__ __align__(16) char smem[];
-  float* chunk = reinterpret_cast<float*>(smem + kStages * plan.slot_bytes());
-  const int record = ColumnRecord<Form, T>::floats(g);
-  float* partials = chunk + g.column_tokens * record;
+  float* chunk = reinterpret_cast<float*>(smem + kStages * plan.slot_bytes());  // the first record buffer
+  const int record = ColumnRecord<Form, T>::floats(g, KPT);
+  float* partials = chunk + Feed::kBuffers * g.column_tokens * record;
   const int bh = blockIdx.x, b = bh / g.H, h = bh % g.H;
+  if (Feed::is_converter(g)) {  // it stages and converts every chunk, then leaves
+    Feed(plan, smem, g, b, h, /*reverse=*/true).run_converter(g, BonusKeys<Form>(p.u, h, g), chunk);
+    return;
+  }
   const ColumnLane lane(g);
   const ColumnPlaces<Form, T, KPT> at(chunk, partials, g, lane);
   const std::int64_t state_base = std::int64_t(bh) * g.K * g.V;
@@ -27,15 +32,17 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
   load_state_columns(dS, d.d_ht + state_base, g.V, lane);
   const BonusKeys<Form> bonus(p.u, h, g);
 
-  const ChunkRing ring{plan, smem, g.column_chunks, b, h, g.T, g.H, /*reverse=*/true};
-  ring.prime();
+  const Feed feed(plan, smem, g, b, h, /*reverse=*/true);
+  feed.prime();
   HeadGates<KV, T> gates(p.g, g, b, h, g.column_chunks, g.column_tokens, /*reverse=*/true);
 
   for (int index = 0; index < g.column_chunks; ++index) {
-    ring.acquire(index);
+    feed.acquire(index, g);
     const ChunkSpan span = chunk_span(index, g.column_chunks, g.T, true, g.column_tokens);
     gates.advance(index);
-    convert_column_chunk<Form, T, KPT>(plan, ring.slot(index), span.length, g, bonus, chunk);
+    feed.convert(index, span.length, g, bonus, chunk);
+    const int shift = Feed::offset(index, g.column_tokens * record);  // chunk index's records from the first
+    const float* records = chunk + shift;
     // rows of the chunk's first token; later tokens are H rows on
     const std::int64_t first_row = token_row(b, span.t0, h, g);
     const int token_stride = g.H * g.V;
@@ -64,18 +71,19 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
       }
     };
     auto load = [&](ColumnKeys<Form, T, KPT, CPL>& x, int s) {
-      x.load(at.keys + s * at.record, at.slice + s * at.record, gates.decay(s));
+      x.load(at.keys + shift + s * at.record, at.slice + shift + s * at.record, gates.decay(s));
     };
     scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(span.length, /*reverse=*/true, load, step);
     T* dv = d.dv + first_row * g.V + blockIdx.y * g.block_columns();
     finish_column_sums(partials, span.length, g, [&](int s, int column, float sum) {
       if constexpr (Form::value.bonus) {  // o_t's bonus (q_t . (u o k_t)) v_t
-        const float* row = chunk + s * record;
-        sum = fmaf(row[ColumnRecord<Form, T>::bonus_offset(g)],
-                   g.scale * row[ColumnRecord<Form, T>::slice_offset(g) + column], sum);
+        const float* row = records + s * record;
+        sum = fmaf(row[ColumnRecord<Form, T>::bonus_offset(g, KPT)],
+                   g.scale * row[ColumnRecord<Form, T>::slice_offset(g, KPT) + column], sum);
       }
       dv[s * token_stride + column] = from_float<T>(sum);
     });
+    feed.release(index, g);
   }
 }
 

@@ -12,15 +12,9 @@
 
 namespace flabench::fused {
 
-// The converted chunk, then one partial sum per thread and token: the reductions over K wait for the chunk's
-// end, off the per-token critical path.
-template <class Form, class T>
-__host__ __device__ constexpr int column_chunk_floats(const Geometry& g) {
-  return g.column_tokens * (ColumnRecord<Form, T>::floats(g) + 32 * g.W * g.CPL);
-}
-
-// The bonus u of the eight keys this thread converts in every chunk (the block's thread count is a multiple
-// of K / 8, so a thread's group of keys never changes); nothing without a bonus.
+// The bonus u of the eight keys this thread converts in every chunk (the converting threads' count, and the
+// first one's index, are multiples of K / 8, so a thread's group of keys never changes); nothing without a
+// bonus.
 template <class Form>
 struct BonusKeys {
   float u[Form::value.bonus ? 8 : 1];
@@ -34,20 +28,21 @@ struct BonusKeys {
   }
 };
 
-// The block converts the staged raw rows of the chunk's first `length` tokens into `chunk`: a thread takes
-// eight keys of one token at a time, of every key vector (one set of addresses for all of them); the last
-// staged segment is the value-side slice.
+// Threads [0, threads) (numbered `thread`: the block, or its converter warps) convert the staged raw rows of
+// the chunk's first `length` tokens into `chunk`: a thread takes eight keys of one token at a time, of every
+// key vector (one set of addresses for all of them); the last staged segment is the value-side slice. The
+// caller synchronises the readers.
 template <class Form, class T, int KPT>
 __device__ void convert_column_chunk(const StagePlan& plan, const char* slot, int length, const Geometry& g,
-                                     const BonusKeys<Form>& bonus, float* chunk) {
+                                     const BonusKeys<Form>& bonus, float* chunk, int thread, int threads) {
   using KV = KeyVectors<Form>;
   using R = ColumnRecord<Form, T>;
-  const int record = R::floats(g);
+  const int record = R::floats(g, KPT);
   const int group_shift = g.group_shift, group_mask = g.K / 8 - 1, items = length << group_shift;
   // every thread takes the same number of trips: the bonus's sum over a token's K / 8 threads (neighbouring
   // lanes) shuffles
-  for (int base = 0; base < items; base += blockDim.x) {
-    const int idx = base + threadIdx.x, s = idx >> group_shift;
+  for (int base = 0; base < items; base += threads) {
+    const int idx = base + thread, s = idx >> group_shift;
     const unsigned first = (idx & group_mask) * 8;
     float* row = chunk + s * record;
     // where the thread's eight keys of vector `vec` go (KPT 8: a lane's keys; 16: half of them; 4: two
@@ -89,27 +84,26 @@ __device__ void convert_column_chunk(const StagePlan& plan, const char* slot, in
     }
     if constexpr (Form::value.bonus) {
       bonus_part = sum_over_lanes(bonus_part, g.K / 8);
-      if (idx < items && first == 0) row[R::bonus_offset(g)] = bonus_part;
+      if (idx < items && first == 0) row[R::bonus_offset(g, KPT)] = bonus_part;
     }
   }
   // the slice, eight values a thread where the block's columns come in eights
   const int columns = g.block_columns();
-  float* slices = chunk + R::slice_offset(g);
+  float* slices = chunk + R::slice_offset(g, KPT);
   if (columns % 8 == 0) {
     const int eights_shift = g.column_shift - 3;
-    for (int idx = threadIdx.x; idx < length << eights_shift; idx += blockDim.x) {
+    for (int idx = thread; idx < length << eights_shift; idx += threads) {
       const int s = idx >> eights_shift, c = (idx & ((1 << eights_shift) - 1)) * 8;
       float x[8];
       load8(staged<T>(plan, slot, s, KV::count) + c, x);
       store8(slices + s * record + c, x);
     }
   } else {
-    for (int idx = threadIdx.x; idx < length << g.column_shift; idx += blockDim.x) {
+    for (int idx = thread; idx < length << g.column_shift; idx += threads) {
       const int s = idx >> g.column_shift, c = idx & (columns - 1);
       slices[s * record + c] = to_float(staged<T>(plan, slot, s, KV::count)[c]);
     }
   }
-  __syncthreads();
 }
 
 // The lanes of a column pass: lane = column slot * KG + key group within the warp; a lane holds keys
@@ -190,11 +184,11 @@ struct ColumnPlaces {
   float* partials;     // its partial sum of token 0 and column 0 (of CPL); partial_index() from there
   int record;          // floats from one token's record to the next
 
-  __device__ ColumnPlaces(float* chunk, float* all_partials, const Geometry& g, const ColumnLane& lane)
+  __device__ ColumnPlaces(const float* chunk, float* all_partials, const Geometry& g, const ColumnLane& lane)
       : keys(chunk + lane.key_group * ColumnRecord<Form, T>::group_floats(KPT)),
-        slice(chunk + ColumnRecord<Form, T>::slice_offset(g) + lane.column),
+        slice(chunk + ColumnRecord<Form, T>::slice_offset(g, KPT) + lane.column),
         partials(all_partials + threadIdx.x),
-        record(ColumnRecord<Form, T>::floats(g)) {}
+        record(ColumnRecord<Form, T>::floats(g, KPT)) {}
 };
 
 // Runs step(x, s) over the chunk's tokens s = 0 .. length - 1 (backwards when `reverse`), x holding token

@@ -5,9 +5,11 @@
 
 #include <cuda_bf16.h>
 
+#include <cstddef>
 #include <type_traits>
 
 #include "kernels/common/fused_recurrent/layout.h"
+#include "kernels/common/fused_recurrent/stage_plan.h"
 #include "kernels/common/recurrence.h"
 
 namespace flabench::fused {
@@ -56,15 +58,35 @@ struct ColumnRecord {
   __host__ __device__ static constexpr int group_floats(int KPT) {
     return padded_key_group(vector_offset(KV::count, KPT));
   }
-  __host__ __device__ static constexpr int slice_offset(const Geometry& g) {
-    return g.K / g.KPT * group_floats(g.KPT);
+  // Offsets in a record at g's layout, KPT == g.KPT: kernels pass their compile-time KPT, so that the
+  // record's size folds into constants rather than being worked out from g.KPT in several places.
+  __host__ __device__ static constexpr int slice_offset(const Geometry& g, int KPT) {
+    return g.K / KPT * group_floats(KPT);
   }
-  __host__ __device__ static constexpr int bonus_offset(const Geometry& g) {
-    return slice_offset(g) + (g.block_columns() + 3) / 4 * 4;
+  __host__ __device__ static constexpr int bonus_offset(const Geometry& g, int KPT) {
+    return slice_offset(g, KPT) + (g.block_columns() + 3) / 4 * 4;
   }
-  __host__ __device__ static constexpr int floats(const Geometry& g) {
-    return bonus_offset(g) + (Form::value.bonus ? 4 : 0);
+  __host__ __device__ static constexpr int floats(const Geometry& g, int KPT) {
+    return bonus_offset(g, KPT) + (Form::value.bonus ? 4 : 0);
   }
+  __host__ __device__ static constexpr int slice_offset(const Geometry& g) { return slice_offset(g, g.KPT); }
+  __host__ __device__ static constexpr int floats(const Geometry& g) { return floats(g, g.KPT); }
 };
+
+// One partial sum per scanning lane, column and token of a chunk: the reductions over K wait for the chunk's
+// end, off the per-token critical path.
+__host__ __device__ constexpr int column_partial_floats(const Geometry& g) {
+  return g.column_tokens * 32 * g.W * g.CPL;
+}
+
+// Shared memory of a column pass: the staging ring, the converted records (one buffer, or two with
+// converter warps: column_feed.cuh), then the scanning lanes' partial sums.
+template <class Form, class T>
+inline std::size_t column_shared_bytes(const StagePlan& plan, const Geometry& g, bool converters) {
+  const std::size_t buffers = converters ? 2 : 1;
+  return kStages * std::size_t(plan.slot_bytes()) +
+         sizeof(float) *
+             (buffers * g.column_tokens * ColumnRecord<Form, T>::floats(g) + column_partial_floats(g));
+}
 
 }  // namespace flabench::fused

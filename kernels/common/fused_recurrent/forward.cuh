@@ -1,32 +1,33 @@
 // fused_recurrent forward: W warps per (batch, head, slice of BV * W value columns) scan time with their part
 // of the fp32 state in registers (KPT keys of CPL columns per lane). Inputs arrive through the cp.async ring
-// and are converted once per chunk; between chunks the block synchronises, within a chunk nothing does.
+// and are converted once per chunk, by the block or by converter warps beside the scanning ones
+// (column_feed.cuh); within a chunk no barrier holds the scan.
 #pragma once
 
 #include "kernels/common/constant_dispatch.h"
-#include "kernels/common/fused_recurrent/column_chunk.cuh"
+#include "kernels/common/fused_recurrent/column_feed.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
 
 namespace flabench::fused {
 
-template <class Form, class T>
-inline std::size_t column_shared_bytes(const StagePlan& plan, const Geometry& g) {
-  return kStages * std::size_t(plan.slot_bytes()) + sizeof(float) * column_chunk_floats<Form, T>(g);
-}
-
 // Chunks of g.column_tokens tokens (16 or 32) are staged and converted at a time, and scanned kChunk tokens
 // at a time. kSaves (save for backward): `checkpoints` receives the state before every kChunk-th token,
 // [B*H, chunks, K, V], and `sa_store` (low rank) a^T S_{t-1} per token, [B, T, H, V].
-template <class Form, class T, int KPT, int CPL, bool kSaves>
-__global__ void __launch_bounds__(32 * kMaxColumnWarps)
+template <class Form, class T, int KPT, int CPL, bool kSaves, bool kConverter>
+__global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConverterWarps : 0)))
     fused_recurrent_fwd_kernel(Pointers<T> p, Geometry g, StagePlan plan, float* checkpoints,
                                float* sa_store) {
   using KV = KeyVectors<Form>;
+  using Feed = ColumnFeed<Form, T, KPT, kConverter>;
   extern __shared__ __align__(16) char smem[];
-  float* chunk = reinterpret_cast<float*>(smem + kStages * plan.slot_bytes());
-  const int record = ColumnRecord<Form, T>::floats(g);
-  float* partials = chunk + g.column_tokens * record;
+  float* chunk = reinterpret_cast<float*>(smem + kStages * plan.slot_bytes());  // the first record buffer
+  const int record = ColumnRecord<Form, T>::floats(g, KPT);
+  float* partials = chunk + Feed::kBuffers * g.column_tokens * record;
   const int bh = blockIdx.x, b = bh / g.H, h = bh % g.H;
+  if (Feed::is_converter(g)) {  // it stages and converts every chunk, then leaves
+    Feed(plan, smem, g, b, h, /*reverse=*/false).run_converter(g, BonusKeys<Form>(p.u, h, g), chunk);
+    return;
+  }
   const ColumnLane lane(g);
   const ColumnPlaces<Form, T, KPT> at(chunk, partials, g, lane);
   const std::int64_t state_base = std::int64_t(bh) * g.K * g.V;
@@ -35,15 +36,17 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
   load_state_columns(S, p.h0 + state_base, g.V, lane);
   const BonusKeys<Form> bonus(p.u, h, g);
 
-  const ChunkRing ring{plan, smem, g.column_chunks, b, h, g.T, g.H, /*reverse=*/false};
-  ring.prime();
+  const Feed feed(plan, smem, g, b, h, /*reverse=*/false);
+  feed.prime();
   HeadGates<KV, T> gates(p.g, g, b, h, g.column_chunks, g.column_tokens, /*reverse=*/false);
 
   for (int index = 0; index < g.column_chunks; ++index) {
-    ring.acquire(index);
+    feed.acquire(index, g);
     const ChunkSpan span = chunk_span(index, g.column_chunks, g.T, false, g.column_tokens);
     gates.advance(index);
-    convert_column_chunk<Form, T, KPT>(plan, ring.slot(index), span.length, g, bonus, chunk);
+    feed.convert(index, span.length, g, bonus, chunk);
+    const int shift = Feed::offset(index, g.column_tokens * record);  // chunk index's records from the first
+    const float* records = chunk + shift;
     // rows of the chunk's first token; later tokens are H rows on
     const std::int64_t first_row = token_row(b, span.t0, h, g);
     const int token_stride = g.H * g.V;
@@ -69,7 +72,7 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
       }
     };
     auto load = [&](ColumnKeys<Form, T, KPT, CPL>& x, int s) {
-      x.load(at.keys + s * at.record, at.slice + s * at.record, gates.decay(s));
+      x.load(at.keys + shift + s * at.record, at.slice + shift + s * at.record, gates.decay(s));
     };
     for (int part = 0; part < span.length; part += kChunk) {  // a checkpoint before every kChunk tokens
       float* checkpoint =
@@ -100,12 +103,13 @@ __global__ void __launch_bounds__(32 * kMaxColumnWarps)
     T* o = p.o + first_row * g.V + blockIdx.y * g.block_columns();
     finish_column_sums(partials, span.length, g, [&](int s, int column, float sum) {
       if constexpr (Form::value.bonus) {  // (q_t . (u o k_t)) v_t
-        const float* row = chunk + s * record;
-        sum = fmaf(row[ColumnRecord<Form, T>::bonus_offset(g)],
-                   row[ColumnRecord<Form, T>::slice_offset(g) + column], sum);
+        const float* row = records + s * record;
+        sum = fmaf(row[ColumnRecord<Form, T>::bonus_offset(g, KPT)],
+                   row[ColumnRecord<Form, T>::slice_offset(g, KPT) + column], sum);
       }
       o[s * token_stride + column] = from_float<T>(g.scale * sum);
     });
+    feed.release(index, g);
   }
   store_state_columns(p.ht + state_base, S, g.V, lane);
 }

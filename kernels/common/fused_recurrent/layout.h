@@ -128,6 +128,10 @@ struct Geometry {
 // work). Up to 4; 8 at 16 keys per lane, where registers would allow 4 blocks of 4 warps per SM but shared
 // memory (the converted chunk) only 3, which left a second, mostly idle wave of blocks at B*H = 64.
 constexpr int kMaxColumnWarps = 8;
+// Converter warps beside them where a block has an SM to itself (column_feed.cuh): one warp alone could not
+// keep up with the scan (rwkv6 1.13-1.39x slower); four beat two (kernels/notes/fused_recurrent.md,
+// version 50).
+constexpr int kConverterWarps = 4;
 
 // g with the column passes' chunks at `tokens` tokens, as many as cover the sequence.
 inline Geometry with_column_chunks(Geometry g, int tokens) {

@@ -39,6 +39,25 @@ void with_column_layout(const Geometry& g, Fn&& fn) {
     fn(integral_constant<int, 16>{}, integral_constant<int, 2>{});
 }
 
+// A column pass's launch: its geometry, and whether converter warps join the W scanning warps of a block
+// (column_feed.cuh).
+struct ColumnPass {
+  Geometry g;
+  bool converters = false;
+  int threads() const { return 32 * (g.W + (converters ? kConverterWarps : 0)); }
+};
+
+// Calls fn(std::bool_constant<pass.converters>). Converter kernels are built only for what column_pass may
+// choose: wide chunks (bf16 at 16 keys a lane, layout.h), without the low-rank term (rwkv7's five key
+// vectors leave no room for a second buffer of records in 227 KiB).
+template <class Form, class T, int KPT, class Fn>
+void with_converter(const ColumnPass& pass, Fn&& fn) {
+  if constexpr (KPT == 16 && std::is_same_v<T, __nv_bfloat16> && !Form::value.low_rank) {
+    if (pass.converters) return fn(std::true_type{});
+  }
+  fn(std::false_type{});
+}
+
 // The same for the row pass's values per lane.
 template <class Fn>
 void with_values_per_lane(const Geometry& g, Fn&& fn) {
@@ -65,15 +84,22 @@ StagePlan column_plan(const Pointers<T>& p, const T* slice, const Geometry& g) {
   return plan;
 }
 
-// The column passes' geometry: g, with 32-token chunks where they pay (Geometry::wide_chunks_pay) and the
-// device's shared memory holds them (the saving forward's and the backward's column pass alike).
+// The column passes' launch (the saving forward's and the backward's alike): g, with 32-token chunks where
+// they pay (Geometry::wide_chunks_pay) and the device's shared memory holds them, and there with converter
+// warps where a second buffer of records fits too. Those blocks have an SM each, so the block's own
+// conversion would stall the SM's only scan.
 template <class Form, class T>
-Geometry column_geometry(const Geometry& g) {
-  if (!g.wide_chunks_pay) return g;
+ColumnPass column_pass(const Geometry& g) {
+  if (!g.wide_chunks_pay) return {g};
+  const auto fits = [](const Geometry& candidate, bool converters) {
+    const std::size_t needed = column_shared_bytes<Form, T>(
+        column_plan<Form, T>(Pointers<T>{}, nullptr, candidate), candidate, converters);
+    return needed <= std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+  };
   const Geometry wide = with_wide_column_chunks(g);
-  const std::size_t needed =
-      column_shared_bytes<Form, T>(column_plan<Form, T>(Pointers<T>{}, nullptr, wide), wide);
-  return needed <= std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)) ? wide : g;
+  if (!fits(wide, false)) return {g};
+  if constexpr (Form::value.low_rank) return {wide};  // with_converter builds no converter kernels for it
+  return {wide, fits(wide, true)};
 }
 
 // The key-side vectors' rows of the block, then v, do (and a^T S, dS^T b) over all V.
@@ -109,7 +135,7 @@ std::size_t shared_bytes(const Problem& p, Mode mode) {
   std::size_t most = 0;
   for (const int schedulers : {0, 1 << 30}) {
     const Geometry g = geometry_of(p, schedulers);
-    most = std::max(most, column_shared_bytes<Form, T>(column_plan<Form, T>(none, nullptr, g), g));
+    most = std::max(most, column_shared_bytes<Form, T>(column_plan<Form, T>(none, nullptr, g), g, false));
     if (mode != Mode::fwd)
       most = std::max(  // with one sub-chunk's sums: the launch takes two only where they fit
           most, rows_shared_bytes<Form>(row_plan<Form, T>(none, nullptr, nullptr, nullptr, g), g, kSub));
@@ -147,7 +173,8 @@ __global__ void sum_key_terms_kernel(const float* terms, const T* g, T* dg, std:
 template <class Form, class T>
 void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   const Problem& p = call.problem;
-  const Geometry g = column_geometry<Form, T>(launch_geometry(p));
+  const ColumnPass pass = column_pass<Form, T>(launch_geometry(p));
+  const Geometry& g = pass.g;
   Pointers<T> pointers = bind_inputs<T>(binding, call.inputs);
   pointers.o = call.outputs.at(binding.o).as<T>();
   pointers.ht = call.outputs.at(binding.ht).as<float>();
@@ -156,18 +183,21 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   const WorkspaceLayout<Form> layout(p);
   float* checkpoints = call.save_for_backward ? workspace + layout.checkpoints : nullptr;
   float* sa = call.save_for_backward && Form::value.low_rank ? workspace + layout.sa : nullptr;
-  const std::size_t shared = column_shared_bytes<Form, T>(plan, g);
+  const std::size_t shared = column_shared_bytes<Form, T>(plan, g, pass.converters);
   with_column_layout(g, [&](auto keys, auto columns) {
     const auto launch = [&](auto kernel) {
       allow_shared_memory(kernel, shared);
-      kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), 32 * g.W, shared, call.stream>>>(pointers, g, plan,
-                                                                                          checkpoints, sa);
+      kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), pass.threads(), shared, call.stream>>>(
+          pointers, g, plan, checkpoints, sa);
     };
     constexpr int KPT = decltype(keys)::value, CPL = decltype(columns)::value;
-    if (checkpoints)
-      launch(fused_recurrent_fwd_kernel<Form, T, KPT, CPL, true>);
-    else
-      launch(fused_recurrent_fwd_kernel<Form, T, KPT, CPL, false>);
+    with_converter<Form, T, KPT>(pass, [&](auto converter) {
+      constexpr bool kConverter = decltype(converter)::value;
+      if (checkpoints)
+        launch(fused_recurrent_fwd_kernel<Form, T, KPT, CPL, true, kConverter>);
+      else
+        launch(fused_recurrent_fwd_kernel<Form, T, KPT, CPL, false, kConverter>);
+    });
   });
   FLA_CUDA_CHECK_LAUNCH();
 }
@@ -181,17 +211,22 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
   float* workspace = reinterpret_cast<float*>(call.workspace.data());
   const WorkspaceLayout<Form> layout(p);
 
-  const Geometry column_g = column_geometry<Form, T>(g);
+  const ColumnPass columns_pass = column_pass<Form, T>(g);
+  const Geometry& column_g = columns_pass.g;
   const StagePlan columns = column_plan<Form, T>(pointers, grads.d_o, column_g);
   const auto launch_columns = [&](cudaStream_t stream) {
-    const std::size_t columns_shared = column_shared_bytes<Form, T>(columns, column_g);
+    const std::size_t columns_shared =
+        column_shared_bytes<Form, T>(columns, column_g, columns_pass.converters);
     with_column_layout(g, [&](auto keys, auto lane_columns) {
-      const NvtxRange range("columns");  // each launch of the backward is its own range for nsys and ncu
-      auto columns_kernel =
-          fused_recurrent_bwd_columns_kernel<Form, T, decltype(keys)::value, decltype(lane_columns)::value>;
-      allow_shared_memory(columns_kernel, columns_shared);
-      columns_kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), 32 * g.W, columns_shared, stream>>>(
-          pointers, grads, column_g, columns, workspace + layout.dsa);
+      constexpr int KPT = decltype(keys)::value;
+      with_converter<Form, T, KPT>(columns_pass, [&](auto converter) {
+        const NvtxRange range("columns");  // each launch of the backward is its own range for nsys and ncu
+        auto columns_kernel = fused_recurrent_bwd_columns_kernel<Form, T, KPT, decltype(lane_columns)::value,
+                                                                 decltype(converter)::value>;
+        allow_shared_memory(columns_kernel, columns_shared);
+        columns_kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), columns_pass.threads(), columns_shared,
+                         stream>>>(pointers, grads, column_g, columns, workspace + layout.dsa);
+      });
     });
     FLA_CUDA_CHECK_LAUNCH();
   };

@@ -1,0 +1,120 @@
+// How a column pass's warps get each chunk's converted records (column_chunk.cuh), in one of two ways:
+// - by the block: every thread stages and converts chunk i, then all of them scan it (a barrier on each
+// side);
+// - by kConverterWarps warps of their own beside the W scanning warps (ColumnPass::converters): they convert
+//   chunk i + 1 into the second of two record buffers while the scan reads chunk i, and stage chunk i + 2, so
+//   the conversion (12% of the D = 128 forward's instructions, 19% of its stall samples when the block did
+//   it) leaves the scan's path. Named barriers hand a buffer over: `full` when the converters have filled it,
+//   `empty` when the scanning warps are done with it (kernels/notes/fused_recurrent.md, version 50).
+#pragma once
+
+#include "kernels/common/fused_recurrent/column_chunk.cuh"
+
+namespace flabench::fused {
+
+// A named barrier of `threads` threads (a multiple of 32): sync() waits for all of them, arrive() counts the
+// caller in without waiting. Both order the caller's earlier shared-memory accesses before the barrier
+// completes for the threads that wait on it. Id 0 is __syncthreads's.
+struct NamedBarrier {
+  int id, threads;
+  __device__ void sync() const { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory"); }
+  __device__ void arrive() const { asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory"); }
+};
+
+// kConverter: whether the block has converter warps (kernels whose block converts carry no converter code).
+// The geometry comes with each call, as the kernel's parameter: a copy held here would cost the kernels
+// registers or local memory.
+template <class Form, class T, int KPT, bool kConverter>
+class ColumnFeed {
+ public:
+  __device__ ColumnFeed(const StagePlan& plan, char* smem, const Geometry& g, int b, int h, bool reverse)
+      : ring_{plan, smem, g.column_chunks, b, h, g.T, g.H, reverse} {}
+
+  // Buffers of records after the staging ring (`records`: the first; then the scanning lanes' partial
+  // sums); chunk `index`'s records are offset(index, floats of a buffer) floats from the first.
+  static constexpr int kBuffers = kConverter ? 2 : 1;
+  __device__ static int offset(int index, int buffer_floats) {
+    return kConverter ? (index & 1) * buffer_floats : 0;
+  }
+
+  // Whether the calling warp is a converter; it then runs the whole feed in run_converter() and leaves.
+  __device__ static bool is_converter(const Geometry& g) {
+    return kConverter && int(threadIdx.x >> 5) >= g.W;
+  }
+
+  // The scanning warps' (or, without converters, the whole block's) first step: start staging chunk 0.
+  __device__ void prime() const {
+    if constexpr (!kConverter) ring_.prime();
+  }
+
+  // Chunk `index` (in visiting order) in two steps, so that the caller may issue loads of its own between
+  // them: acquire() waits for its staged rows (block) or its records (converters); convert() makes the
+  // block's records of its first `length` tokens in `records` (nothing with converters). After both, the
+  // records are readable.
+  __device__ void acquire(int index, const Geometry& g) const {
+    if constexpr (kConverter)
+      full(index, g).sync();
+    else
+      ring_.acquire(index);
+  }
+  __device__ void convert(int index, int length, const Geometry& g, const BonusKeys<Form>& bonus,
+                          float* records) const {
+    if constexpr (!kConverter) {
+      convert_column_chunk<Form, T, KPT>(ring_.plan, ring_.slot(index), length, g, bonus, records,
+                                         threadIdx.x, blockDim.x);
+      __syncthreads();
+    }
+  }
+
+  // The scanning warps are done with chunk `index`'s records (without converters the block's next
+  // acquire() orders that).
+  __device__ void release(int index, const Geometry& g) const {
+    if (kConverter && index + 2 < g.column_chunks) empty(index, g).arrive();
+  }
+
+  // The converter warps' loop: chunk i is converted once its copies have landed and the scanning warps have
+  // released its buffer (that of chunk i - 2); then its slot of the ring takes chunk i + 2.
+  __device__ void run_converter(const Geometry& g, const BonusKeys<Form>& bonus, float* records) const {
+    if constexpr (kConverter) {
+      const int thread = threadIdx.x - 32 * g.W, threads = 32 * kConverterWarps;
+      const NamedBarrier converters{5, threads};
+      stage(0, g, thread, threads);
+      stage(1, g, thread, threads);
+      for (int index = 0; index < g.column_chunks; ++index) {
+        cp_async_wait<1>();  // chunk index's copies (chunk index + 1's may be in flight)
+        converters.sync();   // ... of every converter thread
+        if (index >= 2) empty(index, g).sync();
+        convert_column_chunk<Form, T, KPT>(ring_.plan, ring_.slot(index), span(index, g).length, g, bonus,
+                                           records + offset(index, buffer_floats(g)), thread, threads);
+        converters.sync();  // every converter's reads of the slot done
+        stage(index + 2, g, thread, threads);
+        full(index, g).arrive();
+      }
+    }
+  }
+
+ private:
+  __device__ static int buffer_floats(const Geometry& g) {
+    return g.column_tokens * ColumnRecord<Form, T>::floats(g, KPT);
+  }
+  __device__ ChunkSpan span(int index, const Geometry& g) const {
+    return chunk_span(index, g.column_chunks, g.T, ring_.reverse, g.column_tokens);
+  }
+  __device__ static NamedBarrier full(int index, const Geometry& g) {
+    return {1 + (index & 1), 32 * (g.W + kConverterWarps)};
+  }
+  __device__ static NamedBarrier empty(int index, const Geometry& g) {
+    return {3 + (index & 1), 32 * (g.W + kConverterWarps)};
+  }
+  // The converters' copies of chunk `index` into its slot, as one commit group (empty past the end).
+  __device__ void stage(int index, const Geometry& g, int thread, int threads) const {
+    if (index < g.column_chunks)
+      stage_chunk(ring_.plan, ring_.slot(index), span(index, g), ring_.b, ring_.h, g.T, g.H, thread, threads);
+    else
+      cp_async_commit();
+  }
+
+  const ChunkRing ring_;
+};
+
+}  // namespace flabench::fused
