@@ -9,8 +9,10 @@
 
 namespace flabench::fused {
 
+// With converter warps the blocks have an SM each: the launch bound says so (forward.cuh).
 template <class Form, class T, int KPT, int CPL, bool kConverter>
-__global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConverterWarps : 0)))
+__global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConverterWarps : 0)),
+                                  kConverter ? 1 : 0)
     fused_recurrent_bwd_columns_kernel(Pointers<T> p, GradPointers<T> d, Geometry g, StagePlan plan,
                                        float* dsa_store) {
   using KV = KeyVectors<Form>;

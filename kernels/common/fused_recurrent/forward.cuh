@@ -13,13 +13,13 @@ namespace flabench::fused {
 // Chunks of g.column_tokens tokens (16 or 32) are staged and converted at a time, and scanned kChunk tokens
 // at a time. kSaves (save for backward): `checkpoints` receives the state before every kChunk-th token,
 // [B*H, chunks, K, V], and `sa_store` (low rank) a^T S_{t-1} per token, [B, T, H, V].
-// At 8 and 4 keys a lane the launch bound asks for one block an SM: those scans are latency-bound, and left
-// to itself ptxas traded their registers for occupancy they cannot use (rwkv7 at 4 keys 73 -> 64, gla fp32
-// 63 -> 48 after version 50 folded the record offsets: 1.04-1.12x slower; with the bound 0.85-1.0x of
-// 34f6bfc; kernels/notes/fused_recurrent.md, version 50).
+// At 8 and 4 keys a lane, and with converter warps, the launch bound asks for one block an SM: those scans
+// are latency-bound, or have an SM each, and left to itself ptxas traded their registers for occupancy they
+// cannot use (rwkv7 at 4 keys 73 -> 64 registers, gla fp32 63 -> 48: 1.04-1.12x slower; rwkv6's converter
+// forward 80 registers and 48 bytes of spills; kernels/notes/fused_recurrent.md, version 50).
 template <class Form, class T, int KPT, int CPL, bool kSaves, bool kConverter>
 __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConverterWarps : 0)),
-                                  KPT < 16 ? 1 : 0)
+                                  KPT < 16 || kConverter ? 1 : 0)
     fused_recurrent_fwd_kernel(Pointers<T> p, Geometry g, StagePlan plan, float* checkpoints,
                                float* sa_store) {
   using KV = KeyVectors<Form>;
