@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -54,6 +55,8 @@ template <class Form, class T, int KPT, class Fn>
 void with_converter(const ColumnPass& pass, Fn&& fn) {
   if constexpr (KPT == 16 && std::is_same_v<T, __nv_bfloat16> && !Form::value.low_rank) {
     if (pass.converters) return fn(std::true_type{});
+  } else if (pass.converters) {  // a block kernel launched with the converters' threads would scan past V
+    throw std::logic_error("fused_recurrent: converter warps chosen for a layout built without them");
   }
   fn(std::false_type{});
 }
