@@ -100,24 +100,29 @@ TEST(FusedLayout, ThePeerShapesGetTheLayoutsMeasuredBest) {
 }
 
 // Every (keys per lane, columns per lane, values per lane) an H100 picks for a fused_recurrent case of the
-// battery's own shapes: the battery must reach each layout the peer shapes take, and both ways of running
-// the backward's passes.
+// battery's own shapes: the battery must reach each layout the peer shapes take, both ways of running the
+// backward's passes, and the column passes' converter warps.
 TEST(FusedLayout, TheBatteryReachesEveryLayoutTheH100Picks) {
   const BatterySpec spec{"fused_recurrent", Backend::cuda, {227 * 1024, 90}, true};
   std::set<std::tuple<int, int, int>> reached;
   std::set<bool> backward_passes;  // side by side or one after the other, for the ops that may do either
   bool wide_at_16_keys = false;    // a case whose column passes take 32-token chunks at 16 keys a lane
+  bool converters = false;         // ... of an op whose records leave room for converter warps there
   for (const BatteryCase& c : battery_cases(product_registry(), spec)) {
     if (c.op->name == "gsa" || c.skip_reason) continue;  // gsa's fused_recurrent has its own plan
     const Problem& p = c.problem;
     const Geometry g = layout_of(p.B, p.H, p.K, p.V, kH100Schedulers);
     reached.insert({g.KPT, g.CPL, g.SPAN});
     if (c.op->name != "rwkv7" && c.mode == Mode::fwdbwd) backward_passes.insert(g.side_by_side);
-    wide_at_16_keys |=
+    const bool wide =
         make_geometry(p.B, p.T, p.H, p.K, p.V, 1.0, kChunk, kH100Schedulers, p.dtype == DType::bf16)
             .wide_chunks_pay;
+    wide_at_16_keys |= wide;
+    // variant.cuh adds converter warps there for every op but rwkv7 (fused_records_test.cpp: their room)
+    converters |= wide && c.op->name != "rwkv7" && p.K == 128;
   }
   EXPECT_TRUE(wide_at_16_keys) << "no battery case takes 32-token chunks at 16 keys a lane";
+  EXPECT_TRUE(converters) << "no battery case runs the column passes' converter warps";
   for (const auto& layout :
        {std::tuple{4, 1, 8}, std::tuple{8, 1, 16}, std::tuple{16, 1, 16}, std::tuple{16, 2, 16}})
     EXPECT_TRUE(reached.count(layout)) << "no battery case takes KPT=" << std::get<0>(layout)
