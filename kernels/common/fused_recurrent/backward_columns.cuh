@@ -20,7 +20,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
   extern __shared__ __align__(16) char smem[];
   float* chunk = reinterpret_cast<float*>(smem + kStages * plan.slot_bytes());  // the first record buffer
   const int record = ColumnRecord<Form, T>::floats(g, KPT);
-  float* partials = chunk + Feed::kBuffers * g.column_tokens * record;
+  float* partials = chunk + Feed::kBuffers * Feed::buffer_floats(g);
   const int bh = blockIdx.x, b = bh / g.H, h = bh % g.H;
   if (Feed::is_converter(g)) {  // it stages and converts every chunk, then leaves
     Feed(plan, smem, g, b, h, /*reverse=*/true).run_converter(g, BonusKeys<Form>(p.u, h, g), chunk);
@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
     const ChunkSpan span = chunk_span(index, g.column_chunks, g.T, true, g.column_tokens);
     gates.advance(index);
     feed.convert(index, span.length, g, bonus, chunk);
-    const int shift = Feed::offset(index, g.column_tokens * record);  // chunk index's records from the first
+    const int shift = Feed::offset(index, g);  // chunk index's records: shift floats from the first
     const float* records = chunk + shift;
     // rows of the chunk's first token; later tokens are H rows on
     const std::int64_t first_row = token_row(b, span.t0, h, g);

@@ -31,10 +31,13 @@ class ColumnFeed {
       : ring_{plan, smem, g.column_chunks, b, h, g.T, g.H, reverse} {}
 
   // Buffers of records after the staging ring (`records`: the first; then the scanning lanes' partial
-  // sums); chunk `index`'s records are offset(index, floats of a buffer) floats from the first.
+  // sums), buffer_floats(g) floats each; chunk `index`'s records are offset(index, g) floats from the first.
   static constexpr int kBuffers = kConverter ? 2 : 1;
-  __device__ static int offset(int index, int buffer_floats) {
-    return kConverter ? (index & 1) * buffer_floats : 0;
+  __device__ static int buffer_floats(const Geometry& g) {
+    return g.column_tokens * ColumnRecord<Form, T>::floats(g, KPT);
+  }
+  __device__ static int offset(int index, const Geometry& g) {
+    return kConverter ? (index & 1) * buffer_floats(g) : 0;
   }
 
   // Whether the calling warp is a converter; it then runs the whole feed in run_converter() and leaves.
@@ -85,7 +88,7 @@ class ColumnFeed {
         converters.sync();   // ... of every converter thread
         if (index >= 2) empty(index, g).sync();
         convert_column_chunk<Form, T, KPT>(ring_.plan, ring_.slot(index), span(index, g).length, g, bonus,
-                                           records + offset(index, buffer_floats(g)), thread, threads);
+                                           records + offset(index, g), thread, threads);
         converters.sync();  // every converter's reads of the slot done
         stage(index + 2, g, thread, threads);
         full(index, g).arrive();
@@ -94,9 +97,6 @@ class ColumnFeed {
   }
 
  private:
-  __device__ static int buffer_floats(const Geometry& g) {
-    return g.column_tokens * ColumnRecord<Form, T>::floats(g, KPT);
-  }
   __device__ ChunkSpan span(int index, const Geometry& g) const {
     return chunk_span(index, g.column_chunks, g.T, ring_.reverse, g.column_tokens);
   }

@@ -16,7 +16,8 @@ namespace flabench::fused {
 // At 8 and 4 keys a lane, and with converter warps, the launch bound asks for one block an SM: those scans
 // are latency-bound, or have an SM each, and left to itself ptxas traded their registers for occupancy they
 // cannot use (rwkv7 at 4 keys 73 -> 64 registers, gla fp32 63 -> 48: 1.04-1.12x slower; rwkv6's converter
-// forward 80 registers and 48 bytes of spills; kernels/notes/fused_recurrent.md, version 50).
+// forward 80 registers and 48 bytes of spills; kernels/notes/fused_recurrent.md, version 50). 0 elsewhere:
+// no bound, ptxas's choice as before.
 template <class Form, class T, int KPT, int CPL, bool kSaves, bool kConverter>
 __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConverterWarps : 0)),
                                   KPT < 16 || kConverter ? 1 : 0)
@@ -27,7 +28,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
   extern __shared__ __align__(16) char smem[];
   float* chunk = reinterpret_cast<float*>(smem + kStages * plan.slot_bytes());  // the first record buffer
   const int record = ColumnRecord<Form, T>::floats(g, KPT);
-  float* partials = chunk + Feed::kBuffers * g.column_tokens * record;
+  float* partials = chunk + Feed::kBuffers * Feed::buffer_floats(g);
   const int bh = blockIdx.x, b = bh / g.H, h = bh % g.H;
   if (Feed::is_converter(g)) {  // it stages and converts every chunk, then leaves
     Feed(plan, smem, g, b, h, /*reverse=*/false).run_converter(g, BonusKeys<Form>(p.u, h, g), chunk);
@@ -50,7 +51,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
     const ChunkSpan span = chunk_span(index, g.column_chunks, g.T, false, g.column_tokens);
     gates.advance(index);
     feed.convert(index, span.length, g, bonus, chunk);
-    const int shift = Feed::offset(index, g.column_tokens * record);  // chunk index's records from the first
+    const int shift = Feed::offset(index, g);  // chunk index's records: shift floats from the first
     const float* records = chunk + shift;
     // rows of the chunk's first token; later tokens are H rows on
     const std::int64_t first_row = token_row(b, span.t0, h, g);
