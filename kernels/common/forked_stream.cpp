@@ -34,9 +34,14 @@ const SideResources& side_resources() {
 
 ForkedStream::ForkedStream(cudaStream_t stream) : stream_(stream) {
   const SideResources& r = side_resources();
-  side_ = r.side, join_ = r.join;
-  FLA_CUDA_CHECK(cudaEventRecord(r.fork, stream_));
-  FLA_CUDA_CHECK(cudaStreamWaitEvent(side_, r.fork, 0));
+  side_ = r.side, fork_ = r.fork, join_ = r.join;
+  hand_over();
+}
+
+// A wait takes the event's record at the time it is enqueued, so one event serves every hand-over.
+void ForkedStream::hand_over() {
+  FLA_CUDA_CHECK(cudaEventRecord(fork_, stream_));
+  FLA_CUDA_CHECK(cudaStreamWaitEvent(side_, fork_, 0));
 }
 
 ForkedStream::~ForkedStream() {

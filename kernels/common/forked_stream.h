@@ -18,10 +18,13 @@ class ForkedStream {
   ForkedStream& operator=(const ForkedStream&) = delete;
 
   cudaStream_t side() const { return side_; }
+  // Work enqueued on side() from now on starts only after everything enqueued on the call's stream so far:
+  // the stages of a pipeline, each handed from the call's stream to the side as it is enqueued.
+  void hand_over();
 
  private:
   cudaStream_t stream_, side_;
-  cudaEvent_t join_;
+  cudaEvent_t fork_, join_;
 };
 
 }  // namespace flabench

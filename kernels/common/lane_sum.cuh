@@ -12,10 +12,11 @@ __device__ __forceinline__ float sum_over_lanes(float x, int lanes) {
   return x;
 }
 
-// The largest x over the warp's 32 lanes; every lane gets it.
-__device__ __forceinline__ float largest_over_lanes(float x) {
+// The largest x over the `lanes` neighbouring lanes (a power of two, at most 32); every one of them gets it.
+__device__ __forceinline__ float largest_over_lanes(float x, int lanes = 32) {
 #pragma unroll
-  for (int m = 1; m < 32; m <<= 1) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, m));
+  for (int m = 1; m < 32; m <<= 1)
+    if (m < lanes) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, m));
   return x;
 }
 

@@ -6,13 +6,16 @@
 //
 // g is a log decay, per key channel [B,T,H,K] or per head [B,T,H]; the low-rank term (a, b) is rwkv7's.
 // An op binds its own tensor names to these roles (q is rwkv's r, g is rwkv's w).
+// One more form exists for the fused_recurrent forward alone: a decay per value channel [B,T,H,V] on S's
+// columns, S_t = S_{t-1} diag(exp(g_t)) + k_t v_t^T, which is gsa's first pass (kernels/gsa/gla_passes.cuh);
+// no registered op has it, so the references and the other variants never see it.
 #pragma once
 
 #include <string>
 
 namespace flabench {
 
-enum class GateKind { per_key, per_head };
+enum class GateKind { per_key, per_head, per_value };
 
 struct RecurrenceForm {
   GateKind gate = GateKind::per_key;

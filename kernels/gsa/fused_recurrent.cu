@@ -1,14 +1,17 @@
-// gsa's fused_recurrent variant: the fp32 states in registers; the forward in one of two forms.
+// gsa's fused_recurrent variant: the fp32 states in registers; the forward in one of three forms.
+// - gla passes (gla_passes.cuh), where one query head reads each state pair (G = 1): pass 1 on gla's fused
+//   forward with its decay on the slots (fp32 logits), a softmax kernel, pass 2 on gla's fused forward
+//   itself; where few heads leave schedulers room, pipelined over segments of the sequence on two
+//   streams. 2.2-3.4x faster than the two forms below at the peer shapes (kernels/notes/gsa.md, version 17).
 // - joint (fused_joint.cuh): one kernel whose blocks run pass 1 and pass 2 on separate warps a chunk apart,
 //   the softmax between them in shared memory; every block of a head repeats pass 1.
 // - split (fused_split.cuh): pass 1 writes fp32 logits, then pass 2 takes their softmax; each kernel spreads
 //   its own state over the SMs.
-// The joint kernel holds pass 1 (K x M) in at most 512 threads: past 8 keys per thread (K x M > 4096, e.g.
-// K = 128, M = 64) its per-token stream grows and the split form is faster (0.60-0.81x at D = 128); at
-// K x M <= 4096 the joint kernel is (the split one 1.05-1.13x slower at D = 64), where its block holds both
-// passes (not, e.g., K = 32, M = V = 128 or V = 256: 640 threads). kernels/notes/gsa.md, versions 8 and 11.
-// A forward whose backward follows takes the split form, which leaves the logits and Hk's checkpoints for it
-// (fused_backward.cuh).
+// With grouped queries (G > 1) the joint kernel holds pass 1 (K x M) in at most 512 threads: past 8 keys per
+// thread (K x M > 4096) the split form is faster; at K x M <= 4096 the joint kernel is, where its block holds
+// both passes (not, e.g., K = 32, M = V = 128 or V = 256: 640 threads). kernels/notes/gsa.md, versions 8, 11.
+// A forward whose backward follows leaves the logits and Hk's checkpoints for it (fused_backward.cuh): the
+// gla passes and the split form do.
 #include <optional>
 #include <string>
 
@@ -17,6 +20,7 @@
 #include "kernels/gsa/fused_joint.cuh"
 #include "kernels/gsa/fused_split.cuh"
 #include "kernels/gsa/fused_workspace.h"
+#include "kernels/gsa/gla_passes.cuh"
 #include "kernels/gsa/gsa.h"
 
 namespace flabench {
@@ -27,12 +31,14 @@ bool split_form(const Problem& p) {
   return p.K * p.M > 8 * joint::kMaxPassThreads || !joint::threads_fit(p);
 }
 
-// A backward needs the logits and Hk's checkpoints: only the split form leaves them.
 template <class T>
 void forward(const ForwardCall& call) {
   const FusedWorkspace w(call.problem);
   float* const base = reinterpret_cast<float*>(call.workspace.data());
-  if (call.save_for_backward)
+  if (gla_passes::runs<T>(call.problem))
+    gla_passes::forward<T>(call, base + w.logits, reinterpret_cast<T*>(base + w.weights),
+                           base + w.key_checkpoints);
+  else if (call.save_for_backward)
     split::forward<T>(call, base + w.logits, base + w.key_checkpoints);
   else if (split_form(call.problem))
     split::forward<T>(call, base + w.logits, nullptr);
@@ -68,10 +74,11 @@ Variant gsa_fused_recurrent_variant() {
   variant.op = "gsa";
   variant.name = "fused_recurrent";
   variant.description =
-      "fp32 states in registers; both passes in one kernel (V split across blocks when heads are few), or "
-      "where pass 1 is large (or a backward follows) two kernels joined by fp32 logits; backward from Hk and "
-      "Hv "
-      "checkpoints every 16 tokens in seven scans";
+      "fp32 states in registers; with one query head a state pair both passes on gla's fused_recurrent "
+      "forward (pass 1 with its decay on the slots), joined by fp32 logits and a softmax kernel and "
+      "pipelined over segments of the sequence where heads are few; with grouped queries both passes in one "
+      "kernel, or two where pass 1 is large; backward from Hk and Hv checkpoints every 16 tokens in seven "
+      "scans";
   variant.backend = Backend::cuda;
   variant.support.limits = gsa::limits;
   variant.workspace_bytes = [](const Problem& p) { return gsa::FusedWorkspace(p).bytes(); };

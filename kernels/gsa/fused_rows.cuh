@@ -57,7 +57,7 @@ template <class Body>
 __device__ void for_each_staged_chunk(const fused::StagePlan& stage, char* ring_base, const Dims& d,
                                       Body&& body, bool reverse = false) {
   const int bh = blockIdx.x, chunks = (d.T + kChunk - 1) / kChunk;
-  const fused::ChunkRing ring{stage, ring_base, chunks, bh / d.H, bh % d.H, d.T, d.H, reverse};
+  const fused::ChunkRing ring{stage, ring_base, chunks, bh / d.H, bh % d.H, d.T, d.H, reverse, d.T};
   ring.prime();
   for (int index = 0; index < chunks; ++index) {
     ring.acquire(index);

@@ -12,6 +12,7 @@
 #include "kernels/common/fused_recurrent/column_record.h"
 #include "kernels/common/fused_recurrent/stage_plan.h"
 #include "kernels/gla/gla.h"
+#include "kernels/gsa/gla_passes_plan.h"
 #include "kernels/rwkv6/rwkv6.h"
 #include "kernels/rwkv7/rwkv7.h"
 #include "kernels/simple_gla/simple_gla.h"
@@ -110,6 +111,24 @@ TEST(ColumnRecord, EveryVectorReadIsAlignedAndKeyGroupsSpreadOverTheBanks) {
   expect_record_reads_align<Rwkv6Form, __nv_bfloat16>("rwkv6");
   expect_record_reads_align<Rwkv7Form, __nv_bfloat16>("rwkv7");
   expect_record_reads_align<Rwkv7Form, __half>("rwkv7");
+  expect_record_reads_align<gsa::gla_passes::KeysForm, __nv_bfloat16>("gsa pass 1");
+  expect_record_reads_align<gsa::gla_passes::KeysForm, float>("gsa pass 1");
+}
+
+// A per-value gate (gsa's pass 1) keeps its exponentiated slice right after the value slice, each padded to
+// whole 16-byte units; the other forms keep none (the bonus, or the record's end, follows the value slice).
+TEST(ColumnRecord, APerValueGateSliceFollowsTheValueSlice) {
+  Geometry g;
+  g.K = 64, g.KPT = 8, g.BV = 2, g.W = 3;  // 6 columns: padded to 8 floats
+  using Keys = ColumnRecord<gsa::gla_passes::KeysForm, __nv_bfloat16>;
+  EXPECT_EQ(Keys::gate_offset(g, 8), Keys::slice_offset(g, 8) + 8);
+  EXPECT_EQ(Keys::floats(g, 8), Keys::gate_offset(g, 8) + 8);
+  EXPECT_EQ(Keys::gate_offset(g, 8) % 4, 0);
+  EXPECT_EQ(KeyVectors<gsa::gla_passes::KeysForm>::count, 2);  // q and k: no gate among the key vectors
+  using Gla = ColumnRecord<GlaForm, __nv_bfloat16>;
+  EXPECT_EQ(Gla::floats(g, 8), Gla::gate_offset(g, 8));
+  using Rwkv6 = ColumnRecord<Rwkv6Form, __nv_bfloat16>;
+  EXPECT_EQ(Rwkv6::bonus_offset(g, 8), Rwkv6::gate_offset(g, 8));
 }
 
 TEST(ColumnRecord, PackedKeysHalveTheRecordsOfBf16Inputs) {

@@ -184,7 +184,7 @@ __global__ void __launch_bounds__(128)
   load_floats(dS, d.d_ht + state_base);
   float du = 0;
 
-  const ChunkRing ring{plan, smem, g.chunks, b, h, g.T, g.H, /*reverse=*/true};
+  const ChunkRing ring{plan, smem, g.chunks, b, h, g.T, g.H, /*reverse=*/true, g.sequence_stride};
   ring.prime();
   HeadGates<KV, T> gates(p.g, g, b, h, g.chunks, kChunk, /*reverse=*/true);
 

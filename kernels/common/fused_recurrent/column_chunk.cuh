@@ -87,21 +87,30 @@ __device__ void convert_column_chunk(const StagePlan& plan, const char* slot, in
       if (idx < items && first == 0) row[R::bonus_offset(g, KPT)] = bonus_part;
     }
   }
-  // the slice, eight values a thread where the block's columns come in eights
+  // the slice (and a per-value gate's, exponentiated), eight values a thread where the block's columns come
+  // in eights
   const int columns = g.block_columns();
-  float* slices = chunk + R::slice_offset(g, KPT);
-  if (columns % 8 == 0) {
-    const int eights_shift = g.column_shift - 3;
-    for (int idx = thread; idx < length << eights_shift; idx += threads) {
-      const int s = idx >> eights_shift, c = (idx & ((1 << eights_shift) - 1)) * 8;
-      float x[8];
-      load8(staged<T>(plan, slot, s, KV::count) + c, x);
-      store8(slices + s * record + c, x);
-    }
-  } else {
-    for (int idx = thread; idx < length << g.column_shift; idx += threads) {
-      const int s = idx >> g.column_shift, c = idx & (columns - 1);
-      slices[s * record + c] = to_float(staged<T>(plan, slot, s, KV::count)[c]);
+  constexpr int kSlices = KV::per_value_gate ? 2 : 1;
+#pragma unroll
+  for (int which = 0; which < kSlices; ++which) {
+    const int segment = KV::count + which;
+    float* slices = chunk + (which == 0 ? R::slice_offset(g, KPT) : R::gate_offset(g, KPT));
+    const auto convert = [&](float x) { return which == 0 ? x : exp_flushed(x); };
+    if (columns % 8 == 0) {
+      const int eights_shift = g.column_shift - 3;
+      for (int idx = thread; idx < length << eights_shift; idx += threads) {
+        const int s = idx >> eights_shift, c = (idx & ((1 << eights_shift) - 1)) * 8;
+        float x[8];
+        load8(staged<T>(plan, slot, s, segment) + c, x);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) x[i] = convert(x[i]);
+        store8(slices + s * record + c, x);
+      }
+    } else {
+      for (int idx = thread; idx < length << g.column_shift; idx += threads) {
+        const int s = idx >> g.column_shift, c = idx & (columns - 1);
+        slices[s * record + c] = convert(to_float(staged<T>(plan, slot, s, segment)[c]));
+      }
     }
   }
 }
@@ -137,12 +146,21 @@ __device__ __forceinline__ void load_keys(float (&x)[KPT], const float* at) {
   }
 }
 
-// One lane's keys of every staged vector of a token, and its columns of the value-side slice.
+// One lane's keys of every staged vector of a token, and its columns of the value-side slice (and of a
+// per-value gate's).
 template <class Form, class T, int KPT, int CPL>
 struct ColumnKeys {
   static constexpr int keys = KPT;
   float q[KPT], k[KPT], decay[KPT], a[KPT], b[KPT];
-  float slice[CPL];
+  float slice[CPL], column_decay[CPL];
+
+  // The decay of key i of column m: per key (or head), or per column.
+  __device__ float decay_of(int i, int m) const {
+    if constexpr (KeyVectors<Form>::per_value_gate)
+      return column_decay[m];
+    else
+      return decay[i];
+  }
 
   template <int vec>
   __device__ static void vector(float (&x)[KPT], const float* keys_at) {
@@ -151,8 +169,10 @@ struct ColumnKeys {
     load_keys<KPT, R::packed_vector(vec, KPT)>(x, keys_at + offset);
   }
 
-  // `keys_at`: the lane's key group in the token's record; `slice_at`: its first column there.
-  __device__ void load(const float* keys_at, const float* slice_at, float head_decay) {
+  // `keys_at`: the lane's key group in the token's record; `slice_at`: its first column there; `gate_at`:
+  // its first column of a per-value gate's slice (unread otherwise).
+  __device__ void load(const float* keys_at, const float* slice_at, float head_decay,
+                       const float* gate_at = nullptr) {
     using KV = KeyVectors<Form>;
     vector<KV::q>(q, keys_at);
     vector<KV::k>(k, keys_at);
@@ -166,12 +186,18 @@ struct ColumnKeys {
       vector<KV::a>(a, keys_at);
       vector<KV::b>(b, keys_at);
     }
+    columns(slice, slice_at);
+    if constexpr (KV::per_value_gate) columns(column_decay, gate_at);
+  }
+
+ private:
+  __device__ static void columns(float (&x)[CPL], const float* at) {
     if constexpr (CPL == 2) {
-      const float2 two = *reinterpret_cast<const float2*>(slice_at);
-      slice[0] = two.x, slice[1] = two.y;
+      const float2 two = *reinterpret_cast<const float2*>(at);
+      x[0] = two.x, x[1] = two.y;
     } else {
 #pragma unroll
-      for (int m = 0; m < CPL; ++m) slice[m] = slice_at[m];
+      for (int m = 0; m < CPL; ++m) x[m] = at[m];
     }
   }
 };
@@ -181,12 +207,14 @@ template <class Form, class T, int KPT>
 struct ColumnPlaces {
   const float* keys;   // the lane's key group in token 0's record
   const float* slice;  // its first column in token 0's record
+  const float* gate;   // its first column of a per-value gate's slice there
   float* partials;     // its partial sum of token 0 and column 0 (of CPL); partial_index() from there
   int record;          // floats from one token's record to the next
 
   __device__ ColumnPlaces(const float* chunk, float* all_partials, const Geometry& g, const ColumnLane& lane)
       : keys(chunk + lane.key_group * ColumnRecord<Form, T>::group_floats(KPT)),
         slice(chunk + ColumnRecord<Form, T>::slice_offset(g, KPT) + lane.column),
+        gate(chunk + ColumnRecord<Form, T>::gate_offset(g, KPT) + lane.column),
         partials(all_partials + threadIdx.x),
         record(ColumnRecord<Form, T>::floats(g, KPT)) {}
 };

@@ -28,7 +28,7 @@ template <class Form, class T, int KPT, bool kConverter>
 class ColumnFeed {
  public:
   __device__ ColumnFeed(const StagePlan& plan, char* smem, const Geometry& g, int b, int h, bool reverse)
-      : ring_{plan, smem, g.column_chunks, b, h, g.T, g.H, reverse} {}
+      : ring_{plan, smem, g.column_chunks, b, h, g.T, g.H, reverse, g.sequence_stride} {}
 
   // Buffers of records after the staging ring (`records`: the first; then the scanning lanes' partial
   // sums), buffer_floats(g) floats each; chunk `index`'s records are offset(index, g) floats from the first.
@@ -109,7 +109,8 @@ class ColumnFeed {
   // The converters' copies of chunk `index` into its slot, as one commit group (empty past the end).
   __device__ void stage(int index, const Geometry& g, int thread, int threads) const {
     if (index < g.column_chunks)
-      stage_chunk(ring_.plan, ring_.slot(index), span(index, g), ring_.b, ring_.h, g.T, g.H, thread, threads);
+      stage_chunk(ring_.plan, ring_.slot(index), span(index, g), ring_.b, ring_.h, g.sequence_stride, g.H,
+                  thread, threads);
     else
       cp_async_commit();
   }

@@ -15,10 +15,12 @@
 namespace flabench::fused {
 
 // The key-side vectors a column pass stages, in order (the gate only when it is per key, a and b only for
-// the low-rank term); the value-side slice follows them.
+// the low-rank term); the value-side slice follows them, and a per-value gate's slice after it.
 template <class Form>
 struct KeyVectors {
   static constexpr bool per_key_gate = Form::value.gate == GateKind::per_key;
+  static constexpr bool per_head_gate = Form::value.gate == GateKind::per_head;
+  static constexpr bool per_value_gate = Form::value.gate == GateKind::per_value;
   static constexpr bool low_rank = Form::value.low_rank;
   static constexpr int q = 0, k = 1, g = 2;
   static constexpr int a = per_key_gate ? 3 : 2, b = a + 1;
@@ -34,7 +36,8 @@ __host__ __device__ constexpr int padded_key_group(int floats) {
   return floats / 4 % 2 == 1 ? floats : floats + 4;
 }
 // One token's record: the key groups (each KPT keys of every key vector), then the block's value-side slice,
-// then (for the bonus) the token's q . (u o k), which multiplies the slice in o_t and dv_t. With bf16 inputs
+// then (a per-value gate) the exp of its slice, then (for the bonus) the token's q . (u o k), which
+// multiplies the slice in o_t and dv_t. With bf16 inputs
 // and 8 or more keys per lane, the key vectors other than the decays stay bf16 in the record (packed): a
 // lane's per-token shared-memory reads, the passes' busiest resource, shrink by a third (gla) and each key
 // costs one integer op to unpack. The decays are always fp32 (exp of the log decay, made once per block).
@@ -63,8 +66,11 @@ struct ColumnRecord {
   __host__ __device__ static constexpr int slice_offset(const Geometry& g, int KPT) {
     return g.K / KPT * group_floats(KPT);
   }
-  __host__ __device__ static constexpr int bonus_offset(const Geometry& g, int KPT) {
+  __host__ __device__ static constexpr int gate_offset(const Geometry& g, int KPT) {
     return slice_offset(g, KPT) + (g.block_columns() + 3) / 4 * 4;
+  }
+  __host__ __device__ static constexpr int bonus_offset(const Geometry& g, int KPT) {
+    return gate_offset(g, KPT) + (KV::per_value_gate ? (g.block_columns() + 3) / 4 * 4 : 0);
   }
   __host__ __device__ static constexpr int floats(const Geometry& g, int KPT) {
     return bonus_offset(g, KPT) + (Form::value.bonus ? 4 : 0);

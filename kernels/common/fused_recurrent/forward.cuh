@@ -4,11 +4,18 @@
 // (column_feed.cuh); within a chunk no barrier holds the scan.
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/common/constant_dispatch.h"
 #include "kernels/common/fused_recurrent/column_feed.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
 
 namespace flabench::fused {
+
+// What the forward writes: the inputs' type, or fp32 for a per-value gate (gsa's logits, whose softmax
+// follows: Pointers::o then holds fp32 memory).
+template <class Form, class T>
+using ForwardOutput = std::conditional_t<KeyVectors<Form>::per_value_gate, float, T>;
 
 // Chunks of g.column_tokens tokens (16 or 32) are staged and converted at a time, and scanned kChunk tokens
 // at a time. kSaves (save for backward): `checkpoints` receives the state before every kChunk-th token,
@@ -25,6 +32,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
                                float* sa_store) {
   using KV = KeyVectors<Form>;
   using Feed = ColumnFeed<Form, T, KPT, kConverter>;
+  using Out = ForwardOutput<Form, T>;
   extern __shared__ __align__(16) char smem[];
   float* chunk = reinterpret_cast<float*>(smem + kStages * plan.slot_bytes());  // the first record buffer
   const int record = ColumnRecord<Form, T>::floats(g, KPT);
@@ -67,7 +75,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
           out = dot(x.q, S[m]);  // o_t reads S_{t-1}, + the bonus
 #pragma unroll
         for (int i = 0; i < KPT; ++i) {
-          float updated = fmaf(x.decay[i], S[m][i], x.k[i] * x.slice[m]);
+          float updated = fmaf(x.decay_of(i, m), S[m][i], x.k[i] * x.slice[m]);
           if constexpr (Form::value.low_rank) updated = fmaf(x.b[i], sa, updated);
           S[m][i] = updated;
         }
@@ -78,7 +86,8 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
       }
     };
     auto load = [&](ColumnKeys<Form, T, KPT, CPL>& x, int s) {
-      x.load(at.keys + shift + s * at.record, at.slice + shift + s * at.record, gates.decay(s));
+      x.load(at.keys + shift + s * at.record, at.slice + shift + s * at.record, gates.decay(s),
+             at.gate + shift + s * at.record);
     };
     for (int part = 0; part < span.length; part += kChunk) {  // a checkpoint before every kChunk tokens
       float* checkpoint =
@@ -106,14 +115,14 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
             [&](auto& x, int s) { load(x, first + s); }, [&](const auto& x, int s) { step(x, first + s); });
       });
     }
-    T* o = p.o + first_row * g.V + blockIdx.y * g.block_columns();
+    Out* o = reinterpret_cast<Out*>(p.o) + first_row * g.V + blockIdx.y * g.block_columns();
     finish_column_sums(partials, span.length, g, [&](int s, int column, float sum) {
       if constexpr (Form::value.bonus) {  // (q_t . (u o k_t)) v_t
         const float* row = records + s * record;
         sum = fmaf(row[ColumnRecord<Form, T>::bonus_offset(g, KPT)],
                    row[ColumnRecord<Form, T>::slice_offset(g, KPT) + column], sum);
       }
-      o[s * token_stride + column] = from_float<T>(g.scale * sum);
+      o[s * token_stride + column] = from_float<Out>(g.scale * sum);
     });
     feed.release(index, g);
   }

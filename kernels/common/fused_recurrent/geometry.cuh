@@ -16,9 +16,9 @@ namespace flabench::fused {
 
 constexpr unsigned kFullWarp = 0xffffffffu;
 
-// Row of token t of (batch b, head h) in a [B, T, H, ...] tensor.
+// Row of token t of (batch b, head h) in a [B, T, H, ...] tensor (sequences g.sequence_stride tokens apart).
 __device__ __forceinline__ std::int64_t token_row(int b, int t, int h, const Geometry& g) {
-  return (std::int64_t(b) * g.T + t) * g.H + h;
+  return (std::int64_t(b) * g.sequence_stride + t) * g.H + h;
 }
 
 // sum_i a[i] * b[i], in four independent chains (the FMA latency, not the count, is the cost).
@@ -70,12 +70,12 @@ __device__ __forceinline__ void load_floats(float (&x)[N], const float* src) {
 }
 
 // A per-head gate [B, T, H] has 2 bytes per token in bf16, too few for cp.async: lane l holds the log decay
-// of token l of the current chunk (of `tokens` <= 32) in a register, loaded one chunk ahead. For a per-key
-// gate it does nothing and decay() is 1 (the decays come with the staged key vectors).
+// of token l of the current chunk (of `tokens` <= 32) in a register, loaded one chunk ahead. For a per-key or
+// per-value gate it does nothing and decay() is 1 (the decays come with the staged vectors).
 template <class KV, class T>
 struct HeadGates {
   const T* g;
-  int b, h, T_, H, chunks, tokens;
+  int b, h, T_, stride, H, chunks, tokens;
   bool reverse;
   float now = 0, next = 0;
 
@@ -85,22 +85,23 @@ struct HeadGates {
         b(b_),
         h(h_),
         T_(geometry.T),
+        stride(geometry.sequence_stride),
         H(geometry.H),
         chunks(chunks_),
         tokens(tokens_),
         reverse(reverse_) {
-    if constexpr (!KV::per_key_gate) next = load(0);
+    if constexpr (KV::per_head_gate) next = load(0);
   }
   // Moves to chunk `index` (in visiting order) and starts loading the one after it.
   __device__ void advance(int index) {
-    if constexpr (!KV::per_key_gate) {
+    if constexpr (KV::per_head_gate) {
       now = next;
       if (index + 1 < chunks) next = load(index + 1);
     }
   }
   // exp of the gate at token s of the current chunk; the whole warp must call it together.
   __device__ float decay(int s) const {
-    if constexpr (KV::per_key_gate) return 1.0f;
+    if constexpr (!KV::per_head_gate) return 1.0f;
     return exp_flushed(__shfl_sync(kFullWarp, now, s));
   }
 
@@ -108,7 +109,8 @@ struct HeadGates {
   __device__ float load(int index) const {
     const int chunk = reverse ? chunks - 1 - index : index;
     const int t0 = chunk * tokens, lane = threadIdx.x & 31;
-    return t0 + lane < T_ && lane < tokens ? to_float(g[(std::int64_t(b) * T_ + t0 + lane) * H + h]) : 0.0f;
+    return t0 + lane < T_ && lane < tokens ? to_float(g[(std::int64_t(b) * stride + t0 + lane) * H + h])
+                                           : 0.0f;
   }
 };
 

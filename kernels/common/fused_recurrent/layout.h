@@ -105,6 +105,9 @@ __host__ __device__ constexpr int power_of_two_divisor(int n, int limit) {
 
 struct Geometry {
   int B = 0, T = 0, H = 0, K = 0, V = 0;
+  // tokens from one sequence's first row to the next's in the tensors: T, or more where a pass runs over a
+  // segment of each sequence (T of its tokens, the pointers at the segment's first row)
+  int sequence_stride = 0;
   int chunks = 0;
   float scale = 1;
   // column passes: KPT keys per lane, KG lanes per column, BV columns per warp, W warps per block
@@ -143,6 +146,7 @@ inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, st
                               double scale, int chunk, int schedulers, bool bf16_inputs) {
   Geometry g;
   g.B = int(B), g.T = int(T), g.H = int(H), g.K = int(K), g.V = int(V);
+  g.sequence_stride = g.T;
   g.chunks = int((T + chunk - 1) / chunk);
   g.scale = float(scale);
   g.KPT = keys_per_lane(g.K, B * H * K * V, schedulers);

@@ -44,12 +44,13 @@ __device__ __forceinline__ ChunkSpan chunk_span(int index, int chunks, int T, bo
 }
 
 // The block (or its threads [0, threads) as numbered by `thread`, for a kernel whose warps take different
-// roles) fills `slot` with the rows of tokens [span.t0, span.t0 + span.length) of (b, h) and commits the
-// copies as one group. The loops over groups and runs are unrolled, so every field of the plan is read at a
-// fixed place of the kernel's parameters; per thread and piece, one 32-bit offset serves the whole run.
-__device__ inline void stage_chunk(const StagePlan& plan, char* slot, ChunkSpan span, int b, int h, int T,
-                                   int H, int thread = threadIdx.x, int threads = blockDim.x) {
-  const std::int64_t first_row = (std::int64_t(b) * T + span.t0) * H + h;
+// roles) fills `slot` with the rows of tokens [span.t0, span.t0 + span.length) of (b, h), sequences `stride`
+// tokens apart, and commits the copies as one group. The loops over groups and runs are unrolled, so every
+// field of the plan is read at a fixed place of the kernel's parameters; per thread and piece, one 32-bit
+// offset serves the whole run.
+__device__ inline void stage_chunk(const StagePlan& plan, char* slot, ChunkSpan span, int b, int h,
+                                   int stride, int H, int thread = threadIdx.x, int threads = blockDim.x) {
+  const std::int64_t first_row = (std::int64_t(b) * stride + span.t0) * H + h;
   const unsigned slot_address = shared_address(slot);
 #pragma unroll
   for (int g = 0; g < kMaxGroups; ++g) {
@@ -95,6 +96,7 @@ struct ChunkRing {
   char* slots;  // kStages * plan.slot_bytes()
   int chunks, b, h, T, H;
   bool reverse;
+  int stride;  // tokens from one sequence's first row to the next's (stage_chunk)
 
   __device__ char* slot(int index) const { return slots + (index % kStages) * plan.slot_bytes(); }
   __device__ void prime() const { stage(0); }
@@ -107,7 +109,7 @@ struct ChunkRing {
  private:
   __device__ void stage(int index) const {
     if (index < chunks)
-      stage_chunk(plan, slot(index), chunk_span(index, chunks, T, reverse, plan.tokens), b, h, T, H);
+      stage_chunk(plan, slot(index), chunk_span(index, chunks, T, reverse, plan.tokens), b, h, stride, H);
     else
       cp_async_commit();
   }

@@ -70,7 +70,8 @@ void with_values_per_lane(const Geometry& g, Fn&& fn) {
     fn(std::integral_constant<int, 16>{});
 }
 
-// The key-side vectors of a column pass (full K), then `slice` (BV columns of a [B, T, H, V] tensor).
+// The key-side vectors of a column pass (full K), then `slice` (BV columns of a [B, T, H, V] tensor) and a
+// per-value gate's columns.
 template <class Form, class T>
 StagePlan column_plan(const Pointers<T>& p, const T* slice, const Geometry& g) {
   StagePlan plan;
@@ -83,6 +84,8 @@ StagePlan column_plan(const Pointers<T>& p, const T* slice, const Geometry& g) {
     plan.add(p.b, bytes, g.K, g.K);
   }
   plan.add(slice, bytes, g.V, g.block_columns(), g.block_columns());
+  if constexpr (KeyVectors<Form>::per_value_gate)
+    plan.add(p.g, bytes, g.V, g.block_columns(), g.block_columns());
   plan.tokens = g.column_tokens;
   return plan;
 }
@@ -173,25 +176,21 @@ __global__ void sum_key_terms_kernel(const float* terms, const T* g, T* dg, std:
   dg[row] = from_float<T>(sum * expf(to_float(g[row])));
 }
 
+// The forward over `pointers` (o and ht bound, v the value-side slice) in the layout `g` (launch_geometry's
+// for the problem): the state before every kChunk-th token into `checkpoints` and rwkv7's a^T S_{t-1} into
+// `sa` where they are not null (a backward follows).
 template <class Form, class T>
-void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
-  const Problem& p = call.problem;
-  const ColumnPass pass = column_pass<Form, T>(launch_geometry(p));
+void launch_forward(const Pointers<T>& pointers, const Geometry& layout, float* checkpoints, float* sa,
+                    cudaStream_t stream) {
+  const ColumnPass pass = column_pass<Form, T>(layout);
   const Geometry& g = pass.g;
-  Pointers<T> pointers = bind_inputs<T>(binding, call.inputs);
-  pointers.o = call.outputs.at(binding.o).as<T>();
-  pointers.ht = call.outputs.at(binding.ht).as<float>();
   const StagePlan plan = column_plan<Form, T>(pointers, pointers.v, g);
-  float* workspace = reinterpret_cast<float*>(call.workspace.data());
-  const WorkspaceLayout<Form> layout(p);
-  float* checkpoints = call.save_for_backward ? workspace + layout.checkpoints : nullptr;
-  float* sa = call.save_for_backward && Form::value.low_rank ? workspace + layout.sa : nullptr;
   const std::size_t shared = column_shared_bytes<Form, T>(plan, g, pass.converters);
   with_column_layout(g, [&](auto keys, auto columns) {
     const auto launch = [&](auto kernel) {
       allow_shared_memory(kernel, shared);
-      kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), pass.threads(), shared, call.stream>>>(
-          pointers, g, plan, checkpoints, sa);
+      kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), pass.threads(), shared, stream>>>(pointers, g, plan,
+                                                                                           checkpoints, sa);
     };
     constexpr int KPT = decltype(keys)::value, CPL = decltype(columns)::value;
     with_converter<Form, T, KPT>(pass, [&](auto converter) {
@@ -203,6 +202,19 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
     });
   });
   FLA_CUDA_CHECK_LAUNCH();
+}
+
+template <class Form, class T>
+void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
+  const Problem& p = call.problem;
+  Pointers<T> pointers = bind_inputs<T>(binding, call.inputs);
+  pointers.o = call.outputs.at(binding.o).as<T>();
+  pointers.ht = call.outputs.at(binding.ht).as<float>();
+  float* workspace = reinterpret_cast<float*>(call.workspace.data());
+  const WorkspaceLayout<Form> layout(p);
+  float* checkpoints = call.save_for_backward ? workspace + layout.checkpoints : nullptr;
+  float* sa = call.save_for_backward && Form::value.low_rank ? workspace + layout.sa : nullptr;
+  launch_forward<Form, T>(pointers, launch_geometry(p), checkpoints, sa, call.stream);
 }
 
 template <class Form, class T>

@@ -1,0 +1,65 @@
+// How gsa's forward runs on gla's fused_recurrent kernels (kernels/gsa/gla_passes.cuh) as the host plans it:
+// the two passes as the problems gla's forward sees, and the segments of a sequence the passes are pipelined
+// over. Host-safe (no device code), so tests/kernels/gsa_gla_passes_plan_test.cpp checks the rule on the CPU.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/common/dtype.h"
+#include "kernels/common/fused_recurrent/layout.h"
+#include "kernels/common/problem.h"
+#include "kernels/common/recurrence.h"
+
+namespace flabench::gsa::gla_passes {
+
+// Pass 1's recurrence: the decay on the state's columns, the slots.
+struct KeysForm {
+  static constexpr RecurrenceForm value{.gate = GateKind::per_value};
+};
+
+// Pass 1: Hk, K keys by the M slots (its decay on the slots), queries q, values s.
+inline Problem first_pass(const Problem& p) {
+  Problem first = p;
+  first.V = p.M;
+  return first;
+}
+// Pass 2: Hv, the M slots by V values (gla itself), queries the softmax weights, unscaled.
+inline Problem second_pass(const Problem& p) {
+  Problem second = p;
+  second.K = p.M, second.scale = 1.0;
+  return second;
+}
+
+// Warps a pass launches for `pass` on a GPU of `schedulers` (SMs x 4), in gla's forward layout.
+inline std::int64_t pass_warps(const Problem& pass, int schedulers) {
+  const fused::Geometry g = fused::make_geometry(pass.B, pass.T, pass.H, pass.K, pass.V, pass.scale,
+                                                 fused::kChunk, schedulers, pass.dtype == DType::bf16);
+  return std::int64_t(g.B) * g.H * (g.V / g.block_columns()) * g.W;
+}
+
+constexpr int kSegmentTokens = 1024;  // tokens to a segment, about (whole wide column chunks)
+constexpr int kMinSegments = 4;       // fewer leave too little of the two scans side by side
+constexpr int kMaxSegments = 16;
+static_assert(kSegmentTokens % fused::kWideChunk == 0);
+
+// Segments to pipeline a forward over, pass 2 of segment i beside pass 1 of segment i + 1 on two streams
+// (a segment: the same tokens of every sequence): where the two scans together leave every scheduler at most
+// four warps (each latency-bound at one or two warps a scheduler), about one per kSegmentTokens tokens, at
+// least kMinSegments; else 1, one pass after the other. None where a backward follows (its checkpoints are
+// laid out by the whole sequence's chunks).
+inline int segments(const Problem& p, int schedulers, bool saves) {
+  if (saves) return 1;
+  const std::int64_t warps = pass_warps(first_pass(p), schedulers) + pass_warps(second_pass(p), schedulers);
+  if (warps > 4 * std::int64_t(schedulers)) return 1;
+  const int n = int(std::min<std::int64_t>(p.T / kSegmentTokens, kMaxSegments));
+  return n >= kMinSegments ? n : 1;
+}
+
+// Tokens to each of n segments of T (the last may be shorter): whole wide column chunks.
+inline int segment_tokens(std::int64_t T, int n) {
+  const std::int64_t tokens = (T + n - 1) / n;
+  return int((tokens + fused::kWideChunk - 1) / fused::kWideChunk * fused::kWideChunk);
+}
+
+}  // namespace flabench::gsa::gla_passes

@@ -1,0 +1,74 @@
+// gsa's forward on gla's fused_recurrent kernels (kernels/gsa/gla_passes_plan.h) on the CPU: the two passes
+// are the problems gla's forward sees; the passes are pipelined over segments only where a sequence's two
+// scans leave schedulers room (few heads, a long enough sequence, no backward to follow); the segments cover
+// the sequence in whole wide chunks; and the states they hand on fit the workspace room they borrow.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "kernels/gsa/fused_workspace.h"
+#include "kernels/gsa/gla_passes_plan.h"
+
+namespace flabench::gsa::gla_passes {
+namespace {
+
+constexpr int kH100Schedulers = 132 * 4;
+
+Problem gsa_problem(std::int64_t B, std::int64_t T, std::int64_t H, std::int64_t D, std::int64_t M) {
+  Problem p{B, T, H, D, D, DType::bf16};
+  p.M = M, p.scale = 0.125;
+  return p;
+}
+
+TEST(GsaGlaPasses, ThePassesAreGlaProblems) {
+  const Problem p = gsa_problem(2, 100, 3, 128, 64);
+  const Problem first = first_pass(p), second = second_pass(p);
+  EXPECT_EQ(first.K, 128);
+  EXPECT_EQ(first.V, 64);  // Hk: keys by slots
+  EXPECT_EQ(first.scale, 0.125);
+  EXPECT_EQ(second.K, 64);  // Hv: slots by values
+  EXPECT_EQ(second.V, 128);
+  EXPECT_EQ(second.scale, 1.0);
+}
+
+TEST(GsaGlaPasses, SegmentsOnlyWhereTheScansLeaveSchedulersIdle) {
+  // few heads: each scan about one warp a scheduler
+  EXPECT_EQ(segments(gsa_problem(1, 24576, 16, 64, 64), kH100Schedulers, false), kMaxSegments);
+  EXPECT_EQ(segments(gsa_problem(1, 24576, 16, 64, 64), kH100Schedulers, true), 1) << "a backward follows";
+  // 64 heads of D = 64: two warps a scheduler each
+  EXPECT_EQ(segments(gsa_problem(4, 4096, 16, 64, 64), kH100Schedulers, false), 4);
+  EXPECT_EQ(segments(gsa_problem(4, 4096, 16, 128, 64), kH100Schedulers, false), 1)
+      << "three warps a scheduler";
+  EXPECT_EQ(segments(gsa_problem(1, 8192, 128, 64, 64), kH100Schedulers, false), 1) << "many heads";
+  EXPECT_EQ(segments(gsa_problem(8, 1024, 8, 64, 64), kH100Schedulers, false), 1) << "too short to pipeline";
+  EXPECT_EQ(segments(gsa_problem(1, 3000, 16, 64, 64), kH100Schedulers, false), 1) << "under kMinSegments";
+}
+
+// (segments() gives at most T / kSegmentTokens segments, so rounding up to whole chunks never empties one)
+TEST(GsaGlaPasses, SegmentsCoverTheSequenceInWholeWideChunks) {
+  for (std::int64_t T : {4096, 5000, 24576, 24577, 65536})
+    for (int n = 2; n <= std::min<std::int64_t>(kMaxSegments, T / kSegmentTokens); ++n) {
+      const int tokens = segment_tokens(T, n);
+      SCOPED_TRACE(testing::Message() << "T=" << T << " n=" << n << " tokens=" << tokens);
+      EXPECT_EQ(tokens % fused::kWideChunk, 0);
+      EXPECT_GE(std::int64_t(tokens) * n, T);
+      EXPECT_LT(std::int64_t(tokens) * (n - 1), T) << "no segment is empty";
+    }
+}
+
+TEST(GsaGlaPasses, HandedOnStatesFitTheKeyCheckpointsRoom) {
+  for (std::int64_t B : {1, 4})
+    for (std::int64_t H : {1, 4, 16})
+      for (std::int64_t D : {32, 64, 128, 256})
+        for (std::int64_t M : {32, 64, 128})
+          for (std::int64_t T : {kMinSegments * kSegmentTokens, 24576}) {
+            const Problem p = gsa_problem(B, T, H, D, M);
+            const FusedWorkspace w(p);
+            const std::int64_t needed = 2 * p.B * (p.H * p.K * p.M + p.H * p.M * p.V);
+            EXPECT_GE(std::int64_t(w.value_checkpoints - w.key_checkpoints), needed)
+                << "B=" << B << " H=" << H << " D=" << D << " M=" << M << " T=" << T;
+          }
+}
+
+}  // namespace
+}  // namespace flabench::gsa::gla_passes
