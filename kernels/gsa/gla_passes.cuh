@@ -70,10 +70,17 @@ bool runs(const Problem& p) {
          fused::shared_bytes<GlaForm, T>(second_pass(p), Mode::fwd) <= most;
 }
 
+// A pass's pointers as gla's fused forward takes them (no bonus, no low-rank term).
+template <class T>
+flabench::Pointers<T> pass_pointers(const T* q, const T* k, const T* v, const T* g, const float* h0, T* o,
+                                    float* ht) {
+  return {q, k, v, g, nullptr, nullptr, nullptr, h0, o, ht};
+}
+
 // Pass 1, the softmax and pass 2 of tokens [t0, t0 + length) of every sequence, from the states in hk0 and
-// hv0 to those in hkt and hvt (Hk's checkpoints into
-// key_checkpoints where it is not null), pass 1 on `keys_stream`, the rest on `values_stream` once `handoff`
-// (where there is one) has handed pass 1's logits over.
+// hv0 to those in hkt and hvt (Hk's checkpoints into key_checkpoints where it is not null), pass 1 on
+// `keys_stream`, the rest on `values_stream` once `handoff` (where there is one) has handed pass 1's logits
+// over.
 template <class T>
 void run_passes(const Problem& p, const gsa::Pointers<T>& in, float* logits, T* weights, int t0, int length,
                 const float* hk0, const float* hv0, float* hkt, float* hvt, float* key_checkpoints,
@@ -87,16 +94,9 @@ void run_passes(const Problem& p, const gsa::Pointers<T>& in, float* logits, T* 
     g.sequence_stride = int(p.T);
     return g;
   };
-  const flabench::Pointers<T> keys{in.q + row * p.K,
-                                   in.k + row * p.K,
-                                   in.s + row * p.M,
-                                   in.f + row * p.M,
-                                   nullptr,
-                                   nullptr,
-                                   nullptr,
-                                   hk0,
-                                   reinterpret_cast<T*>(logits + row * p.M),
-                                   hkt};
+  const flabench::Pointers<T> keys =
+      pass_pointers<T>(in.q + row * p.K, in.k + row * p.K, in.s + row * p.M, in.f + row * p.M, hk0,
+                       reinterpret_cast<T*>(logits + row * p.M), hkt);
   fused::launch_forward<KeysForm, T>(keys, segment_geometry(first_pass(part)), key_checkpoints, nullptr,
                                      keys_stream);
   if (handoff) handoff->hand_over();
@@ -104,16 +104,8 @@ void run_passes(const Problem& p, const gsa::Pointers<T>& in, float* logits, T* 
   softmax_kernel<T><<<unsigned((rows * (p.M / 8) + 255) / 256), 256, 0, values_stream>>>(
       logits + row * p.M, weights + row * p.M, rows, part.T * p.H, p.T * p.H, int(p.M));
   FLA_CUDA_CHECK_LAUNCH();
-  const flabench::Pointers<T> values{weights + row * p.M,
-                                     in.s + row * p.M,
-                                     in.v + row * p.V,
-                                     in.f + row * p.M,
-                                     nullptr,
-                                     nullptr,
-                                     nullptr,
-                                     hv0,
-                                     in.o + row * p.V,
-                                     hvt};
+  const flabench::Pointers<T> values = pass_pointers<T>(
+      weights + row * p.M, in.s + row * p.M, in.v + row * p.V, in.f + row * p.M, hv0, in.o + row * p.V, hvt);
   fused::launch_forward<GlaForm, T>(values, segment_geometry(second_pass(part)), nullptr, nullptr,
                                     values_stream);
 }
