@@ -31,6 +31,9 @@ struct GradPointers {
   const float* d_ht;
   T *dq, *dk, *dv, *dg, *du, *da, *db;
   float* dh0;
+  // Where set, the fused backward writes dq here in fp32 in place of dq (null: no dq at all). gsa's dp,
+  // whose softmax gradient p (dp - p . dp) cancels (kernels/gsa/gla_passes_backward.cuh).
+  float* dq_fp32 = nullptr;
 };
 
 template <class T>

@@ -10,8 +10,10 @@
 // With grouped queries (G > 1) the joint kernel holds pass 1 (K x M) in at most 512 threads: past 8 keys per
 // thread (K x M > 4096) the split form is faster; at K x M <= 4096 the joint kernel is, where its block holds
 // both passes (not, e.g., K = 32, M = V = 128 or V = 256: 640 threads). kernels/notes/gsa.md, versions 8, 11.
-// A forward whose backward follows leaves the logits and Hk's checkpoints for it (fused_backward.cuh): the
-// gla passes and the split form do.
+// The backward follows the forward's form: after the gla passes, gla's fused backward for pass 2 and, taken
+// transposed, for pass 1 (gla_passes_backward.cuh; their forward leaves the logits, p and Hv's checkpoints);
+// after the split form (grouped queries), seven scans of gsa's own (fused_backward.cuh; that forward leaves
+// the logits and Hk's checkpoints).
 #include <optional>
 #include <string>
 
@@ -21,6 +23,7 @@
 #include "kernels/gsa/fused_split.cuh"
 #include "kernels/gsa/fused_workspace.h"
 #include "kernels/gsa/gla_passes.cuh"
+#include "kernels/gsa/gla_passes_backward.cuh"
 #include "kernels/gsa/gsa.h"
 
 namespace flabench {
@@ -32,12 +35,20 @@ bool split_form(const Problem& p) {
 }
 
 template <class T>
+void backward(const BackwardCall& call) {  // after the forward the same test chose
+  if (gla_passes::runs<T>(call.problem, /*backward=*/true))
+    gla_passes::backward<T>(call);
+  else
+    split::backward<T>(call);
+}
+
+template <class T>
 void forward(const ForwardCall& call) {
   const FusedWorkspace w(call.problem);
   float* const base = reinterpret_cast<float*>(call.workspace.data());
-  if (gla_passes::runs<T>(call.problem))
+  if (gla_passes::runs<T>(call.problem, call.save_for_backward))
     gla_passes::forward<T>(call, base + w.logits, reinterpret_cast<T*>(base + w.weights),
-                           base + w.key_checkpoints);
+                           base + w.key_checkpoints, base + w.value_checkpoints);
   else if (call.save_for_backward)
     split::forward<T>(call, base + w.logits, base + w.key_checkpoints);
   else if (split_form(call.problem))
@@ -75,17 +86,17 @@ Variant gsa_fused_recurrent_variant() {
   variant.name = "fused_recurrent";
   variant.description =
       "fp32 states in registers; with one query head a state pair both passes on gla's fused_recurrent "
-      "forward (pass 1 with its decay on the slots), joined by fp32 logits and a softmax kernel and "
-      "pipelined over segments of the sequence where heads are few; with grouped queries both passes in one "
-      "kernel, or two where pass 1 is large; backward from Hk and Hv checkpoints every 16 tokens in seven "
-      "scans";
+      "kernels (pass 1 with its decay on the slots, and transposed for the backward), joined by fp32 "
+      "logits and a softmax kernel and pipelined over segments of the sequence where heads are few; with "
+      "grouped queries both passes in one kernel, or two where pass 1 is large, and a backward from Hk and "
+      "Hv checkpoints every 16 tokens in seven scans";
   variant.backend = Backend::cuda;
   variant.support.limits = gsa::limits;
   variant.workspace_bytes = [](const Problem& p) { return gsa::FusedWorkspace(p).bytes(); };
   variant.forward =
       by_dtype<ForwardCall>([](auto tag, const ForwardCall& call) { gsa::forward<decltype(tag)>(call); });
-  variant.backward = by_dtype<BackwardCall>(
-      [](auto tag, const BackwardCall& call) { gsa::split::backward<decltype(tag)>(call); });
+  variant.backward =
+      by_dtype<BackwardCall>([](auto tag, const BackwardCall& call) { gsa::backward<decltype(tag)>(call); });
   return variant;
 }
 

@@ -18,7 +18,11 @@ struct FusedWorkspace {
   std::size_t weights;            // [B, T, HQ, M]: p (the gla passes' forward: in the inputs' type)
   std::size_t logit_grads;        // [B, T, HQ, M]: dp, then dz = scale p (dp - p . dp)
   std::size_t slot_sums;          // [2][B, T, H, M]: pass 1's ds and df, for pass 2's to add
+  std::size_t gla_backward;       // the gla passes' backward (gla_passes_backward.cuh): kGlaTokenBuffers
+                                  // [B, T, H, M] then kGlaStates [B*H, M, K]
   std::size_t total;
+
+  static constexpr int kGlaTokenBuffers = 4, kGlaStates = 4;
 
   explicit FusedWorkspace(const Problem& p) {
     const std::size_t rows = p.B * p.T * p.H * p.G * p.M, heads = p.B * p.H;
@@ -29,7 +33,8 @@ struct FusedWorkspace {
     weights = value_checkpoints + heads * chunks * p.M * p.V;
     logit_grads = weights + rows;
     slot_sums = logit_grads + rows;
-    total = slot_sums + 2 * p.B * p.T * p.H * p.M;
+    gla_backward = slot_sums + 2 * p.B * p.T * p.H * p.M;
+    total = gla_backward + kGlaTokenBuffers * p.B * p.T * p.H * p.M + kGlaStates * heads * p.M * p.K;
   }
   std::size_t bytes() const { return total * sizeof(float); }
 };

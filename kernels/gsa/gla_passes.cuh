@@ -1,13 +1,13 @@
 // gsa's fused_recurrent forward on gla's fused_recurrent kernels (kernels/common/fused_recurrent/), where
-// one query head reads each state pair (G = 1) and no backward follows:
+// one query head reads each state pair (G = 1):
 //   pass 1   the fused forward with a per-value gate: Hk [K x M] steps as Hk diag(e^{f_t}) + k_t s_t^T and
 //            writes the fp32 logits z_t = scale Hk_t^T q_t ([B, T, H, M], workspace);
 //   softmax  p_t = softmax(z_t) over the M slots in fp32, stored in the inputs' type (as the chunk variant
 //            stores it);
 //   pass 2   gla's fused forward itself: q = p, k = s, g = f, v = v, scale 1; Hv [M x V] is its state.
 // Both scans so take the layouts, wide chunks and converter warps of gla's forward (kernels/notes/
-// fused_recurrent.md); gsa's own joint and split kernels remain for grouped queries and for a forward whose
-// backward follows (which reads the split form's checkpoints).
+// fused_recurrent.md); gsa's own joint and split kernels remain for grouped queries. Where a backward follows
+// (gla_passes_backward.cuh), pass 2 saves Hv's checkpoints as gla's forward does for gla's backward.
 #pragma once
 
 #include <algorithm>
@@ -23,21 +23,9 @@
 
 namespace flabench::gsa::gla_passes {
 
-// p = softmax(z) over each row of M logits, in fp32 with the row's largest logit subtracted: M / 8 lanes a
-// row, eight neighbouring logits a lane (two 16-byte loads, one 16-byte store of 16-bit weights), so a warp
-// keeps several rows' bytes in flight (one logit a lane and row ran at 2.1 TB/s).
-// Rows come in runs of `run` (a segment of one sequence) `stride` rows apart (the sequences).
-template <class T>
-__global__ void __launch_bounds__(256) softmax_kernel(const float* logits, T* weights, std::int64_t rows,
-                                                      std::int64_t run, std::int64_t stride, int M) {
-  const int lanes = M / 8;  // a power of two: M in {32, 64, 128}
-  const std::int64_t thread = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x, index = thread / lanes;
-  const bool valid = index < rows;  // every lane takes part in the shuffles; a row's lanes are neighbours
-  const std::int64_t row = index / run * stride + index % run;
-  const int first = int(thread % lanes) * 8;
-  const float4* z = reinterpret_cast<const float4*>(logits + row * M + first);
-  const float4 low = valid ? z[0] : float4{}, high = valid ? z[1] : float4{};
-  float x[8] = {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w};
+// Eight neighbouring logits of a row of M (M / 8 neighbouring lanes a row) become their softmax weights in
+// place, in fp32 with the row's largest logit subtracted. Every lane of the warp takes part (the shuffles).
+__device__ __forceinline__ void softmax_of_eight(float (&x)[8], int lanes) {
   float largest = x[0];
 #pragma unroll
   for (int i = 1; i < 8; ++i) largest = fmaxf(largest, x[i]);
@@ -46,28 +34,50 @@ __global__ void __launch_bounds__(256) softmax_kernel(const float* logits, T* we
 #pragma unroll
   for (int i = 0; i < 8; ++i) total += x[i] = __expf(x[i] - largest);
   const float inverse = 1.0f / sum_over_lanes(total, lanes);
-  if (!valid) return;
-  T* to = weights + row * M + first;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) x[i] *= inverse;
+}
+
+// Eight floats into eight consecutive elements of type T (one 16-byte store for 2-byte types).
+template <class T>
+__device__ __forceinline__ void store8_as(T* to, const float (&x)[8]) {
   if constexpr (sizeof(T) == 2) {
     alignas(16) T packed[8];
 #pragma unroll
-    for (int i = 0; i < 8; ++i) packed[i] = from_float<T>(x[i] * inverse);
+    for (int i = 0; i < 8; ++i) packed[i] = from_float<T>(x[i]);
     *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(packed);
   } else {
-    reinterpret_cast<float4*>(to)[0] =
-        make_float4(x[0] * inverse, x[1] * inverse, x[2] * inverse, x[3] * inverse);
-    reinterpret_cast<float4*>(to)[1] =
-        make_float4(x[4] * inverse, x[5] * inverse, x[6] * inverse, x[7] * inverse);
+    fused::store8(to, x);
   }
 }
 
-// Whether this form takes `p`'s forward on the current device: one query head a state pair, and both passes
-// within the device's shared memory.
+// p = softmax(z) over each row of M logits: M / 8 lanes a row, eight neighbouring logits a lane (two 16-byte
+// loads, one 16-byte store of 16-bit weights), so a warp keeps several rows' bytes in flight (one logit a
+// lane and row ran at 2.1 TB/s). Rows come in runs of `run` (a segment of one sequence) `stride` rows apart
+// (the sequences).
 template <class T>
-bool runs(const Problem& p) {
+__global__ void __launch_bounds__(256) softmax_kernel(const float* logits, T* weights, std::int64_t rows,
+                                                      std::int64_t run, std::int64_t stride, int M) {
+  const int lanes = M / 8;  // a power of two: M in {32, 64, 128}
+  const std::int64_t thread = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x, index = thread / lanes;
+  const bool valid = index < rows;  // every lane takes part in the shuffles; a row's lanes are neighbours
+  const std::int64_t at = (index / run * stride + index % run) * M + int(thread % lanes) * 8;
+  float x[8] = {};
+  if (valid) fused::load8(logits + at, x);
+  softmax_of_eight(x, lanes);
+  if (valid) store8_as(weights + at, x);
+}
+
+// Whether this form takes `p`'s forward (and, with `backward`, the backward that follows it:
+// gla_passes_backward.cuh) on the current device: one query head a state pair, and every pass within the
+// device's shared memory.
+template <class T>
+bool runs(const Problem& p, bool backward) {
   const std::size_t most = std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+  const Mode second_mode = backward ? Mode::fwdbwd : Mode::fwd;
   return p.G == 1 && fused::shared_bytes<KeysForm, T>(first_pass(p), Mode::fwd) <= most &&
-         fused::shared_bytes<GlaForm, T>(second_pass(p), Mode::fwd) <= most;
+         fused::shared_bytes<GlaForm, T>(second_pass(p), second_mode) <= most &&
+         (!backward || fused::shared_bytes<GlaForm, T>(first_pass_transposed(p), Mode::fwdbwd) <= most);
 }
 
 // A pass's pointers as gla's fused forward takes them (no bonus, no low-rank term).
@@ -78,12 +88,12 @@ flabench::Pointers<T> pass_pointers(const T* q, const T* k, const T* v, const T*
 }
 
 // Pass 1, the softmax and pass 2 of tokens [t0, t0 + length) of every sequence, from the states in hk0 and
-// hv0 to those in hkt and hvt (Hk's checkpoints into key_checkpoints where it is not null), pass 1 on
+// hv0 to those in hkt and hvt (Hv's checkpoints into value_checkpoints where it is not null), pass 1 on
 // `keys_stream`, the rest on `values_stream` once `handoff` (where there is one) has handed pass 1's logits
 // over.
 template <class T>
 void run_passes(const Problem& p, const gsa::Pointers<T>& in, float* logits, T* weights, int t0, int length,
-                const float* hk0, const float* hv0, float* hkt, float* hvt, float* key_checkpoints,
+                const float* hk0, const float* hv0, float* hkt, float* hvt, float* value_checkpoints,
                 cudaStream_t keys_stream, cudaStream_t values_stream, ForkedStream* handoff) {
   Problem part = p;
   part.T = length;
@@ -97,8 +107,7 @@ void run_passes(const Problem& p, const gsa::Pointers<T>& in, float* logits, T* 
   const flabench::Pointers<T> keys =
       pass_pointers<T>(in.q + row * p.K, in.k + row * p.K, in.s + row * p.M, in.f + row * p.M, hk0,
                        reinterpret_cast<T*>(logits + row * p.M), hkt);
-  fused::launch_forward<KeysForm, T>(keys, segment_geometry(first_pass(part)), key_checkpoints, nullptr,
-                                     keys_stream);
+  fused::launch_forward<KeysForm, T>(keys, segment_geometry(first_pass(part)), nullptr, nullptr, keys_stream);
   if (handoff) handoff->hand_over();
   const std::int64_t rows = part.B * part.T * part.H;
   softmax_kernel<T><<<unsigned((rows * (p.M / 8) + 255) / 256), 256, 0, values_stream>>>(
@@ -106,22 +115,23 @@ void run_passes(const Problem& p, const gsa::Pointers<T>& in, float* logits, T* 
   FLA_CUDA_CHECK_LAUNCH();
   const flabench::Pointers<T> values = pass_pointers<T>(
       weights + row * p.M, in.s + row * p.M, in.v + row * p.V, in.f + row * p.M, hv0, in.o + row * p.V, hvt);
-  fused::launch_forward<GlaForm, T>(values, segment_geometry(second_pass(part)), nullptr, nullptr,
+  fused::launch_forward<GlaForm, T>(values, segment_geometry(second_pass(part)), value_checkpoints, nullptr,
                                     values_stream);
 }
 
-// The forward: `logits` (fp32) and `weights` (T) hold [B, T, H, M] each; `key_room` is the room of Hk's
-// checkpoints [B H, T / kChunk, K, M]: they go there where a backward follows, else it holds the states one
-// segment hands the next (2 (B H K M + B H M V) floats, within it wherever segments() is above 1).
+// The forward: `logits` (fp32) and `weights` (T) hold [B, T, H, M] each, kept for the backward where one
+// follows, as are Hv's checkpoints in `value_checkpoints` [B H, T / kChunk, M, V]; `key_room` holds the
+// states one segment hands the next (2 (B H K M + B H M V) floats, within the room of Hk's checkpoints
+// wherever segments() is above 1).
 template <class T>
-void forward(const ForwardCall& call, float* logits, T* weights, float* key_room) {
+void forward(const ForwardCall& call, float* logits, T* weights, float* key_room, float* value_checkpoints) {
   const Problem& p = call.problem;
   const gsa::Pointers<T> in = bind_forward<T>(call);
   const int n =
       segments(p, 4 * current_device_attribute(cudaDevAttrMultiProcessorCount), call.save_for_backward);
   if (n <= 1) {
     run_passes<T>(p, in, logits, weights, 0, int(p.T), in.hk0, in.hv0, in.hkt, in.hvt,
-                  call.save_for_backward ? key_room : nullptr, call.stream, call.stream, nullptr);
+                  call.save_for_backward ? value_checkpoints : nullptr, call.stream, call.stream, nullptr);
     return;
   }
   const std::int64_t keys_state = p.B * p.H * p.K * p.M, values_state = p.B * p.H * p.M * p.V;

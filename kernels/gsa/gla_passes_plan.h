@@ -31,6 +31,15 @@ inline Problem second_pass(const Problem& p) {
   return second;
 }
 
+// Pass 1 as the backward takes it: Hk^T, the M slots by K keys, is gla's state with keys s, values k and
+// its decay on the rows; gla's forward with queries dz gives dq = scale Hk dz, gla's backward with queries
+// dz and output gradient q gives ds, dk, df and dHk0 (gla_passes_backward.cuh).
+inline Problem first_pass_transposed(const Problem& p) {
+  Problem transposed = p;
+  transposed.K = p.M, transposed.V = p.K;
+  return transposed;
+}
+
 // Warps a pass launches for `pass` on a GPU of `schedulers` (SMs x 4), in gla's forward layout.
 inline std::int64_t pass_warps(const Problem& pass, int schedulers) {
   const fused::Geometry g = fused::make_geometry(pass.B, pass.T, pass.H, pass.K, pass.V, pass.scale,

@@ -22,12 +22,15 @@ TEST(GsaFusedWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
             p.M = M, p.G = G;
             const gsa::FusedWorkspace w(p);
             const std::size_t rows = 2 * T * 3 * G * M, chunks = (T + 15) / 16, heads = 6;
-            const std::vector<testing::Region> regions = {{w.logits, rows},
-                                                          {w.key_checkpoints, heads * chunks * K * M},
-                                                          {w.value_checkpoints, heads * chunks * M * V},
-                                                          {w.weights, rows},
-                                                          {w.logit_grads, rows},
-                                                          {w.slot_sums, std::size_t(2 * 2 * T * 3 * M)}};
+            const std::vector<testing::Region> regions = {
+                {w.logits, rows},
+                {w.key_checkpoints, heads * chunks * K * M},
+                {w.value_checkpoints, heads * chunks * M * V},
+                {w.weights, rows},
+                {w.logit_grads, rows},
+                {w.slot_sums, std::size_t(2 * 2 * T * 3 * M)},
+                // four [B, T, H, M] buffers, four [B*H, M, K] states
+                {w.gla_backward, std::size_t(4 * 2 * T * 3 * M + 4 * heads * M * K)}};
             const std::size_t end = testing::expect_in_order(regions, 4);  // floats: 16 bytes
             EXPECT_EQ(w.total, end);
             EXPECT_EQ(w.bytes(), end * sizeof(float));

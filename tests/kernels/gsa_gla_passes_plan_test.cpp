@@ -1,7 +1,8 @@
-// gsa's forward on gla's fused_recurrent kernels (kernels/gsa/gla_passes_plan.h) on the CPU: the two passes
-// are the problems gla's forward sees; the passes are pipelined over segments only where a sequence's two
-// scans leave schedulers room (few heads, a long enough sequence, no backward to follow); the segments cover
-// the sequence in whole wide chunks; and the states they hand on fit the workspace room they borrow.
+// gsa's forward and backward on gla's fused_recurrent kernels (kernels/gsa/gla_passes_plan.h) on the CPU:
+// the two passes (and pass 1 transposed, for the backward) are the problems gla's kernels see; the passes are
+// pipelined over segments only where a sequence's two scans leave schedulers room (few heads, a long enough
+// sequence, no backward to follow); the segments cover the sequence in whole wide chunks; and the states they
+// hand on fit the workspace room they borrow.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,6 +30,15 @@ TEST(GsaGlaPasses, ThePassesAreGlaProblems) {
   EXPECT_EQ(second.K, 64);  // Hv: slots by values
   EXPECT_EQ(second.V, 128);
   EXPECT_EQ(second.scale, 1.0);
+}
+
+TEST(GsaGlaPasses, TheBackwardTakesPassOneTransposed) {
+  const Problem p = gsa_problem(2, 100, 3, 128, 64);
+  const Problem transposed = first_pass_transposed(p);
+  EXPECT_EQ(transposed.K, 64);  // Hk^T: slots by keys, the decay on its rows as gla's is
+  EXPECT_EQ(transposed.V, 128);
+  EXPECT_EQ(transposed.scale, 0.125) << "dq = scale Hk dz";
+  EXPECT_EQ(transposed.T, p.T);
 }
 
 TEST(GsaGlaPasses, SegmentsOnlyWhereTheScansLeaveSchedulersIdle) {

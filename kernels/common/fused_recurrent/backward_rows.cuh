@@ -276,7 +276,10 @@ __global__ void __launch_bounds__(128)
           du = fmaf(g.scale * v_dot_do * q_k, k_k, du);
         }
         const std::int64_t at = first_at + (first + i) * (g.H * g.K);
-        d.dq[at] = from_float<T>(g.scale * dq);
+        if (d.dq_fp32)
+          d.dq_fp32[at] = g.scale * dq;
+        else if (d.dq)
+          d.dq[at] = from_float<T>(g.scale * dq);
         d.dk[at] = from_float<T>(dk);
         if constexpr (KV::per_key_gate)  // d/dg of exp(g): the decay's gradient times the decay
           d.dg[at] = from_float<T>(total[Q::dg] * record[KV::g * g.block_rows() + my_row]);

@@ -217,19 +217,18 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   launch_forward<Form, T>(pointers, launch_geometry(p), checkpoints, sa, call.stream);
 }
 
+// The backward over `pointers` and `grads` of problem `p` (its forward's checkpoints, and what else
+// WorkspaceLayout<Form>(p) lays out, in `workspace`).
 template <class Form, class T>
-void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
-  const Problem& p = call.problem;
+void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, const Problem& p,
+                     float* workspace, cudaStream_t stream) {
   const Geometry g = launch_geometry(p);
-  const Pointers<T> pointers = bind_inputs<T>(binding, call.inputs);
-  const GradPointers<T> grads = bind_grads<T>(binding, call.grad_outputs, call.grads);
-  float* workspace = reinterpret_cast<float*>(call.workspace.data());
   const WorkspaceLayout<Form> layout(p);
 
   const ColumnPass columns_pass = column_pass<Form, T>(g);
   const Geometry& column_g = columns_pass.g;
   const StagePlan columns = column_plan<Form, T>(pointers, grads.d_o, column_g);
-  const auto launch_columns = [&](cudaStream_t stream) {
+  const auto launch_columns = [&](cudaStream_t on) {
     const std::size_t columns_shared =
         column_shared_bytes<Form, T>(columns, column_g, columns_pass.converters);
     with_column_layout(g, [&](auto keys, auto lane_columns) {
@@ -240,14 +239,14 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
                                                                  decltype(converter)::value>;
         allow_shared_memory(columns_kernel, columns_shared);
         columns_kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), columns_pass.threads(), columns_shared,
-                         stream>>>(pointers, grads, column_g, columns, workspace + layout.dsa);
+                         on>>>(pointers, grads, column_g, columns, workspace + layout.dsa);
       });
     });
     FLA_CUDA_CHECK_LAUNCH();
   };
   const StagePlan rows =
       row_plan<Form, T>(pointers, grads.d_o, workspace + layout.sa, workspace + layout.dsa, g);
-  const auto launch_rows = [&](cudaStream_t stream) {
+  const auto launch_rows = [&](cudaStream_t on) {
     with_values_per_lane(g, [&](auto values) {
       auto rows_kernel = fused_recurrent_bwd_rows_kernel<Form, T, decltype(values)::value>;
       // the partial sums of two sub-chunks where their room costs no resident block (rwkv7's five sums at
@@ -259,32 +258,39 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
         rows_g.row_sum_tokens = kWideSums, rows_shared = wide;
       allow_shared_memory(rows_kernel, rows_shared);
       const NvtxRange range("rows");
-      rows_kernel<<<dim3(g.B * g.H, g.K / g.block_rows()), 32 * g.W_rows, rows_shared, stream>>>(
+      rows_kernel<<<dim3(g.B * g.H, g.K / g.block_rows()), 32 * g.W_rows, rows_shared, on>>>(
           pointers, grads, rows_g, rows, workspace + layout.checkpoints, workspace + layout.dg_rows,
           workspace + layout.du_partial);
       FLA_CUDA_CHECK_LAUNCH();
     });
   };
   if (Form::value.low_rank || !g.side_by_side) {  // the low-rank row pass reads the column pass's dS_t^T b_t
-    launch_columns(call.stream);
-    launch_rows(call.stream);
+    launch_columns(stream);
+    launch_rows(stream);
   } else {  // the column pass on the schedulers the row pass leaves idle (layout.h)
-    const ForkedStream fork(call.stream);
-    launch_rows(call.stream);
+    const ForkedStream fork(stream);
+    launch_rows(stream);
     launch_columns(fork.side());
   }
 
   if constexpr (Form::value.gate == GateKind::per_head) {
     const std::int64_t token_rows = p.B * p.T * p.H;
     const NvtxRange range("sum_key_terms");
-    sum_key_terms_kernel<T><<<int((token_rows + 255) / 256), 256, 0, call.stream>>>(
+    sum_key_terms_kernel<T><<<int((token_rows + 255) / 256), 256, 0, stream>>>(
         workspace + layout.dg_rows, pointers.g, grads.dg, token_rows, g.K);
     FLA_CUDA_CHECK_LAUNCH();
   }
   if constexpr (Form::value.bonus) {
     const NvtxRange range("sum_bonus_grad");
-    sum_parts(workspace + layout.du_partial, grads.du, 1, g.B, std::int64_t(g.H) * g.K, call.stream);
+    sum_parts(workspace + layout.du_partial, grads.du, 1, g.B, std::int64_t(g.H) * g.K, stream);
   }
+}
+
+template <class Form, class T>
+void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
+  launch_backward<Form, T>(bind_inputs<T>(binding, call.inputs),
+                           bind_grads<T>(binding, call.grad_outputs, call.grads), call.problem,
+                           reinterpret_cast<float*>(call.workspace.data()), call.stream);
 }
 
 // The fused_recurrent variant of an op whose math is `binding` (Form::value == binding.form).
