@@ -7,7 +7,8 @@
 //   pass 2   gla's fused forward itself: q = p, k = s, g = f, v = v, scale 1; Hv [M x V] is its state.
 // Both scans so take the layouts, wide chunks and converter warps of gla's forward (kernels/notes/
 // fused_recurrent.md); gsa's own joint and split kernels remain for grouped queries. Where a backward follows
-// (gla_passes_backward.cuh), pass 2 saves Hv's checkpoints as gla's forward does for gla's backward.
+// (gla_passes_backward.cuh), pass 2 saves Hv's checkpoints as gla's forward does for gla's backward, each
+// segment's at its chunks' places in the sequence's.
 #pragma once
 
 #include <algorithm>
@@ -102,6 +103,7 @@ void run_passes(const Problem& p, const gsa::Pointers<T>& in, float* logits, T* 
   const auto segment_geometry = [&](const Problem& pass) {
     fused::Geometry g = fused::launch_geometry(pass);
     g.sequence_stride = int(p.T);
+    g.checkpoint_stride = int((p.T + fused::kChunk - 1) / fused::kChunk);
     return g;
   };
   const flabench::Pointers<T> keys =
@@ -115,7 +117,9 @@ void run_passes(const Problem& p, const gsa::Pointers<T>& in, float* logits, T* 
   FLA_CUDA_CHECK_LAUNCH();
   const flabench::Pointers<T> values = pass_pointers<T>(
       weights + row * p.M, in.s + row * p.M, in.v + row * p.V, in.f + row * p.M, hv0, in.o + row * p.V, hvt);
-  fused::launch_forward<GlaForm, T>(values, segment_geometry(second_pass(part)), value_checkpoints, nullptr,
+  float* const checkpoints =  // the segment's first (t0 is a whole number of chunks)
+      value_checkpoints ? value_checkpoints + std::int64_t(t0) / fused::kChunk * p.M * p.V : nullptr;
+  fused::launch_forward<GlaForm, T>(values, segment_geometry(second_pass(part)), checkpoints, nullptr,
                                     values_stream);
 }
 
@@ -127,8 +131,7 @@ template <class T>
 void forward(const ForwardCall& call, float* logits, T* weights, float* key_room, float* value_checkpoints) {
   const Problem& p = call.problem;
   const gsa::Pointers<T> in = bind_forward<T>(call);
-  const int n =
-      segments(p, 4 * current_device_attribute(cudaDevAttrMultiProcessorCount), call.save_for_backward);
+  const int n = segments(p, 4 * current_device_attribute(cudaDevAttrMultiProcessorCount));
   if (n <= 1) {
     run_passes<T>(p, in, logits, weights, 0, int(p.T), in.hk0, in.hv0, in.hkt, in.hvt,
                   call.save_for_backward ? value_checkpoints : nullptr, call.stream, call.stream, nullptr);
@@ -143,8 +146,8 @@ void forward(const ForwardCall& call, float* logits, T* weights, float* key_room
     const bool last = t0 + length >= p.T;
     run_passes<T>(p, in, logits, weights, t0, int(std::min<std::int64_t>(length, p.T - t0)),
                   i == 0 ? in.hk0 : hk[(i - 1) % 2], i == 0 ? in.hv0 : hv[(i - 1) % 2],
-                  last ? in.hkt : hk[i % 2], last ? in.hvt : hv[i % 2], nullptr, call.stream, fork.side(),
-                  &fork);
+                  last ? in.hkt : hk[i % 2], last ? in.hvt : hv[i % 2],
+                  call.save_for_backward ? value_checkpoints : nullptr, call.stream, fork.side(), &fork);
   }
 }
 

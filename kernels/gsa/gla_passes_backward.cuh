@@ -7,7 +7,8 @@
 //            gla's own recurrence with keys s, values k and decay f on its rows. gla's forward with queries
 //            dz writes dq = scale Hk_t dz_t and Hk^T's checkpoints; gla's backward with queries dz and
 //            output gradient q then gives pass 1's ds (its dk), dk (its dv), df (its dg) and dHk0^T. Its dq,
-//            scale Hk_t^T q_t = z_t, is not needed.
+//            scale Hk_t^T q_t = z_t, is not written. Its column pass, which needs no forward state, runs
+//            beside the dq forward on a forked stream (kernels/notes/gsa.md, version 19).
 // Hk's states cross between gsa's [K x M] and gla's [M x K] layout in a transpose each way; ds and df are
 // pass 1's and pass 2's terms added. Every scan only multiplies by e^{f} <= 1, as gla's do: f down to -40
 // cannot overflow.
@@ -110,12 +111,19 @@ void backward(const BackwardCall& call) {
   const Problem keys = first_pass_transposed(p);
   transpose_states(in.hk0, hk0_t, heads, int(p.K), int(p.M), stream);
   transpose_states(d.d_hkt, dhkt_t, heads, int(p.K), int(p.M), stream);
-  fused::launch_forward<GlaForm, T>(pass_pointers<T>(dz, in.s, in.k, in.f, hk0_t, d.dq, hkt_t),
-                                    fused::launch_geometry(keys), base + w.key_checkpoints, nullptr, stream);
-  fused::launch_backward<GlaForm, T>(pass_pointers<T>(dz, in.s, in.k, in.f, hk0_t, nullptr, nullptr),
-                                     flabench::GradPointers<T>{in.q, dhkt_t, nullptr, ds_keys, d.dk, df_keys,
-                                                               nullptr, nullptr, nullptr, dhk0_t},
-                                     keys, base + w.key_checkpoints, stream);
+  const fused::BackwardPasses<GlaForm, T> keys_backward(
+      pass_pointers<T>(dz, in.s, in.k, in.f, hk0_t, nullptr, nullptr),
+      flabench::GradPointers<T>{in.q, dhkt_t, nullptr, ds_keys, d.dk, df_keys, nullptr, nullptr, nullptr,
+                                dhk0_t},
+      keys, base + w.key_checkpoints);
+  {  // the column pass needs no forward state: beside the dq forward, whose checkpoints the row pass reads
+    const ForkedStream fork(stream);
+    fused::launch_forward<GlaForm, T>(pass_pointers<T>(dz, in.s, in.k, in.f, hk0_t, d.dq, hkt_t),
+                                      fused::launch_geometry(keys), base + w.key_checkpoints, nullptr,
+                                      stream);
+    keys_backward.columns(fork.side());
+    keys_backward.rows(stream);
+  }
   transpose_states(dhk0_t, d.dhk0, heads, int(p.M), int(p.K), stream);
   add_slot_grads_kernel<T>
       <<<unsigned((2 * rows / 8 + 255) / 256), 256, 0, stream>>>(d.ds, ds_keys, d.df, df_keys, rows / 8);

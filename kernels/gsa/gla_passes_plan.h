@@ -55,10 +55,9 @@ static_assert(kSegmentTokens % fused::kWideChunk == 0);
 // Segments to pipeline a forward over, pass 2 of segment i beside pass 1 of segment i + 1 on two streams
 // (a segment: the same tokens of every sequence): where the two scans together leave every scheduler at most
 // four warps (each latency-bound at one or two warps a scheduler), about one per kSegmentTokens tokens, at
-// least kMinSegments; else 1, one pass after the other. None where a backward follows (its checkpoints are
-// laid out by the whole sequence's chunks).
-inline int segments(const Problem& p, int schedulers, bool saves) {
-  if (saves) return 1;
+// least kMinSegments; else 1, one pass after the other. A forward whose backward follows too: pass 2 saves
+// each segment's checkpoints at its chunks' places in the sequence's (Geometry::checkpoint_stride).
+inline int segments(const Problem& p, int schedulers) {
   const std::int64_t warps = pass_warps(first_pass(p), schedulers) + pass_warps(second_pass(p), schedulers);
   if (warps > 4 * std::int64_t(schedulers)) return 1;
   const int n = int(std::min<std::int64_t>(p.T / kSegmentTokens, kMaxSegments));

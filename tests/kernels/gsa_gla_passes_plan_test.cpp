@@ -1,8 +1,8 @@
 // gsa's forward and backward on gla's fused_recurrent kernels (kernels/gsa/gla_passes_plan.h) on the CPU:
 // the two passes (and pass 1 transposed, for the backward) are the problems gla's kernels see; the passes are
 // pipelined over segments only where a sequence's two scans leave schedulers room (few heads, a long enough
-// sequence, no backward to follow); the segments cover the sequence in whole wide chunks; and the states they
-// hand on fit the workspace room they borrow.
+// sequence); the segments cover the sequence in whole wide chunks (so each segment's checkpoints start at a
+// chunk of the sequence's); and the states they hand on fit the workspace room they borrow.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -43,15 +43,13 @@ TEST(GsaGlaPasses, TheBackwardTakesPassOneTransposed) {
 
 TEST(GsaGlaPasses, SegmentsOnlyWhereTheScansLeaveSchedulersIdle) {
   // few heads: each scan about one warp a scheduler
-  EXPECT_EQ(segments(gsa_problem(1, 24576, 16, 64, 64), kH100Schedulers, false), kMaxSegments);
-  EXPECT_EQ(segments(gsa_problem(1, 24576, 16, 64, 64), kH100Schedulers, true), 1) << "a backward follows";
+  EXPECT_EQ(segments(gsa_problem(1, 24576, 16, 64, 64), kH100Schedulers), kMaxSegments);
   // 64 heads of D = 64: two warps a scheduler each
-  EXPECT_EQ(segments(gsa_problem(4, 4096, 16, 64, 64), kH100Schedulers, false), 4);
-  EXPECT_EQ(segments(gsa_problem(4, 4096, 16, 128, 64), kH100Schedulers, false), 1)
-      << "three warps a scheduler";
-  EXPECT_EQ(segments(gsa_problem(1, 8192, 128, 64, 64), kH100Schedulers, false), 1) << "many heads";
-  EXPECT_EQ(segments(gsa_problem(8, 1024, 8, 64, 64), kH100Schedulers, false), 1) << "too short to pipeline";
-  EXPECT_EQ(segments(gsa_problem(1, 3000, 16, 64, 64), kH100Schedulers, false), 1) << "under kMinSegments";
+  EXPECT_EQ(segments(gsa_problem(4, 4096, 16, 64, 64), kH100Schedulers), 4);
+  EXPECT_EQ(segments(gsa_problem(4, 4096, 16, 128, 64), kH100Schedulers), 1) << "three warps a scheduler";
+  EXPECT_EQ(segments(gsa_problem(1, 8192, 128, 64, 64), kH100Schedulers), 1) << "many heads";
+  EXPECT_EQ(segments(gsa_problem(8, 1024, 8, 64, 64), kH100Schedulers), 1) << "too short to pipeline";
+  EXPECT_EQ(segments(gsa_problem(1, 3000, 16, 64, 64), kH100Schedulers), 1) << "under kMinSegments";
 }
 
 // (segments() gives at most T / kSegmentTokens segments, so rounding up to whole chunks never empties one)
@@ -61,6 +59,7 @@ TEST(GsaGlaPasses, SegmentsCoverTheSequenceInWholeWideChunks) {
       const int tokens = segment_tokens(T, n);
       SCOPED_TRACE(testing::Message() << "T=" << T << " n=" << n << " tokens=" << tokens);
       EXPECT_EQ(tokens % fused::kWideChunk, 0);
+      EXPECT_EQ(tokens % fused::kChunk, 0) << "pass 2's checkpoints of a segment start at a whole chunk";
       EXPECT_GE(std::int64_t(tokens) * n, T);
       EXPECT_LT(std::int64_t(tokens) * (n - 1), T) << "no segment is empty";
     }

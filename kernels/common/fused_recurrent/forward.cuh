@@ -91,8 +91,9 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
     };
     for (int part = 0; part < span.length; part += kChunk) {  // a checkpoint before every kChunk tokens
       float* checkpoint =
-          kSaves ? checkpoints + (std::int64_t(bh) * g.chunks + (span.t0 + part) / kChunk) * g.K * g.V
-                 : nullptr;
+          kSaves
+              ? checkpoints + (std::int64_t(bh) * g.checkpoint_stride + (span.t0 + part) / kChunk) * g.K * g.V
+              : nullptr;
       // At 16 keys a lane the checkpoint leaves two keys' stores at a time, before every other token of the
       // part, from a copy of the state: a lane's 16 or 32 stores at once (1 or 2 columns) filled the memory
       // instruction queue (ncu: stall_lg) and held the scan (kernels/notes/fused_recurrent.md, version 27).

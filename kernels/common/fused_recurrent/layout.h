@@ -109,6 +109,9 @@ struct Geometry {
   // segment of each sequence (T of its tokens, the pointers at the segment's first row)
   int sequence_stride = 0;
   int chunks = 0;
+  // checkpoints from one head's first to the next's (the forward's saves): chunks, or the whole sequence's
+  // where a pass runs over a segment (the checkpoints pointer at the segment's first)
+  int checkpoint_stride = 0;
   float scale = 1;
   // column passes: KPT keys per lane, KG lanes per column, BV columns per warp, W warps per block
   int KPT = 8, CPL = 1, KG = 1, BV = 1, W = 1;  // CPL: columns per lane; BV counts columns
@@ -148,6 +151,7 @@ inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, st
   g.B = int(B), g.T = int(T), g.H = int(H), g.K = int(K), g.V = int(V);
   g.sequence_stride = g.T;
   g.chunks = int((T + chunk - 1) / chunk);
+  g.checkpoint_stride = g.chunks;
   g.scale = float(scale);
   g.KPT = keys_per_lane(g.K, B * H * K * V, schedulers);
   g.KG = g.K / g.KPT;

@@ -217,73 +217,94 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   launch_forward<Form, T>(pointers, launch_geometry(p), checkpoints, sa, call.stream);
 }
 
-// The backward over `pointers` and `grads` of problem `p` (its forward's checkpoints, and what else
-// WorkspaceLayout<Form>(p) lays out, in `workspace`).
+// The backward's passes over `pointers` and `grads` of problem `p` (its forward's checkpoints, and what else
+// WorkspaceLayout<Form>(p) lays out, in `workspace`), each launched on the stream it is given:
+// launch_backward orders them, and so may a caller with other scans to place beside them (gsa's backward).
 template <class Form, class T>
-void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, const Problem& p,
-                     float* workspace, cudaStream_t stream) {
-  const Geometry g = launch_geometry(p);
-  const WorkspaceLayout<Form> layout(p);
+struct BackwardPasses {
+  Pointers<T> pointers;
+  GradPointers<T> grads;
+  Problem p;
+  float* workspace;
+  Geometry g;
+  WorkspaceLayout<Form> layout;
 
-  const ColumnPass columns_pass = column_pass<Form, T>(g);
-  const Geometry& column_g = columns_pass.g;
-  const StagePlan columns = column_plan<Form, T>(pointers, grads.d_o, column_g);
-  const auto launch_columns = [&](cudaStream_t on) {
-    const std::size_t columns_shared =
-        column_shared_bytes<Form, T>(columns, column_g, columns_pass.converters);
+  BackwardPasses(const Pointers<T>& pointers, const GradPointers<T>& grads, const Problem& p,
+                 float* workspace)
+      : pointers(pointers), grads(grads), p(p), workspace(workspace), g(launch_geometry(p)), layout(p) {}
+
+  // dS scanned backwards: dv (and dS^T b for the low-rank row pass). Needs no forward state.
+  void columns(cudaStream_t stream) const {
+    const ColumnPass pass = column_pass<Form, T>(g);
+    const StagePlan plan = column_plan<Form, T>(pointers, grads.d_o, pass.g);
+    const std::size_t shared = column_shared_bytes<Form, T>(plan, pass.g, pass.converters);
     with_column_layout(g, [&](auto keys, auto lane_columns) {
       constexpr int KPT = decltype(keys)::value;
-      with_converter<Form, T, KPT>(columns_pass, [&](auto converter) {
+      with_converter<Form, T, KPT>(pass, [&](auto converter) {
         const NvtxRange range("columns");  // each launch of the backward is its own range for nsys and ncu
-        auto columns_kernel = fused_recurrent_bwd_columns_kernel<Form, T, KPT, decltype(lane_columns)::value,
-                                                                 decltype(converter)::value>;
-        allow_shared_memory(columns_kernel, columns_shared);
-        columns_kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), columns_pass.threads(), columns_shared,
-                         on>>>(pointers, grads, column_g, columns, workspace + layout.dsa);
+        auto kernel = fused_recurrent_bwd_columns_kernel<Form, T, KPT, decltype(lane_columns)::value,
+                                                         decltype(converter)::value>;
+        allow_shared_memory(kernel, shared);
+        kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), pass.threads(), shared, stream>>>(
+            pointers, grads, pass.g, plan, workspace + layout.dsa);
       });
     });
     FLA_CUDA_CHECK_LAUNCH();
-  };
-  const StagePlan rows =
-      row_plan<Form, T>(pointers, grads.d_o, workspace + layout.sa, workspace + layout.dsa, g);
-  const auto launch_rows = [&](cudaStream_t on) {
+  }
+
+  // The gradients that reduce over V, from the forward's checkpoints (and the column pass's dS^T b).
+  void rows(cudaStream_t stream) const {
+    const StagePlan plan =
+        row_plan<Form, T>(pointers, grads.d_o, workspace + layout.sa, workspace + layout.dsa, g);
     with_values_per_lane(g, [&](auto values) {
-      auto rows_kernel = fused_recurrent_bwd_rows_kernel<Form, T, decltype(values)::value>;
+      auto kernel = fused_recurrent_bwd_rows_kernel<Form, T, decltype(values)::value>;
       // the partial sums of two sub-chunks where their room costs no resident block (rwkv7's five sums at
       // K = V = 128 in 16-bit would leave one block an SM where there were two: 5-6% slower)
       Geometry rows_g = g;
-      std::size_t rows_shared = rows_shared_bytes<Form>(rows, g, kSub);
-      const std::size_t wide = rows_shared_bytes<Form>(rows, g, kWideSums);
-      if (shared_memory_is_free(rows_kernel, 32 * g.W_rows, rows_shared, wide - rows_shared))
-        rows_g.row_sum_tokens = kWideSums, rows_shared = wide;
-      allow_shared_memory(rows_kernel, rows_shared);
+      std::size_t shared = rows_shared_bytes<Form>(plan, g, kSub);
+      const std::size_t wide = rows_shared_bytes<Form>(plan, g, kWideSums);
+      if (shared_memory_is_free(kernel, 32 * g.W_rows, shared, wide - shared))
+        rows_g.row_sum_tokens = kWideSums, shared = wide;
+      allow_shared_memory(kernel, shared);
       const NvtxRange range("rows");
-      rows_kernel<<<dim3(g.B * g.H, g.K / g.block_rows()), 32 * g.W_rows, rows_shared, on>>>(
-          pointers, grads, rows_g, rows, workspace + layout.checkpoints, workspace + layout.dg_rows,
+      kernel<<<dim3(g.B * g.H, g.K / g.block_rows()), 32 * g.W_rows, shared, stream>>>(
+          pointers, grads, rows_g, plan, workspace + layout.checkpoints, workspace + layout.dg_rows,
           workspace + layout.du_partial);
       FLA_CUDA_CHECK_LAUNCH();
     });
-  };
-  if (Form::value.low_rank || !g.side_by_side) {  // the low-rank row pass reads the column pass's dS_t^T b_t
-    launch_columns(stream);
-    launch_rows(stream);
-  } else {  // the column pass on the schedulers the row pass leaves idle (layout.h)
-    const ForkedStream fork(stream);
-    launch_rows(stream);
-    launch_columns(fork.side());
   }
 
-  if constexpr (Form::value.gate == GateKind::per_head) {
-    const std::int64_t token_rows = p.B * p.T * p.H;
-    const NvtxRange range("sum_key_terms");
-    sum_key_terms_kernel<T><<<int((token_rows + 255) / 256), 256, 0, stream>>>(
-        workspace + layout.dg_rows, pointers.g, grads.dg, token_rows, g.K);
-    FLA_CUDA_CHECK_LAUNCH();
+  // After the row pass: a per-head gate's dg summed over K, the bonus's du over the batch.
+  void finish(cudaStream_t stream) const {
+    if constexpr (Form::value.gate == GateKind::per_head) {
+      const std::int64_t token_rows = p.B * p.T * p.H;
+      const NvtxRange range("sum_key_terms");
+      sum_key_terms_kernel<T><<<int((token_rows + 255) / 256), 256, 0, stream>>>(
+          workspace + layout.dg_rows, pointers.g, grads.dg, token_rows, g.K);
+      FLA_CUDA_CHECK_LAUNCH();
+    }
+    if constexpr (Form::value.bonus) {
+      const NvtxRange range("sum_bonus_grad");
+      sum_parts(workspace + layout.du_partial, grads.du, 1, g.B, std::int64_t(g.H) * g.K, stream);
+    }
   }
-  if constexpr (Form::value.bonus) {
-    const NvtxRange range("sum_bonus_grad");
-    sum_parts(workspace + layout.du_partial, grads.du, 1, g.B, std::int64_t(g.H) * g.K, stream);
+};
+
+// The backward's passes in order: the column pass on the schedulers the row pass leaves idle where warps
+// are few (layout.h), else first (the low-rank row pass reads its dS_t^T b_t).
+template <class Form, class T>
+void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, const Problem& p,
+                     float* workspace, cudaStream_t stream) {
+  const BackwardPasses<Form, T> passes(pointers, grads, p, workspace);
+  if (Form::value.low_rank || !passes.g.side_by_side) {
+    passes.columns(stream);
+    passes.rows(stream);
+  } else {
+    const ForkedStream fork(stream);
+    passes.rows(stream);
+    passes.columns(fork.side());
   }
+  passes.finish(stream);
 }
 
 template <class Form, class T>
