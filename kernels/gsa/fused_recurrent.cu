@@ -58,11 +58,16 @@ void forward(const ForwardCall& call) {
 }
 
 std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimits& device) {
+  bool gla_passes_fit = false;  // one query head a state pair: gla's kernels, their K and V
+  dispatch_dtype(p.dtype, [&](auto tag) {
+    gla_passes_fit = gla_passes::fits<decltype(tag)>(p, mode == Mode::fwdbwd, device.shared_memory_per_block);
+  });
+  if (gla_passes_fit) return std::nullopt;
   const auto fits = [](std::int64_t n) { return n == 32 || n == 64 || n == 128; };
   if (!fits(p.K) || !fits(p.M))
     return format(
         "fused_recurrent holds up to 32 keys or slots of a column per thread: K and M in {32, 64, 128}, not "
-        "K=%lld, M=%lld",
+        "K=%lld, M=%lld (with one query head a state pair, K in {16, ..., 256} where shared memory allows)",
         static_cast<long long>(p.K), static_cast<long long>(p.M));
   const auto power_of_two = [](std::int64_t n) { return n > 0 && (n & (n - 1)) == 0; };
   if (!power_of_two(p.V) || p.V < 16 || p.V > 256 || !power_of_two(p.G))

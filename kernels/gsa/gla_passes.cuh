@@ -70,15 +70,23 @@ __global__ void __launch_bounds__(256) softmax_kernel(const float* logits, T* we
 }
 
 // Whether this form takes `p`'s forward (and, with `backward`, the backward that follows it:
-// gla_passes_backward.cuh) on the current device: one query head a state pair, and every pass within the
-// device's shared memory.
+// gla_passes_backward.cuh) where a block may have `shared` bytes of shared memory: one query head a state
+// pair, K and V as gla's fused kernels take them, M as the softmax kernels do (and gsa's other forms), and
+// every pass within the shared memory.
+template <class T>
+bool fits(const Problem& p, bool backward, std::size_t shared) {
+  const auto gla_dim = [](std::int64_t n) { return n == 16 || n == 32 || n == 64 || n == 128 || n == 256; };
+  if (p.G != 1 || !gla_dim(p.K) || !gla_dim(p.V) || !(p.M == 32 || p.M == 64 || p.M == 128)) return false;
+  const Mode second_mode = backward ? Mode::fwdbwd : Mode::fwd;
+  return fused::shared_bytes<KeysForm, T>(first_pass(p), Mode::fwd) <= shared &&
+         fused::shared_bytes<GlaForm, T>(second_pass(p), second_mode) <= shared &&
+         (!backward || fused::shared_bytes<GlaForm, T>(first_pass_transposed(p), Mode::fwdbwd) <= shared);
+}
+
+// Whether this form runs `p` on the current device (the forward and the backward take the same answer).
 template <class T>
 bool runs(const Problem& p, bool backward) {
-  const std::size_t most = std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
-  const Mode second_mode = backward ? Mode::fwdbwd : Mode::fwd;
-  return p.G == 1 && fused::shared_bytes<KeysForm, T>(first_pass(p), Mode::fwd) <= most &&
-         fused::shared_bytes<GlaForm, T>(second_pass(p), second_mode) <= most &&
-         (!backward || fused::shared_bytes<GlaForm, T>(first_pass_transposed(p), Mode::fwdbwd) <= most);
+  return fits<T>(p, backward, std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)));
 }
 
 // A pass's pointers as gla's fused forward takes them (no bonus, no low-rank term).
