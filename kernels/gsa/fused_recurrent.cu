@@ -58,11 +58,7 @@ void forward(const ForwardCall& call) {
 }
 
 std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimits& device) {
-  bool gla_passes_fit = false;  // one query head a state pair: gla's kernels, their K and V
-  dispatch_dtype(p.dtype, [&](auto tag) {
-    gla_passes_fit = gla_passes::fits<decltype(tag)>(p, mode == Mode::fwdbwd, device.shared_memory_per_block);
-  });
-  if (gla_passes_fit) return std::nullopt;
+  if (gsa_fused_takes_gla_passes(p, mode, device)) return std::nullopt;  // gla's kernels, their K and V
   const auto fits = [](std::int64_t n) { return n == 32 || n == 64 || n == 128; };
   if (!fits(p.K) || !fits(p.M))
     return format(
@@ -84,6 +80,14 @@ std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimit
 
 }  // namespace
 }  // namespace gsa
+
+bool gsa_fused_takes_gla_passes(const Problem& p, Mode mode, const DeviceLimits& device) {
+  bool fits = false;
+  dispatch_dtype(p.dtype, [&](auto tag) {
+    fits = gsa::gla_passes::fits<decltype(tag)>(p, mode == Mode::fwdbwd, device.shared_memory_per_block);
+  });
+  return fits;
+}
 
 Variant gsa_fused_recurrent_variant() {
   Variant variant;

@@ -21,6 +21,9 @@ void register_gsa(Registry& registry);
 
 Variant gsa_naive_variant();
 Variant gsa_fused_recurrent_variant();
+// Whether gsa's fused_recurrent runs `p` on gla's fused kernels (kernels/gsa/gla_passes.cuh) on a device with
+// these limits, else on its own forms (grouped queries, or where gla's kernels do not fit).
+bool gsa_fused_takes_gla_passes(const Problem& p, Mode mode, const DeviceLimits& device);
 Variant gsa_chunk_variant();
 
 }  // namespace flabench

@@ -9,6 +9,7 @@
 #include <string>
 #include <tuple>
 
+#include "kernels/gsa/gsa.h"
 #include "kernels/registry.h"
 
 namespace flabench {
@@ -200,26 +201,56 @@ TEST(VariantSupport, GsaNaiveKeepsBothStatesInSharedMemory) {
   EXPECT_FALSE(runs("gsa", "naive", 256, 256, Mode::fwd, kHopper, 128, 1));
 }
 
+// With grouped queries (G > 1) gsa's fused_recurrent takes its own forms: columns of at most 32 keys or
+// slots a thread.
 TEST(VariantSupport, GsaFusedRecurrentHoldsColumnsOf32) {
   EXPECT_TRUE(runs("gsa", "fused_recurrent", 128, 128, Mode::fwd, kHopper, 64, 4));
-  EXPECT_TRUE(runs("gsa", "fused_recurrent", 128, 128, Mode::fwd, kHopper, 128, 1));  // 512 threads per pass
-  EXPECT_FALSE(runs("gsa", "fused_recurrent", 128, 256, Mode::fwd, kHopper, 128, 1))
+  EXPECT_TRUE(runs("gsa", "fused_recurrent", 128, 128, Mode::fwd, kHopper, 128, 2));  // 512 threads per pass
+  EXPECT_FALSE(runs("gsa", "fused_recurrent", 128, 256, Mode::fwd, kHopper, 128, 2))
       << "pass 2: 1024 threads";
-  EXPECT_TRUE(runs("gsa", "fused_recurrent", 64, 32, Mode::fwd, kAda, 32, 1));
+  EXPECT_TRUE(runs("gsa", "fused_recurrent", 64, 32, Mode::fwd, kAda, 32, 2));
   EXPECT_FALSE(runs("gsa", "fused_recurrent", 64, 64, Mode::fwd, kHopper, 48, 1));
   EXPECT_FALSE(runs("gsa", "fused_recurrent", 64, 48, Mode::fwd, kHopper, 64, 1))
       << "V = 48: 3 pieces of 16 bytes";
   EXPECT_FALSE(runs("gsa", "fused_recurrent", 64, 64, Mode::fwd, kHopper, 64, 3));
+  EXPECT_FALSE(runs("gsa", "fused_recurrent", 16, 64, Mode::fwd, kHopper, 64, 2)) << "K = 16";
   // the backward: the forward's split form, a dp scan over V and slot vectors kept per chunk
   EXPECT_TRUE(runs("gsa", "fused_recurrent", 64, 64, Mode::fwdbwd, kHopper, 64, 4));
-  EXPECT_TRUE(runs("gsa", "fused_recurrent", 128, 128, Mode::fwdbwd, kHopper, 128, 1));
-  EXPECT_TRUE(runs("gsa", "fused_recurrent", 64, 16, Mode::fwdbwd, kAda, 64, 1));
-  EXPECT_TRUE(runs("gsa", "fused_recurrent", 64, 256, Mode::fwd, kHopper, 64, 1)) << "the split form";
-  EXPECT_TRUE(runs("gsa", "fused_recurrent", 32, 128, Mode::fwd, kHopper, 128, 1)) << "the split form";
-  EXPECT_FALSE(runs("gsa", "fused_recurrent", 64, 256, Mode::fwdbwd, kHopper, 64, 1))
+  EXPECT_TRUE(runs("gsa", "fused_recurrent", 128, 128, Mode::fwdbwd, kHopper, 128, 2));
+  EXPECT_TRUE(runs("gsa", "fused_recurrent", 64, 16, Mode::fwdbwd, kAda, 64, 2));
+  EXPECT_TRUE(runs("gsa", "fused_recurrent", 64, 256, Mode::fwd, kHopper, 64, 2)) << "the split form";
+  EXPECT_TRUE(runs("gsa", "fused_recurrent", 32, 128, Mode::fwd, kHopper, 128, 2)) << "the split form";
+  EXPECT_FALSE(runs("gsa", "fused_recurrent", 64, 256, Mode::fwdbwd, kHopper, 64, 2))
       << "Hv's slot vectors of 256 values: 512 threads in the ds/df scan";
   EXPECT_FALSE(runs("gsa", "fused_recurrent", 128, 128, Mode::fwdbwd, kAda, 128, 4))
       << "16 tokens of slot vectors and of 4 query heads' rows: more than 99 KiB";
+}
+
+// With one query head a state pair both passes run on gla's fused kernels (kernels/gsa/gla_passes.cuh):
+// K and V as gla's fused_recurrent takes them, M as the softmax kernels do, within shared memory.
+TEST(VariantSupport, GsaFusedRecurrentWithOneQueryHeadTakesGlasShapes) {
+  const auto gsa_problem = [](int K, int V, int M, int G) {
+    Problem p{1, 64, 1, K, V, DType::bf16};
+    p.M = M, p.G = G;
+    return p;
+  };
+  for (int K : {16, 32, 64, 128, 256})
+    for (int V : {16, 32, 64, 128, 256})
+      for (int M : {32, 64, 128}) {
+        SCOPED_TRACE(testing::Message() << "K=" << K << " V=" << V << " M=" << M);
+        const bool gla_fwdbwd = runs("gla", "fused_recurrent", K, V, Mode::fwdbwd, kHopper) &&
+                                runs("gla", "fused_recurrent", M, V, Mode::fwdbwd, kHopper) &&
+                                runs("gla", "fused_recurrent", M, K, Mode::fwdbwd, kHopper);
+        EXPECT_EQ(gsa_fused_takes_gla_passes(gsa_problem(K, V, M, 1), Mode::fwdbwd, kHopper), gla_fwdbwd);
+        if (gla_fwdbwd) {
+          EXPECT_TRUE(runs("gsa", "fused_recurrent", K, V, Mode::fwdbwd, kHopper, M, 1));
+        }
+      }
+  EXPECT_TRUE(runs("gsa", "fused_recurrent", 16, 64, Mode::fwdbwd, kHopper, 64, 1));
+  EXPECT_TRUE(runs("gsa", "fused_recurrent", 256, 256, Mode::fwdbwd, kHopper, 64, 1));
+  EXPECT_FALSE(gsa_fused_takes_gla_passes(gsa_problem(64, 64, 64, 4), Mode::fwd, kHopper))
+      << "grouped queries";
+  EXPECT_FALSE(gsa_fused_takes_gla_passes(gsa_problem(64, 64, 48, 1), Mode::fwd, kHopper)) << "M = 48";
 }
 
 }  // namespace
