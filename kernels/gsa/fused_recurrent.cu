@@ -48,7 +48,7 @@ void forward(const ForwardCall& call) {
   float* const base = reinterpret_cast<float*>(call.workspace.data());
   if (gla_passes::runs<T>(call.problem, call.save_for_backward))
     gla_passes::forward<T>(call, base + w.logits, reinterpret_cast<T*>(base + w.weights),
-                           base + w.key_checkpoints, base + w.value_checkpoints);
+                           base + w.gla_backward, {base + w.key_checkpoints, base + w.value_checkpoints});
   else if (call.save_for_backward)
     split::forward<T>(call, base + w.logits, base + w.key_checkpoints);
   else if (split_form(call.problem))

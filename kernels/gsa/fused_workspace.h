@@ -12,14 +12,15 @@ namespace flabench::gsa {
 struct FusedWorkspace {
   std::size_t logits;             // [B, T, HQ, M]: scale Hk_t^T q, written by the forward's split form and
                                   // its gla passes
-  std::size_t key_checkpoints;    // [B*H, chunks, K, M]: Hk before every kChunk-th token, when saved; else
-                                  // the states the gla passes' segments hand on (gla_passes_plan.h)
+  std::size_t key_checkpoints;    // [B*H, chunks, K, M]: Hk before every kChunk-th token, when saved (the
+                                  // gla passes: Hk^T, [B*H, chunks, M, K])
   std::size_t value_checkpoints;  // [B*H, chunks, M, V]: Hv likewise, made by the backward
   std::size_t weights;            // [B, T, HQ, M]: p (the gla passes' forward: in the inputs' type)
   std::size_t logit_grads;        // [B, T, HQ, M]: dp, then dz = scale p (dp - p . dp)
   std::size_t slot_sums;          // [2][B, T, H, M]: pass 1's ds and df, for pass 2's to add
   std::size_t gla_backward;       // the gla passes' backward (gla_passes_backward.cuh): kGlaTokenBuffers
-                                  // [B, T, H, M] then kGlaStates [B*H, M, K]
+                                  // [B, T, H, M] then kGlaStates [B*H, M, K]; in their forward the states
+                                  // its segments hand on (gla_passes_plan.h)
   std::size_t total;
 
   static constexpr int kGlaTokenBuffers = 4, kGlaStates = 4;

@@ -7,8 +7,8 @@
 //   pass 2   gla's fused forward itself: q = p, k = s, g = f, v = v, scale 1; Hv [M x V] is its state.
 // Both scans so take the layouts, wide chunks and converter warps of gla's forward (kernels/notes/
 // fused_recurrent.md); gsa's own joint and split kernels remain for grouped queries. Where a backward follows
-// (gla_passes_backward.cuh), pass 2 saves Hv's checkpoints as gla's forward does for gla's backward, each
-// segment's at its chunks' places in the sequence's.
+// (gla_passes_backward.cuh), both passes save checkpoints for gla's backward (pass 1 its state transposed),
+// each segment's at its chunks' places in the sequence's.
 #pragma once
 
 #include <algorithm>
@@ -96,13 +96,19 @@ flabench::Pointers<T> pass_pointers(const T* q, const T* k, const T* v, const T*
   return {q, k, v, g, nullptr, nullptr, nullptr, h0, o, ht};
 }
 
+// Where a backward follows, the rooms of both passes' checkpoints: Hk^T's [B H, T / kChunk, M, K] (the
+// per-value-gate forward saves its state transposed, as gla's backward reads pass 1 taken transposed) and
+// Hv's [B H, T / kChunk, M, V]. Null where none follows.
+struct Checkpoints {
+  float *keys = nullptr, *values = nullptr;
+};
+
 // Pass 1, the softmax and pass 2 of tokens [t0, t0 + length) of every sequence, from the states in hk0 and
-// hv0 to those in hkt and hvt (Hv's checkpoints into value_checkpoints where it is not null), pass 1 on
-// `keys_stream`, the rest on `values_stream` once `handoff` (where there is one) has handed pass 1's logits
-// over.
+// hv0 to those in hkt and hvt (the checkpoints of those tokens into `saves`), pass 1 on `keys_stream`, the
+// rest on `values_stream` once `handoff` (where there is one) has handed pass 1's logits over.
 template <class T>
 void run_passes(const Problem& p, const gsa::Pointers<T>& in, float* logits, T* weights, int t0, int length,
-                const float* hk0, const float* hv0, float* hkt, float* hvt, float* value_checkpoints,
+                const float* hk0, const float* hv0, float* hkt, float* hvt, const Checkpoints& saves,
                 cudaStream_t keys_stream, cudaStream_t values_stream, ForkedStream* handoff) {
   Problem part = p;
   part.T = length;
@@ -114,10 +120,15 @@ void run_passes(const Problem& p, const gsa::Pointers<T>& in, float* logits, T* 
     g.checkpoint_stride = int((p.T + fused::kChunk - 1) / fused::kChunk);
     return g;
   };
+  // the segment's first checkpoint (t0 is a whole number of chunks)
+  const auto first_checkpoint = [&](float* room, std::int64_t state) {
+    return room ? room + std::int64_t(t0) / fused::kChunk * state : nullptr;
+  };
   const flabench::Pointers<T> keys =
       pass_pointers<T>(in.q + row * p.K, in.k + row * p.K, in.s + row * p.M, in.f + row * p.M, hk0,
                        reinterpret_cast<T*>(logits + row * p.M), hkt);
-  fused::launch_forward<KeysForm, T>(keys, segment_geometry(first_pass(part)), nullptr, nullptr, keys_stream);
+  fused::launch_forward<KeysForm, T>(keys, segment_geometry(first_pass(part)),
+                                     first_checkpoint(saves.keys, p.K * p.M), nullptr, keys_stream);
   if (handoff) handoff->hand_over();
   const std::int64_t rows = part.B * part.T * part.H;
   softmax_kernel<T><<<unsigned((rows * (p.M / 8) + 255) / 256), 256, 0, values_stream>>>(
@@ -125,37 +136,35 @@ void run_passes(const Problem& p, const gsa::Pointers<T>& in, float* logits, T* 
   FLA_CUDA_CHECK_LAUNCH();
   const flabench::Pointers<T> values = pass_pointers<T>(
       weights + row * p.M, in.s + row * p.M, in.v + row * p.V, in.f + row * p.M, hv0, in.o + row * p.V, hvt);
-  float* const checkpoints =  // the segment's first (t0 is a whole number of chunks)
-      value_checkpoints ? value_checkpoints + std::int64_t(t0) / fused::kChunk * p.M * p.V : nullptr;
-  fused::launch_forward<GlaForm, T>(values, segment_geometry(second_pass(part)), checkpoints, nullptr,
-                                    values_stream);
+  fused::launch_forward<GlaForm, T>(values, segment_geometry(second_pass(part)),
+                                    first_checkpoint(saves.values, p.M * p.V), nullptr, values_stream);
 }
 
 // The forward: `logits` (fp32) and `weights` (T) hold [B, T, H, M] each, kept for the backward where one
-// follows, as are Hv's checkpoints in `value_checkpoints` [B H, T / kChunk, M, V]; `key_room` holds the
-// states one segment hands the next (2 (B H K M + B H M V) floats, within the room of Hk's checkpoints
-// wherever segments() is above 1).
+// follows, as are the checkpoints in `saves`; `handoff_room` holds the states one segment hands the next
+// (2 (B H K M + B H M V) floats, wherever segments() is above 1).
 template <class T>
-void forward(const ForwardCall& call, float* logits, T* weights, float* key_room, float* value_checkpoints) {
+void forward(const ForwardCall& call, float* logits, T* weights, float* handoff_room, Checkpoints saves) {
   const Problem& p = call.problem;
   const gsa::Pointers<T> in = bind_forward<T>(call);
+  if (!call.save_for_backward) saves = {};
   const int n = segments(p, 4 * current_device_attribute(cudaDevAttrMultiProcessorCount));
   if (n <= 1) {
-    run_passes<T>(p, in, logits, weights, 0, int(p.T), in.hk0, in.hv0, in.hkt, in.hvt,
-                  call.save_for_backward ? value_checkpoints : nullptr, call.stream, call.stream, nullptr);
+    run_passes<T>(p, in, logits, weights, 0, int(p.T), in.hk0, in.hv0, in.hkt, in.hvt, saves, call.stream,
+                  call.stream, nullptr);
     return;
   }
   const std::int64_t keys_state = p.B * p.H * p.K * p.M, values_state = p.B * p.H * p.M * p.V;
-  float* const hk[2] = {key_room, key_room + keys_state};
-  float* const hv[2] = {key_room + 2 * keys_state, key_room + 2 * keys_state + values_state};
+  float* const hk[2] = {handoff_room, handoff_room + keys_state};
+  float* const hv[2] = {handoff_room + 2 * keys_state, handoff_room + 2 * keys_state + values_state};
   const int length = segment_tokens(p.T, n);
   ForkedStream fork(call.stream);
   for (int i = 0, t0 = 0; t0 < p.T; ++i, t0 += length) {
     const bool last = t0 + length >= p.T;
     run_passes<T>(p, in, logits, weights, t0, int(std::min<std::int64_t>(length, p.T - t0)),
                   i == 0 ? in.hk0 : hk[(i - 1) % 2], i == 0 ? in.hv0 : hv[(i - 1) % 2],
-                  last ? in.hkt : hk[i % 2], last ? in.hvt : hv[i % 2],
-                  call.save_for_backward ? value_checkpoints : nullptr, call.stream, fork.side(), &fork);
+                  last ? in.hkt : hk[i % 2], last ? in.hvt : hv[i % 2], saves, call.stream, fork.side(),
+                  &fork);
   }
 }
 

@@ -1,14 +1,15 @@
 // gsa's fused_recurrent backward on gla's fused_recurrent kernels, after the gla passes' forward
-// (gla_passes.cuh), which leaves the fp32 logits, p in the inputs' type and Hv's checkpoints:
+// (gla_passes.cuh), which leaves the fp32 logits, p in the inputs' type and the checkpoints of Hk^T and Hv:
 //   pass 2   gla's backward with q = p, k = s, g = f, v = v: dv, dHv0, pass 2's ds and df, and (its dq, in
 //            fp32) dp = Hv_t do_t;
 //   softmax  dz = p (dp - p . dp), p again in fp32 from the logits;
 //   pass 1   taken transposed (first_pass_transposed): Hk^T [M x K] steps as diag(e^{f_t}) Hk^T + s_t k_t^T,
 //            gla's own recurrence with keys s, values k and decay f on its rows. gla's forward with queries
-//            dz writes dq = scale Hk_t dz_t and Hk^T's checkpoints; gla's backward with queries dz and
-//            output gradient q then gives pass 1's ds (its dk), dk (its dv), df (its dg) and dHk0^T. Its dq,
-//            scale Hk_t^T q_t = z_t, is not written. Its column pass, which needs no forward state, runs
-//            beside the dq forward on a forked stream (kernels/notes/gsa.md, version 19).
+//            dz writes dq = scale Hk_t dz_t; gla's backward with queries dz and output gradient q gives pass
+//            1's ds (its dk), dk (its dv), df (its dg) and dHk0^T, its row pass from the checkpoints of Hk^T
+//            the forward's pass 1 saved. Its dq, scale Hk_t^T q_t = z_t, is not written. The row pass runs
+//            beside the dq forward and the column pass, which follow each other on a forked stream
+//            (kernels/notes/gsa.md, versions 19 and 21).
 // Hk's states cross between gsa's [K x M] and gla's [M x K] layout in a transpose each way; ds and df are
 // pass 1's and pass 2's terms added. Every scan only multiplies by e^{f} <= 1, as gla's do: f down to -40
 // cannot overflow.
@@ -116,13 +117,24 @@ void backward(const BackwardCall& call) {
       flabench::GradPointers<T>{in.q, dhkt_t, nullptr, ds_keys, d.dk, df_keys, nullptr, nullptr, nullptr,
                                 dhk0_t},
       keys, base + w.key_checkpoints);
-  {  // the column pass needs no forward state: beside the dq forward, whose checkpoints the row pass reads
+  {  // all three of pass 1's scans need only dz (the row pass reads the forward's checkpoints of Hk^T)
     const ForkedStream fork(stream);
-    fused::launch_forward<GlaForm, T>(pass_pointers<T>(dz, in.s, in.k, in.f, hk0_t, d.dq, hkt_t),
-                                      fused::launch_geometry(keys), base + w.key_checkpoints, nullptr,
-                                      stream);
-    keys_backward.columns(fork.side());
-    keys_backward.rows(stream);
+    const auto dq_forward = [&](cudaStream_t on) {
+      fused::launch_forward<GlaForm, T>(pass_pointers<T>(dz, in.s, in.k, in.f, hk0_t, d.dq, hkt_t),
+                                        fused::launch_geometry(keys), nullptr, nullptr, on);
+    };
+    // Where warps are few (layout.h), the row pass beside the other two (1,24576,16,64: 0.87x of the other
+    // order); else the column pass beside the dq forward and the row pass after it (0.96-0.99x of the first
+    // order at 64 heads and at D = 128). kernels/notes/gsa.md, version 21.
+    if (keys_backward.g.side_by_side) {
+      keys_backward.rows(stream);
+      dq_forward(fork.side());
+      keys_backward.columns(fork.side());
+    } else {
+      dq_forward(stream);
+      keys_backward.columns(fork.side());
+      keys_backward.rows(stream);
+    }
   }
   transpose_states(dhk0_t, d.dhk0, heads, int(p.M), int(p.K), stream);
   add_slot_grads_kernel<T>

@@ -305,4 +305,21 @@ __device__ __forceinline__ void store_state_columns(float* state, const float (&
   }
 }
 
+// The same keys into the transpose, a [V, K] fp32 state: a column's keys are neighbours there and leave in
+// 16-byte stores. gsa's pass 1 saves Hk^T so, the layout its backward on gla's kernels reads.
+template <int Part = 0, int Parts = 1, int KPT, int CPL>
+__device__ __forceinline__ void store_state_transposed(float* state, const float (&S)[CPL][KPT], int K,
+                                                       const ColumnLane& lane) {
+  constexpr int kKeys = KPT / Parts, kFirst = Part * kKeys;
+  static_assert(KPT % Parts == 0 && kKeys % 4 == 0);
+  if (!lane.active) return;
+#pragma unroll
+  for (int m = 0; m < CPL; ++m) {
+    float* column = state + std::int64_t(lane.v + m) * K + lane.k0;
+#pragma unroll
+    for (int i = kFirst; i < kFirst + kKeys; i += 4)
+      *reinterpret_cast<float4*>(column + i) = make_float4(S[m][i], S[m][i + 1], S[m][i + 2], S[m][i + 3]);
+  }
+}
+
 }  // namespace flabench::fused

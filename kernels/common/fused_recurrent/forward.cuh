@@ -19,7 +19,8 @@ using ForwardOutput = std::conditional_t<KeyVectors<Form>::per_value_gate, float
 
 // Chunks of g.column_tokens tokens (16 or 32) are staged and converted at a time, and scanned kChunk tokens
 // at a time. kSaves (save for backward): `checkpoints` receives the state before every kChunk-th token,
-// [B*H, chunks, K, V], and `sa_store` (low rank) a^T S_{t-1} per token, [B, T, H, V].
+// [B*H, chunks, K, V] (a per-value gate's transposed, [B*H, chunks, V, K]), and `sa_store` (low rank)
+// a^T S_{t-1} per token, [B, T, H, V].
 // At 8 and 4 keys a lane, and with converter warps, the launch bound asks for one block an SM: those scans
 // are latency-bound, or have an SM each, and left to itself ptxas traded their registers for occupancy they
 // cannot use (rwkv7 at 4 keys 73 -> 64 registers, gla fp32 63 -> 48: 1.04-1.12x slower; rwkv6's converter
@@ -99,7 +100,9 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
       // instruction queue (ncu: stall_lg) and held the scan (kernels/notes/fused_recurrent.md, version 27).
       // At 8 keys or 4 (as many stores) they stay at the part's start, and one scan loop keeps the next
       // token's loads in flight across it.
-      constexpr int kBursts = kSaves && KPT >= 16 ? KPT / 2 : 1, kBurstTokens = kChunk / kBursts;
+      // (A per-value gate's transposed store takes four keys at a time: one 16-byte store a column.)
+      constexpr int kBursts = kSaves && KPT >= 16 ? KPT / (KV::per_value_gate ? 4 : 2) : 1,
+                    kBurstTokens = kChunk / kBursts;
       static_assert(kChunk % kBursts == 0);
       float saved[CPL][KPT];
       if constexpr (kSaves) {
@@ -109,7 +112,10 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
           for (int i = 0; i < KPT; ++i) saved[m][i] = S[m][i];
       }
       for_each_constant<kBursts>([&](auto burst) {
-        if constexpr (kSaves) store_state_columns<burst.value, kBursts>(checkpoint, saved, g.V, lane);
+        if constexpr (kSaves && KV::per_value_gate)  // gsa's pass 1: Hk^T, for its backward on gla's kernels
+          store_state_transposed<burst.value, kBursts>(checkpoint, saved, g.K, lane);
+        else if constexpr (kSaves)
+          store_state_columns<burst.value, kBursts>(checkpoint, saved, g.V, lane);
         const int first = part + burst.value * kBurstTokens;
         scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(
             max(0, min(kBurstTokens, span.length - first)), /*reverse=*/false,
