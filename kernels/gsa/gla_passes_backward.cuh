@@ -7,9 +7,9 @@
 //            gla's own recurrence with keys s, values k and decay f on its rows. gla's forward with queries
 //            dz writes dq = scale Hk_t dz_t; gla's backward with queries dz and output gradient q gives pass
 //            1's ds (its dk), dk (its dv), df (its dg) and dHk0^T, its row pass from the checkpoints of Hk^T
-//            the forward's pass 1 saved. Its dq, scale Hk_t^T q_t = z_t, is not written. The row pass runs
-//            beside the dq forward and the column pass, which follow each other on a forked stream
-//            (kernels/notes/gsa.md, versions 19 and 21).
+//            the forward's pass 1 saved. Its dq, scale Hk_t^T q_t = z_t, is not written. Where warps are
+//            few the row pass runs beside the dq forward and the column pass, else the column pass beside
+//            the dq forward (kernels/notes/gsa.md, versions 19 and 21).
 // Hk's states cross between gsa's [K x M] and gla's [M x K] layout in a transpose each way; ds and df are
 // pass 1's and pass 2's terms added. Every scan only multiplies by e^{f} <= 1, as gla's do: f down to -40
 // cannot overflow.
