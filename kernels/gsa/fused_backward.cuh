@@ -197,26 +197,6 @@ __global__ void __launch_bounds__(kScanGradThreads, kPieces == 1 ? 1 : 2)
       /*reverse=*/true);
 }
 
-// p = softmax(logits) and dz = scale p (dp - p . dp), in place of dp: one warp per (token, query head) row.
-__global__ void gsa_softmax_grad_kernel(const float* logits, float* p, float* dp, std::int64_t rows, int M,
-                                        float scale) {
-  const int lane = threadIdx.x % 32;
-  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
-  for (std::int64_t row = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; row < rows;
-       row += warps) {
-    float* const weights = p + row * M;
-    float* const grad = dp + row * M;
-    for (int i = lane; i < M; i += 32) weights[i] = logits[row * M + i];
-    __syncwarp();
-    softmax_rows(weights, 1, M, 0, 1);
-    __syncwarp();
-    float dot = 0;
-    for (int i = lane; i < M; i += 32) dot = fmaf(weights[i], grad[i], dot);
-    dot = sum_over_lanes(dot, 32);
-    for (int i = lane; i < M; i += 32) grad[i] = scale * weights[i] * (grad[i] - dot);
-  }
-}
-
 template <class T>
 fused::StagePlan mix_grad_stage(const SlotMixGrad<T>& a, int G, int columns) {
   fused::StagePlan plan;
@@ -278,8 +258,7 @@ void backward(const BackwardCall& call) {
               sms, call.stream);
   // 2. p, and dp becomes dz
   const std::int64_t rows = p.B * p.T * p.H * p.G;
-  gsa_softmax_grad_kernel<<<unsigned(std::min<std::int64_t>((rows + 7) / 8, 16 * sms)), 256, 0,
-                            call.stream>>>(logits, weights, dz, rows, int(p.M), float(p.scale));
+  launch_softmax_grad<float>(logits, dz, dz, weights, rows, int(p.M), float(p.scale), call.stream);
   FLA_CUDA_CHECK_LAUNCH();
   // 3-5 need only dz and p: the reverse scans of ds and df (the longest) on the call's stream, dq, dv and dk
   // beside them on a forked one (kernels/notes/gsa.md, version 13: 0.73-0.98x of one after the other).

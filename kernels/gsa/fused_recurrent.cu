@@ -36,7 +36,7 @@ bool split_form(const Problem& p) {
 
 template <class T>
 void backward(const BackwardCall& call) {  // after the forward the same test chose
-  if (gla_passes::runs<T>(call.problem, /*backward=*/true))
+  if (gla_passes::runs(call.problem, /*backward=*/true))
     gla_passes::backward<T>(call);
   else
     split::backward<T>(call);
@@ -46,7 +46,7 @@ template <class T>
 void forward(const ForwardCall& call) {
   const FusedWorkspace w(call.problem);
   float* const base = reinterpret_cast<float*>(call.workspace.data());
-  if (gla_passes::runs<T>(call.problem, call.save_for_backward))
+  if (gla_passes::runs(call.problem, call.save_for_backward))
     gla_passes::forward<T>(call, base + w.logits, reinterpret_cast<T*>(base + w.weights),
                            base + w.gla_backward, {base + w.key_checkpoints, base + w.value_checkpoints});
   else if (call.save_for_backward)
@@ -82,11 +82,7 @@ std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimit
 }  // namespace gsa
 
 bool gsa_fused_takes_gla_passes(const Problem& p, Mode mode, const DeviceLimits& device) {
-  bool fits = false;
-  dispatch_dtype(p.dtype, [&](auto tag) {
-    fits = gsa::gla_passes::fits<decltype(tag)>(p, mode == Mode::fwdbwd, device.shared_memory_per_block);
-  });
-  return fits;
+  return gsa::gla_passes::fits(p, mode == Mode::fwdbwd, device);
 }
 
 Variant gsa_fused_recurrent_variant() {

@@ -21,36 +21,9 @@
 #include "kernels/gla/gla.h"
 #include "kernels/gsa/gla_passes_plan.h"
 #include "kernels/gsa/pointers.cuh"
+#include "kernels/gsa/softmax_rows.cuh"
 
 namespace flabench::gsa::gla_passes {
-
-// Eight neighbouring logits of a row of M (M / 8 neighbouring lanes a row) become their softmax weights in
-// place, in fp32 with the row's largest logit subtracted. Every lane of the warp takes part (the shuffles).
-__device__ __forceinline__ void softmax_of_eight(float (&x)[8], int lanes) {
-  float largest = x[0];
-#pragma unroll
-  for (int i = 1; i < 8; ++i) largest = fmaxf(largest, x[i]);
-  largest = largest_over_lanes(largest, lanes);
-  float total = 0;
-#pragma unroll
-  for (int i = 0; i < 8; ++i) total += x[i] = __expf(x[i] - largest);
-  const float inverse = 1.0f / sum_over_lanes(total, lanes);
-#pragma unroll
-  for (int i = 0; i < 8; ++i) x[i] *= inverse;
-}
-
-// Eight floats into eight consecutive elements of type T (one 16-byte store for 2-byte types).
-template <class T>
-__device__ __forceinline__ void store8_as(T* to, const float (&x)[8]) {
-  if constexpr (sizeof(T) == 2) {
-    alignas(16) T packed[8];
-#pragma unroll
-    for (int i = 0; i < 8; ++i) packed[i] = from_float<T>(x[i]);
-    *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(packed);
-  } else {
-    fused::store8(to, x);
-  }
-}
 
 // p = softmax(z) over each row of M logits: M / 8 lanes a row, eight neighbouring logits a lane (two 16-byte
 // loads, one 16-byte store of 16-bit weights), so a warp keeps several rows' bytes in flight (one logit a
@@ -64,29 +37,27 @@ __global__ void __launch_bounds__(256) softmax_kernel(const float* logits, T* we
   const bool valid = index < rows;  // every lane takes part in the shuffles; a row's lanes are neighbours
   const std::int64_t at = (index / run * stride + index % run) * M + int(thread % lanes) * 8;
   float x[8] = {};
-  if (valid) fused::load8(logits + at, x);
+  if (valid) load_eight(logits + at, x);
   softmax_of_eight(x, lanes);
-  if (valid) store8_as(weights + at, x);
+  if (valid) store_eight(weights + at, x);
 }
 
 // Whether this form takes `p`'s forward (and, with `backward`, the backward that follows it:
-// gla_passes_backward.cuh) where a block may have `shared` bytes of shared memory: one query head a state
-// pair, K and V as gla's fused kernels take them, M as the softmax kernels do (and gsa's other forms), and
-// every pass within the shared memory.
-template <class T>
-bool fits(const Problem& p, bool backward, std::size_t shared) {
-  const auto gla_dim = [](std::int64_t n) { return n == 16 || n == 32 || n == 64 || n == 128 || n == 256; };
-  if (p.G != 1 || !gla_dim(p.K) || !gla_dim(p.V) || !(p.M == 32 || p.M == 64 || p.M == 128)) return false;
-  const Mode second_mode = backward ? Mode::fwdbwd : Mode::fwd;
-  return fused::shared_bytes<KeysForm, T>(first_pass(p), Mode::fwd) <= shared &&
-         fused::shared_bytes<GlaForm, T>(second_pass(p), second_mode) <= shared &&
-         (!backward || fused::shared_bytes<GlaForm, T>(first_pass_transposed(p), Mode::fwdbwd) <= shared);
+// gla_passes_backward.cuh) on `device`: one query head a state pair, M as the softmax kernels take it (and
+// gsa's other forms), and every pass within gla's fused limits (its K and V, the device's shared memory).
+inline bool fits(const Problem& p, bool backward, const DeviceLimits& device) {
+  if (p.G != 1 || !(p.M == 32 || p.M == 64 || p.M == 128)) return false;
+  return !fused::limits<KeysForm>(first_pass(p), Mode::fwd, device) &&
+         !fused::limits<GlaForm>(second_pass(p), backward ? Mode::fwdbwd : Mode::fwd, device) &&
+         !(backward && fused::limits<GlaForm>(first_pass_transposed(p), Mode::fwdbwd, device));
 }
 
 // Whether this form runs `p` on the current device (the forward and the backward take the same answer).
-template <class T>
-bool runs(const Problem& p, bool backward) {
-  return fits<T>(p, backward, std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)));
+inline bool runs(const Problem& p, bool backward) {
+  DeviceLimits device;
+  device.shared_memory_per_block =
+      std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+  return fits(p, backward, device);
 }
 
 // A pass's pointers as gla's fused forward takes them (no bonus, no low-rank term).

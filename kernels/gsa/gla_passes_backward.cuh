@@ -22,27 +22,6 @@
 
 namespace flabench::gsa::gla_passes {
 
-// dz = p (dp - p . dp) over each row of M slots (the gradient of the logits z, which carry the scale): p
-// recomputed in fp32 from the logits as softmax_kernel made it, eight slots a lane.
-template <class T>
-__global__ void __launch_bounds__(256)
-    softmax_grad_kernel(const float* logits, const float* dp, T* dz, std::int64_t rows, int M) {
-  const int lanes = M / 8;
-  const std::int64_t thread = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x, index = thread / lanes;
-  const bool valid = index < rows;  // every lane takes part in the shuffles
-  const std::int64_t at = index * M + int(thread % lanes) * 8;
-  float p[8] = {}, d[8] = {};
-  if (valid) fused::load8(logits + at, p), fused::load8(dp + at, d);
-  softmax_of_eight(p, lanes);
-  float p_dot_dp = 0;
-#pragma unroll
-  for (int i = 0; i < 8; ++i) p_dot_dp = fmaf(p[i], d[i], p_dot_dp);
-  p_dot_dp = sum_over_lanes(p_dot_dp, lanes);
-#pragma unroll
-  for (int i = 0; i < 8; ++i) d[i] = p[i] * (d[i] - p_dot_dp);
-  if (valid) store8_as(dz + at, d);
-}
-
 // Each of gridDim.x matrices [R x C] (fp32) into [C x R], a 32 x 32 tile a block (blockIdx.y).
 __global__ void __launch_bounds__(256) transpose_states_kernel(const float* from, float* to, int R, int C) {
   __shared__ float tile[32][33];  // a column read down the tile crosses every bank once
@@ -79,7 +58,7 @@ __global__ void __launch_bounds__(256)
   fused::load8((slots ? ds_keys : df_keys) + at, part);
 #pragma unroll
   for (int j = 0; j < 8; ++j) sum[j] += part[j];
-  store8_as(into, sum);
+  store_eight(into, sum);
 }
 
 // The backward after forward(): its logits, weights (p in T) and Hv's checkpoints, in FusedWorkspace w.
@@ -105,8 +84,7 @@ void backward(const BackwardCall& call) {
                                      flabench::GradPointers<T>{d.d_o, d.d_hvt, nullptr, d.ds, d.dv, d.df,
                                                                nullptr, nullptr, nullptr, d.dhv0, dp},
                                      second_pass(p), base + w.value_checkpoints, stream);
-  softmax_grad_kernel<T>
-      <<<unsigned((rows / 8 + 255) / 256), 256, 0, stream>>>(base + w.logits, dp, dz, rows / p.M, int(p.M));
+  launch_softmax_grad<T>(base + w.logits, dp, dz, nullptr, rows / p.M, int(p.M), 1.0f, stream);
   FLA_CUDA_CHECK_LAUNCH();
 
   const Problem keys = first_pass_transposed(p);
