@@ -27,10 +27,11 @@ constexpr Dims kLongShape{1, 24576, 1, 64, 64};
 // lane at K = 128; the row pass 16 values per lane), where the small shapes above take the thin ones
 // (tests/kernels/fused_layout_test.cpp checks that every layout is reached).
 constexpr Dims kManyHeads[] = {{4, 37, 16, 64, 64}, {2, 37, 16, 128, 128}, {4, 37, 16, 128, 128}};
-// shapes, on a GPU, the forward alone of a variant with a backward: a forward no backward follows may take a
-// path of its own (gsa's fused forward pipelines its passes over segments of the sequences, a segment's
-// tokens of both sequences at once, the last one short: kernels/gsa/gla_passes_plan.h).
-constexpr Dims kForwardOnly{2, 4100, 2, 64, 64};
+// shapes, on a GPU: sequences long enough that a variant may pipeline its passes over segments of them, a
+// segment's tokens of both sequences at once, the last one short (gsa's fused forward and backward:
+// kernels/gsa/gla_passes_plan.h); and the forward alone of a variant with a backward, since a forward no
+// backward follows may take a path of its own.
+constexpr Dims kSegmented{2, 4100, 2, 64, 64};
 // shapes, for ops with slots (gsa): M below, at and above the default, K != M both ways, grouped queries.
 constexpr Dims kSlotShapes[] = {{2, 65, 2, 64, 64, 32, 1},
                                 {2, 65, 2, 64, 64, 128, 1},
@@ -166,10 +167,11 @@ struct Builder {
     if (spec.backend == Backend::cuda) {
       for (const Dims& d : kManyHeads) add_here(c, d, "many_heads");
       add_here(c, kLongShape, "reference");
+      add_here(c, kSegmented, "segments");
       if (v.support.backward) {
         BatteryCase forward = c;
         forward.mode = Mode::fwd;
-        add_here(forward, kForwardOnly, "forward_only");
+        add_here(forward, kSegmented, "forward_only");
       }
     }
 

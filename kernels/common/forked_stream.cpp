@@ -2,26 +2,28 @@
 
 #include <map>
 #include <mutex>
+#include <stdexcept>
+#include <utility>
 
 #include "kernels/common/cuda_check.h"
 
 namespace flabench {
 namespace {
 
-// One side stream and its two events per device, made on first use and kept for the process: creating
-// them per call would cost more than the overlap saves at small shapes.
+// kSides side streams and their two events each per device, made on first use and kept for the process:
+// creating them per call would cost more than the overlap saves at small shapes.
 struct SideResources {
   cudaStream_t side = nullptr;
   cudaEvent_t fork = nullptr, join = nullptr;
 };
 
-const SideResources& side_resources() {
+const SideResources& side_resources(int side) {
   static std::mutex mutex;
-  static std::map<int, SideResources> made;
+  static std::map<std::pair<int, int>, SideResources> made;
   int device = 0;
   FLA_CUDA_CHECK(cudaGetDevice(&device));
   const std::lock_guard<std::mutex> lock(mutex);
-  SideResources& r = made[device];
+  SideResources& r = made[{device, side}];
   if (r.side == nullptr) {
     FLA_CUDA_CHECK(cudaStreamCreateWithFlags(&r.side, cudaStreamNonBlocking));
     FLA_CUDA_CHECK(cudaEventCreateWithFlags(&r.fork, cudaEventDisableTiming));
@@ -32,8 +34,9 @@ const SideResources& side_resources() {
 
 }  // namespace
 
-ForkedStream::ForkedStream(cudaStream_t stream) : stream_(stream) {
-  const SideResources& r = side_resources();
+ForkedStream::ForkedStream(cudaStream_t stream, int side) : stream_(stream) {
+  if (side < 0 || side >= kSides) throw std::invalid_argument("ForkedStream: no such side stream");
+  const SideResources& r = side_resources(side);
   side_ = r.side, fork_ = r.fork, join_ = r.join;
   hand_over();
 }

@@ -1,9 +1,9 @@
 // Two independent launches of one call at once: while a ForkedStream lives, work enqueued on side() starts
 // only after everything enqueued on the call's stream before the fork, and when it ends the call's stream
 // waits for the side's work. So to the caller the call still runs in order on its one stream (the variant
-// contract), and a latency-bound kernel's idle schedulers can take the other launch's warps. One side stream
-// and one pair of events serve each device, so one ForkedStream at a time per device (the harness runs its
-// cases one after another on one host thread).
+// contract), and a latency-bound kernel's idle schedulers can take the other launch's warps. Each of kSides
+// side streams has one pair of events a device, so one ForkedStream a side at a time per device (the harness
+// runs its cases one after another on one host thread); a call may hold one of each side at once.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -12,7 +12,8 @@ namespace flabench {
 
 class ForkedStream {
  public:
-  explicit ForkedStream(cudaStream_t stream);
+  static constexpr int kSides = 2;
+  explicit ForkedStream(cudaStream_t stream, int side = 0);
   ~ForkedStream();  // joins; never throws (a join that fails leaves its error to the next checked call)
   ForkedStream(const ForkedStream&) = delete;
   ForkedStream& operator=(const ForkedStream&) = delete;

@@ -27,15 +27,14 @@ namespace flabench::gsa::gla_passes {
 
 // p = softmax(z) over each row of M logits: M / 8 lanes a row, eight neighbouring logits a lane (two 16-byte
 // loads, one 16-byte store of 16-bit weights), so a warp keeps several rows' bytes in flight (one logit a
-// lane and row ran at 2.1 TB/s). Rows come in runs of `run` (a segment of one sequence) `stride` rows apart
-// (the sequences).
+// lane and row ran at 2.1 TB/s). Rows come in `runs` (a segment of every sequence).
 template <class T>
-__global__ void __launch_bounds__(256) softmax_kernel(const float* logits, T* weights, std::int64_t rows,
-                                                      std::int64_t run, std::int64_t stride, int M) {
+__global__ void __launch_bounds__(256)
+    softmax_kernel(const float* logits, T* weights, std::int64_t rows, RowRuns runs, int M) {
   const int lanes = M / 8;  // a power of two: M in {32, 64, 128}
   const std::int64_t thread = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x, index = thread / lanes;
   const bool valid = index < rows;  // every lane takes part in the shuffles; a row's lanes are neighbours
-  const std::int64_t at = (index / run * stride + index % run) * M + int(thread % lanes) * 8;
+  const std::int64_t at = runs.row(index) * M + int(thread % lanes) * 8;
   float x[8] = {};
   if (valid) load_eight(logits + at, x);
   softmax_of_eight(x, lanes);
@@ -74,6 +73,20 @@ struct Checkpoints {
   float *keys = nullptr, *values = nullptr;
 };
 
+// The layout gla's kernels pick for `pass` over a segment of sequences of T tokens (pass.T the segment's):
+// the sequences T tokens apart, the checkpoints at their places in the whole sequence's.
+inline fused::Geometry segment_geometry(const Problem& pass, std::int64_t T) {
+  fused::Geometry g = fused::launch_geometry(pass);
+  g.sequence_stride = int(T);
+  g.checkpoint_stride = int((T + fused::kChunk - 1) / fused::kChunk);
+  return g;
+}
+
+// The first checkpoint of a segment from token t0 (whole chunks) in `room`, of states of `state` floats.
+inline float* segment_checkpoints(float* room, int t0, std::int64_t state) {
+  return room ? room + std::int64_t(t0) / fused::kChunk * state : nullptr;
+}
+
 // Pass 1, the softmax and pass 2 of tokens [t0, t0 + length) of every sequence, from the states in hk0 and
 // hv0 to those in hkt and hvt (the checkpoints of those tokens into `saves`), pass 1 on `keys_stream`, the
 // rest on `values_stream` once `handoff` (where there is one) has handed pass 1's logits over.
@@ -84,31 +97,20 @@ void run_passes(const Problem& p, const gsa::Pointers<T>& in, float* logits, T* 
   Problem part = p;
   part.T = length;
   const std::int64_t row = std::int64_t(t0) * p.H;  // the segment's first token row in the first sequence
-  // the passes' layouts as gla's forward picks them for the segment, its sequences p.T tokens apart
-  const auto segment_geometry = [&](const Problem& pass) {
-    fused::Geometry g = fused::launch_geometry(pass);
-    g.sequence_stride = int(p.T);
-    g.checkpoint_stride = int((p.T + fused::kChunk - 1) / fused::kChunk);
-    return g;
-  };
-  // the segment's first checkpoint (t0 is a whole number of chunks)
-  const auto first_checkpoint = [&](float* room, std::int64_t state) {
-    return room ? room + std::int64_t(t0) / fused::kChunk * state : nullptr;
-  };
   const flabench::Pointers<T> keys =
       pass_pointers<T>(in.q + row * p.K, in.k + row * p.K, in.s + row * p.M, in.f + row * p.M, hk0,
                        reinterpret_cast<T*>(logits + row * p.M), hkt);
-  fused::launch_forward<KeysForm, T>(keys, segment_geometry(first_pass(part)),
-                                     first_checkpoint(saves.keys, p.K * p.M), nullptr, keys_stream);
+  fused::launch_forward<KeysForm, T>(keys, segment_geometry(first_pass(part), p.T),
+                                     segment_checkpoints(saves.keys, t0, p.K * p.M), nullptr, keys_stream);
   if (handoff) handoff->hand_over();
   const std::int64_t rows = part.B * part.T * part.H;
   softmax_kernel<T><<<unsigned((rows * (p.M / 8) + 255) / 256), 256, 0, values_stream>>>(
-      logits + row * p.M, weights + row * p.M, rows, part.T * p.H, p.T * p.H, int(p.M));
+      logits + row * p.M, weights + row * p.M, rows, RowRuns{part.T * p.H, p.T * p.H}, int(p.M));
   FLA_CUDA_CHECK_LAUNCH();
   const flabench::Pointers<T> values = pass_pointers<T>(
       weights + row * p.M, in.s + row * p.M, in.v + row * p.V, in.f + row * p.M, hv0, in.o + row * p.V, hvt);
-  fused::launch_forward<GlaForm, T>(values, segment_geometry(second_pass(part)),
-                                    first_checkpoint(saves.values, p.M * p.V), nullptr, values_stream);
+  fused::launch_forward<GlaForm, T>(values, segment_geometry(second_pass(part), p.T),
+                                    segment_checkpoints(saves.values, t0, p.M * p.V), nullptr, values_stream);
 }
 
 // The forward: `logits` (fp32) and `weights` (T) hold [B, T, H, M] each, kept for the backward where one

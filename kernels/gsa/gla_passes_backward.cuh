@@ -10,8 +10,10 @@
 //            the forward's pass 1 saved. Its dq, scale Hk_t^T q_t = z_t, is not written. Where warps are
 //            few the row pass runs beside the dq forward and the column pass, else the column pass beside
 //            the dq forward (kernels/notes/gsa.md, versions 19 and 21).
-// Hk's states cross between gsa's [K x M] and gla's [M x K] layout in a transpose each way; ds and df are
-// pass 1's and pass 2's terms added. Every scan only multiplies by e^{f} <= 1, as gla's do: f down to -40
+// Where the sequence is long enough (backward_segments) the scans are pipelined over segments backwards in
+// time, pass 1's of a segment beside pass 2's of the segment before it, on three streams. Hk's states cross
+// between gsa's [K x M] and gla's [M x K] layout in a transpose each way; ds and df are pass 1's and pass
+// 2's terms added. Every scan only multiplies by e^{f} <= 1, as gla's do: f down to -40
 // cannot overflow.
 #pragma once
 
@@ -61,7 +63,136 @@ __global__ void __launch_bounds__(256)
   store_eight(into, sum);
 }
 
-// The backward after forward(): its logits, weights (p in T) and Hv's checkpoints, in FusedWorkspace w.
+// One segment's scans, tokens [t0, t0 + length) of every sequence (the whole sequence where there is one
+// segment): pass 2's and pass 1's backward passes, from the state gradients after the segment (d_hvt, d_hkt:
+// Hv's and Hk^T's) to those before it (dhv0, dhk0), and the dq forward from Hk^T before it (hk0).
+template <class T>
+struct SegmentScans {
+  fused::BackwardPasses<GlaForm, T> values, keys;
+  flabench::Pointers<T> dq;  // gla's forward with queries dz: dq = scale Hk dz
+  fused::Geometry dq_layout;
+};
+
+// Where the backward keeps what it makes (FusedWorkspace::gla_backward) and what it reads.
+template <class T>
+struct BackwardRoom {
+  float* dp;  // fp32: dz = p (dp - p . dp) cancels where dp's slots are alike
+  T *dz, *ds_keys, *df_keys;
+  float *hk0_t, *dhkt_t, *dhk0_t, *hkt_t;  // hkt_t: the dq scan's final state, not needed
+  float *key_checkpoints, *value_checkpoints;
+  const float* logits;
+  const T* weights;
+};
+
+template <class T>
+SegmentScans<T> segment_scans(const Problem& p, const gsa::Pointers<T>& in, const gsa::GradPointers<T>& d,
+                              const BackwardRoom<T>& r, int t0, int length, const float* d_hvt, float* dhv0,
+                              const float* d_hkt, float* dhk0, const float* hk0) {
+  Problem part = p;
+  part.T = length;
+  const std::int64_t row = std::int64_t(t0) * p.H;  // the segment's first token row in the first sequence
+  const Problem values = second_pass(part), keys = first_pass_transposed(part);
+  const fused::Geometry keys_layout = segment_geometry(keys, p.T);
+  T* const dz = r.dz + row * p.M;
+  return {
+      fused::BackwardPasses<GlaForm, T>(
+          pass_pointers<T>(r.weights + row * p.M, in.s + row * p.M, in.v + row * p.V, in.f + row * p.M,
+                           nullptr, nullptr, nullptr),
+          flabench::GradPointers<T>{d.d_o + row * p.V, d_hvt, nullptr, d.ds + row * p.M, d.dv + row * p.V,
+                                    d.df + row * p.M, nullptr, nullptr, nullptr, dhv0, r.dp + row * p.M},
+          values, segment_checkpoints(r.value_checkpoints, t0, p.M * p.V), segment_geometry(values, p.T)),
+      fused::BackwardPasses<GlaForm, T>(
+          pass_pointers<T>(dz, in.s + row * p.M, in.k + row * p.K, in.f + row * p.M, nullptr, nullptr,
+                           nullptr),
+          flabench::GradPointers<T>{in.q + row * p.K, d_hkt, nullptr, r.ds_keys + row * p.M, d.dk + row * p.K,
+                                    r.df_keys + row * p.M, nullptr, nullptr, nullptr, dhk0},
+          keys, segment_checkpoints(r.key_checkpoints, t0, p.M * p.K), keys_layout),
+      pass_pointers<T>(dz, in.s + row * p.M, in.k + row * p.K, in.f + row * p.M, hk0, d.dq + row * p.K,
+                       r.hkt_t),
+      keys_layout};
+}
+
+// The softmax gradient of a segment's rows: dz from dp and the logits.
+template <class T>
+void segment_softmax_grad(const Problem& p, const BackwardRoom<T>& r, int t0, int length,
+                          cudaStream_t stream) {
+  const std::int64_t row = std::int64_t(t0) * p.H;
+  launch_softmax_grad<T>(r.logits + row * p.M, r.dp + row * p.M, r.dz + row * p.M, nullptr,
+                         p.B * length * p.H, int(p.M), 1.0f, stream, RowRuns{length * p.H, p.T * p.H});
+  FLA_CUDA_CHECK_LAUNCH();
+}
+
+// One segment: pass 2's backward, the softmax gradient, then pass 1's three scans. Where warps are few the
+// row pass runs beside the dq forward and the column pass (1,24576,16,64: 0.87x of the other order); else
+// the column pass beside the dq forward and the row pass after it (0.96-0.99x of the first order at 64 heads
+// and at D = 128). kernels/notes/gsa.md, version 21.
+template <class T>
+void backward_whole(const Problem& p, const SegmentScans<T>& scans, const BackwardRoom<T>& r,
+                    cudaStream_t stream) {
+  fused::run_backward(scans.values, stream);
+  segment_softmax_grad<T>(p, r, 0, int(p.T), stream);
+  const ForkedStream fork(stream);
+  const auto dq_forward = [&](cudaStream_t on) {
+    fused::launch_forward<GlaForm, T>(scans.dq, scans.dq_layout, nullptr, nullptr, on);
+  };
+  if (scans.keys.g.side_by_side) {
+    scans.keys.rows(stream);
+    dq_forward(fork.side());
+    scans.keys.columns(fork.side());
+  } else {
+    dq_forward(stream);
+    scans.keys.columns(fork.side());
+    scans.keys.rows(stream);
+  }
+}
+
+// n segments pipelined backwards in time on three streams: the call's runs pass 2's row passes and the
+// softmax gradients, segment after segment; the first side stream pass 2's column passes and the dq
+// forwards; the second pass 1's column and row passes. Pass 1's scans of segment i so run beside pass 2's
+// of segment i - 1. Each segment hands its state gradients to the one before it through `handoffs`
+// (FusedWorkspace::gla_handoffs); the dq forward of a segment starts from Hk^T's checkpoint at its first
+// token (copied to r.hk0_t: its initial state is read as one [B*H, M, K] array).
+template <class T>
+void backward_pipelined(const Problem& p, const gsa::Pointers<T>& in, const gsa::GradPointers<T>& d,
+                        const BackwardRoom<T>& r, float* handoffs, int n, cudaStream_t stream) {
+  const std::int64_t heads = p.B * p.H, value_state = heads * p.M * p.V, key_state = heads * p.M * p.K;
+  const std::int64_t checkpoint_pitch = (p.T + fused::kChunk - 1) / fused::kChunk * p.M * p.K;
+  float* const value_handoffs = handoffs;
+  float* const key_handoffs = handoffs + FusedWorkspace::kGlaHandoffs * value_state;
+  const int length = segment_tokens(p.T, n);
+  n = int((p.T + length - 1) / length);  // whole wide chunks may leave fewer segments than asked
+  const auto first_token = [&](int i) { return i * length; };
+  const auto tokens = [&](int i) { return int(std::min<std::int64_t>(length, p.T - first_token(i))); };
+  // segment i's scans: the gradients after it come from segment i + 1, those before it go to segment i - 1
+  const auto scans_of = [&](int i) {
+    const bool last = i == n - 1, first = i == 0;
+    return segment_scans<T>(p, in, d, r, first_token(i), tokens(i),
+                            last ? d.d_hvt : value_handoffs + i * value_state,
+                            first ? d.dhv0 : value_handoffs + (i - 1) * value_state,
+                            last ? r.dhkt_t : key_handoffs + i * key_state,
+                            first ? r.dhk0_t : key_handoffs + (i - 1) * key_state, r.hk0_t);
+  };
+  ForkedStream columns(stream, 0), keys(stream, 1);
+  scans_of(n - 1).values.columns(columns.side());  // needs only d_hvt
+  for (int i = n - 1; i >= 0; --i) {
+    const SegmentScans<T> scans = scans_of(i);
+    scans.values.rows(stream);
+    segment_softmax_grad<T>(p, r, first_token(i), tokens(i), stream);
+    columns.hand_over();
+    keys.hand_over();
+    FLA_CUDA_CHECK(cudaMemcpy2DAsync(r.hk0_t, key_state / heads * sizeof(float),
+                                     segment_checkpoints(r.key_checkpoints, first_token(i), p.M * p.K),
+                                     checkpoint_pitch * sizeof(float), key_state / heads * sizeof(float),
+                                     std::size_t(heads), cudaMemcpyDeviceToDevice, columns.side()));
+    fused::launch_forward<GlaForm, T>(scans.dq, scans.dq_layout, nullptr, nullptr, columns.side());
+    if (i > 0) scans_of(i - 1).values.columns(columns.side());  // needs segment i's row pass's dHv
+    scans.keys.columns(keys.side());
+    scans.keys.rows(keys.side());
+  }
+}
+
+// The backward after forward(): its logits, weights (p in T) and both passes' checkpoints, in FusedWorkspace
+// w.
 template <class T>
 void backward(const BackwardCall& call) {
   const Problem& p = call.problem;
@@ -72,51 +203,34 @@ void backward(const BackwardCall& call) {
   const std::int64_t rows = p.B * p.T * p.H * p.M, state = p.B * p.H * p.K * p.M, heads = p.B * p.H;
   float* const room = base + w.gla_backward;
   const auto token_buffer = [&](int i) { return reinterpret_cast<T*>(room + i * rows); };
-  float* const dp = room;  // fp32: dz = p (dp - p . dp) cancels where dp's slots are alike
-  T *const dz = token_buffer(1), *const ds_keys = token_buffer(2), *const df_keys = token_buffer(3);
   float* const states = room + FusedWorkspace::kGlaTokenBuffers * rows;
-  float *const hk0_t = states, *const dhkt_t = states + state, *const dhk0_t = states + 2 * state;
-  float* const hkt_t = states + 3 * state;  // the dq scan's final state, not needed
-  const T* weights = reinterpret_cast<const T*>(base + w.weights);
+  const BackwardRoom<T> r{room,
+                          token_buffer(1),
+                          token_buffer(2),
+                          token_buffer(3),
+                          states,
+                          states + state,
+                          states + 2 * state,
+                          states + 3 * state,
+                          base + w.key_checkpoints,
+                          base + w.value_checkpoints,
+                          base + w.logits,
+                          reinterpret_cast<const T*>(base + w.weights)};
   const cudaStream_t stream = call.stream;
 
-  fused::launch_backward<GlaForm, T>(pass_pointers<T>(weights, in.s, in.v, in.f, in.hv0, nullptr, nullptr),
-                                     flabench::GradPointers<T>{d.d_o, d.d_hvt, nullptr, d.ds, d.dv, d.df,
-                                                               nullptr, nullptr, nullptr, d.dhv0, dp},
-                                     second_pass(p), base + w.value_checkpoints, stream);
-  launch_softmax_grad<T>(base + w.logits, dp, dz, nullptr, rows / p.M, int(p.M), 1.0f, stream);
-  FLA_CUDA_CHECK_LAUNCH();
-
-  const Problem keys = first_pass_transposed(p);
-  transpose_states(in.hk0, hk0_t, heads, int(p.K), int(p.M), stream);
-  transpose_states(d.d_hkt, dhkt_t, heads, int(p.K), int(p.M), stream);
-  const fused::BackwardPasses<GlaForm, T> keys_backward(
-      pass_pointers<T>(dz, in.s, in.k, in.f, hk0_t, nullptr, nullptr),
-      flabench::GradPointers<T>{in.q, dhkt_t, nullptr, ds_keys, d.dk, df_keys, nullptr, nullptr, nullptr,
-                                dhk0_t},
-      keys, base + w.key_checkpoints);
-  {  // all three of pass 1's scans need only dz (the row pass reads the forward's checkpoints of Hk^T)
-    const ForkedStream fork(stream);
-    const auto dq_forward = [&](cudaStream_t on) {
-      fused::launch_forward<GlaForm, T>(pass_pointers<T>(dz, in.s, in.k, in.f, hk0_t, d.dq, hkt_t),
-                                        fused::launch_geometry(keys), nullptr, nullptr, on);
-    };
-    // Where warps are few (layout.h), the row pass beside the other two (1,24576,16,64: 0.87x of the other
-    // order); else the column pass beside the dq forward and the row pass after it (0.96-0.99x of the first
-    // order at 64 heads and at D = 128). kernels/notes/gsa.md, version 21.
-    if (keys_backward.g.side_by_side) {
-      keys_backward.rows(stream);
-      dq_forward(fork.side());
-      keys_backward.columns(fork.side());
-    } else {
-      dq_forward(stream);
-      keys_backward.columns(fork.side());
-      keys_backward.rows(stream);
-    }
+  transpose_states(d.d_hkt, r.dhkt_t, heads, int(p.K), int(p.M), stream);
+  const int n = backward_segments(p);
+  if (n <= 1) {
+    transpose_states(in.hk0, r.hk0_t, heads, int(p.K), int(p.M), stream);
+    backward_whole<T>(
+        p, segment_scans<T>(p, in, d, r, 0, int(p.T), d.d_hvt, d.dhv0, r.dhkt_t, r.dhk0_t, r.hk0_t), r,
+        stream);
+  } else {
+    backward_pipelined<T>(p, in, d, r, base + w.gla_handoffs, n, stream);
   }
-  transpose_states(dhk0_t, d.dhk0, heads, int(p.M), int(p.K), stream);
+  transpose_states(r.dhk0_t, d.dhk0, heads, int(p.M), int(p.K), stream);
   add_slot_grads_kernel<T>
-      <<<unsigned((2 * rows / 8 + 255) / 256), 256, 0, stream>>>(d.ds, ds_keys, d.df, df_keys, rows / 8);
+      <<<unsigned((2 * rows / 8 + 255) / 256), 256, 0, stream>>>(d.ds, r.ds_keys, d.df, r.df_keys, rows / 8);
   FLA_CUDA_CHECK_LAUNCH();
 }
 

@@ -64,6 +64,19 @@ inline int segments(const Problem& p, int schedulers) {
   return n >= kMinSegments ? n : 1;
 }
 
+// Segments to pipeline the backward over, backwards in time: pass 1's scans of segment i (its column and row
+// passes, the dq forward) beside pass 2's of segment i - 1, which hands them dp (gla_passes_backward.cuh).
+// About one per kBackwardSegmentTokens tokens, at least kMinSegments of at least kMinBackwardSegmentTokens
+// each, at most kMaxSegments; else 1. Unlike the forward's it pays at every head count measured (64 heads
+// of D = 64 and 128, 128 heads of D = 64, 256 of D = 128; kernels/notes/gsa.md, version 22).
+constexpr int kBackwardSegmentTokens = 512, kMinBackwardSegmentTokens = 256;
+static_assert(kMinBackwardSegmentTokens % fused::kWideChunk == 0);
+
+inline int backward_segments(const Problem& p) {
+  if (p.T < std::int64_t(kMinSegments) * kMinBackwardSegmentTokens) return 1;
+  return int(std::clamp<std::int64_t>(p.T / kBackwardSegmentTokens, kMinSegments, kMaxSegments));
+}
+
 // Tokens to each of n segments of T (the last may be shorter): whole wide column chunks.
 inline int segment_tokens(std::int64_t T, int n) {
   const std::int64_t tokens = (T + n - 1) / n;

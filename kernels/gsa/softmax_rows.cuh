@@ -65,17 +65,25 @@ __device__ __forceinline__ void store_eight(T* to, const float (&x)[8]) {
   }
 }
 
-// The logit gradient of each of `rows` rows of M slots: p = softmax(logits) recomputed in fp32, then dz =
-// scale p (dp - p . dp) into `dz` (which may be dp itself: each lane reads its eight before it writes them)
-// and, where `p_out` is set, p in fp32 there. Eight slots a lane, M / 8 lanes a row (M in {32, 64, 128}).
+// Rows taken in runs of `run` rows (a segment of one sequence) `stride` rows apart (the sequences): where
+// the index-th of them is, in rows from the first.
+struct RowRuns {
+  std::int64_t run, stride;
+  __device__ std::int64_t row(std::int64_t index) const { return index / run * stride + index % run; }
+};
+
+// The logit gradient of each of `rows` rows of M slots (in `runs`): p = softmax(logits) recomputed in fp32,
+// then dz = scale p (dp - p . dp) into `dz` (which may be dp itself: each lane reads its eight before it
+// writes them) and, where `p_out` is set, p in fp32 there. Eight slots a lane, M / 8 lanes a row (M in
+// {32, 64, 128}).
 template <class Z>
 __global__ void __launch_bounds__(256)
-    softmax_grad_kernel(const float* logits, const float* dp, Z* dz, float* p_out, std::int64_t rows, int M,
-                        float scale) {
+    softmax_grad_kernel(const float* logits, const float* dp, Z* dz, float* p_out, std::int64_t rows,
+                        RowRuns runs, int M, float scale) {
   const int lanes = M / 8;
   const std::int64_t thread = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x, index = thread / lanes;
   const bool valid = index < rows;  // every lane takes part in the shuffles
-  const std::int64_t at = index * M + int(thread % lanes) * 8;
+  const std::int64_t at = runs.row(index) * M + int(thread % lanes) * 8;
   float p[8] = {}, d[8] = {};
   if (valid) load_eight(logits + at, p), load_eight(dp + at, d);
   softmax_of_eight(p, lanes);
@@ -90,13 +98,14 @@ __global__ void __launch_bounds__(256)
   if (p_out) store_eight(p_out + at, p);
 }
 
-// Its launch over `rows` rows.
+// Its launch over `rows` rows, in `runs` (one run by default: rows one after another).
 template <class Z>
 void launch_softmax_grad(const float* logits, const float* dp, Z* dz, float* p_out, std::int64_t rows, int M,
-                         float scale, cudaStream_t stream) {
+                         float scale, cudaStream_t stream, RowRuns runs = {0, 0}) {
+  if (runs.run == 0) runs = {rows, 0};
   const std::int64_t threads = rows * (M / 8);
   softmax_grad_kernel<Z>
-      <<<unsigned((threads + 255) / 256), 256, 0, stream>>>(logits, dp, dz, p_out, rows, M, scale);
+      <<<unsigned((threads + 255) / 256), 256, 0, stream>>>(logits, dp, dz, p_out, rows, runs, M, scale);
 }
 
 }  // namespace flabench::gsa

@@ -66,6 +66,32 @@ TEST(GsaGlaPasses, SegmentsCoverTheSequenceInWholeWideChunks) {
     }
 }
 
+TEST(GsaGlaPasses, TheBackwardIsPipelinedWhereSequencesAreLong) {
+  // about 512 tokens a segment at every head count (64, 128 and 256 heads measured), at least four
+  EXPECT_EQ(backward_segments(gsa_problem(8, 1024, 8, 64, 64)), 4);
+  EXPECT_EQ(backward_segments(gsa_problem(4, 4096, 16, 64, 64)), 8);
+  EXPECT_EQ(backward_segments(gsa_problem(4, 4096, 16, 128, 64)), 8);
+  EXPECT_EQ(backward_segments(gsa_problem(1, 8192, 128, 64, 64)), 16);
+  EXPECT_EQ(backward_segments(gsa_problem(1, 24576, 16, 64, 64)), kMaxSegments);
+  EXPECT_EQ(backward_segments(gsa_problem(2, 1023, 16, 64, 64)), 1) << "segments under 256 tokens";
+  EXPECT_EQ(backward_segments(gsa_problem(2, 65, 2, 64, 64)), 1);
+}
+
+// The backward hands one state a segment boundary to the segment before (FusedWorkspace::kGlaHandoffs of
+// each), and no segment of its split is empty.
+TEST(GsaGlaPasses, BackwardSegmentsCoverTheSequenceAndFitTheirHandoffs) {
+  for (std::int64_t T = 1; T <= 40000; T += 37) {
+    const int n = backward_segments(gsa_problem(1, T, 2, 64, 64));
+    ASSERT_GE(n, 1);
+    ASSERT_LE(n - 1, FusedWorkspace::kGlaHandoffs) << "T=" << T;
+    if (n == 1) continue;
+    const int tokens = segment_tokens(T, n);
+    EXPECT_EQ(tokens % fused::kChunk, 0) << "T=" << T;
+    EXPECT_LT(std::int64_t(tokens) * (n - 1), T) << "T=" << T << ": an empty segment";
+    EXPECT_GE(std::int64_t(tokens) * n, T) << "T=" << T;
+  }
+}
+
 TEST(GsaGlaPasses, HandedOnStatesFitTheBackwardsRoom) {
   for (std::int64_t B : {1, 4})
     for (std::int64_t H : {1, 4, 16})

@@ -548,6 +548,7 @@ TEST(Battery, CasesCoverEveryCudaVariantAndPair) {
   EXPECT_NE(find("decay/gla/fused_recurrent/fwdbwd/bf16/B2-T65-H2-K64-V32/mixed"), cases.end());
   EXPECT_NE(find("shapes/gla/fused_recurrent/fwdbwd/bf16/B4-T37-H16-K128-V128/many_heads"), cases.end());
   EXPECT_NE(find("shapes/gla/fused_recurrent/fwd/bf16/B2-T4100-H2-K64-V64/forward_only"), cases.end());
+  EXPECT_NE(find("shapes/gla/fused_recurrent/fwdbwd/bf16/B2-T4100-H2-K64-V64/segments"), cases.end());
   const auto long_case = find("shapes/gla/naive/fwdbwd/bf16/B1-T24576-H1-K64-V64/reference");
   ASSERT_NE(long_case, cases.end());
   ASSERT_TRUE(long_case->skip_reason);

@@ -191,8 +191,8 @@ __global__ void __launch_bounds__(128)
   for (int index = 0; index < g.chunks; ++index) {
     const int chunk = g.chunks - 1 - index;
     float S0[SPAN];  // the state before the chunk's first token
-    load_floats(S0,
-                checkpoints + (std::int64_t(bh) * g.chunks + chunk) * g.K * g.V + std::int64_t(k) * g.V + v0);
+    load_floats(S0, checkpoints + (std::int64_t(bh) * g.checkpoint_stride + chunk) * g.K * g.V +
+                        std::int64_t(k) * g.V + v0);
     ring.acquire(index);
     const ChunkSpan span = chunk_span(index, g.chunks, g.T, true);
     // where this lane's row of the chunk's first token goes in [B, T, H, K]; later tokens are H * K on

@@ -109,8 +109,9 @@ struct Geometry {
   // segment of each sequence (T of its tokens, the pointers at the segment's first row)
   int sequence_stride = 0;
   int chunks = 0;
-  // checkpoints from one head's first to the next's (the forward's saves): chunks, or the whole sequence's
-  // where a pass runs over a segment (the checkpoints pointer at the segment's first)
+  // checkpoints from one head's first to the next's (the forward's saves, the backward's row pass reads):
+  // chunks, or the whole sequence's where a pass runs over a segment (the checkpoints pointer at the
+  // segment's first)
   int checkpoint_stride = 0;
   float scale = 1;
   // column passes: KPT keys per lane, KG lanes per column, BV columns per warp, W warps per block

@@ -231,7 +231,12 @@ struct BackwardPasses {
 
   BackwardPasses(const Pointers<T>& pointers, const GradPointers<T>& grads, const Problem& p,
                  float* workspace)
-      : pointers(pointers), grads(grads), p(p), workspace(workspace), g(launch_geometry(p)), layout(p) {}
+      : BackwardPasses(pointers, grads, p, workspace, launch_geometry(p)) {}
+  // In layout `g`: a segment of the sequences (Geometry::sequence_stride, the pointers at its first token),
+  // its checkpoints at `workspace` in the whole sequence's places (Geometry::checkpoint_stride).
+  BackwardPasses(const Pointers<T>& pointers, const GradPointers<T>& grads, const Problem& p,
+                 float* workspace, const Geometry& g)
+      : pointers(pointers), grads(grads), p(p), workspace(workspace), g(g), layout(p) {}
 
   // dS scanned backwards: dv (and dS^T b for the low-rank row pass). Needs no forward state.
   void columns(cudaStream_t stream) const {
@@ -293,9 +298,7 @@ struct BackwardPasses {
 // The backward's passes in order: the column pass on the schedulers the row pass leaves idle where warps
 // are few (layout.h), else first (the low-rank row pass reads its dS_t^T b_t).
 template <class Form, class T>
-void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, const Problem& p,
-                     float* workspace, cudaStream_t stream) {
-  const BackwardPasses<Form, T> passes(pointers, grads, p, workspace);
+void run_backward(const BackwardPasses<Form, T>& passes, cudaStream_t stream) {
   if (Form::value.low_rank || !passes.g.side_by_side) {
     passes.columns(stream);
     passes.rows(stream);
@@ -305,6 +308,12 @@ void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, 
     passes.columns(fork.side());
   }
   passes.finish(stream);
+}
+
+template <class Form, class T>
+void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, const Problem& p,
+                     float* workspace, cudaStream_t stream) {
+  run_backward(BackwardPasses<Form, T>(pointers, grads, p, workspace), stream);
 }
 
 template <class Form, class T>
