@@ -88,28 +88,25 @@ template <class T>
 SegmentScans<T> segment_scans(const Problem& p, const gsa::Pointers<T>& in, const gsa::GradPointers<T>& d,
                               const BackwardRoom<T>& r, int t0, int length, const float* d_hvt, float* dhv0,
                               const float* d_hkt, float* dhk0, const float* hk0) {
+  const fused::BackwardPasses<GlaForm, T> values(
+      pass_pointers<T>(r.weights, in.s, in.v, in.f, nullptr, nullptr, nullptr),
+      flabench::GradPointers<T>{d.d_o, nullptr, nullptr, d.ds, d.dv, d.df, nullptr, nullptr, nullptr, nullptr,
+                                r.dp},
+      second_pass(p), r.value_checkpoints);
+  const fused::BackwardPasses<GlaForm, T> keys(
+      pass_pointers<T>(r.dz, in.s, in.k, in.f, nullptr, nullptr, nullptr),
+      flabench::GradPointers<T>{in.q, nullptr, nullptr, r.ds_keys, d.dk, r.df_keys, nullptr, nullptr, nullptr,
+                                nullptr},
+      first_pass_transposed(p), r.key_checkpoints);
   Problem part = p;
   part.T = length;
   const std::int64_t row = std::int64_t(t0) * p.H;  // the segment's first token row in the first sequence
-  const Problem values = second_pass(part), keys = first_pass_transposed(part);
-  const fused::Geometry keys_layout = segment_geometry(keys, p.T);
-  T* const dz = r.dz + row * p.M;
-  return {
-      fused::BackwardPasses<GlaForm, T>(
-          pass_pointers<T>(r.weights + row * p.M, in.s + row * p.M, in.v + row * p.V, in.f + row * p.M,
-                           nullptr, nullptr, nullptr),
-          flabench::GradPointers<T>{d.d_o + row * p.V, d_hvt, nullptr, d.ds + row * p.M, d.dv + row * p.V,
-                                    d.df + row * p.M, nullptr, nullptr, nullptr, dhv0, r.dp + row * p.M},
-          values, segment_checkpoints(r.value_checkpoints, t0, p.M * p.V), segment_geometry(values, p.T)),
-      fused::BackwardPasses<GlaForm, T>(
-          pass_pointers<T>(dz, in.s + row * p.M, in.k + row * p.K, in.f + row * p.M, nullptr, nullptr,
-                           nullptr),
-          flabench::GradPointers<T>{in.q + row * p.K, d_hkt, nullptr, r.ds_keys + row * p.M, d.dk + row * p.K,
-                                    r.df_keys + row * p.M, nullptr, nullptr, nullptr, dhk0},
-          keys, segment_checkpoints(r.key_checkpoints, t0, p.M * p.K), keys_layout),
-      pass_pointers<T>(dz, in.s + row * p.M, in.k + row * p.K, in.f + row * p.M, hk0, d.dq + row * p.K,
-                       r.hkt_t),
-      keys_layout};
+  // both of a pass's scans start from the state gradient its row pass left after the segment
+  return {values.segment(t0, length, d_hvt, dhv0, d_hvt, nullptr),
+          keys.segment(t0, length, d_hkt, dhk0, d_hkt, nullptr),
+          pass_pointers<T>(r.dz + row * p.M, in.s + row * p.M, in.k + row * p.K, in.f + row * p.M, hk0,
+                           d.dq + row * p.K, r.hkt_t),
+          segment_geometry(first_pass_transposed(part), p.T)};
 }
 
 // The softmax gradient of a segment's rows: dz from dp and the logits.
@@ -160,7 +157,7 @@ void backward_pipelined(const Problem& p, const gsa::Pointers<T>& in, const gsa:
   float* const value_handoffs = handoffs;
   float* const key_handoffs = handoffs + FusedWorkspace::kGlaHandoffs * value_state;
   const int length = segment_tokens(p.T, n);
-  n = int((p.T + length - 1) / length);  // whole wide chunks may leave fewer segments than asked
+  n = fused::segments_covering(p.T, n);
   const auto first_token = [&](int i) { return i * length; };
   const auto tokens = [&](int i) { return int(std::min<std::int64_t>(length, p.T - first_token(i))); };
   // segment i's scans: the gradients after it come from segment i + 1, those before it go to segment i - 1

@@ -8,6 +8,7 @@
 
 #include "kernels/common/dtype.h"
 #include "kernels/common/fused_recurrent/layout.h"
+#include "kernels/common/fused_recurrent/segments.h"
 #include "kernels/common/problem.h"
 #include "kernels/common/recurrence.h"
 
@@ -47,10 +48,11 @@ inline std::int64_t pass_warps(const Problem& pass, int schedulers) {
   return std::int64_t(g.B) * g.H * (g.V / g.block_columns()) * g.W;
 }
 
-constexpr int kSegmentTokens = 1024;  // tokens to a segment, about (whole wide column chunks)
-constexpr int kMinSegments = 4;       // fewer leave too little of the two scans side by side
-constexpr int kMaxSegments = 16;
+constexpr int kSegmentTokens = 1024;  // tokens to a forward's segment, about (whole wide column chunks)
+constexpr int kMinSegments = fused::kMinSequenceSegments;
+constexpr int kMaxSegments = fused::kMaxSequenceSegments;
 static_assert(kSegmentTokens % fused::kWideChunk == 0);
+using fused::segment_tokens;
 
 // Segments to pipeline a forward over, pass 2 of segment i beside pass 1 of segment i + 1 on two streams
 // (a segment: the same tokens of every sequence): where the two scans together leave every scheduler at most
@@ -64,23 +66,12 @@ inline int segments(const Problem& p, int schedulers) {
   return n >= kMinSegments ? n : 1;
 }
 
-// Segments to pipeline the backward over, backwards in time: pass 1's scans of segment i (its column and row
+// The backward's segments (fused::backward_segments): pass 1's scans of segment i (its column and row
 // passes, the dq forward) beside pass 2's of segment i - 1, which hands them dp (gla_passes_backward.cuh).
-// About one per kBackwardSegmentTokens tokens, at least kMinSegments of at least kMinBackwardSegmentTokens
-// each, at most kMaxSegments; else 1. Unlike the forward's it pays at every head count measured (64 heads
-// of D = 64 and 128, 128 heads of D = 64, 256 of D = 128; kernels/notes/gsa.md, version 22).
-constexpr int kBackwardSegmentTokens = 512, kMinBackwardSegmentTokens = 256;
-static_assert(kMinBackwardSegmentTokens % fused::kWideChunk == 0);
-
+// Unlike the forward's it paid at every head count measured (64 heads of D = 64 and 128, 128 heads of
+// D = 64, 256 of D = 128; kernels/notes/gsa.md, version 22), so it takes no condition on warps.
 inline int backward_segments(const Problem& p) {
-  if (p.T < std::int64_t(kMinSegments) * kMinBackwardSegmentTokens) return 1;
-  return int(std::clamp<std::int64_t>(p.T / kBackwardSegmentTokens, kMinSegments, kMaxSegments));
-}
-
-// Tokens to each of n segments of T (the last may be shorter): whole wide column chunks.
-inline int segment_tokens(std::int64_t T, int n) {
-  const std::int64_t tokens = (T + n - 1) / n;
-  return int((tokens + fused::kWideChunk - 1) / fused::kWideChunk * fused::kWideChunk);
+  return fused::backward_segments(p.T);
 }
 
 }  // namespace flabench::gsa::gla_passes

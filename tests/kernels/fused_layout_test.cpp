@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "kernels/common/fused_recurrent/layout.h"
+#include "kernels/common/fused_recurrent/segments.h"
 #include "kernels/registry.h"
 #include "suites/battery.h"
 
@@ -97,6 +98,11 @@ TEST(FusedLayout, ThePeerShapesGetTheLayoutsMeasuredBest) {
   EXPECT_TRUE(layout_of(1, 4, 128, 128, kH100Schedulers).side_by_side);   // 1,8192,4,128: 0.73x
   EXPECT_FALSE(layout_of(1, 8, 128, 128, kH100Schedulers).side_by_side);  // simple_gla 1.48x
   EXPECT_FALSE(layout_of(1, 16, 128, 64, kH100Schedulers).side_by_side);  // up to 1.44x
+  // the backward over segments where it measured faster (version 54): at most a warp a scheduler in rows
+  EXPECT_TRUE(thin.over_segments);      // gla 0.87x, rwkv7 0.71x
+  EXPECT_TRUE(d64.over_segments);       // gla 0.82x and 0.92x, rwkv7 0.94x and 0.97x
+  EXPECT_FALSE(wide.over_segments);     // gla 1.01x, rwkv7 1.01x
+  EXPECT_FALSE(long128.over_segments);  // gla 1.01x, rwkv7 1.00x
 }
 
 // Every (keys per lane, columns per lane, values per lane) an H100 picks for a fused_recurrent case of the
@@ -108,12 +114,15 @@ TEST(FusedLayout, TheBatteryReachesEveryLayoutTheH100Picks) {
   std::set<bool> backward_passes;  // side by side or one after the other, for the ops that may do either
   bool wide_at_16_keys = false;    // a case whose column passes take 32-token chunks at 16 keys a lane
   bool converters = false;         // ... of an op whose records leave room for converter warps there
+  bool over_segments = false;      // a backward over segments (variant.cuh, run_backward_pipelined)
   for (const BatteryCase& c : battery_cases(product_registry(), spec)) {
     if (c.op->name == "gsa" || c.skip_reason) continue;  // gsa's fused_recurrent has its own plan
     const Problem& p = c.problem;
     const Geometry g = layout_of(p.B, p.H, p.K, p.V, kH100Schedulers);
     reached.insert({g.KPT, g.CPL, g.SPAN});
     if (c.op->name != "rwkv7" && c.mode == Mode::fwdbwd) backward_passes.insert(g.side_by_side);
+    if (c.mode == Mode::fwdbwd && c.op->name != "rwkv6")  // rwkv6's bonus takes no segments
+      over_segments |= g.over_segments && backward_segments(p.T) > 1;
     const bool wide =
         make_geometry(p.B, p.T, p.H, p.K, p.V, 1.0, kChunk, kH100Schedulers, p.dtype == DType::bf16)
             .wide_chunks_pay;
@@ -128,6 +137,7 @@ TEST(FusedLayout, TheBatteryReachesEveryLayoutTheH100Picks) {
     EXPECT_TRUE(reached.count(layout)) << "no battery case takes KPT=" << std::get<0>(layout)
                                        << " CPL=" << std::get<1>(layout) << " SPAN=" << std::get<2>(layout);
   EXPECT_TRUE(backward_passes.count(true)) << "no battery backward runs its passes side by side";
+  EXPECT_TRUE(over_segments) << "no battery backward runs over segments";
   EXPECT_TRUE(backward_passes.count(false)) << "no battery backward runs its passes one after the other";
 }
 

@@ -1,7 +1,8 @@
 // fused_recurrent backward, column pass: the gradient of the state, dS_t = dL/dS_t, scanned backwards in time
 // with the forward's layout (KPT keys of CPL columns per lane). It needs no forward state: every term of its
 // recurrence is local to a column. It writes dv (a reduction over K) and, for the low-rank term,
-// dsa_t = dS_t^T b_t, which the row pass needs.
+// dsa_t = dS_t^T b_t, which the row pass needs; where `handoff` is set, dS before the first token too (a
+// segment's pass hands it to the segment before: variant.cuh).
 #pragma once
 
 #include "kernels/common/fused_recurrent/column_feed.cuh"
@@ -14,7 +15,7 @@ template <class Form, class T, int KPT, int CPL, bool kConverter>
 __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConverterWarps : 0)),
                                   kConverter ? 1 : 0)
     fused_recurrent_bwd_columns_kernel(Pointers<T> p, GradPointers<T> d, Geometry g, StagePlan plan,
-                                       float* dsa_store) {
+                                       float* dsa_store, float* handoff) {
   using KV = KeyVectors<Form>;
   using Feed = ColumnFeed<Form, T, KPT, kConverter>;
   extern __shared__ __align__(16) char smem[];
@@ -87,6 +88,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
     });
     feed.release(index, g);
   }
+  if (handoff) store_state_columns(handoff + state_base, dS, g.V, lane);
 }
 
 }  // namespace flabench::fused

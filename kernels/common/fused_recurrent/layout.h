@@ -73,6 +73,17 @@ __host__ __device__ constexpr bool passes_side_by_side(std::int64_t state_elemen
   return KPT == 4 || 2 * (state_elements / (32 * SPAN)) <= schedulers;
 }
 
+// Whether the backward runs over segments of the sequences (variant.cuh, run_backward_pipelined: the column
+// pass segment after segment, the row passes of several segments at once beside it), where the sequences
+// are long enough for segments (segments.h): where the row pass over the whole sequence holds at most one
+// warp a scheduler. There fwd+bwd took 0.71-0.97x of the passes over the whole sequence (gla at D = 64
+// 0.82-0.92x; rwkv7, whose passes cannot run side by side, 0.71x at 1,24576,16,64); at two warps a
+// scheduler (D = 128, 32 and 64 heads) 1.00-1.01x. kernels/notes/fused_recurrent.md, version 54.
+__host__ __device__ constexpr bool backward_over_segments(std::int64_t state_elements, int SPAN,
+                                                          std::int64_t schedulers) {
+  return state_elements / (32 * SPAN) <= schedulers;
+}
+
 // Tokens a column pass stages and converts at a time: 32 at 8 keys per lane with bf16 inputs, whose records
 // keep the key vectors packed (column_record.h; each chunk's fixed work, the staging's setup, the barrier,
 // the loops' entries, then serves twice the tokens, and ring, records and partial sums stay within 90 KiB:
@@ -119,7 +130,8 @@ struct Geometry {
   int group_shift = 0, column_shift = 0;  // log2 of K / 8 (the conversion's groups of keys) and of BV * W
   // row pass: SPAN values per lane, VG lanes per row, BK rows per warp, W_rows warps per block
   int SPAN = 16, VG = 1, BK = 1, W_rows = 1;
-  bool side_by_side = false;  // the backward's two passes at once (passes_side_by_side), where independent
+  bool side_by_side = false;   // the backward's two passes at once (passes_side_by_side), where independent
+  bool over_segments = false;  // the backward over segments (backward_over_segments), where T allows
   // tokens whose partial sums one reduction over V of the row pass finishes (backward_rows.cuh): 8 where
   // the room for them costs no resident block (variant.cuh), else 4
   int row_sum_tokens = 4;
@@ -167,6 +179,7 @@ inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, st
   g.BK = power_of_two_divisor(g.K, 32 / g.VG);
   while (g.W_rows < 4 && g.K % (g.BK * g.W_rows * 2) == 0) g.W_rows *= 2;
   g.side_by_side = passes_side_by_side(B * H * K * V, g.KPT, g.SPAN, schedulers);
+  g.over_segments = backward_over_segments(B * H * K * V, g.SPAN, schedulers);
   g = with_column_chunks(g, column_chunk_tokens(g.KPT, bf16_inputs));
   g.wide_chunks_pay =
       wide_chunks_at_16_keys(g.B, g.H, g.K, g.V, g.KPT, g.block_columns(), bf16_inputs, schedulers);

@@ -217,6 +217,18 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   launch_forward<Form, T>(pointers, launch_geometry(p), checkpoints, sa, call.stream);
 }
 
+// What the backward reads and writes beside the op's tensors: the forward's checkpoints (and rwkv7's
+// a^T S_{t-1}), the column pass's dS^T b, a per-head gate's per-row dg terms, the bonus's partial du.
+struct BackwardRoom {
+  float *checkpoints, *sa, *dsa, *handoffs, *dg_rows, *du_partial;
+};
+template <class Form>
+BackwardRoom backward_room(float* workspace, const Problem& p) {
+  const WorkspaceLayout<Form> l(p);
+  return {workspace + l.checkpoints, workspace + l.sa,      workspace + l.dsa,
+          workspace + l.handoffs,    workspace + l.dg_rows, workspace + l.du_partial};
+}
+
 // The backward's passes over `pointers` and `grads` of problem `p` (its forward's checkpoints, and what else
 // WorkspaceLayout<Form>(p) lays out, in `workspace`), each launched on the stream it is given:
 // launch_backward orders them, and so may a caller with other scans to place beside them (gsa's backward).
@@ -225,24 +237,60 @@ struct BackwardPasses {
   Pointers<T> pointers;
   GradPointers<T> grads;
   Problem p;
-  float* workspace;
+  BackwardRoom room;
   Geometry g;
-  WorkspaceLayout<Form> layout;
+  // where set, the column pass leaves dS before its first token here ([B*H, K, V]): a segment's column
+  // pass hands it to the segment before (segment())
+  float* column_handoff = nullptr;
+  const float* column_d_ht = nullptr;  // the column pass's incoming dS where not grads.d_ht
 
   BackwardPasses(const Pointers<T>& pointers, const GradPointers<T>& grads, const Problem& p,
                  float* workspace)
-      : BackwardPasses(pointers, grads, p, workspace, launch_geometry(p)) {}
-  // In layout `g`: a segment of the sequences (Geometry::sequence_stride, the pointers at its first token),
-  // its checkpoints at `workspace` in the whole sequence's places (Geometry::checkpoint_stride).
-  BackwardPasses(const Pointers<T>& pointers, const GradPointers<T>& grads, const Problem& p,
-                 float* workspace, const Geometry& g)
-      : pointers(pointers), grads(grads), p(p), workspace(workspace), g(g), layout(p) {}
+      : pointers(pointers),
+        grads(grads),
+        p(p),
+        room(backward_room<Form>(workspace, p)),
+        g(launch_geometry(p)) {}
+
+  // The passes over tokens [t0, t0 + length) of every sequence (t0 whole wide chunks): the pointers at the
+  // segment's first token, its checkpoints in the whole sequence's places (Geometry::sequence_stride and
+  // checkpoint_stride). The row pass starts from `rows_d_ht` and leaves dS before the segment in `dh0`; the
+  // column pass starts from `columns_d_ht` and, where `handoff` is set, leaves its dS there. A bonus's du
+  // sums over the whole sequence in one row pass: no segments for it.
+  BackwardPasses segment(int t0, int length, const float* rows_d_ht, float* dh0, const float* columns_d_ht,
+                         float* handoff) const {
+    static_assert(!Form::value.bonus, "the bonus's du is summed by one row pass over the whole sequence");
+    BackwardPasses part = *this;
+    part.p.T = length;
+    part.g = launch_geometry(part.p);
+    part.g.sequence_stride = int(p.T);
+    part.g.checkpoint_stride = int((p.T + kChunk - 1) / kChunk);
+    const std::int64_t row = std::int64_t(t0) * p.H, keys = row * p.K, values = row * p.V;
+    const auto at = [](auto* x, std::int64_t offset) { return x ? x + offset : x; };
+    const std::int64_t gates = Form::value.gate == GateKind::per_head    ? row
+                               : Form::value.gate == GateKind::per_value ? values
+                                                                         : keys;
+    Pointers<T>& in = part.pointers;
+    in.q = at(in.q, keys), in.k = at(in.k, keys), in.v = at(in.v, values), in.g = at(in.g, gates);
+    in.a = at(in.a, keys), in.b = at(in.b, keys);
+    GradPointers<T>& d = part.grads;
+    d.d_o = at(d.d_o, values), d.dq = at(d.dq, keys), d.dk = at(d.dk, keys), d.dv = at(d.dv, values);
+    d.dg = at(d.dg, gates), d.da = at(d.da, keys), d.db = at(d.db, keys), d.dq_fp32 = at(d.dq_fp32, keys);
+    d.d_ht = rows_d_ht, d.dh0 = dh0;
+    part.column_d_ht = columns_d_ht, part.column_handoff = handoff;
+    BackwardRoom& r = part.room;
+    r.checkpoints = at(r.checkpoints, std::int64_t(t0) / kChunk * p.K * p.V);
+    r.sa = at(r.sa, values), r.dsa = at(r.dsa, values), r.dg_rows = at(r.dg_rows, keys);
+    return part;
+  }
 
   // dS scanned backwards: dv (and dS^T b for the low-rank row pass). Needs no forward state.
   void columns(cudaStream_t stream) const {
     const ColumnPass pass = column_pass<Form, T>(g);
     const StagePlan plan = column_plan<Form, T>(pointers, grads.d_o, pass.g);
     const std::size_t shared = column_shared_bytes<Form, T>(plan, pass.g, pass.converters);
+    GradPointers<T> d = grads;
+    if (column_d_ht) d.d_ht = column_d_ht;
     with_column_layout(g, [&](auto keys, auto lane_columns) {
       constexpr int KPT = decltype(keys)::value;
       with_converter<Form, T, KPT>(pass, [&](auto converter) {
@@ -251,7 +299,7 @@ struct BackwardPasses {
                                                          decltype(converter)::value>;
         allow_shared_memory(kernel, shared);
         kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), pass.threads(), shared, stream>>>(
-            pointers, grads, pass.g, plan, workspace + layout.dsa);
+            pointers, d, pass.g, plan, room.dsa, column_handoff);
       });
     });
     FLA_CUDA_CHECK_LAUNCH();
@@ -259,8 +307,7 @@ struct BackwardPasses {
 
   // The gradients that reduce over V, from the forward's checkpoints (and the column pass's dS^T b).
   void rows(cudaStream_t stream) const {
-    const StagePlan plan =
-        row_plan<Form, T>(pointers, grads.d_o, workspace + layout.sa, workspace + layout.dsa, g);
+    const StagePlan plan = row_plan<Form, T>(pointers, grads.d_o, room.sa, room.dsa, g);
     with_values_per_lane(g, [&](auto values) {
       auto kernel = fused_recurrent_bwd_rows_kernel<Form, T, decltype(values)::value>;
       // the partial sums of two sub-chunks where their room costs no resident block (rwkv7's five sums at
@@ -273,32 +320,71 @@ struct BackwardPasses {
       allow_shared_memory(kernel, shared);
       const NvtxRange range("rows");
       kernel<<<dim3(g.B * g.H, g.K / g.block_rows()), 32 * g.W_rows, shared, stream>>>(
-          pointers, grads, rows_g, plan, workspace + layout.checkpoints, workspace + layout.dg_rows,
-          workspace + layout.du_partial);
+          pointers, grads, rows_g, plan, room.checkpoints, room.dg_rows, room.du_partial);
       FLA_CUDA_CHECK_LAUNCH();
     });
   }
 
-  // After the row pass: a per-head gate's dg summed over K, the bonus's du over the batch.
+  // After the row pass (of every segment): a per-head gate's dg summed over K, the bonus's du over the batch.
   void finish(cudaStream_t stream) const {
     if constexpr (Form::value.gate == GateKind::per_head) {
       const std::int64_t token_rows = p.B * p.T * p.H;
       const NvtxRange range("sum_key_terms");
-      sum_key_terms_kernel<T><<<int((token_rows + 255) / 256), 256, 0, stream>>>(
-          workspace + layout.dg_rows, pointers.g, grads.dg, token_rows, g.K);
+      sum_key_terms_kernel<T><<<int((token_rows + 255) / 256), 256, 0, stream>>>(room.dg_rows, pointers.g,
+                                                                                 grads.dg, token_rows, g.K);
       FLA_CUDA_CHECK_LAUNCH();
     }
     if constexpr (Form::value.bonus) {
       const NvtxRange range("sum_bonus_grad");
-      sum_parts(workspace + layout.du_partial, grads.du, 1, g.B, std::int64_t(g.H) * g.K, stream);
+      sum_parts(room.du_partial, grads.du, 1, g.B, std::int64_t(g.H) * g.K, stream);
     }
   }
 };
 
-// The backward's passes in order: the column pass on the schedulers the row pass leaves idle where warps
-// are few (layout.h), else first (the low-rank row pass reads its dS_t^T b_t).
+// The backward over n segments of the sequences, backwards in time: the column pass of each segment in
+// turn on the call's stream, each leaving dS before its segment for the segment before it
+// (BackwardRoom::handoffs), and each segment's row pass, which needs no more than that dS, the column
+// pass's dS^T b (low rank) and the forward's checkpoints, on one of ForkedStream::kSides side streams as
+// soon as its column pass is done. So the row passes of several segments run at once, beside the column
+// pass: the row pass, which bounds the backward where heads are few, gets the segments' parallelism.
+template <class Form, class T>
+void run_backward_pipelined(const BackwardPasses<Form, T>& whole, int n, cudaStream_t stream) {
+  const Problem& p = whole.p;
+  const std::int64_t state = p.B * p.H * p.K * p.V;
+  float* const column_handoffs = whole.room.handoffs;
+  float* const unused_dh0 = column_handoffs + WorkspaceLayout<Form>::kHandoffs * state;  // one a segment
+  const int length = segment_tokens(p.T, n);
+  n = segments_covering(p.T, n);
+  ForkedStream sides[ForkedStream::kSides] = {ForkedStream(stream, 0), ForkedStream(stream, 1),
+                                              ForkedStream(stream, 2), ForkedStream(stream, 3)};
+  for (int i = n - 1; i >= 0; --i) {
+    const bool last = i == n - 1, first = i == 0;
+    const int t0 = i * length;
+    const float* d_ht = last ? whole.grads.d_ht : column_handoffs + i * state;
+    const BackwardPasses<Form, T> part =
+        whole.segment(t0, int(std::min<std::int64_t>(length, p.T - t0)), d_ht,
+                      first ? whole.grads.dh0 : unused_dh0 + (i - 1) * state, d_ht,
+                      first ? nullptr : column_handoffs + (i - 1) * state);
+    part.columns(stream);
+    ForkedStream& side = sides[i % ForkedStream::kSides];
+    side.hand_over();
+    part.rows(side.side());
+  }
+}
+
+// The backward's passes: over segments where the row pass leaves schedulers idle and the sequences are long
+// enough (layout.h, segments.h); else the column pass on the schedulers the row pass leaves idle where
+// warps are few, or first (the low-rank row pass reads its dS_t^T b_t).
 template <class Form, class T>
 void run_backward(const BackwardPasses<Form, T>& passes, cudaStream_t stream) {
+  if constexpr (!Form::value.bonus) {  // the bonus's du sums over the whole sequence in one row pass
+    const int n = backward_segments(passes.p.T);
+    if (n > 1 && passes.g.over_segments) {
+      run_backward_pipelined(passes, n, stream);
+      passes.finish(stream);
+      return;
+    }
+  }
   if (Form::value.low_rank || !passes.g.side_by_side) {
     passes.columns(stream);
     passes.rows(stream);
