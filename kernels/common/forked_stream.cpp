@@ -32,7 +32,25 @@ const SideResources& side_resources(int side) {
   return r;
 }
 
+// The event order_streams() records, one a device.
+cudaEvent_t ordering_event() {
+  static std::mutex mutex;
+  static std::map<int, cudaEvent_t> made;
+  int device = 0;
+  FLA_CUDA_CHECK(cudaGetDevice(&device));
+  const std::lock_guard<std::mutex> lock(mutex);
+  cudaEvent_t& event = made[device];
+  if (event == nullptr) FLA_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  return event;
+}
+
 }  // namespace
+
+void order_streams(cudaStream_t before, cudaStream_t after) {
+  const cudaEvent_t event = ordering_event();
+  FLA_CUDA_CHECK(cudaEventRecord(event, before));
+  FLA_CUDA_CHECK(cudaStreamWaitEvent(after, event, 0));
+}
 
 ForkedStream::ForkedStream(cudaStream_t stream, int side) : stream_(stream) {
   if (side < 0 || side >= kSides) throw std::invalid_argument("ForkedStream: no such side stream");

@@ -28,4 +28,9 @@ class ForkedStream {
   cudaEvent_t fork_, join_;
 };
 
+// Work enqueued on `after` from now on starts only after everything enqueued on `before` so far (both
+// streams of one call, e.g. two ForkedStream sides). One event a device serves every call (a wait takes
+// the event's record at the time it is enqueued).
+void order_streams(cudaStream_t before, cudaStream_t after);
+
 }  // namespace flabench

@@ -143,48 +143,62 @@ void backward_whole(const Problem& p, const SegmentScans<T>& scans, const Backwa
   }
 }
 
-// n segments pipelined backwards in time on three streams: the call's runs pass 2's row passes and the
-// softmax gradients, segment after segment; the first side stream pass 2's column passes and the dq
-// forwards; the second pass 1's column and row passes. Pass 1's scans of segment i so run beside pass 2's
-// of segment i - 1. Each segment hands its state gradients to the one before it through `handoffs`
-// (FusedWorkspace::gla_handoffs); the dq forward of a segment starts from Hk^T's checkpoint at its first
-// token (copied to r.hk0_t: its initial state is read as one [B*H, M, K] array).
+// n segments pipelined backwards in time. Each pass's column passes run segment after segment, each
+// handing dS before its segment to the one before it (`handoffs`, FusedWorkspace::gla_handoffs); every
+// other scan of a segment needs only that dS and its own segment's inputs, so the segments' row work runs
+// at once on FusedWorkspace::kGlaRowStreams side streams (as fused_recurrent's own backward over segments:
+// kernels/notes/fused_recurrent.md, version 54). The call's stream runs pass 2's column passes; a side
+// stream pass 1's, each after its segment's softmax gradient; a segment's row stream pass 2's row pass,
+// the softmax gradient, the dq forward (from Hk^T's checkpoint at the segment's first token, copied to that
+// stream's room: the forward reads its initial state as one [B*H, M, K] array) and, once pass 1's column
+// pass of the segment is done, pass 1's row pass.
 template <class T>
 void backward_pipelined(const Problem& p, const gsa::Pointers<T>& in, const gsa::GradPointers<T>& d,
                         const BackwardRoom<T>& r, float* handoffs, int n, cudaStream_t stream) {
+  constexpr int kRowStreams = FusedWorkspace::kGlaRowStreams, kRooms = FusedWorkspace::kGlaHandoffs;
+  static_assert(kRowStreams + 1 <= ForkedStream::kSides);
   const std::int64_t heads = p.B * p.H, value_state = heads * p.M * p.V, key_state = heads * p.M * p.K;
   const std::int64_t checkpoint_pitch = (p.T + fused::kChunk - 1) / fused::kChunk * p.M * p.K;
-  float* const value_handoffs = handoffs;
-  float* const key_handoffs = handoffs + FusedWorkspace::kGlaHandoffs * value_state;
+  float* const value_handoffs = handoffs;                         // the column passes'
+  float* const value_row_ends = handoffs + kRooms * value_state;  // the row passes' dHv before a segment
+  float* const key_handoffs = value_row_ends + kRooms * value_state;
+  float* const key_row_ends = key_handoffs + kRooms * key_state;
+  float* const dq_states = key_row_ends + kRooms * key_state;  // kRowStreams initial, then final
   const int length = segment_tokens(p.T, n);
   n = fused::segments_covering(p.T, n);
-  const auto first_token = [&](int i) { return i * length; };
-  const auto tokens = [&](int i) { return int(std::min<std::int64_t>(length, p.T - first_token(i))); };
-  // segment i's scans: the gradients after it come from segment i + 1, those before it go to segment i - 1
-  const auto scans_of = [&](int i) {
-    const bool last = i == n - 1, first = i == 0;
-    return segment_scans<T>(p, in, d, r, first_token(i), tokens(i),
-                            last ? d.d_hvt : value_handoffs + i * value_state,
-                            first ? d.dhv0 : value_handoffs + (i - 1) * value_state,
-                            last ? r.dhkt_t : key_handoffs + i * key_state,
-                            first ? r.dhk0_t : key_handoffs + (i - 1) * key_state, r.hk0_t);
-  };
-  ForkedStream columns(stream, 0), keys(stream, 1);
-  scans_of(n - 1).values.columns(columns.side());  // needs only d_hvt
+  ForkedStream key_columns(stream, 0);
+  ForkedStream rows[kRowStreams] = {ForkedStream(stream, 1), ForkedStream(stream, 2),
+                                    ForkedStream(stream, 3)};
   for (int i = n - 1; i >= 0; --i) {
-    const SegmentScans<T> scans = scans_of(i);
-    scans.values.rows(stream);
-    segment_softmax_grad<T>(p, r, first_token(i), tokens(i), stream);
-    columns.hand_over();
-    keys.hand_over();
-    FLA_CUDA_CHECK(cudaMemcpy2DAsync(r.hk0_t, key_state / heads * sizeof(float),
-                                     segment_checkpoints(r.key_checkpoints, first_token(i), p.M * p.K),
+    const bool last = i == n - 1, first = i == 0;
+    const int t0 = i * length, tokens = int(std::min<std::int64_t>(length, p.T - t0));
+    const int lane = i % kRowStreams;
+    float* const hk0 = dq_states + lane * key_state;
+    // the state gradients after segment i, as segment i + 1's column passes handed them on
+    const float* d_hvt = last ? d.d_hvt : value_handoffs + i * value_state;
+    const float* d_hkt = last ? r.dhkt_t : key_handoffs + i * key_state;
+    SegmentScans<T> scans = segment_scans<T>(p, in, d, r, t0, tokens, d_hvt,
+                                             first ? d.dhv0 : value_row_ends + (i - 1) * value_state, d_hkt,
+                                             first ? r.dhk0_t : key_row_ends + (i - 1) * key_state, hk0);
+    scans.dq.ht = dq_states + (kRowStreams + lane) * key_state;
+    if (!first) {
+      scans.values.column_handoff = value_handoffs + (i - 1) * value_state;
+      scans.keys.column_handoff = key_handoffs + (i - 1) * key_state;
+    }
+    const cudaStream_t row = rows[lane].side();
+    scans.values.columns(stream);
+    rows[lane].hand_over();
+    scans.values.rows(row);
+    segment_softmax_grad<T>(p, r, t0, tokens, row);
+    order_streams(row, key_columns.side());  // pass 1's column pass of segment i reads its dz
+    scans.keys.columns(key_columns.side());
+    FLA_CUDA_CHECK(cudaMemcpy2DAsync(hk0, key_state / heads * sizeof(float),
+                                     segment_checkpoints(r.key_checkpoints, t0, p.M * p.K),
                                      checkpoint_pitch * sizeof(float), key_state / heads * sizeof(float),
-                                     std::size_t(heads), cudaMemcpyDeviceToDevice, columns.side()));
-    fused::launch_forward<GlaForm, T>(scans.dq, scans.dq_layout, nullptr, nullptr, columns.side());
-    if (i > 0) scans_of(i - 1).values.columns(columns.side());  // needs segment i's row pass's dHv
-    scans.keys.columns(keys.side());
-    scans.keys.rows(keys.side());
+                                     std::size_t(heads), cudaMemcpyDeviceToDevice, row));
+    fused::launch_forward<GlaForm, T>(scans.dq, scans.dq_layout, nullptr, nullptr, row);
+    order_streams(key_columns.side(), row);  // pass 1's row pass starts from segment i + 1's dHk^T
+    scans.keys.rows(row);
   }
 }
 
