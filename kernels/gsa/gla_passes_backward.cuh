@@ -10,11 +10,11 @@
 //            the forward's pass 1 saved. Its dq, scale Hk_t^T q_t = z_t, is not written. Where warps are
 //            few the row pass runs beside the dq forward and the column pass, else the column pass beside
 //            the dq forward (kernels/notes/gsa.md, versions 19 and 21).
-// Where the sequence is long enough (backward_segments) the scans are pipelined over segments backwards in
-// time, pass 1's of a segment beside pass 2's of the segment before it, on three streams. Hk's states cross
-// between gsa's [K x M] and gla's [M x K] layout in a transpose each way; ds and df are pass 1's and pass
-// 2's terms added. Every scan only multiplies by e^{f} <= 1, as gla's do: f down to -40
-// cannot overflow.
+// Where the sequence is long enough (backward_segments) the scans run over segments backwards in time: each
+// pass's column passes segment after segment, handing dS on, and every segment's row work at once beside
+// them (backward_pipelined). Hk's states cross between gsa's [K x M] and gla's [M x K] layout in a transpose
+// each way; ds and df are pass 1's and pass 2's terms added. Every scan only multiplies by e^{f} <= 1, as
+// gla's do: f down to -40 cannot overflow.
 #pragma once
 
 #include <cstdint>
