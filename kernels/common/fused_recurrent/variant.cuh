@@ -418,7 +418,8 @@ Variant make_variant(const std::string& op, const RecurrenceBinding& binding) {
   variant.description =
       "one warp per (batch, head, value slice), fp32 state in registers, inputs staged with cp.async; "
       "backward from checkpoints every 16 tokens in a column and a row pass, side by side where warps are "
-      "few";
+      "few, over segments of the sequence (the segments' row passes at once) where the row pass leaves "
+      "schedulers idle";
   variant.backend = Backend::cuda;
   variant.support.limits = limits<Form>;
   variant.workspace_bytes = [](const Problem& p) { return WorkspaceLayout<Form>(p).total * sizeof(float); };
