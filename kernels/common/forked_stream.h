@@ -12,7 +12,7 @@ namespace flabench {
 
 class ForkedStream {
  public:
-  static constexpr int kSides = 4;
+  static constexpr int kSides = 6;
   explicit ForkedStream(cudaStream_t stream, int side = 0);
   ~ForkedStream();  // joins; never throws (a join that fails leaves its error to the next checked call)
   ForkedStream(const ForkedStream&) = delete;

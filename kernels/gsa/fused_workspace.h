@@ -29,7 +29,7 @@ struct FusedWorkspace {
   std::size_t total;
 
   static constexpr int kGlaTokenBuffers = 4, kGlaStates = 4;
-  static constexpr int kGlaHandoffs = gla_passes::kMaxSegments - 1, kGlaRowStreams = 3;
+  static constexpr int kGlaHandoffs = gla_passes::kMaxSegments - 1, kGlaRowStreams = 5;
 
   explicit FusedWorkspace(const Problem& p) {
     const std::size_t rows = p.B * p.T * p.H * p.G * p.M, heads = p.B * p.H;

@@ -149,9 +149,10 @@ void backward_whole(const Problem& p, const SegmentScans<T>& scans, const Backwa
 // at once on FusedWorkspace::kGlaRowStreams side streams (as fused_recurrent's own backward over segments:
 // kernels/notes/fused_recurrent.md, version 54). The call's stream runs pass 2's column passes; a side
 // stream pass 1's, each after its segment's softmax gradient; a segment's row stream pass 2's row pass,
-// the softmax gradient, the dq forward (from Hk^T's checkpoint at the segment's first token, copied to that
-// stream's room: the forward reads its initial state as one [B*H, M, K] array) and, once pass 1's column
-// pass of the segment is done, pass 1's row pass.
+// the softmax gradient, pass 1's row pass once pass 1's column pass of the segment is done, then the dq
+// forward (from Hk^T's checkpoint at the segment's first token, copied to that stream's room: the forward
+// reads its initial state as one [B*H, M, K] array). Five row streams and the dq forward last measured
+// 0.92-0.99x of three with it before pass 1's row pass (kernels/notes/gsa.md, version 24).
 template <class T>
 void backward_pipelined(const Problem& p, const gsa::Pointers<T>& in, const gsa::GradPointers<T>& d,
                         const BackwardRoom<T>& r, float* handoffs, int n, cudaStream_t stream) {
@@ -167,8 +168,8 @@ void backward_pipelined(const Problem& p, const gsa::Pointers<T>& in, const gsa:
   const int length = segment_tokens(p.T, n);
   n = fused::segments_covering(p.T, n);
   ForkedStream key_columns(stream, 0);
-  ForkedStream rows[kRowStreams] = {ForkedStream(stream, 1), ForkedStream(stream, 2),
-                                    ForkedStream(stream, 3)};
+  ForkedStream rows[kRowStreams] = {ForkedStream(stream, 1), ForkedStream(stream, 2), ForkedStream(stream, 3),
+                                    ForkedStream(stream, 4), ForkedStream(stream, 5)};
   for (int i = n - 1; i >= 0; --i) {
     const bool last = i == n - 1, first = i == 0;
     const int t0 = i * length, tokens = int(std::min<std::int64_t>(length, p.T - t0));
@@ -192,13 +193,13 @@ void backward_pipelined(const Problem& p, const gsa::Pointers<T>& in, const gsa:
     segment_softmax_grad<T>(p, r, t0, tokens, row);
     order_streams(row, key_columns.side());  // pass 1's column pass of segment i reads its dz
     scans.keys.columns(key_columns.side());
+    order_streams(key_columns.side(), row);  // pass 1's row pass starts from segment i + 1's dHk^T
+    scans.keys.rows(row);
     FLA_CUDA_CHECK(cudaMemcpy2DAsync(hk0, key_state / heads * sizeof(float),
                                      segment_checkpoints(r.key_checkpoints, t0, p.M * p.K),
                                      checkpoint_pitch * sizeof(float), key_state / heads * sizeof(float),
                                      std::size_t(heads), cudaMemcpyDeviceToDevice, row));
     fused::launch_forward<GlaForm, T>(scans.dq, scans.dq_layout, nullptr, nullptr, row);
-    order_streams(key_columns.side(), row);  // pass 1's row pass starts from segment i + 1's dHk^T
-    scans.keys.rows(row);
   }
 }
 

@@ -344,7 +344,7 @@ struct BackwardPasses {
 // The backward over n segments of the sequences, backwards in time: the column pass of each segment in
 // turn on the call's stream, each leaving dS before its segment for the segment before it
 // (BackwardRoom::handoffs), and each segment's row pass, which needs no more than that dS, the column
-// pass's dS^T b (low rank) and the forward's checkpoints, on one of ForkedStream::kSides side streams as
+// pass's dS^T b (low rank) and the forward's checkpoints, on one of four side streams as
 // soon as its column pass is done. So the row passes of several segments run at once, beside the column
 // pass: the row pass, which bounds the backward where heads are few, gets the segments' parallelism.
 template <class Form, class T>
@@ -355,8 +355,9 @@ void run_backward_pipelined(const BackwardPasses<Form, T>& whole, int n, cudaStr
   float* const unused_dh0 = column_handoffs + WorkspaceLayout<Form>::kHandoffs * state;  // one a segment
   const int length = segment_tokens(p.T, n);
   n = segments_covering(p.T, n);
-  ForkedStream sides[ForkedStream::kSides] = {ForkedStream(stream, 0), ForkedStream(stream, 1),
-                                              ForkedStream(stream, 2), ForkedStream(stream, 3)};
+  constexpr int kRowStreams = 4;
+  ForkedStream sides[kRowStreams] = {ForkedStream(stream, 0), ForkedStream(stream, 1),
+                                     ForkedStream(stream, 2), ForkedStream(stream, 3)};
   for (int i = n - 1; i >= 0; --i) {
     const bool last = i == n - 1, first = i == 0;
     const int t0 = i * length;
@@ -366,7 +367,7 @@ void run_backward_pipelined(const BackwardPasses<Form, T>& whole, int n, cudaStr
                       first ? whole.grads.dh0 : unused_dh0 + (i - 1) * state, d_ht,
                       first ? nullptr : column_handoffs + (i - 1) * state);
     part.columns(stream);
-    ForkedStream& side = sides[i % ForkedStream::kSides];
+    ForkedStream& side = sides[i % kRowStreams];
     side.hand_over();
     part.rows(side.side());
   }
