@@ -101,9 +101,9 @@ SegmentScans<T> segment_scans(const Problem& p, const gsa::Pointers<T>& in, cons
   Problem part = p;
   part.T = length;
   const std::int64_t row = std::int64_t(t0) * p.H;  // the segment's first token row in the first sequence
-  // both of a pass's scans start from the state gradient its row pass left after the segment
-  return {values.segment(t0, length, d_hvt, dhv0, d_hvt, nullptr),
-          keys.segment(t0, length, d_hkt, dhk0, d_hkt, nullptr),
+  // both of a pass's scans start from the state gradient after the segment (backward_pipelined hands it
+  // on from the column passes)
+  return {values.segment(t0, length, d_hvt, dhv0, nullptr), keys.segment(t0, length, d_hkt, dhk0, nullptr),
           pass_pointers<T>(r.dz + row * p.M, in.s + row * p.M, in.k + row * p.K, in.f + row * p.M, hk0,
                            d.dq + row * p.K, r.hkt_t),
           segment_geometry(first_pass_transposed(part), p.T)};

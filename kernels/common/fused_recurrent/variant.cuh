@@ -242,7 +242,6 @@ struct BackwardPasses {
   // where set, the column pass leaves dS before its first token here ([B*H, K, V]): a segment's column
   // pass hands it to the segment before (segment())
   float* column_handoff = nullptr;
-  const float* column_d_ht = nullptr;  // the column pass's incoming dS where not grads.d_ht
 
   BackwardPasses(const Pointers<T>& pointers, const GradPointers<T>& grads, const Problem& p,
                  float* workspace)
@@ -254,11 +253,10 @@ struct BackwardPasses {
 
   // The passes over tokens [t0, t0 + length) of every sequence (t0 whole wide chunks): the pointers at the
   // segment's first token, its checkpoints in the whole sequence's places (Geometry::sequence_stride and
-  // checkpoint_stride). The row pass starts from `rows_d_ht` and leaves dS before the segment in `dh0`; the
-  // column pass starts from `columns_d_ht` and, where `handoff` is set, leaves its dS there. A bonus's du
-  // sums over the whole sequence in one row pass: no segments for it.
-  BackwardPasses segment(int t0, int length, const float* rows_d_ht, float* dh0, const float* columns_d_ht,
-                         float* handoff) const {
+  // checkpoint_stride). Both passes start from `d_ht`, dS after the segment; the row pass leaves dS before
+  // it in `dh0`, and so does the column pass in `handoff` where that is set. A bonus's du sums over the whole
+  // sequence in one row pass: no segments for it.
+  BackwardPasses segment(int t0, int length, const float* d_ht, float* dh0, float* handoff) const {
     static_assert(!Form::value.bonus, "the bonus's du is summed by one row pass over the whole sequence");
     BackwardPasses part = *this;
     part.p.T = length;
@@ -276,8 +274,8 @@ struct BackwardPasses {
     GradPointers<T>& d = part.grads;
     d.d_o = at(d.d_o, values), d.dq = at(d.dq, keys), d.dk = at(d.dk, keys), d.dv = at(d.dv, values);
     d.dg = at(d.dg, gates), d.da = at(d.da, keys), d.db = at(d.db, keys), d.dq_fp32 = at(d.dq_fp32, keys);
-    d.d_ht = rows_d_ht, d.dh0 = dh0;
-    part.column_d_ht = columns_d_ht, part.column_handoff = handoff;
+    d.d_ht = d_ht, d.dh0 = dh0;
+    part.column_handoff = handoff;
     BackwardRoom& r = part.room;
     r.checkpoints = at(r.checkpoints, std::int64_t(t0) / kChunk * p.K * p.V);
     r.sa = at(r.sa, values), r.dsa = at(r.dsa, values), r.dg_rows = at(r.dg_rows, keys);
@@ -289,8 +287,6 @@ struct BackwardPasses {
     const ColumnPass pass = column_pass<Form, T>(g);
     const StagePlan plan = column_plan<Form, T>(pointers, grads.d_o, pass.g);
     const std::size_t shared = column_shared_bytes<Form, T>(plan, pass.g, pass.converters);
-    GradPointers<T> d = grads;
-    if (column_d_ht) d.d_ht = column_d_ht;
     with_column_layout(g, [&](auto keys, auto lane_columns) {
       constexpr int KPT = decltype(keys)::value;
       with_converter<Form, T, KPT>(pass, [&](auto converter) {
@@ -299,7 +295,7 @@ struct BackwardPasses {
                                                          decltype(converter)::value>;
         allow_shared_memory(kernel, shared);
         kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), pass.threads(), shared, stream>>>(
-            pointers, d, pass.g, plan, room.dsa, column_handoff);
+            pointers, grads, pass.g, plan, room.dsa, column_handoff);
       });
     });
     FLA_CUDA_CHECK_LAUNCH();
@@ -364,7 +360,7 @@ void run_backward_pipelined(const BackwardPasses<Form, T>& whole, int n, cudaStr
     const float* d_ht = last ? whole.grads.d_ht : column_handoffs + i * state;
     const BackwardPasses<Form, T> part =
         whole.segment(t0, int(std::min<std::int64_t>(length, p.T - t0)), d_ht,
-                      first ? whole.grads.dh0 : unused_dh0 + (i - 1) * state, d_ht,
+                      first ? whole.grads.dh0 : unused_dh0 + (i - 1) * state,
                       first ? nullptr : column_handoffs + (i - 1) * state);
     part.columns(stream);
     ForkedStream& side = sides[i % kRowStreams];
