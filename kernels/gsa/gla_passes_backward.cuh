@@ -75,7 +75,7 @@ struct SegmentScans {
 
 // Where the backward keeps what it makes (FusedWorkspace::gla_backward) and what it reads.
 template <class T>
-struct BackwardRoom {
+struct BackwardBuffers {
   float* dp;  // fp32: dz = p (dp - p . dp) cancels where dp's slots are alike
   T *dz, *ds_keys, *df_keys;
   float *hk0_t, *dhkt_t, *dhk0_t, *hkt_t;  // hkt_t: the dq scan's final state, not needed
@@ -86,8 +86,8 @@ struct BackwardRoom {
 
 template <class T>
 SegmentScans<T> segment_scans(const Problem& p, const gsa::Pointers<T>& in, const gsa::GradPointers<T>& d,
-                              const BackwardRoom<T>& r, int t0, int length, const float* d_hvt, float* dhv0,
-                              const float* d_hkt, float* dhk0, const float* hk0) {
+                              const BackwardBuffers<T>& r, int t0, int length, const float* d_hvt,
+                              float* dhv0, const float* d_hkt, float* dhk0, const float* hk0) {
   const fused::BackwardPasses<GlaForm, T> values(
       pass_pointers<T>(r.weights, in.s, in.v, in.f, nullptr, nullptr, nullptr),
       flabench::GradPointers<T>{d.d_o, nullptr, nullptr, d.ds, d.dv, d.df, nullptr, nullptr, nullptr, nullptr,
@@ -111,7 +111,7 @@ SegmentScans<T> segment_scans(const Problem& p, const gsa::Pointers<T>& in, cons
 
 // The softmax gradient of a segment's rows: dz from dp and the logits.
 template <class T>
-void segment_softmax_grad(const Problem& p, const BackwardRoom<T>& r, int t0, int length,
+void segment_softmax_grad(const Problem& p, const BackwardBuffers<T>& r, int t0, int length,
                           cudaStream_t stream) {
   const std::int64_t row = std::int64_t(t0) * p.H;
   launch_softmax_grad<T>(r.logits + row * p.M, r.dp + row * p.M, r.dz + row * p.M, nullptr,
@@ -124,7 +124,7 @@ void segment_softmax_grad(const Problem& p, const BackwardRoom<T>& r, int t0, in
 // the column pass beside the dq forward and the row pass after it (0.96-0.99x of the first order at 64 heads
 // and at D = 128). kernels/notes/gsa.md, version 21.
 template <class T>
-void backward_whole(const Problem& p, const SegmentScans<T>& scans, const BackwardRoom<T>& r,
+void backward_whole(const Problem& p, const SegmentScans<T>& scans, const BackwardBuffers<T>& r,
                     cudaStream_t stream) {
   fused::run_backward(scans.values, stream);
   segment_softmax_grad<T>(p, r, 0, int(p.T), stream);
@@ -155,7 +155,7 @@ void backward_whole(const Problem& p, const SegmentScans<T>& scans, const Backwa
 // 0.92-0.99x of three with it before pass 1's row pass (kernels/notes/gsa.md, version 24).
 template <class T>
 void backward_pipelined(const Problem& p, const gsa::Pointers<T>& in, const gsa::GradPointers<T>& d,
-                        const BackwardRoom<T>& r, float* handoffs, int n, cudaStream_t stream) {
+                        const BackwardBuffers<T>& r, float* handoffs, int n, cudaStream_t stream) {
   constexpr int kRowStreams = FusedWorkspace::kGlaRowStreams, kRooms = FusedWorkspace::kGlaHandoffs;
   static_assert(kRowStreams + 1 <= ForkedStream::kSides);
   const std::int64_t heads = p.B * p.H, value_state = heads * p.M * p.V, key_state = heads * p.M * p.K;
@@ -216,18 +216,18 @@ void backward(const BackwardCall& call) {
   float* const room = base + w.gla_backward;
   const auto token_buffer = [&](int i) { return reinterpret_cast<T*>(room + i * rows); };
   float* const states = room + FusedWorkspace::kGlaTokenBuffers * rows;
-  const BackwardRoom<T> r{room,
-                          token_buffer(1),
-                          token_buffer(2),
-                          token_buffer(3),
-                          states,
-                          states + state,
-                          states + 2 * state,
-                          states + 3 * state,
-                          base + w.key_checkpoints,
-                          base + w.value_checkpoints,
-                          base + w.logits,
-                          reinterpret_cast<const T*>(base + w.weights)};
+  const BackwardBuffers<T> r{room,
+                             token_buffer(1),
+                             token_buffer(2),
+                             token_buffer(3),
+                             states,
+                             states + state,
+                             states + 2 * state,
+                             states + 3 * state,
+                             base + w.key_checkpoints,
+                             base + w.value_checkpoints,
+                             base + w.logits,
+                             reinterpret_cast<const T*>(base + w.weights)};
   const cudaStream_t stream = call.stream;
 
   transpose_states(d.d_hkt, r.dhkt_t, heads, int(p.K), int(p.M), stream);
