@@ -84,30 +84,43 @@ struct BackwardBuffers {
   const T* weights;
 };
 
+// The backward's scans over the whole sequence, made once a call; segment() gives a segment's.
 template <class T>
-SegmentScans<T> segment_scans(const Problem& p, const gsa::Pointers<T>& in, const gsa::GradPointers<T>& d,
-                              const BackwardBuffers<T>& r, int t0, int length, const float* d_hvt,
-                              float* dhv0, const float* d_hkt, float* dhk0, const float* hk0) {
-  const fused::BackwardPasses<GlaForm, T> values(
-      pass_pointers<T>(r.weights, in.s, in.v, in.f, nullptr, nullptr, nullptr),
-      flabench::GradPointers<T>{d.d_o, nullptr, nullptr, d.ds, d.dv, d.df, nullptr, nullptr, nullptr, nullptr,
-                                r.dp},
-      second_pass(p), r.value_checkpoints);
-  const fused::BackwardPasses<GlaForm, T> keys(
-      pass_pointers<T>(r.dz, in.s, in.k, in.f, nullptr, nullptr, nullptr),
-      flabench::GradPointers<T>{in.q, nullptr, nullptr, r.ds_keys, d.dk, r.df_keys, nullptr, nullptr, nullptr,
-                                nullptr},
-      first_pass_transposed(p), r.key_checkpoints);
-  Problem part = p;
-  part.T = length;
-  const std::int64_t row = std::int64_t(t0) * p.H;  // the segment's first token row in the first sequence
-  // both of a pass's scans start from the state gradient after the segment (backward_pipelined hands it
-  // on from the column passes)
-  return {values.segment(t0, length, d_hvt, dhv0, nullptr), keys.segment(t0, length, d_hkt, dhk0, nullptr),
-          pass_pointers<T>(r.dz + row * p.M, in.s + row * p.M, in.k + row * p.K, in.f + row * p.M, hk0,
-                           d.dq + row * p.K, r.hkt_t),
-          segment_geometry(first_pass_transposed(part), p.T)};
-}
+struct Scans {
+  const Problem& p;
+  const gsa::Pointers<T>& in;
+  const gsa::GradPointers<T>& d;
+  const BackwardBuffers<T>& r;
+  fused::BackwardPasses<GlaForm, T> values, keys;
+
+  Scans(const Problem& p, const gsa::Pointers<T>& in, const gsa::GradPointers<T>& d,
+        const BackwardBuffers<T>& r)
+      : p(p),
+        in(in),
+        d(d),
+        r(r),
+        values(pass_pointers<T>(r.weights, in.s, in.v, in.f, nullptr, nullptr, nullptr),
+               flabench::GradPointers<T>{d.d_o, nullptr, nullptr, d.ds, d.dv, d.df, nullptr, nullptr, nullptr,
+                                         nullptr, r.dp},
+               second_pass(p), r.value_checkpoints),
+        keys(pass_pointers<T>(r.dz, in.s, in.k, in.f, nullptr, nullptr, nullptr),
+             flabench::GradPointers<T>{in.q, nullptr, nullptr, r.ds_keys, d.dk, r.df_keys, nullptr, nullptr,
+                                       nullptr, nullptr},
+             first_pass_transposed(p), r.key_checkpoints) {}
+
+  // Both of a pass's scans start from the state gradient after the segment (backward_pipelined hands it on
+  // from the column passes).
+  SegmentScans<T> segment(int t0, int length, const float* d_hvt, float* dhv0, const float* d_hkt,
+                          float* dhk0, const float* hk0) const {
+    Problem part = p;
+    part.T = length;
+    const std::int64_t row = std::int64_t(t0) * p.H;  // the segment's first token row in the first sequence
+    return {values.segment(t0, length, d_hvt, dhv0, nullptr), keys.segment(t0, length, d_hkt, dhk0, nullptr),
+            pass_pointers<T>(r.dz + row * p.M, in.s + row * p.M, in.k + row * p.K, in.f + row * p.M, hk0,
+                             d.dq + row * p.K, r.hkt_t),
+            segment_geometry(first_pass_transposed(part), p.T)};
+  }
+};
 
 // The softmax gradient of a segment's rows: dz from dp and the logits.
 template <class T>
@@ -154,8 +167,10 @@ void backward_whole(const Problem& p, const SegmentScans<T>& scans, const Backwa
 // reads its initial state as one [B*H, M, K] array). Five row streams and the dq forward last measured
 // 0.92-0.99x of three with it before pass 1's row pass (kernels/notes/gsa.md, version 24).
 template <class T>
-void backward_pipelined(const Problem& p, const gsa::Pointers<T>& in, const gsa::GradPointers<T>& d,
-                        const BackwardBuffers<T>& r, float* handoffs, int n, cudaStream_t stream) {
+void backward_pipelined(const Scans<T>& whole, float* handoffs, int n, cudaStream_t stream) {
+  const Problem& p = whole.p;
+  const gsa::GradPointers<T>& d = whole.d;
+  const BackwardBuffers<T>& r = whole.r;
   constexpr int kRowStreams = FusedWorkspace::kGlaRowStreams, kRooms = FusedWorkspace::kGlaHandoffs;
   static_assert(kRowStreams + 1 <= ForkedStream::kSides);
   const std::int64_t heads = p.B * p.H, value_state = heads * p.M * p.V, key_state = heads * p.M * p.K;
@@ -178,9 +193,9 @@ void backward_pipelined(const Problem& p, const gsa::Pointers<T>& in, const gsa:
     // the state gradients after segment i, as segment i + 1's column passes handed them on
     const float* d_hvt = last ? d.d_hvt : value_handoffs + i * value_state;
     const float* d_hkt = last ? r.dhkt_t : key_handoffs + i * key_state;
-    SegmentScans<T> scans = segment_scans<T>(p, in, d, r, t0, tokens, d_hvt,
-                                             first ? d.dhv0 : value_row_ends + (i - 1) * value_state, d_hkt,
-                                             first ? r.dhk0_t : key_row_ends + (i - 1) * key_state, hk0);
+    SegmentScans<T> scans =
+        whole.segment(t0, tokens, d_hvt, first ? d.dhv0 : value_row_ends + (i - 1) * value_state, d_hkt,
+                      first ? r.dhk0_t : key_row_ends + (i - 1) * key_state, hk0);
     scans.dq.ht = dq_states + (kRowStreams + lane) * key_state;
     if (!first) {
       scans.values.column_handoff = value_handoffs + (i - 1) * value_state;
@@ -231,14 +246,13 @@ void backward(const BackwardCall& call) {
   const cudaStream_t stream = call.stream;
 
   transpose_states(d.d_hkt, r.dhkt_t, heads, int(p.K), int(p.M), stream);
+  const Scans<T> scans(p, in, d, r);
   const int n = backward_segments(p);
   if (n <= 1) {
     transpose_states(in.hk0, r.hk0_t, heads, int(p.K), int(p.M), stream);
-    backward_whole<T>(
-        p, segment_scans<T>(p, in, d, r, 0, int(p.T), d.d_hvt, d.dhv0, r.dhkt_t, r.dhk0_t, r.hk0_t), r,
-        stream);
+    backward_whole<T>(p, scans.segment(0, int(p.T), d.d_hvt, d.dhv0, r.dhkt_t, r.dhk0_t, r.hk0_t), r, stream);
   } else {
-    backward_pipelined<T>(p, in, d, r, base + w.gla_handoffs, n, stream);
+    backward_pipelined<T>(scans, base + w.gla_handoffs, n, stream);
   }
   transpose_states(r.dhk0_t, d.dhk0, heads, int(p.M), int(p.K), stream);
   add_slot_grads_kernel<T>
