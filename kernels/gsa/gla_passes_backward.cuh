@@ -7,14 +7,14 @@
 //            gla's own recurrence with keys s, values k and decay f on its rows. gla's forward with queries
 //            dz writes dq = scale Hk_t dz_t; gla's backward with queries dz and output gradient q gives pass
 //            1's ds (its dk), dk (its dv), df (its dg) and dHk0^T, its row pass from the checkpoints of Hk^T
-//            the forward's pass 1 saved. Its dq, scale Hk_t^T q_t = z_t, is not written. Where warps are
-//            few the row pass runs beside the dq forward and the column pass, else the column pass beside
-//            the dq forward (kernels/notes/gsa.md, versions 19 and 21).
+//            the forward's pass 1 saved, adding its ds and df to pass 2's (GradPointers::add_dk_dg). Its dq,
+//            scale Hk_t^T q_t = z_t, is not written. Where warps are few the row pass runs beside the dq
+//            forward and the column pass, else the column pass beside the dq forward (kernels/notes/gsa.md,
+//            versions 19 and 21).
 // Where the sequence is long enough (backward_segments) the scans run over segments backwards in time: each
 // pass's column passes segment after segment, handing dS on, and every segment's row work at once beside
 // them (backward_pipelined). Hk's states cross between gsa's [K x M] and gla's [M x K] layout in a transpose
-// each way; ds and df are pass 1's and pass 2's terms added. Every scan only multiplies by e^{f} <= 1, as
-// gla's do: f down to -40 cannot overflow.
+// each way. Every scan only multiplies by e^{f} <= 1, as gla's do: f down to -40 cannot overflow.
 #pragma once
 
 #include <cstdint>
@@ -46,23 +46,6 @@ inline void transpose_states(const float* from, float* to, std::int64_t count, i
   FLA_CUDA_CHECK_LAUNCH();
 }
 
-// ds += ds_keys and df += df_keys: pass 1's slot gradients added to pass 2's, eight elements a thread.
-template <class T>
-__global__ void __launch_bounds__(256)
-    add_slot_grads_kernel(T* ds, const T* ds_keys, T* df, const T* df_keys, std::int64_t eights) {
-  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= 2 * eights) return;
-  const bool slots = i < eights;
-  const std::int64_t at = (slots ? i : i - eights) * 8;
-  T* into = (slots ? ds : df) + at;
-  float sum[8], part[8];
-  fused::load8(into, sum);
-  fused::load8((slots ? ds_keys : df_keys) + at, part);
-#pragma unroll
-  for (int j = 0; j < 8; ++j) sum[j] += part[j];
-  store_eight(into, sum);
-}
-
 // One segment's scans, tokens [t0, t0 + length) of every sequence (the whole sequence where there is one
 // segment): pass 2's and pass 1's backward passes, from the state gradients after the segment (d_hvt, d_hkt:
 // Hv's and Hk^T's) to those before it (dhv0, dhk0), and the dq forward from Hk^T before it (hk0).
@@ -77,7 +60,7 @@ struct SegmentScans {
 template <class T>
 struct BackwardBuffers {
   float* dp;  // fp32: dz = p (dp - p . dp) cancels where dp's slots are alike
-  T *dz, *ds_keys, *df_keys;
+  T* dz;
   float *hk0_t, *dhkt_t, *dhk0_t, *hkt_t;  // hkt_t: the dq scan's final state, not needed
   float *key_checkpoints, *value_checkpoints;
   const float* logits;
@@ -104,12 +87,13 @@ struct Scans {
                                          nullptr, r.dp},
                second_pass(p), r.value_checkpoints),
         keys(pass_pointers<T>(r.dz, in.s, in.k, in.f, nullptr, nullptr, nullptr),
-             flabench::GradPointers<T>{in.q, nullptr, nullptr, r.ds_keys, d.dk, r.df_keys, nullptr, nullptr,
-                                       nullptr, nullptr},
+             flabench::GradPointers<T>{in.q, nullptr, nullptr, d.ds, d.dk, d.df, nullptr, nullptr, nullptr,
+                                       nullptr, nullptr, /*add_dk_dg=*/true},
              first_pass_transposed(p), r.key_checkpoints) {}
 
   // Both of a pass's scans start from the state gradient after the segment (backward_pipelined hands it on
-  // from the column passes).
+  // from the column passes); the row passes leave the one before it in dhv0 and dhk0 where those are set.
+  // Pass 1's row pass adds to the ds and df of pass 2's: it runs after pass 2's on one stream.
   SegmentScans<T> segment(int t0, int length, const float* d_hvt, float* dhv0, const float* d_hkt,
                           float* dhk0, const float* hk0) const {
     Problem part = p;
@@ -160,12 +144,14 @@ void backward_whole(const Problem& p, const SegmentScans<T>& scans, const Backwa
 // handing dS before its segment to the one before it (`handoffs`, FusedWorkspace::gla_handoffs); every
 // other scan of a segment needs only that dS and its own segment's inputs, so the segments' row work runs
 // at once on FusedWorkspace::kGlaRowStreams side streams (as fused_recurrent's own backward over segments:
-// kernels/notes/fused_recurrent.md, version 54). The call's stream runs pass 2's column passes; a side
-// stream pass 1's, each after its segment's softmax gradient; a segment's row stream pass 2's row pass,
-// the softmax gradient, pass 1's row pass once pass 1's column pass of the segment is done, then the dq
+// kernels/notes/fused_recurrent.md, versions 54-55). The call's stream runs pass 2's column passes; a side
+// stream pass 1's, each after its segment's softmax gradient; a segment's row stream pass 2's row pass once
+// segment i + 1's column pass is done, the softmax gradient, pass 1's row pass once pass 1's column pass of
+// segment i + 1 is done (each beside its pass's column pass of segment i), then the dq
 // forward (from Hk^T's checkpoint at the segment's first token, copied to that stream's room: the forward
-// reads its initial state as one [B*H, M, K] array). Five row streams and the dq forward last measured
-// 0.92-0.99x of three with it before pass 1's row pass (kernels/notes/gsa.md, version 24).
+// reads its initial state as one [B*H, M, K] array). Only the first segment's row passes write the state
+// gradients before them: the others' are the column passes' handoffs. Five row streams and the dq forward
+// last measured 0.92-0.99x of three with it before pass 1's row pass (kernels/notes/gsa.md, version 24).
 template <class T>
 void backward_pipelined(const Scans<T>& whole, float* handoffs, int n, cudaStream_t stream) {
   const Problem& p = whole.p;
@@ -175,11 +161,9 @@ void backward_pipelined(const Scans<T>& whole, float* handoffs, int n, cudaStrea
   static_assert(kRowStreams + 1 <= ForkedStream::kSides);
   const std::int64_t heads = p.B * p.H, value_state = heads * p.M * p.V, key_state = heads * p.M * p.K;
   const std::int64_t checkpoint_pitch = (p.T + fused::kChunk - 1) / fused::kChunk * p.M * p.K;
-  float* const value_handoffs = handoffs;                         // the column passes'
-  float* const value_row_ends = handoffs + kRooms * value_state;  // the row passes' dHv before a segment
-  float* const key_handoffs = value_row_ends + kRooms * value_state;
-  float* const key_row_ends = key_handoffs + kRooms * key_state;
-  float* const dq_states = key_row_ends + kRooms * key_state;  // kRowStreams initial, then final
+  float* const value_handoffs = handoffs;  // the column passes'
+  float* const key_handoffs = value_handoffs + kRooms * value_state;
+  float* const dq_states = key_handoffs + kRooms * key_state;  // kRowStreams initial, then final
   const int length = segment_tokens(p.T, n);
   n = fused::segments_covering(p.T, n);
   ForkedStream key_columns(stream, 0);
@@ -194,21 +178,20 @@ void backward_pipelined(const Scans<T>& whole, float* handoffs, int n, cudaStrea
     const float* d_hvt = last ? d.d_hvt : value_handoffs + i * value_state;
     const float* d_hkt = last ? r.dhkt_t : key_handoffs + i * key_state;
     SegmentScans<T> scans =
-        whole.segment(t0, tokens, d_hvt, first ? d.dhv0 : value_row_ends + (i - 1) * value_state, d_hkt,
-                      first ? r.dhk0_t : key_row_ends + (i - 1) * key_state, hk0);
+        whole.segment(t0, tokens, d_hvt, first ? d.dhv0 : nullptr, d_hkt, first ? r.dhk0_t : nullptr, hk0);
     scans.dq.ht = dq_states + (kRowStreams + lane) * key_state;
     if (!first) {
       scans.values.column_handoff = value_handoffs + (i - 1) * value_state;
       scans.keys.column_handoff = key_handoffs + (i - 1) * key_state;
     }
     const cudaStream_t row = rows[lane].side();
+    rows[lane].hand_over();  // pass 2's row pass starts from segment i + 1's dHv, beside segment i's columns
     scans.values.columns(stream);
-    rows[lane].hand_over();
     scans.values.rows(row);
     segment_softmax_grad<T>(p, r, t0, tokens, row);
+    order_streams(key_columns.side(), row);  // pass 1's row pass starts from segment i + 1's dHk^T
     order_streams(row, key_columns.side());  // pass 1's column pass of segment i reads its dz
     scans.keys.columns(key_columns.side());
-    order_streams(key_columns.side(), row);  // pass 1's row pass starts from segment i + 1's dHk^T
     scans.keys.rows(row);
     FLA_CUDA_CHECK(cudaMemcpy2DAsync(hk0, key_state / heads * sizeof(float),
                                      segment_checkpoints(r.key_checkpoints, t0, p.M * p.K),
@@ -233,8 +216,6 @@ void backward(const BackwardCall& call) {
   float* const states = room + FusedWorkspace::kGlaTokenBuffers * rows;
   const BackwardBuffers<T> r{room,
                              token_buffer(1),
-                             token_buffer(2),
-                             token_buffer(3),
                              states,
                              states + state,
                              states + 2 * state,
@@ -255,9 +236,6 @@ void backward(const BackwardCall& call) {
     backward_pipelined<T>(scans, base + w.gla_handoffs, n, stream);
   }
   transpose_states(r.dhk0_t, d.dhk0, heads, int(p.M), int(p.K), stream);
-  add_slot_grads_kernel<T>
-      <<<unsigned((2 * rows / 8 + 255) / 256), 256, 0, stream>>>(d.ds, r.ds_keys, d.df, r.df_keys, rows / 8);
-  FLA_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace flabench::gsa::gla_passes

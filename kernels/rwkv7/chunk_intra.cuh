@@ -142,9 +142,14 @@ __device__ __forceinline__ void sum_rows(float (&acc)[kRows], const float* left,
   }
 }
 
+// As many blocks an SM as the intra kernel's shared memory allows at chunk size C.
+constexpr int intra_blocks_per_sm(int C) {
+  return C == 16 ? 4 : C == 32 ? 3 : 2;
+}
+
 // One block per (chunk, batch * head); writes A_qk, A_qb, W and U of the chunk (ChunkWorkspace).
 template <class T, int C>
-__global__ void __launch_bounds__(kThreads, C == 16 ? 4 : C == 32 ? 3 : 2)  // as many blocks as shared memory allows
+__global__ void __launch_bounds__(kThreads, intra_blocks_per_sm(C))
     rwkv7_chunk_intra_kernel(Pointers<T> p, ChunkDims d, IntraOutputs out) {
   static_assert(C % 16 == 0 && C <= kMaxChunk);
   constexpr int R = C / 16;  // rows and columns of the pair sums per thread: i = ti + 16 r, j = tj + 16 c

@@ -51,7 +51,7 @@ std::vector<testing::Region> regions(const Problem& p) {
   return {{w.checkpoints, heads * ((p.T + kChunk - 1) / kChunk) * p.K * p.V},
           {w.sa, low_rank ? tokens * p.V : 0},
           {w.dsa, low_rank ? tokens * p.V : 0},
-          {w.handoffs, bonus ? 0 : 2 * std::size_t(kMaxSequenceSegments - 1) * state},
+          {w.handoffs, bonus ? 0 : std::size_t(kMaxSequenceSegments - 1) * state},
           {w.dg_rows, Form::value.gate == GateKind::per_head ? tokens * p.K : 0},
           {w.du_partial, bonus ? heads * p.K : 0}};
 }

@@ -280,9 +280,16 @@ __global__ void __launch_bounds__(128)
           d.dq_fp32[at] = g.scale * dq;
         else if (d.dq)
           d.dq[at] = from_float<T>(g.scale * dq);
-        d.dk[at] = from_float<T>(dk);
+        float dg = 0;
         if constexpr (KV::per_key_gate)  // d/dg of exp(g): the decay's gradient times the decay
-          d.dg[at] = from_float<T>(total[Q::dg] * record[KV::g * g.block_rows() + my_row]);
+          dg = total[Q::dg] * record[KV::g * g.block_rows() + my_row];
+        if (d.add_dk_dg) {
+          dk += to_float(d.dk[at]);
+          if constexpr (KV::per_key_gate) dg += to_float(d.dg[at]);
+        }
+        d.dk[at] = from_float<T>(dk);
+        if constexpr (KV::per_key_gate)
+          d.dg[at] = from_float<T>(dg);
         else  // summed over K, then times the head's decay, by sum_key_terms_kernel
           dg_rows[at] = total[Q::dg];
         if constexpr (Form::value.low_rank) {
@@ -293,7 +300,7 @@ __global__ void __launch_bounds__(128)
       __syncwarp();
     }
   }
-  if (active)
+  if (active && d.dh0)  // null for a segment's row pass but the first's: its column pass hands dS on
     for (int j = 0; j < SPAN; ++j) d.dh0[state_base + j] = dS[j];
   if constexpr (Form::value.bonus) {  // lanes l, l + BK, ... hold parts of row l's du
     for (int m = g.BK; m < 32; m <<= 1) du += __shfl_xor_sync(kFullWarp, du, m);

@@ -254,8 +254,8 @@ struct BackwardPasses {
   // The passes over tokens [t0, t0 + length) of every sequence (t0 whole wide chunks): the pointers at the
   // segment's first token, its checkpoints in the whole sequence's places (Geometry::sequence_stride and
   // checkpoint_stride). Both passes start from `d_ht`, dS after the segment; the row pass leaves dS before
-  // it in `dh0`, and so does the column pass in `handoff` where that is set. A bonus's du sums over the whole
-  // sequence in one row pass: no segments for it.
+  // it in `dh0` where that is set, and so does the column pass in `handoff` where that is set. A bonus's du
+  // sums over the whole sequence in one row pass: no segments for it.
   BackwardPasses segment(int t0, int length, const float* d_ht, float* dh0, float* handoff) const {
     static_assert(!Form::value.bonus, "the bonus's du is summed by one row pass over the whole sequence");
     BackwardPasses part = *this;
@@ -339,16 +339,16 @@ struct BackwardPasses {
 
 // The backward over n segments of the sequences, backwards in time: the column pass of each segment in
 // turn on the call's stream, each leaving dS before its segment for the segment before it
-// (BackwardRoom::handoffs), and each segment's row pass, which needs no more than that dS, the column
-// pass's dS^T b (low rank) and the forward's checkpoints, on one of four side streams as
-// soon as its column pass is done. So the row passes of several segments run at once, beside the column
-// pass: the row pass, which bounds the backward where heads are few, gets the segments' parallelism.
+// (BackwardRoom::handoffs), and each segment's row pass, which needs no more than the dS after its segment
+// (the next segment's handoff), the forward's checkpoints and (low rank) its own column pass's dS^T b, on
+// one of four side streams as soon as those are made: beside the segment's own column pass where it does
+// not read dS^T b. So the row passes of several segments run at once, beside the column pass: the row pass,
+// which bounds the backward where heads are few, gets the segments' parallelism.
 template <class Form, class T>
 void run_backward_pipelined(const BackwardPasses<Form, T>& whole, int n, cudaStream_t stream) {
   const Problem& p = whole.p;
   const std::int64_t state = p.B * p.H * p.K * p.V;
   float* const column_handoffs = whole.room.handoffs;
-  float* const unused_dh0 = column_handoffs + WorkspaceLayout<Form>::kHandoffs * state;  // one a segment
   const int length = segment_tokens(p.T, n);
   n = segments_covering(p.T, n);
   constexpr int kRowStreams = 4;
@@ -360,11 +360,15 @@ void run_backward_pipelined(const BackwardPasses<Form, T>& whole, int n, cudaStr
     const float* d_ht = last ? whole.grads.d_ht : column_handoffs + i * state;
     const BackwardPasses<Form, T> part =
         whole.segment(t0, int(std::min<std::int64_t>(length, p.T - t0)), d_ht,
-                      first ? whole.grads.dh0 : unused_dh0 + (i - 1) * state,
-                      first ? nullptr : column_handoffs + (i - 1) * state);
-    part.columns(stream);
+                      first ? whole.grads.dh0 : nullptr, first ? nullptr : column_handoffs + (i - 1) * state);
     ForkedStream& side = sides[i % kRowStreams];
-    side.hand_over();
+    if constexpr (Form::value.low_rank) {  // the row pass reads the segment's dS^T b from its column pass
+      part.columns(stream);
+      side.hand_over();
+    } else {  // the row pass needs only the next segment's handoff: beside this segment's column pass
+      side.hand_over();
+      part.columns(stream);
+    }
     part.rows(side.side());
   }
 }

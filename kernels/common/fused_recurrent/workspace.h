@@ -15,7 +15,7 @@ namespace flabench::fused {
 // Workspace (fp32): the forward's checkpoints [B*H, chunks, K, V]; for the low-rank term a^T S_{t-1} and
 // dS_t^T b_t per token [B, T, H, V]; but with the bonus (whose backward takes no segments) the state
 // gradients a backward over segments hands on (segments.h: up to kMaxSequenceSegments - 1 of the column
-// pass's, then as many rooms for the row pass's, [B*H, K, V] each); for a per-head gate the per-row terms
+// pass's, [B*H, K, V] each); for a per-head gate the per-row terms
 // of dg [B, T, H, K]; for the bonus the per-(batch, head) partial sums of du [B*H, K].
 template <class Form>
 struct WorkspaceLayout {
@@ -28,7 +28,7 @@ struct WorkspaceLayout {
     sa = checkpoints + heads * chunks * p.K * p.V;
     dsa = sa + (Form::value.low_rank ? tokens * p.V : 0);
     handoffs = dsa + (Form::value.low_rank ? tokens * p.V : 0);
-    dg_rows = handoffs + (Form::value.bonus ? 0 : 2 * kHandoffs * heads * p.K * p.V);
+    dg_rows = handoffs + (Form::value.bonus ? 0 : kHandoffs * heads * p.K * p.V);
     du_partial = dg_rows + (Form::value.gate == GateKind::per_head ? tokens * p.K : 0);
     total = du_partial + (Form::value.bonus ? heads * p.K : 0);
   }
