@@ -36,7 +36,7 @@ struct GradPointers {
   float* dq_fp32 = nullptr;
   // Where set, the fused backward's row pass adds dk and a per-key gate's dg to what those tensors hold:
   // gsa's pass 1 onto pass 2's slot gradients (kernels/gsa/gla_passes_backward.cuh), one rounding fewer
-  // than adding two rounded tensors and no pass of its own.
+  // than adding two rounded tensors and no pass of its own. Per-key gates only (BackwardPasses::rows).
   bool add_dk_dg = false;
 };
 

@@ -303,6 +303,8 @@ struct BackwardPasses {
 
   // The gradients that reduce over V, from the forward's checkpoints (and the column pass's dS^T b).
   void rows(cudaStream_t stream) const {
+    if (!KeyVectors<Form>::per_key_gate && grads.add_dk_dg)  // a per-head gate's dg is summed by finish()
+      throw std::logic_error("fused_recurrent: the row pass adds dg onto a tensor only for a per-key gate");
     const StagePlan plan = row_plan<Form, T>(pointers, grads.d_o, room.sa, room.dsa, g);
     with_values_per_lane(g, [&](auto values) {
       auto kernel = fused_recurrent_bwd_rows_kernel<Form, T, decltype(values)::value>;

@@ -15,8 +15,8 @@ namespace flabench::fused {
 // Workspace (fp32): the forward's checkpoints [B*H, chunks, K, V]; for the low-rank term a^T S_{t-1} and
 // dS_t^T b_t per token [B, T, H, V]; but with the bonus (whose backward takes no segments) the state
 // gradients a backward over segments hands on (segments.h: up to kMaxSequenceSegments - 1 of the column
-// pass's, [B*H, K, V] each); for a per-head gate the per-row terms
-// of dg [B, T, H, K]; for the bonus the per-(batch, head) partial sums of du [B*H, K].
+// pass's, [B*H, K, V] each); for a per-head gate the per-row terms of dg [B, T, H, K]; for the bonus the
+// per-(batch, head) partial sums of du [B*H, K].
 template <class Form>
 struct WorkspaceLayout {
   static constexpr int kHandoffs = kMaxSequenceSegments - 1;
