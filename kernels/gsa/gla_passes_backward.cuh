@@ -164,14 +164,14 @@ void backward_pipelined(const Scans<T>& whole, float* handoffs, int n, cudaStrea
   float* const value_handoffs = handoffs;  // the column passes'
   float* const key_handoffs = value_handoffs + kRooms * value_state;
   float* const dq_states = key_handoffs + kRooms * key_state;  // kRowStreams initial, then final
-  const int length = segment_tokens(p.T, n);
-  n = fused::segments_covering(p.T, n);
+  const fused::SegmentPlan plan = fused::backward_plan(p.T, n);
+  n = plan.count;
   ForkedStream key_columns(stream, 0);
   ForkedStream rows[kRowStreams] = {ForkedStream(stream, 1), ForkedStream(stream, 2), ForkedStream(stream, 3),
                                     ForkedStream(stream, 4), ForkedStream(stream, 5)};
   for (int i = n - 1; i >= 0; --i) {
     const bool last = i == n - 1, first = i == 0;
-    const int t0 = i * length, tokens = int(std::min<std::int64_t>(length, p.T - t0));
+    const int t0 = int(plan.start[i]), tokens = plan.tokens(i);
     const int lane = i % kRowStreams;
     float* const hk0 = dq_states + lane * key_state;
     // the state gradients after segment i, as segment i + 1's column passes handed them on

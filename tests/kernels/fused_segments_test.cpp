@@ -1,8 +1,9 @@
 // fused_recurrent's segments of a sequence (kernels/common/fused_recurrent/segments.h) and the room a
 // backward over them needs (workspace.h): the backward takes segments only where sequences are long enough
-// for at least four of 256 tokens, about 512 tokens each, at most 16; they cover the sequence in whole wide
-// chunks with none empty; and every form whose backward may take them (all but the bonus's) has a room for
-// each state one segment hands the one before it, apart from the other regions.
+// for at least four of 256 tokens, about 512 tokens each, at most 16; they grow from 64 tokens at the
+// sequence's start and cover it in whole wide chunks with none empty; and every form whose backward may take
+// them (all but the bonus's) has a room for each state one segment hands the one before it, apart from the
+// other regions.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -32,14 +33,36 @@ TEST(FusedSegments, SegmentsCoverTheSequenceInWholeWideChunks) {
   for (std::int64_t T = 1; T <= 40000; T += 37) {
     const int n = backward_segments(T);
     if (n == 1) continue;
-    const int tokens = segment_tokens(T, n), covering = segments_covering(T, n);
-    SCOPED_TRACE(::testing::Message() << "T=" << T << " n=" << n << " tokens=" << tokens);
-    EXPECT_EQ(tokens % kWideChunk, 0) << "a segment's checkpoints start at one of the sequence's";
-    EXPECT_GE(tokens, kMinBackwardSegmentTokens);
-    EXPECT_LE(covering, n);
-    EXPECT_GE(std::int64_t(tokens) * covering, T);
-    EXPECT_LT(std::int64_t(tokens) * (covering - 1), T) << "an empty segment";
+    const SegmentPlan plan = backward_plan(T, n);
+    SCOPED_TRACE(::testing::Message() << "T=" << T << " n=" << n << " segments=" << plan.count);
+    EXPECT_GE(plan.count, n);
+    EXPECT_LE(plan.count, kMaxSequenceSegments) << "a handoff room each but the last";
+    EXPECT_EQ(plan.start[0], 0);
+    EXPECT_EQ(plan.start[plan.count], T);
+    for (int i = 0; i < plan.count; ++i) {
+      EXPECT_GT(plan.tokens(i), 0) << "segment " << i << " is empty";
+      EXPECT_EQ(plan.start[i] % kWideChunk, 0) << "segment " << i << "'s checkpoints start at the sequence's";
+      EXPECT_LE(plan.tokens(i), 2 * segment_tokens(T, n)) << "segment " << i;
+    }
   }
+}
+
+// Short segments at the start (the backward's last row passes), each growing by half the tokens before it
+// until the even split's length; the rest even.
+TEST(FusedSegments, SegmentsGrowFromTheSequencesStart) {
+  const auto lengths = [](std::int64_t T) {
+    const SegmentPlan plan = backward_plan(T, backward_segments(T));
+    std::vector<int> tokens;
+    for (int i = 0; i < plan.count; ++i) tokens.push_back(plan.tokens(i));
+    return tokens;
+  };
+  EXPECT_EQ(lengths(1024), (std::vector<int>{64, 96, 160, 224, 256, 224}));
+  EXPECT_EQ(lengths(4096), (std::vector<int>{64, 96, 160, 224, 352, 480, 480, 480, 480, 480, 480, 320}));
+  EXPECT_EQ(lengths(4100), (std::vector<int>{64, 96, 160, 224, 352, 512, 544, 544, 544, 544, 516}));
+  const std::vector<int> long_run = lengths(24576);
+  ASSERT_EQ(long_run.size(), std::size_t(kMaxSequenceSegments));
+  EXPECT_EQ(long_run[0], kFirstBackwardSegmentTokens);
+  for (std::size_t i = 1; i < 8; ++i) EXPECT_GT(long_run[i], long_run[i - 1]) << "growing at segment " << i;
 }
 
 // The regions of WorkspaceLayout<Form>(p) in order, sized for what they hold.

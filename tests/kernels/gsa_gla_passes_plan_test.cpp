@@ -85,10 +85,13 @@ TEST(GsaGlaPasses, BackwardSegmentsCoverTheSequenceAndFitTheirHandoffs) {
     ASSERT_GE(n, 1);
     ASSERT_LE(n - 1, FusedWorkspace::kGlaHandoffs) << "T=" << T;
     if (n == 1) continue;
-    const int tokens = segment_tokens(T, n);
-    EXPECT_EQ(tokens % fused::kChunk, 0) << "T=" << T;
-    EXPECT_LT(std::int64_t(tokens) * (n - 1), T) << "T=" << T << ": an empty segment";
-    EXPECT_GE(std::int64_t(tokens) * n, T) << "T=" << T;
+    const fused::SegmentPlan plan = fused::backward_plan(T, n);
+    ASSERT_LE(plan.count - 1, FusedWorkspace::kGlaHandoffs) << "T=" << T;
+    EXPECT_EQ(plan.start[plan.count], T) << "T=" << T;
+    for (int i = 0; i < plan.count; ++i) {
+      EXPECT_EQ(plan.start[i] % fused::kChunk, 0) << "T=" << T << ": the dq forward's checkpoint";
+      EXPECT_GT(plan.tokens(i), 0) << "T=" << T << ": an empty segment";
+    }
   }
 }
 

@@ -339,8 +339,8 @@ struct BackwardPasses {
   }
 };
 
-// The backward over n segments of the sequences, backwards in time: the column pass of each segment in
-// turn on the call's stream, each leaving dS before its segment for the segment before it
+// The backward over the segments of backward_plan(T, n), backwards in time: the column pass of each segment
+// in turn on the call's stream, each leaving dS before its segment for the segment before it
 // (BackwardRoom::handoffs), and each segment's row pass, which needs no more than the dS after its segment
 // (the next segment's handoff), the forward's checkpoints and (low rank) its own column pass's dS^T b, on
 // one of four side streams as soon as those are made: beside the segment's own column pass where it does
@@ -351,18 +351,18 @@ void run_backward_pipelined(const BackwardPasses<Form, T>& whole, int n, cudaStr
   const Problem& p = whole.p;
   const std::int64_t state = p.B * p.H * p.K * p.V;
   float* const column_handoffs = whole.room.handoffs;
-  const int length = segment_tokens(p.T, n);
-  n = segments_covering(p.T, n);
+  const SegmentPlan plan = backward_plan(p.T, n);
+  n = plan.count;
   constexpr int kRowStreams = 4;
   ForkedStream sides[kRowStreams] = {ForkedStream(stream, 0), ForkedStream(stream, 1),
                                      ForkedStream(stream, 2), ForkedStream(stream, 3)};
   for (int i = n - 1; i >= 0; --i) {
     const bool last = i == n - 1, first = i == 0;
-    const int t0 = i * length;
+    const int t0 = int(plan.start[i]);
     const float* d_ht = last ? whole.grads.d_ht : column_handoffs + i * state;
     const BackwardPasses<Form, T> part =
-        whole.segment(t0, int(std::min<std::int64_t>(length, p.T - t0)), d_ht,
-                      first ? whole.grads.dh0 : nullptr, first ? nullptr : column_handoffs + (i - 1) * state);
+        whole.segment(t0, plan.tokens(i), d_ht, first ? whole.grads.dh0 : nullptr,
+                      first ? nullptr : column_handoffs + (i - 1) * state);
     ForkedStream& side = sides[i % kRowStreams];
     if constexpr (Form::value.low_rank) {  // the row pass reads the segment's dS^T b from its column pass
       part.columns(stream);
