@@ -20,7 +20,7 @@ constexpr std::size_t kBufferAlignment = 8;
 // Records arrive on CUPTI's threads; they are gathered here until measure() reads them.
 struct Collected {
   std::mutex mutex;
-  std::vector<std::pair<std::string, double>> kernels;  // name, ms, in completion order
+  std::vector<TracedLaunch> kernels;  // in completion order
   std::size_t dropped = 0;
 };
 Collected& collected() {
@@ -49,7 +49,8 @@ void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uin
     if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
     const auto* kernel = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
     if (kernel->end > kernel->start)
-      out.kernels.emplace_back(readable_kernel_name(kernel->name), (kernel->end - kernel->start) * 1e-6);
+      out.kernels.push_back(
+          {readable_kernel_name(kernel->name), kernel->start, kernel->end, kernel->streamId});
   }
   std::size_t dropped = 0;
   if (cupti->cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS)
@@ -117,16 +118,17 @@ KernelTrace KernelTracer::measure(const std::function<void()>& run, int repeats)
     throw std::runtime_error("CUPTI dropped " + std::to_string(collected().dropped) + " kernel records");
   KernelTrace trace;
   std::map<std::string, std::size_t> index;
-  const std::vector<std::pair<std::string, double>>& records = collected().kernels;
-  for (const auto& [name, ms] : records) {
-    auto [found, added] = index.emplace(name, trace.kernels.size());
-    if (added) trace.kernels.push_back({name, 0, 0});
+  const std::vector<TracedLaunch>& records = collected().kernels;
+  for (const TracedLaunch& r : records) {
+    auto [found, added] = index.emplace(r.kernel, trace.kernels.size());
+    if (added) trace.kernels.push_back({r.kernel, 0, 0});
     trace.kernels[found->second].calls += 1.0 / repeats;
-    trace.kernels[found->second].ms += ms / repeats;
+    trace.kernels[found->second].ms += (r.end_ns - r.start_ns) * 1e-6 / repeats;
   }
   // One stream: records complete in launch order, so the first run's launches lead the list.
   for (std::size_t i = 0; i < records.size() / std::max(repeats, 1); ++i)
-    trace.launches.push_back(records[i].first);
+    trace.launches.push_back(records[i].kernel);
+  trace.timeline = last_run_timeline(records, repeats);
   return trace;
 }
 

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "profiles/launch_timeline.h"
+
 namespace flabench {
 
 struct KernelTime {
@@ -19,6 +21,7 @@ struct KernelTime {
 struct KernelTrace {
   std::vector<KernelTime> kernels;    // in order of first launch
   std::vector<std::string> launches;  // the kernels of one run, in launch order
+  std::vector<LaunchSpan> timeline;   // the last run's launches, in order of start
 };
 
 class KernelTracer {
@@ -29,7 +32,8 @@ class KernelTracer {
   KernelTracer(const KernelTracer&) = delete;
   KernelTracer& operator=(const KernelTracer&) = delete;
 
-  // Runs `run` `repeats` times and returns each kernel's calls and time per run, and one run's launches.
+  // Runs `run` `repeats` times and returns each kernel's calls and time per run, one run's launches and the
+  // last run's timeline.
   // Throws std::runtime_error when CUPTI dropped records.
   KernelTrace measure(const std::function<void()>& run, int repeats);
 

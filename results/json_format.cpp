@@ -41,6 +41,7 @@ void to_json(json& j, const CaseRecord& r) {
   put_optional(j, "check", r.check);
   put_optional(j, "counters", r.counters);
   put_optional(j, "kernel_times", r.kernel_times);
+  put_optional(j, "timeline", r.timeline);
 }
 
 void from_json(const json& j, CaseRecord& r) {
@@ -71,6 +72,7 @@ void from_json(const json& j, CaseRecord& r) {
   get_optional(j, "check", r.check);
   get_optional(j, "counters", r.counters);
   get_optional(j, "kernel_times", r.kernel_times);
+  get_optional(j, "timeline", r.timeline);  // added in schema 1.4
 }
 
 json result_file_json(const ResultFile& file) {

@@ -12,7 +12,7 @@ namespace flabench {
 
 inline constexpr const char* kResultSchemaName = "fla-bench-result";
 // Semantic version of the JSON layout: a reader refuses another major version.
-inline constexpr const char* kResultSchemaVersion = "1.3.0";
+inline constexpr const char* kResultSchemaVersion = "1.4.0";
 
 struct DeviceRecord {
   std::string backend;  // "cuda" or "cpu"
@@ -129,6 +129,14 @@ struct KernelTimeRecord {
   bool operator==(const KernelTimeRecord&) const = default;
 };
 
+// One launch of one run of the case on the GPU's clock (CUPTI activity records): which stream and when.
+struct LaunchRecord {
+  std::string kernel;
+  int stream = 0;  // 0: the stream of the run's first launch, then 1, 2, ... in order of first use
+  double start_ms = 0, end_ms = 0;  // from the run's first start
+  bool operator==(const LaunchRecord&) const = default;
+};
+
 // One line: "ok 2.1e-03 (dk)" (the tensor closest to its threshold) or "FAIL dk 3.1e-02 > 6.0e-03".
 std::string check_summary(const CheckRecord& check);
 
@@ -154,6 +162,7 @@ struct CaseRecord {
   std::optional<CheckRecord> check;
   std::optional<CounterRecord> counters;
   std::optional<std::vector<KernelTimeRecord>> kernel_times;
+  std::optional<std::vector<LaunchRecord>> timeline;  // the last traced run's launches, in order of start
   bool operator==(const CaseRecord&) const = default;
 };
 

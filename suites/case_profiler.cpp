@@ -115,6 +115,11 @@ std::vector<std::string> CaseProfiler::trace_kernel_times(const std::function<vo
   }
   for (KernelTimeRecord& t : times) t.share_pct = total_ms > 0 ? 100 * t.ms / total_ms : 0;
   record.kernel_times = times;
+  if (!trace.timeline.empty()) {
+    std::vector<LaunchRecord> timeline;
+    for (const LaunchSpan& s : trace.timeline) timeline.push_back({s.kernel, s.stream, s.start_ms, s.end_ms});
+    record.timeline = timeline;
+  }
   return trace.launches;
 }
 

@@ -32,12 +32,13 @@ class CaseProfiler {
   std::string summary() const;
 
   // `restore` puts the case's inputs back and flushes the L2; `run` is one call of the case (its kernels are
-  // what is measured). Fills record.counters and record.kernel_times.
+  // what is measured). Fills record.counters, record.kernel_times and record.timeline.
   void profile(const std::function<void()>& restore, const std::function<void()>& run, CaseRecord& record);
 
  private:
   struct Counters;
-  // Fills record.kernel_times (when asked for and CUPTI is there); returns one run's launches by name.
+  // Fills record.kernel_times and record.timeline (when asked for and CUPTI is there); returns one run's
+  // launches by name.
   std::vector<std::string> trace_kernel_times(const std::function<void()>& restore,
                                               const std::function<void()>& run, CaseRecord& record);
 

@@ -3,6 +3,7 @@
 // and say why.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <numeric>
 
 #include "suites/case_profiler.h"
@@ -62,6 +63,16 @@ TEST(GpuProfile, CountersAndKernelTimesOfAMultiKernelCase) {
   std::cout << "  kernel time " << kernel_ms << " ms per run, timed median " << r.timing->median_ms
             << " ms\n";
   EXPECT_NEAR(kernel_ms, r.timing->median_ms, 0.15 * r.timing->median_ms);
+
+  // The timeline is one run: as many launches as the kernel times count a run, the first at 0 on stream 0.
+  ASSERT_TRUE(r.timeline);
+  double calls = 0;
+  for (const KernelTimeRecord& k : *r.kernel_times) calls += k.calls;
+  EXPECT_EQ(double(r.timeline->size()), std::round(calls));
+  ASSERT_FALSE(r.timeline->empty());
+  EXPECT_EQ(r.timeline->front().start_ms, 0);
+  EXPECT_EQ(r.timeline->front().stream, 0);
+  for (const LaunchRecord& launch : *r.timeline) EXPECT_GT(launch.end_ms, launch.start_ms) << launch.kernel;
 }
 
 }  // namespace

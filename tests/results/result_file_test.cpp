@@ -142,6 +142,19 @@ TEST(JsonFormat, OptionalPartsAreLeftOutAndStatusIsAName) {
   EXPECT_EQ(j.get<CaseRecord>(), r);
 }
 
+TEST(JsonFormat, AProfiledCaseKeepsItsTimelineAndOlderRecordsReadWithout) {
+  CaseRecord r = testing::sample_case();
+  r.kernel_times = std::vector<KernelTimeRecord>{{"fwd_kernel", 1, 0.03, 60}, {"rows_kernel", 1, 0.02, 40}};
+  r.timeline = std::vector<LaunchRecord>{{"fwd_kernel", 0, 0.0, 0.03}, {"rows_kernel", 1, 0.01, 0.03}};
+  const nlohmann::json j = r;
+  EXPECT_EQ(j.at("timeline").at(1).at("stream"), 1);
+  EXPECT_EQ(j.at("timeline").at(1).at("start_ms"), 0.01);
+  EXPECT_EQ(j.get<CaseRecord>(), r);
+  nlohmann::json old = j;  // a 1.3 record: no timeline
+  old.erase("timeline");
+  EXPECT_FALSE(old.get<CaseRecord>().timeline);
+}
+
 TEST(JsonFormat, SlotAndGroupAxesAreWrittenOnlyForTheOpsThatHaveThem) {
   CaseRecord r = testing::sample_case("gsa/naive/fwd/bf16/B2-T64-H2-K64-V64-M32-G4");
   r.M = 32, r.G = 4;

@@ -1,0 +1,24 @@
+#include "profiles/launch_timeline.h"
+
+#include <algorithm>
+#include <map>
+
+namespace flabench {
+
+std::vector<LaunchSpan> last_run_timeline(std::vector<TracedLaunch> records, int runs) {
+  if (runs < 1 || records.empty() || records.size() % std::size_t(runs) != 0) return {};
+  std::sort(records.begin(), records.end(),
+            [](const TracedLaunch& a, const TracedLaunch& b) { return a.start_ns < b.start_ns; });
+  const std::size_t per_run = records.size() / std::size_t(runs);
+  const auto first = records.end() - std::ptrdiff_t(per_run);
+  const std::uint64_t origin = first->start_ns;
+  std::map<std::uint32_t, int> streams;
+  std::vector<LaunchSpan> spans;
+  for (auto r = first; r != records.end(); ++r) {
+    const int stream = streams.emplace(r->stream, int(streams.size())).first->second;
+    spans.push_back({r->kernel, stream, (r->start_ns - origin) * 1e-6, (r->end_ns - origin) * 1e-6});
+  }
+  return spans;
+}
+
+}  // namespace flabench
