@@ -32,8 +32,8 @@ void ConsoleReporter::begin(const RunContext& context) {
         s.l2_flush ? "on" : "off");
   out_ << "checks " << (s.check ? "on" : "off") << ", seed " << s.seed << "\n\n";
   timed_ = s.time;
-  out_ << pad("case", name_width_) << (timed_ ? "  median ms  spread      n    Mtok/s      GB/s  %floor" : "")
-       << "  check\n";
+  out_ << pad("case", name_width_)
+       << (timed_ ? "  median ms  spread      n    Mtok/s      GB/s  %floor  issue ms" : "") << "  check\n";
   out_.flush();
 }
 
@@ -54,10 +54,11 @@ void ConsoleReporter::record(const CaseRecord& r) {
   if (r.timing && r.derived) {
     const TimingRecord& t = *r.timing;
     const double spread = t.median_ms > 0 ? 100.0 * (t.q3_ms - t.q1_ms) / t.median_ms : 0;
-    out_ << format("  %9.4f  %5.1f%%  %5lld  %8.2f  %8.1f  %6.2f", t.median_ms, spread, (long long)t.samples,
-                   r.derived->tokens_per_s / 1e6, r.derived->achieved_gbs, r.derived->floor_pct);
+    out_ << format("  %9.4f  %5.1f%%  %5lld  %8.2f  %8.1f  %6.2f  %8.4f", t.median_ms, spread,
+                   (long long)t.samples, r.derived->tokens_per_s / 1e6, r.derived->achieved_gbs,
+                   r.derived->floor_pct, t.issue_ms);
   } else if (timed_) {
-    out_ << pad("", 50);
+    out_ << pad("", 60);
   }
   out_ << "  " << (r.check ? check_summary(*r.check) : "-");
   if (r.status == CaseStatus::failed && !r.check) out_ << "  FAILED: " << r.reason;

@@ -18,8 +18,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SettingsRecord, min_time_s, min_
                                                 selection_cases, selection_digest)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunContext, schema, schema_version, started_utc, host, fla_bench_version,
                                    git_sha, git_dirty, command_line, device, settings)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TimingRecord, samples, median_ms, mean_ms, stddev_ms, min_ms, max_ms,
-                                   q1_ms, q3_ms, samples_ms)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingRecord, samples, median_ms, mean_ms, stddev_ms, min_ms,
+                                                max_ms, q1_ms, q3_ms, samples_ms, issue_ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DerivedRecord, tokens_per_s, flops, tflops_per_s, floor_bytes, floor_ms,
                                    achieved_gbs, floor_pct)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TensorCheckRecord, tensor, rms_ratio, max_abs, threshold,

@@ -12,7 +12,7 @@ namespace flabench {
 
 inline constexpr const char* kResultSchemaName = "fla-bench-result";
 // Semantic version of the JSON layout: a reader refuses another major version.
-inline constexpr const char* kResultSchemaVersion = "1.4.0";
+inline constexpr const char* kResultSchemaVersion = "1.5.0";
 
 struct DeviceRecord {
   std::string backend;  // "cuda" or "cpu"
@@ -70,6 +70,9 @@ struct TimingRecord {
   std::int64_t samples = 0;
   double median_ms = 0, mean_ms = 0, stddev_ms = 0, min_ms = 0, max_ms = 0, q1_ms = 0, q3_ms = 0;
   std::vector<double> samples_ms;
+  // The host's time to issue the call (from its start to its return; median): near median_ms, the launches
+  // bound the call rather than its kernels. 0 in files before schema 1.5.
+  double issue_ms = 0;
   bool operator==(const TimingRecord&) const = default;
 };
 

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "profiles/nvtx_range.h"
 #include "suites/case_guard.h"
@@ -144,8 +145,9 @@ RunSummary run_cases(Device& device, const std::vector<Case>& cases, const RunSe
       if (settings.time || profiler) {
         ReadyCase ready(device, c, settings, cache);
         if (settings.time) {
-          record.timing = summarize_samples(time_case(
-              device, c.name, [&] { ready.run(); }, settings.timing));
+          CaseTimes times = time_case(
+              device, c.name, [&] { ready.run(); }, settings.timing);
+          record.timing = summarize_samples(std::move(times.device_ms), std::move(times.issue_ms));
           record.derived = derive_metrics(c, *record.timing, settings.floor_bandwidth_gbs);
         }
         if (profiler) {

@@ -6,8 +6,12 @@
 
 namespace flabench {
 
-TimingRecord summarize_samples(std::vector<double> samples_ms) {
+TimingRecord summarize_samples(std::vector<double> samples_ms, std::vector<double> issue_ms) {
   TimingRecord t;
+  if (!issue_ms.empty()) {
+    std::sort(issue_ms.begin(), issue_ms.end());
+    t.issue_ms = quantile_of_sorted(issue_ms, 0.5);
+  }
   t.samples = static_cast<std::int64_t>(samples_ms.size());
   if (samples_ms.empty()) return t;
   t.samples_ms = samples_ms;

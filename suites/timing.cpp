@@ -29,13 +29,17 @@ int sample_count(double estimate_ms, const TimingSettings& settings) {
   return static_cast<int>(std::clamp<double>(wanted, settings.min_samples, settings.max_samples));
 }
 
-std::vector<double> time_case(Device& device, const std::string& name, const std::function<void()>& run,
-                              const TimingSettings& settings) {
+CaseTimes time_case(Device& device, const std::string& name, const std::function<void()>& run,
+                    const TimingSettings& settings) {
   std::unique_ptr<IntervalTimer> timer = device.make_timer();
+  double issue_ms = 0;  // the last timed call's
   auto timed_call = [&] {
     if (settings.l2_flush) device.flush_l2();
     timer->start();
+    const auto issue_start = std::chrono::steady_clock::now();
     run();
+    issue_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - issue_start).count();
     timer->stop();
     return timer->elapsed_ms();
   };
@@ -49,7 +53,7 @@ std::vector<double> time_case(Device& device, const std::string& name, const std
   std::sort(warmup.begin(), warmup.end());
   const int iterations = sample_count(warmup[warmup.size() / 2], settings);
 
-  std::vector<double> samples;
+  CaseTimes times;
   std::exception_ptr failure;
   benchmark::ClearRegisteredBenchmarks();
   benchmark::RegisterBenchmark(name.c_str(),
@@ -58,7 +62,8 @@ std::vector<double> time_case(Device& device, const std::string& name, const std
                                    try {
                                      const double ms = timed_call();
                                      state.SetIterationTime(ms * 1e-3);
-                                     samples.push_back(ms);
+                                     times.device_ms.push_back(ms);
+                                     times.issue_ms.push_back(issue_ms);
                                    } catch (...) {
                                      failure = std::current_exception();
                                      state.SkipWithError("the case threw; see the error it reports");
@@ -73,7 +78,7 @@ std::vector<double> time_case(Device& device, const std::string& name, const std
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::ClearRegisteredBenchmarks();
   if (failure) std::rethrow_exception(failure);
-  return samples;
+  return times;
 }
 
 }  // namespace flabench

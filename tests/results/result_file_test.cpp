@@ -155,6 +155,17 @@ TEST(JsonFormat, AProfiledCaseKeepsItsTimelineAndOlderRecordsReadWithout) {
   EXPECT_FALSE(old.get<CaseRecord>().timeline);
 }
 
+TEST(JsonFormat, TheIssueTimeIsKeptAndOlderTimingsReadAsZero) {
+  const CaseRecord r = testing::sample_case();
+  const nlohmann::json j = r;
+  EXPECT_EQ(j.at("timing").at("issue_ms"), 0.02);
+  EXPECT_EQ(j.get<CaseRecord>(), r);
+  nlohmann::json old = j;  // a 1.4 record: no issue time
+  old.at("timing").erase("issue_ms");
+  EXPECT_EQ(old.get<CaseRecord>().timing->issue_ms, 0);
+  EXPECT_EQ(old.get<CaseRecord>().timing->median_ms, r.timing->median_ms);
+}
+
 TEST(JsonFormat, SlotAndGroupAxesAreWrittenOnlyForTheOpsThatHaveThem) {
   CaseRecord r = testing::sample_case("gsa/naive/fwd/bf16/B2-T64-H2-K64-V64-M32-G4");
   r.M = 32, r.G = 4;

@@ -22,6 +22,12 @@ TEST(Statistics, MedianQuartilesAndSpread) {
   EXPECT_EQ(summarize_samples({}).samples, 0);
 }
 
+TEST(Statistics, IssueTimeIsTheMedianOfTheHostTimes) {
+  EXPECT_DOUBLE_EQ(summarize_samples({5, 1, 4}, {0.3, 0.1, 0.2}).issue_ms, 0.2);
+  EXPECT_DOUBLE_EQ(summarize_samples({5, 1, 4, 2}, {0.4, 0.1, 0.2, 0.3}).issue_ms, 0.25);
+  EXPECT_DOUBLE_EQ(summarize_samples({5, 1, 4}).issue_ms, 0);  // none measured
+}
+
 TEST(Timing, SampleCountMeetsTimeAndCountFloors) {
   TimingSettings settings;
   settings.min_time_s = 0.5;

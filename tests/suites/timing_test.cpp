@@ -17,12 +17,18 @@ TEST(TimeCase, TakesAtLeastTheMinimumSamplesOfTheCall) {
   settings.min_samples = 7;
   settings.warmup_time_s = 0;
   int calls = 0;
-  const std::vector<double> samples = time_case(
+  const CaseTimes times = time_case(
       *device, "sleep", [&] { ++calls, std::this_thread::sleep_for(std::chrono::milliseconds(2)); },
       settings);
-  EXPECT_EQ(samples.size(), 7u);
+  EXPECT_EQ(times.device_ms.size(), 7u);
   EXPECT_EQ(calls, 7 + 2);  // two warm-up calls
-  for (double ms : samples) EXPECT_GE(ms, 2.0);
+  for (double ms : times.device_ms) EXPECT_GE(ms, 2.0);
+  // The host's side of each sample: the call returns after its sleep, inside the timer's interval.
+  ASSERT_EQ(times.issue_ms.size(), 7u);
+  for (std::size_t i = 0; i < 7; ++i) {
+    EXPECT_GE(times.issue_ms[i], 2.0);
+    EXPECT_LE(times.issue_ms[i], times.device_ms[i]);
+  }
 }
 
 TEST(TimeCase, AnErrorInTheCaseReachesTheCaller) {
