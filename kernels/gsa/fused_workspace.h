@@ -23,11 +23,10 @@ struct FusedWorkspace {
                                   // [B, T, H, M] then kGlaStates [B*H, M, K]; in their forward the states
                                   // its segments hand on (gla_passes_plan.h)
   std::size_t gla_handoffs;       // the backward's segments: kGlaHandoffs of Hv's gradient [B*H, M, V]
-                                  // handed on by its column passes, as many of Hk^T's [B*H, M, K], then
-                                  // kGlaRowStreams of the dq forward's initial and final states [B*H, M, K]
+                                  // handed on by its column passes, as many of Hk^T's [B*H, M, K]
   std::size_t total;
 
-  static constexpr int kGlaTokenBuffers = 2, kGlaStates = 4;
+  static constexpr int kGlaTokenBuffers = 2, kGlaStates = 2;
   static constexpr int kGlaHandoffs = gla_passes::kMaxSegments - 1, kGlaRowStreams = 5;
 
   explicit FusedWorkspace(const Problem& p) {
@@ -41,7 +40,7 @@ struct FusedWorkspace {
     slot_sums = logit_grads + rows;
     gla_backward = slot_sums + 2 * p.B * p.T * p.H * p.M;
     gla_handoffs = gla_backward + kGlaTokenBuffers * p.B * p.T * p.H * p.M + kGlaStates * heads * p.M * p.K;
-    total = gla_handoffs + kGlaHandoffs * heads * p.M * (p.V + p.K) + 2 * kGlaRowStreams * heads * p.M * p.K;
+    total = gla_handoffs + kGlaHandoffs * heads * p.M * (p.V + p.K);
   }
   std::size_t bytes() const { return total * sizeof(float); }
 };

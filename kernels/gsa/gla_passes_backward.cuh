@@ -4,23 +4,24 @@
 //            fp32) dp = Hv_t do_t;
 //   softmax  dz = p (dp - p . dp), p again in fp32 from the logits;
 //   pass 1   taken transposed (first_pass_transposed): Hk^T [M x K] steps as diag(e^{f_t}) Hk^T + s_t k_t^T,
-//            gla's own recurrence with keys s, values k and decay f on its rows. gla's forward with queries
-//            dz writes dq = scale Hk_t dz_t; gla's backward with queries dz and output gradient q gives pass
-//            1's ds (its dk), dk (its dv), df (its dg) and dHk0^T, its row pass from the checkpoints of Hk^T
-//            the forward's pass 1 saved, adding its ds and df to pass 2's (GradPointers::add_dk_dg). Its dq,
-//            scale Hk_t^T q_t = z_t, is not written. Where warps are few the row pass runs beside the dq
-//            forward and the column pass, else the column pass beside the dq forward (kernels/notes/gsa.md,
-//            versions 19 and 21).
+//            gla's own recurrence with keys s, values k and decay f on its rows. gla's backward with queries
+//            dz and output gradient q gives pass 1's ds (its dk), dk (its dv), df (its dg) and dHk0^T, its
+//            row pass from the checkpoints of Hk^T the forward's pass 1 saved, adding its ds and df to pass
+//            2's (GradPointers::add_dk_dg). Its dq, scale Hk_t^T q_t = z_t, is not written. Where warps are
+//            few the row pass runs beside the column pass (as fused::run_backward runs gla's);
+//   dq       scale Hk_t dz_t, every chunk at once from those checkpoints (query_grads.cuh; kernels/notes/
+//            gsa.md, version 28).
 // Where the sequence is long enough (backward_segments) the scans run over segments backwards in time: each
 // pass's column passes segment after segment, handing dS on, and every segment's row work at once beside
-// them (backward_pipelined). Hk's states cross between gsa's [K x M] and gla's [M x K] layout in a transpose
-// each way. Every scan only multiplies by e^{f} <= 1, as gla's do: f down to -40 cannot overflow.
+// them (backward_pipelined). Hk's state gradients cross between gsa's [K x M] and gla's [M x K] layout in a
+// transpose each way. Every scan only multiplies by e^{f} <= 1, as gla's do: f down to -40 cannot overflow.
 #pragma once
 
 #include <cstdint>
 
 #include "kernels/gsa/fused_workspace.h"
 #include "kernels/gsa/gla_passes.cuh"
+#include "kernels/gsa/query_grads.cuh"
 
 namespace flabench::gsa::gla_passes {
 
@@ -48,12 +49,10 @@ inline void transpose_states(const float* from, float* to, std::int64_t count, i
 
 // One segment's scans, tokens [t0, t0 + length) of every sequence (the whole sequence where there is one
 // segment): pass 2's and pass 1's backward passes, from the state gradients after the segment (d_hvt, d_hkt:
-// Hv's and Hk^T's) to those before it (dhv0, dhk0), and the dq forward from Hk^T before it (hk0).
+// Hv's and Hk^T's) to those before it (dhv0, dhk0).
 template <class T>
 struct SegmentScans {
   fused::BackwardPasses<GlaForm, T> values, keys;
-  flabench::Pointers<T> dq;  // gla's forward with queries dz: dq = scale Hk dz
-  fused::Geometry dq_layout;
 };
 
 // Where the backward keeps what it makes (FusedWorkspace::gla_backward) and what it reads.
@@ -61,7 +60,7 @@ template <class T>
 struct BackwardBuffers {
   float* dp;  // fp32: dz = p (dp - p . dp) cancels where dp's slots are alike
   T* dz;
-  float *hk0_t, *dhkt_t, *dhk0_t, *hkt_t;  // hkt_t: the dq scan's final state, not needed
+  float *dhkt_t, *dhk0_t;
   float *key_checkpoints, *value_checkpoints;
   const float* logits;
   const T* weights;
@@ -95,14 +94,13 @@ struct Scans {
   // from the column passes); the row passes leave the one before it in dhv0 and dhk0 where those are set.
   // Pass 1's row pass adds to the ds and df of pass 2's: it runs after pass 2's on one stream.
   SegmentScans<T> segment(int t0, int length, const float* d_hvt, float* dhv0, const float* d_hkt,
-                          float* dhk0, const float* hk0) const {
-    Problem part = p;
-    part.T = length;
-    const std::int64_t row = std::int64_t(t0) * p.H;  // the segment's first token row in the first sequence
-    return {values.segment(t0, length, d_hvt, dhv0, nullptr), keys.segment(t0, length, d_hkt, dhk0, nullptr),
-            pass_pointers<T>(r.dz + row * p.M, in.s + row * p.M, in.k + row * p.K, in.f + row * p.M, hk0,
-                             d.dq + row * p.K, r.hkt_t),
-            segment_geometry(first_pass_transposed(part), p.T)};
+                          float* dhk0) const {
+    return {values.segment(t0, length, d_hvt, dhv0, nullptr), keys.segment(t0, length, d_hkt, dhk0, nullptr)};
+  }
+
+  // dq of a segment's tokens, once its dz is made.
+  void query_grads(int t0, int length, cudaStream_t stream) const {
+    launch_query_grads<T>(p, r.key_checkpoints, in.s, in.f, in.k, r.dz, d.dq, t0, length, stream);
   }
 };
 
@@ -116,26 +114,20 @@ void segment_softmax_grad(const Problem& p, const BackwardBuffers<T>& r, int t0,
   FLA_CUDA_CHECK_LAUNCH();
 }
 
-// One segment: pass 2's backward, the softmax gradient, then pass 1's three scans. Where warps are few the
-// row pass runs beside the dq forward and the column pass (1,24576,16,64: 0.87x of the other order); else
-// the column pass beside the dq forward and the row pass after it (0.96-0.99x of the first order at 64 heads
-// and at D = 128). kernels/notes/gsa.md, version 21.
+// One segment: pass 2's backward, the softmax gradient and dq, then pass 1's two scans, side by side where
+// warps are few (as fused::run_backward runs gla's).
 template <class T>
-void backward_whole(const Problem& p, const SegmentScans<T>& scans, const BackwardBuffers<T>& r,
-                    cudaStream_t stream) {
+void backward_whole(const Problem& p, const Scans<T>& whole, const SegmentScans<T>& scans,
+                    const BackwardBuffers<T>& r, cudaStream_t stream) {
   fused::run_backward(scans.values, stream);
   segment_softmax_grad<T>(p, r, 0, int(p.T), stream);
-  const ForkedStream fork(stream);
-  const auto dq_forward = [&](cudaStream_t on) {
-    fused::launch_forward<GlaForm, T>(scans.dq, scans.dq_layout, nullptr, nullptr, on);
-  };
+  whole.query_grads(0, int(p.T), stream);
   if (scans.keys.g.side_by_side) {
+    const ForkedStream fork(stream);
     scans.keys.rows(stream);
-    dq_forward(fork.side());
     scans.keys.columns(fork.side());
   } else {
-    dq_forward(stream);
-    scans.keys.columns(fork.side());
+    scans.keys.columns(stream);
     scans.keys.rows(stream);
   }
 }
@@ -146,12 +138,10 @@ void backward_whole(const Problem& p, const SegmentScans<T>& scans, const Backwa
 // at once on FusedWorkspace::kGlaRowStreams side streams (as fused_recurrent's own backward over segments:
 // kernels/notes/fused_recurrent.md, versions 54-55). The call's stream runs pass 2's column passes; a side
 // stream pass 1's, each after its segment's softmax gradient; a segment's row stream pass 2's row pass once
-// segment i + 1's column pass is done, the softmax gradient, pass 1's row pass once pass 1's column pass of
-// segment i + 1 is done (each beside its pass's column pass of segment i), then the dq
-// forward (from Hk^T's checkpoint at the segment's first token, copied to that stream's room: the forward
-// reads its initial state as one [B*H, M, K] array). Only the first segment's row passes write the state
-// gradients before them: the others' are the column passes' handoffs. Five row streams and the dq forward
-// last measured 0.92-0.99x of three with it before pass 1's row pass (kernels/notes/gsa.md, version 24).
+// segment i + 1's column pass is done, the softmax gradient and dq, then pass 1's row pass once pass 1's
+// column pass of segment i + 1 is done (each row pass beside its pass's column pass of segment i). Only the
+// first segment's row passes write the state gradients before them: the others' are the column passes'
+// handoffs (kernels/notes/gsa.md, versions 24 and 28).
 template <class T>
 void backward_pipelined(const Scans<T>& whole, float* handoffs, int n, cudaStream_t stream) {
   const Problem& p = whole.p;
@@ -160,10 +150,8 @@ void backward_pipelined(const Scans<T>& whole, float* handoffs, int n, cudaStrea
   constexpr int kRowStreams = FusedWorkspace::kGlaRowStreams, kRooms = FusedWorkspace::kGlaHandoffs;
   static_assert(kRowStreams + 1 <= ForkedStream::kSides);
   const std::int64_t heads = p.B * p.H, value_state = heads * p.M * p.V, key_state = heads * p.M * p.K;
-  const std::int64_t checkpoint_pitch = (p.T + fused::kChunk - 1) / fused::kChunk * p.M * p.K;
   float* const value_handoffs = handoffs;  // the column passes'
   float* const key_handoffs = value_handoffs + kRooms * value_state;
-  float* const dq_states = key_handoffs + kRooms * key_state;  // kRowStreams initial, then final
   const fused::SegmentPlan plan = fused::backward_plan(p.T, n);
   n = plan.count;
   ForkedStream key_columns(stream, 0);
@@ -173,13 +161,11 @@ void backward_pipelined(const Scans<T>& whole, float* handoffs, int n, cudaStrea
     const bool last = i == n - 1, first = i == 0;
     const int t0 = int(plan.start[i]), tokens = plan.tokens(i);
     const int lane = i % kRowStreams;
-    float* const hk0 = dq_states + lane * key_state;
     // the state gradients after segment i, as segment i + 1's column passes handed them on
     const float* d_hvt = last ? d.d_hvt : value_handoffs + i * value_state;
     const float* d_hkt = last ? r.dhkt_t : key_handoffs + i * key_state;
     SegmentScans<T> scans =
-        whole.segment(t0, tokens, d_hvt, first ? d.dhv0 : nullptr, d_hkt, first ? r.dhk0_t : nullptr, hk0);
-    scans.dq.ht = dq_states + (kRowStreams + lane) * key_state;
+        whole.segment(t0, tokens, d_hvt, first ? d.dhv0 : nullptr, d_hkt, first ? r.dhk0_t : nullptr);
     if (!first) {
       scans.values.column_handoff = value_handoffs + (i - 1) * value_state;
       scans.keys.column_handoff = key_handoffs + (i - 1) * key_state;
@@ -189,15 +175,11 @@ void backward_pipelined(const Scans<T>& whole, float* handoffs, int n, cudaStrea
     scans.values.columns(stream);
     scans.values.rows(row);
     segment_softmax_grad<T>(p, r, t0, tokens, row);
+    whole.query_grads(t0, tokens, row);
     order_streams(key_columns.side(), row);  // pass 1's row pass starts from segment i + 1's dHk^T
     order_streams(row, key_columns.side());  // pass 1's column pass of segment i reads its dz
     scans.keys.columns(key_columns.side());
     scans.keys.rows(row);
-    FLA_CUDA_CHECK(cudaMemcpy2DAsync(hk0, key_state / heads * sizeof(float),
-                                     segment_checkpoints(r.key_checkpoints, t0, p.M * p.K),
-                                     checkpoint_pitch * sizeof(float), key_state / heads * sizeof(float),
-                                     std::size_t(heads), cudaMemcpyDeviceToDevice, row));
-    fused::launch_forward<GlaForm, T>(scans.dq, scans.dq_layout, nullptr, nullptr, row);
   }
 }
 
@@ -218,8 +200,6 @@ void backward(const BackwardCall& call) {
                              token_buffer(1),
                              states,
                              states + state,
-                             states + 2 * state,
-                             states + 3 * state,
                              base + w.key_checkpoints,
                              base + w.value_checkpoints,
                              base + w.logits,
@@ -230,8 +210,7 @@ void backward(const BackwardCall& call) {
   const Scans<T> scans(p, in, d, r);
   const int n = backward_segments(p);
   if (n <= 1) {
-    transpose_states(in.hk0, r.hk0_t, heads, int(p.K), int(p.M), stream);
-    backward_whole<T>(p, scans.segment(0, int(p.T), d.d_hvt, d.dhv0, r.dhkt_t, r.dhk0_t, r.hk0_t), r, stream);
+    backward_whole<T>(p, scans, scans.segment(0, int(p.T), d.d_hvt, d.dhv0, r.dhkt_t, r.dhk0_t), r, stream);
   } else {
     backward_pipelined<T>(scans, base + w.gla_handoffs, n, stream);
   }

@@ -29,11 +29,10 @@ TEST(GsaFusedWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
                 {w.weights, rows},
                 {w.logit_grads, rows},
                 {w.slot_sums, std::size_t(2 * 2 * T * 3 * M)},
-                // two [B, T, H, M] buffers (dp, dz), four [B*H, M, K] states
-                {w.gla_backward, std::size_t(2 * 2 * T * 3 * M + 4 * heads * M * K)},
-                // the backward's segments: 15 gradients of Hv [B*H, M, V] and of Hk^T [B*H, M, K], then
-                // five row streams' dq scans' initial and final states [B*H, M, K]
-                {w.gla_handoffs, std::size_t(15 * heads * M * (V + K) + 2 * 5 * heads * M * K)}};
+                // two [B, T, H, M] buffers (dp, dz), two [B*H, M, K] state gradients
+                {w.gla_backward, std::size_t(2 * 2 * T * 3 * M + 2 * heads * M * K)},
+                // the backward's segments: 15 gradients of Hv [B*H, M, V] and of Hk^T [B*H, M, K]
+                {w.gla_handoffs, std::size_t(15 * heads * M * (V + K))}};
             const std::size_t end = testing::expect_in_order(regions, 4);  // floats: 16 bytes
             EXPECT_EQ(w.total, end);
             EXPECT_EQ(w.bytes(), end * sizeof(float));
