@@ -67,7 +67,8 @@ inline int segments(const Problem& p, int schedulers) {
 }
 
 // The backward's segments (fused::backward_segments): pass 1's scans of segment i (its column and row
-// passes, the dq forward) beside pass 2's of segment i - 1, which hands them dp (gla_passes_backward.cuh).
+// passes; dq from the checkpoints) beside pass 2's of segment i - 1, which hands them dp
+// (gla_passes_backward.cuh).
 // Unlike the forward's it paid at every head count measured (64 heads of D = 64 and 128, 128 heads of
 // D = 64, 256 of D = 128; kernels/notes/gsa.md, version 22), so it takes no condition on warps.
 inline int backward_segments(const Problem& p) {
