@@ -4,7 +4,6 @@
 #include <cupti_activity.h>
 #include <cxxabi.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -49,8 +48,8 @@ void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uin
     if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
     const auto* kernel = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
     if (kernel->end > kernel->start)
-      out.kernels.push_back(
-          {readable_kernel_name(kernel->name), kernel->start, kernel->end, kernel->streamId});
+      out.kernels.push_back({readable_kernel_name(kernel->name), kernel->start, kernel->end, kernel->streamId,
+                             kernel->correlationId});
   }
   std::size_t dropped = 0;
   if (cupti->cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS)
@@ -125,9 +124,7 @@ KernelTrace KernelTracer::measure(const std::function<void()>& run, int repeats)
     trace.kernels[found->second].calls += 1.0 / repeats;
     trace.kernels[found->second].ms += (r.end_ns - r.start_ns) * 1e-6 / repeats;
   }
-  // One stream: records complete in launch order, so the first run's launches lead the list.
-  for (std::size_t i = 0; i < records.size() / std::max(repeats, 1); ++i)
-    trace.launches.push_back(records[i].kernel);
+  trace.launches = first_run_launches(records, repeats);
   trace.timeline = last_run_timeline(records, repeats);
   return trace;
 }

@@ -20,7 +20,7 @@ struct KernelTime {
 
 struct KernelTrace {
   std::vector<KernelTime> kernels;    // in order of first launch
-  std::vector<std::string> launches;  // the kernels of one run, in launch order
+  std::vector<std::string> launches;  // the kernels of the first run, in launch order
   std::vector<LaunchSpan> timeline;   // the last run's launches, in order of start
 };
 

@@ -21,4 +21,15 @@ std::vector<LaunchSpan> last_run_timeline(std::vector<TracedLaunch> records, int
   return spans;
 }
 
+std::vector<std::string> first_run_launches(std::vector<TracedLaunch> records, int runs) {
+  if (runs < 1 || records.empty() || records.size() % std::size_t(runs) != 0) return {};
+  records.resize(records.size() /
+                 std::size_t(runs));  // a run's launches all complete before the next's start
+  std::sort(records.begin(), records.end(),
+            [](const TracedLaunch& a, const TracedLaunch& b) { return a.correlation < b.correlation; });
+  std::vector<std::string> kernels;
+  for (const TracedLaunch& r : records) kernels.push_back(r.kernel);
+  return kernels;
+}
+
 }  // namespace flabench

@@ -26,6 +26,17 @@ TEST(LaunchTimeline, TheLastRunInOrderOfStartWithItsStreamsNumbered) {
   EXPECT_DOUBLE_EQ(spans[2].end_ms, 3e-3);
 }
 
+TEST(LaunchTimeline, TheFirstRunsKernelsInLaunchOrderNotCompletionOrder) {
+  // two runs over two streams: "rows" launched second on its own stream, completed last
+  const std::vector<TracedLaunch> records = {{"fwd", 1000, 2000, 7, 10},  {"cols", 2000, 3000, 7, 12},
+                                             {"rows", 2100, 4000, 9, 11}, {"fwd", 5000, 6000, 7, 20},
+                                             {"cols", 6000, 7500, 7, 22}, {"rows", 6050, 8000, 9, 21}};
+  EXPECT_EQ(first_run_launches(records, 2), (std::vector<std::string>{"fwd", "rows", "cols"}));
+  EXPECT_EQ(first_run_launches(records, 1).size(), 6u);
+  EXPECT_TRUE(first_run_launches(records, 4).empty());
+  EXPECT_TRUE(first_run_launches({}, 1).empty());
+}
+
 TEST(LaunchTimeline, RecordsThatDoNotSplitIntoEqualRunsGiveNone) {
   EXPECT_TRUE(last_run_timeline({{"a", 0, 1, 0}, {"b", 1, 2, 0}, {"a", 3, 4, 0}}, 2).empty());
   EXPECT_TRUE(last_run_timeline({}, 1).empty());
