@@ -45,6 +45,15 @@ TEST(GpuProfile, CountersAndKernelTimesOfAMultiKernelCase) {
     // Ranges come back numbered; the kernel trace names them.
     EXPECT_NE(k.kernel.find("_kernel"), std::string::npos) << k.kernel;
   }
+  // ... in the order the ranges are numbered, the launches': this case's backward launches each segment's
+  // column pass (the call's stream) and then its row pass (a side stream; kernels/common/fused_recurrent/
+  // variant.cuh, run_backward_pipelined), which completes after the next segment's column pass.
+  ASSERT_GE(r.counters->kernels.size(), 5u);
+  EXPECT_NE(r.counters->kernels[0].kernel.find("fwd"), std::string::npos) << r.counters->kernels[0].kernel;
+  for (std::size_t i = 1; i + 1 < r.counters->kernels.size(); i += 2) {
+    EXPECT_NE(r.counters->kernels[i].kernel.find("columns"), std::string::npos) << "range " << i;
+    EXPECT_NE(r.counters->kernels[i + 1].kernel.find("rows"), std::string::npos) << "range " << i + 1;
+  }
   const double dram =
       r.counters->metrics.at("dram__bytes_read.sum") + r.counters->metrics.at("dram__bytes_write.sum");
   std::cout << "  DRAM bytes " << dram << ", byte floor " << r.derived->floor_bytes << "\n";
