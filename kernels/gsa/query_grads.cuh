@@ -7,7 +7,6 @@
 // <= 1, so f down to -40 cannot overflow.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 
 #include "kernels/common/cuda_check.h"
