@@ -19,7 +19,7 @@ struct KernelTime {
 };
 
 struct KernelTrace {
-  std::vector<KernelTime> kernels;    // in order of first launch
+  std::vector<KernelTime> kernels;    // in order of first completion
   std::vector<std::string> launches;  // the kernels of the first run, in launch order
   std::vector<LaunchSpan> timeline;   // the last run's launches, in order of start
 };
