@@ -1,14 +1,22 @@
 // gsa's query gradient in its fused_recurrent backward: dq_t = scale Hk_t dz_t, Hk_t pass 1's state after
 // token t. The forward saved Hk^T [M x K] before every kChunk-th token (the checkpoints gla's backward reads
-// for pass 1), so each chunk's states follow from its own checkpoint: the chunks of every head run at once
-// (a block a chunk, head and tile of 32 keys) instead of a scan over the sequence, which at few heads is a
-// latency-bound scan that took the SMs the backward's other scans wanted (kernels/notes/gsa.md, version 28).
-// The states step as pass 1's forward does, Hk^T_t = diag(e^{f_t}) Hk^T_{t-1} + s_t k_t^T in fp32 with e^f
-// <= 1, so f down to -40 cannot overflow.
+// for pass 1), so each chunk follows from its own checkpoint H0 and the chunks of every head run at once
+// (kernels/notes/gsa.md, version 28), in the chunk form (version 30): with L_t the slots' log decays summed
+// over the chunk up to token t,
+//   dq_t = scale (sum_m dz_t[m] e^{L_t[m]} H0[m, :] + sum_{j <= t} B[t, j] k_j),
+//   B[t, j] = sum_m dz_t[m] s_j[m] e^{L_t[m] - L_j[m]},
+// two products on the tensor cores and a 16 x 16 matrix B on the CUDA cores, instead of stepping the state
+// through the chunk (4 flops a state element and token, which took the issue slots the backward's scans
+// want). Every decay factor is a product of e^{f} <= 1 in token order, as pass 1's forward makes them, so f
+// down to -40 cannot overflow; fp32 operands go to the tensor cores in two bf16 parts.
 #pragma once
 
-#include <cstdint>
+#include <cuda_bf16.h>
 
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/dtype_traits.cuh"
 #include "kernels/common/fast_exp.cuh"
@@ -17,9 +25,11 @@
 
 namespace flabench::gsa::gla_passes {
 
-constexpr int kQueryGradKeys = 32;  // keys a block: a lane each, so rows of Hk^T load and dq stores coalesce
-constexpr int kQueryGradWarps = 8;  // the M slots split between them; a chunk's sums meet in shared memory
-constexpr int kQueryGradTokens = fused::kChunk;
+constexpr int kQueryGradTokens = fused::kChunk;        // a chunk: the checkpoints' spacing
+constexpr int kQueryGradWarps = 4;                     // each a strip of dq's key columns
+constexpr int kQueryGradPairs = kQueryGradTokens / 2;  // B's columns j and 15 - j: 17 rows either way
+constexpr int kQueryGradSlices = kQueryGradWarps * 32 / kQueryGradPairs;  // B's sums over slots split so
+constexpr int kQueryGradMaxTiles = 8;                                     // 8-key tiles a warp: K <= 256
 
 // Where a segment's query gradients come from and go: the token rows of [B, T, H, ...] tensors, the
 // checkpoints [B*H, checkpoint_stride, M, K].
@@ -29,65 +39,99 @@ struct QueryGradShape {
   float scale;
 };
 
+// The products' arithmetic: fp32 inputs keep fp32 on the CUDA cores; 16-bit ones take bf16's range (the
+// state and the decayed gradients are fp32 values split in two bf16 parts; fp16 keys split exactly too).
+template <class T>
+using QueryGradOp = std::conditional_t<std::is_same_v<T, float>, float, __nv_bfloat16>;
+
 template <class T, int M>
-__global__ void __launch_bounds__(kQueryGradKeys* kQueryGradWarps)
+__global__ void __launch_bounds__(kQueryGradWarps * 32)
     query_grads_kernel(const float* checkpoints, const T* s, const T* f, const T* k, const T* dz, T* dq,
                        QueryGradShape a) {
-  constexpr int kRows = M / kQueryGradWarps;  // slots a lane
-  __shared__ float decay[kQueryGradTokens][M], slots[kQueryGradTokens][M], grads[kQueryGradTokens][M];
-  __shared__ float keys[kQueryGradTokens][kQueryGradKeys];
-  __shared__ float sums[kQueryGradTokens][kQueryGradWarps][kQueryGradKeys];
+  constexpr int kTokens = kQueryGradTokens, kSlotsAThread = M / kQueryGradSlices;
+  __shared__ float decay[kTokens][M];     // e^{f_t}
+  __shared__ float grads[kTokens][M];     // dz_t
+  __shared__ float reaching[kTokens][M];  // dz_t e^{L_t}: what reaches the checkpoint
+  __shared__ float partial[kTokens][kTokens][kQueryGradSlices + 1];  // padded: B's sums read it by column
+  __shared__ float scores[kTokens][kTokens + 1];                     // B, zero above the diagonal
   const int head = int(blockIdx.x % unsigned(a.heads)), chunk = int(blockIdx.x / unsigned(a.heads));
   const int b = head / a.H, h = head % a.H;
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int key0 = blockIdx.y * kQueryGradKeys, key = key0 + lane;
-  const int first = a.t0 + chunk * kQueryGradTokens;
-  const int tokens = min(kQueryGradTokens, a.t0 + a.length - first);
+  const int first = a.t0 + chunk * kTokens;
+  const int tokens = min(kTokens, a.t0 + a.length - first);
   const auto row = [&](int token) { return (std::int64_t(b) * a.T + first + token) * a.H + h; };
 
-  for (int i = threadIdx.x; i < tokens * M; i += blockDim.x) {
+  for (int i = threadIdx.x; i < kTokens * M; i += blockDim.x) {
     const int token = i / M, m = i % M;
-    const std::int64_t at = row(token) * M + m;
-    decay[token][m] = exp_flushed(to_float(f[at]));
-    slots[token][m] = to_float(s[at]);
-    grads[token][m] = to_float(dz[at]);
+    const bool in = token < tokens;
+    decay[token][m] = in ? exp_flushed(to_float(f[row(token) * M + m])) : 1.0f;
+    grads[token][m] = in ? to_float(dz[row(token) * M + m]) : 0.0f;
   }
-  for (int i = threadIdx.x; i < tokens * kQueryGradKeys; i += blockDim.x) {
-    const int token = i / kQueryGradKeys, column = key0 + i % kQueryGradKeys;
-    keys[token][i % kQueryGradKeys] = column < a.K ? to_float(k[row(token) * a.K + column]) : 0.0f;
+  __syncthreads();
+  for (int m = threadIdx.x; m < M; m += blockDim.x) {
+    float reach = 1;
+    for (int token = 0; token < kTokens; ++token) {
+      reach *= decay[token][m];
+      reaching[token][m] = grads[token][m] * reach;
+    }
   }
-  float state[kRows];
-  const float* checkpoint =
-      checkpoints + (std::int64_t(head) * a.checkpoint_stride + first / kQueryGradTokens) * M * a.K;
+  // B's columns j and 15 - j (17 rows between them), each thread a slice of the slots: s_j decayed token by
+  // token down its column, against each row's dz.
+  {
+    const int pair = threadIdx.x / kQueryGradSlices, slice = threadIdx.x % kQueryGradSlices;
+    const int m0 = slice * kSlotsAThread;
+    for (int side = 0; side < 2; ++side) {
+      const int j = side == 0 ? pair : kTokens - 1 - pair;
+      float slot[kSlotsAThread];
 #pragma unroll
-  for (int r = 0; r < kRows; ++r)
-    state[r] = key < a.K ? checkpoint[std::int64_t(warp * kRows + r) * a.K + key] : 0.0f;
+      for (int i = 0; i < kSlotsAThread; ++i) slot[i] = j < tokens ? to_float(s[row(j) * M + m0 + i]) : 0.0f;
+      for (int t = j; t < kTokens; ++t) {
+        float sum = 0;
+#pragma unroll
+        for (int i = 0; i < kSlotsAThread; ++i) sum = fmaf(grads[t][m0 + i], slot[i], sum);
+        partial[t][j][slice] = sum;
+        if (t + 1 < kTokens) {
+#pragma unroll
+          for (int i = 0; i < kSlotsAThread; ++i) slot[i] *= decay[t + 1][m0 + i];
+        }
+      }
+    }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < kTokens * kTokens; i += blockDim.x) {
+    const int t = i / kTokens, j = i % kTokens;
+    float sum = 0;
+    if (j <= t) {
+#pragma unroll
+      for (int x = 0; x < kQueryGradSlices; ++x) sum += partial[t][j][x];
+    }
+    scores[t][j] = sum;
+  }
   __syncthreads();
 
-  for (int token = 0; token < tokens; ++token) {
-    const float kt = keys[token][lane];
-    float acc[2] = {0, 0};
+  using Op = QueryGradOp<T>;
+  const int tiles = a.K / 8, per_warp = (tiles + kQueryGradWarps - 1) / kQueryGradWarps;
+  const int warp = threadIdx.x / 32, n0 = warp * per_warp * 8;
+  const int count = min(per_warp, tiles - warp * per_warp);
+  if (count <= 0) return;
+  const float* const state =
+      checkpoints + (std::int64_t(head) * a.checkpoint_stride + first / kTokens) * M * a.K;
+  float acc[kQueryGradMaxTiles][4] = {};
 #pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      const int m = warp * kRows + r;
-      state[r] = fmaf(decay[token][m], state[r], slots[token][m] * kt);
-      acc[r & 1] = fmaf(state[r], grads[token][m], acc[r & 1]);
-    }
-    sums[token][warp][lane] = acc[0] + acc[1];
-  }
-  __syncthreads();
-  for (int i = threadIdx.x; i < tokens * kQueryGradKeys; i += blockDim.x) {
-    const int token = i / kQueryGradKeys, column = i % kQueryGradKeys;
-    if (key0 + column >= a.K) continue;
-    float sum = 0;
-#pragma unroll
-    for (int w = 0; w < kQueryGradWarps; ++w) sum += sums[token][w][column];
-    dq[row(token) * a.K + key0 + column] = from_float<T>(a.scale * sum);
-  }
+  for (int m0 = 0; m0 < M; m0 += 16)
+    chunk::mma_k16<Op, kQueryGradMaxTiles, chunk::Exact::both>(
+        acc, count, 0, n0, m0, [&](int t, int m) { return reaching[t][m]; },
+        [&](int m, int n) { return state[std::int64_t(m) * a.K + n]; });
+  constexpr chunk::Exact kKeys = std::is_same_v<T, __half> ? chunk::Exact::both : chunk::Exact::a;
+  chunk::mma_k16<Op, kQueryGradMaxTiles, kKeys>(
+      acc, count, 0, n0, 0, [&](int t, int j) { return scores[t][j]; },
+      [&](int j, int n) { return j < tokens ? to_float(k[row(j) * a.K + n]) : 0.0f; });
+  chunk::for_each_accumulator(acc, count, 0, n0, [&](int t, int n, float& value) {
+    if (t < tokens) dq[row(t) * a.K + n] = from_float<T>(a.scale * value);
+  });
 }
 
 // dq of tokens [t0, t0 + length) of every sequence (t0 a whole chunk) from dz of those tokens and pass 1's
-// checkpoints (`checkpoints`, Hk^T, [B*H, ceil(T / kChunk), M, K]); M in {32, 64, 128}.
+// checkpoints (`checkpoints`, Hk^T, [B*H, ceil(T / kChunk), M, K]); M in {32, 64, 128}, K in {16, ..., 256}.
 template <class T>
 void launch_query_grads(const Problem& p, const float* checkpoints, const T* s, const T* f, const T* k,
                         const T* dz, T* dq, int t0, int length, cudaStream_t stream) {
@@ -95,9 +139,7 @@ void launch_query_grads(const Problem& p, const float* checkpoints, const T* s, 
   const QueryGradShape shape{
       int(p.T), int(p.H), int(p.K),      heads, int((p.T + kQueryGradTokens - 1) / kQueryGradTokens),
       t0,       length,   float(p.scale)};
-  const dim3 grid(unsigned(std::int64_t(chunks) * heads),
-                  unsigned((p.K + kQueryGradKeys - 1) / kQueryGradKeys));
-  const dim3 block(kQueryGradKeys * kQueryGradWarps);
+  const dim3 grid(unsigned(std::int64_t(chunks) * heads)), block(kQueryGradWarps * 32);
   switch (p.M) {
     case 32:
       query_grads_kernel<T, 32><<<grid, block, 0, stream>>>(checkpoints, s, f, k, dz, dq, shape);
