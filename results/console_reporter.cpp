@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include "kernels/common/format.h"
 #include "results/profile_text.h"
 
@@ -12,6 +13,9 @@ std::string pad(std::string text, std::size_t width) {
   if (text.size() < width) text.append(width - text.size(), ' ');
   return text;
 }
+
+// The timed columns' header; a timed row's numbers fill exactly its width, an untimed row's blanks too.
+constexpr std::string_view kTimedHeader = "  median ms  spread      n    Mtok/s      GB/s  %floor  issue ms";
 
 }  // namespace
 
@@ -32,8 +36,7 @@ void ConsoleReporter::begin(const RunContext& context) {
         s.l2_flush ? "on" : "off");
   out_ << "checks " << (s.check ? "on" : "off") << ", seed " << s.seed << "\n\n";
   timed_ = s.time;
-  out_ << pad("case", name_width_)
-       << (timed_ ? "  median ms  spread      n    Mtok/s      GB/s  %floor  issue ms" : "") << "  check\n";
+  out_ << pad("case", name_width_) << (timed_ ? kTimedHeader : "") << "  check\n";
   out_.flush();
 }
 
@@ -58,7 +61,7 @@ void ConsoleReporter::record(const CaseRecord& r) {
                    (long long)t.samples, r.derived->tokens_per_s / 1e6, r.derived->achieved_gbs,
                    r.derived->floor_pct, t.issue_ms);
   } else if (timed_) {
-    out_ << pad("", 60);
+    out_ << pad("", kTimedHeader.size());
   }
   out_ << "  " << (r.check ? check_summary(*r.check) : "-");
   if (r.status == CaseStatus::failed && !r.check) out_ << "  FAILED: " << r.reason;
