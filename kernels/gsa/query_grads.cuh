@@ -25,11 +25,13 @@
 
 namespace flabench::gsa::gla_passes {
 
-constexpr int kQueryGradTokens = fused::kChunk;        // a chunk: the checkpoints' spacing
-constexpr int kQueryGradWarps = 4;                     // each a strip of dq's key columns
-constexpr int kQueryGradPairs = kQueryGradTokens / 2;  // B's columns j and 15 - j: 17 rows either way
-constexpr int kQueryGradSlices = kQueryGradWarps * 32 / kQueryGradPairs;  // B's sums over slots split so
-constexpr int kQueryGradMaxTiles = 8;                                     // 8-key tiles a warp: K <= 256
+constexpr int kQueryGradTokens = fused::kChunk;  // a chunk: the checkpoints' spacing
+constexpr int kQueryGradWarps = 4;               // each a strip of dq's key columns
+// B's columns go to threads in pairs, j with 15 - j (17 rows between them, the same work for every pair);
+// each pair's sums over the slots are split between kQueryGradSlices threads, one slice of slots each.
+constexpr int kQueryGradPairs = kQueryGradTokens / 2;
+constexpr int kQueryGradSlices = kQueryGradWarps * 32 / kQueryGradPairs;
+constexpr int kQueryGradMaxTiles = 8;  // 8-key tiles a warp: K <= 256
 
 // Where a segment's query gradients come from and go: the token rows of [B, T, H, ...] tensors, the
 // checkpoints [B*H, checkpoint_stride, M, K].
