@@ -10,7 +10,7 @@
 //            2's (GradPointers::add_dk_dg). Its dq, scale Hk_t^T q_t = z_t, is not written. Where warps are
 //            few the row pass runs beside the column pass (as fused::run_backward runs gla's);
 //   dq       scale Hk_t dz_t, every chunk at once from those checkpoints (query_grads.cuh; kernels/notes/
-//            gsa.md, version 28).
+//            gsa.md, version 28); over segments, once for the whole sequence after every scan (version 31).
 // Where the sequence is long enough (backward_segments) the scans run over segments backwards in time: each
 // pass's column passes segment after segment, handing dS on, and every segment's row work at once beside
 // them (backward_pipelined). Hk's state gradients cross between gsa's [K x M] and gla's [M x K] layout in a
@@ -98,7 +98,7 @@ struct Scans {
     return {values.segment(t0, length, d_hvt, dhv0, nullptr), keys.segment(t0, length, d_hkt, dhk0, nullptr)};
   }
 
-  // dq of a segment's tokens, once its dz is made.
+  // dq of tokens [t0, t0 + length), once their dz is made.
   void query_grads(int t0, int length, cudaStream_t stream) const {
     launch_query_grads<T>(p, r.key_checkpoints, in.s, in.f, in.k, r.dz, d.dq, t0, length, stream);
   }
@@ -138,10 +138,11 @@ void backward_whole(const Problem& p, const Scans<T>& whole, const SegmentScans<
 // at once on FusedWorkspace::kGlaRowStreams side streams (as fused_recurrent's own backward over segments:
 // kernels/notes/fused_recurrent.md, versions 54-55). The call's stream runs pass 2's column passes; a side
 // stream pass 1's, each after its segment's softmax gradient; a segment's row stream pass 2's row pass once
-// segment i + 1's column pass is done, the softmax gradient and dq, then pass 1's row pass once pass 1's
-// column pass of segment i + 1 is done (each row pass beside its pass's column pass of segment i). Only the
-// first segment's row passes write the state gradients before them: the others' are the column passes'
-// handoffs (kernels/notes/gsa.md, versions 24 and 28).
+// segment i + 1's column pass is done, the softmax gradient, then pass 1's row pass once pass 1's column
+// pass of segment i + 1 is done (each row pass beside its pass's column pass of segment i). Only the first
+// segment's row passes write the state gradients before them: the others' are the column passes' handoffs
+// (kernels/notes/gsa.md, versions 24 and 28). dq is left to the caller: a segment's dq beside the scans held
+// SMs their chains waited for, and once over the whole sequence it runs as one wide grid (version 31).
 template <class T>
 void backward_pipelined(const Scans<T>& whole, float* handoffs, int n, cudaStream_t stream) {
   const Problem& p = whole.p;
@@ -175,7 +176,6 @@ void backward_pipelined(const Scans<T>& whole, float* handoffs, int n, cudaStrea
     scans.values.columns(stream);
     scans.values.rows(row);
     segment_softmax_grad<T>(p, r, t0, tokens, row);
-    whole.query_grads(t0, tokens, row);
     order_streams(key_columns.side(), row);  // pass 1's row pass starts from segment i + 1's dHk^T
     order_streams(row, key_columns.side());  // pass 1's column pass of segment i reads its dz
     scans.keys.columns(key_columns.side());
@@ -213,6 +213,7 @@ void backward(const BackwardCall& call) {
     backward_whole<T>(p, scans, scans.segment(0, int(p.T), d.d_hvt, d.dhv0, r.dhkt_t, r.dhk0_t), r, stream);
   } else {
     backward_pipelined<T>(scans, base + w.gla_handoffs, n, stream);
+    scans.query_grads(0, int(p.T), stream);
   }
   transpose_states(r.dhk0_t, d.dhk0, heads, int(p.M), int(p.K), stream);
 }

@@ -20,6 +20,7 @@
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/dtype_traits.cuh"
 #include "kernels/common/fast_exp.cuh"
+#include "kernels/common/fused_recurrent/geometry.cuh"
 #include "kernels/common/fused_recurrent/layout.h"
 #include "kernels/common/problem.h"
 
@@ -46,27 +47,102 @@ struct QueryGradShape {
 template <class T>
 using QueryGradOp = std::conditional_t<std::is_same_v<T, float>, float, __nv_bfloat16>;
 
+__device__ __forceinline__ void prefetch_l2(const void* address) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(address));
+}
+
+// N consecutive floats of shared memory in the widest pieces their count allows (the address aligned to
+// them).
+template <int N>
+__device__ __forceinline__ void load_slots(const float* from, float (&x)[N]) {
+  if constexpr (N % 4 == 0) {
+    fused::load_floats(x, from);
+  } else if constexpr (N % 2 == 0) {
+#pragma unroll
+    for (int i = 0; i < N; i += 2) {
+      const float2 two = *reinterpret_cast<const float2*>(from + i);
+      x[i] = two.x, x[i + 1] = two.y;
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) x[i] = from[i];
+  }
+}
+
 template <class T, int M>
 __global__ void __launch_bounds__(kQueryGradWarps * 32)
     query_grads_kernel(const float* checkpoints, const T* s, const T* f, const T* k, const T* dz, T* dq,
                        QueryGradShape a) {
   constexpr int kTokens = kQueryGradTokens, kSlotsAThread = M / kQueryGradSlices;
-  __shared__ float decay[kTokens][M];     // e^{f_t}
-  __shared__ float grads[kTokens][M];     // dz_t
-  __shared__ float reaching[kTokens][M];  // dz_t e^{L_t}: what reaches the checkpoint
+  constexpr int kThreads = kQueryGradWarps * 32, kVectors = kTokens * M / 8;  // f's and dz's 8-slot vectors
+  constexpr int kVectorsAThread = (kVectors + kThreads - 1) / kThreads;
+  constexpr int kLineBytes = 128, kFloatsALine = kLineBytes / int(sizeof(float));
+  // Rows the products read as mma.sync's A operand (a lane's rows 8 apart, its columns 2 apart) are padded by
+  // kFragmentPad so that those reads meet in 2 banks, not 8; B's loop reads decay and grads in 16-byte
+  // pieces.
+  constexpr int kFragmentPad = 8;
+  __shared__ __align__(16) float decay[kTokens][M];      // e^{f_t}
+  __shared__ __align__(16) float grads[kTokens][M];      // dz_t
+  __shared__ float reaching[kTokens][M + kFragmentPad];  // dz_t e^{L_t}: what reaches the checkpoint
   __shared__ float partial[kTokens][kTokens][kQueryGradSlices + 1];  // padded: B's sums read it by column
-  __shared__ float scores[kTokens][kTokens + 1];                     // B, zero above the diagonal
+  __shared__ float scores[kTokens][kTokens + kFragmentPad];          // B, zero above the diagonal
   const int head = int(blockIdx.x % unsigned(a.heads)), chunk = int(blockIdx.x / unsigned(a.heads));
   const int b = head / a.H, h = head % a.H;
   const int first = a.t0 + chunk * kTokens;
   const int tokens = min(kTokens, a.t0 + a.length - first);
   const auto row = [&](int token) { return (std::int64_t(b) * a.T + first + token) * a.H + h; };
 
-  for (int i = threadIdx.x; i < kTokens * M; i += blockDim.x) {
-    const int token = i / M, m = i % M;
-    const bool in = token < tokens;
-    decay[token][m] = in ? exp_flushed(to_float(f[row(token) * M + m])) : 1.0f;
-    grads[token][m] = in ? to_float(dz[row(token) * M + m]) : 0.0f;
+  // Every global read of the block starts at once: the checkpoint's and the keys' lines into L2 (the
+  // products read them last), f and dz as 8-slot vectors and B's two rows of s into registers; one trip to
+  // memory before the first use instead of one a loop pass (kernels/notes/gsa.md, version 31).
+  const float* const state =
+      checkpoints + (std::int64_t(head) * a.checkpoint_stride + first / kTokens) * M * a.K;
+  for (int line = threadIdx.x; line < M * a.K / kFloatsALine; line += kThreads)
+    prefetch_l2(state + line * kFloatsALine);
+  const int key_lines = (a.K * int(sizeof(T)) + kLineBytes - 1) / kLineBytes;
+  for (int i = threadIdx.x; i < tokens * key_lines; i += kThreads)
+    prefetch_l2(k + row(i / key_lines) * a.K + i % key_lines * (kLineBytes / int(sizeof(T))));
+  float log_decay[kVectorsAThread][8], grad[kVectorsAThread][8];
+#pragma unroll
+  for (int r = 0; r < kVectorsAThread; ++r) {
+    const int i = threadIdx.x + r * kThreads, token = i / (M / 8), m = i % (M / 8) * 8;
+    if (i < kVectors && token < tokens) {
+      fused::load8(f + row(token) * M + m, log_decay[r]);
+      fused::load8(dz + row(token) * M + m, grad[r]);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 8; ++e)
+        log_decay[r][e] = 0.0f, grad[r][e] = 0.0f;  // past the end: e^0, no gradient
+    }
+  }
+  const int pair = threadIdx.x / kQueryGradSlices, slice = threadIdx.x % kQueryGradSlices;
+  const int first_slot = slice * kSlotsAThread;
+  float slot[2][kSlotsAThread];  // s_j of B's columns j = pair and 15 - pair, this thread's slots
+#pragma unroll
+  for (int side = 0; side < 2; ++side) {
+    const int j = side == 0 ? pair : kTokens - 1 - pair;
+    if constexpr (kSlotsAThread % 8 == 0) {
+#pragma unroll
+      for (int i = 0; i < kSlotsAThread; i += 8) {
+        float eight[8] = {};
+        if (j < tokens) fused::load8(s + row(j) * M + first_slot + i, eight);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) slot[side][i + e] = eight[e];
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < kSlotsAThread; ++i)
+        slot[side][i] = j < tokens ? to_float(s[row(j) * M + first_slot + i]) : 0.0f;
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < kVectorsAThread; ++r) {
+    const int i = threadIdx.x + r * kThreads, token = i / (M / 8), m = i % (M / 8) * 8;
+    if (i >= kVectors) continue;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) log_decay[r][e] = exp_flushed(log_decay[r][e]);
+    fused::store8(&decay[token][m], log_decay[r]);
+    fused::store8(&grads[token][m], grad[r]);
   }
   __syncthreads();
   for (int m = threadIdx.x; m < M; m += blockDim.x) {
@@ -78,23 +154,21 @@ __global__ void __launch_bounds__(kQueryGradWarps * 32)
   }
   // B's columns j and 15 - j (17 rows between them), each thread a slice of the slots: s_j decayed token by
   // token down its column, against each row's dz.
-  {
-    const int pair = threadIdx.x / kQueryGradSlices, slice = threadIdx.x % kQueryGradSlices;
-    const int m0 = slice * kSlotsAThread;
-    for (int side = 0; side < 2; ++side) {
-      const int j = side == 0 ? pair : kTokens - 1 - pair;
-      float slot[kSlotsAThread];
 #pragma unroll
-      for (int i = 0; i < kSlotsAThread; ++i) slot[i] = j < tokens ? to_float(s[row(j) * M + m0 + i]) : 0.0f;
-      for (int t = j; t < kTokens; ++t) {
-        float sum = 0;
+  for (int side = 0; side < 2; ++side) {
+    const int j = side == 0 ? pair : kTokens - 1 - pair;
+    for (int t = j; t < kTokens; ++t) {
+      float grad_t[kSlotsAThread];
+      load_slots(&grads[t][first_slot], grad_t);
+      float sum = 0;
 #pragma unroll
-        for (int i = 0; i < kSlotsAThread; ++i) sum = fmaf(grads[t][m0 + i], slot[i], sum);
-        partial[t][j][slice] = sum;
-        if (t + 1 < kTokens) {
+      for (int i = 0; i < kSlotsAThread; ++i) sum = fmaf(grad_t[i], slot[side][i], sum);
+      partial[t][j][slice] = sum;
+      if (t + 1 < kTokens) {
+        float decay_t[kSlotsAThread];
+        load_slots(&decay[t + 1][first_slot], decay_t);
 #pragma unroll
-          for (int i = 0; i < kSlotsAThread; ++i) slot[i] *= decay[t + 1][m0 + i];
-        }
+        for (int i = 0; i < kSlotsAThread; ++i) slot[side][i] *= decay_t[i];
       }
     }
   }
@@ -115,8 +189,6 @@ __global__ void __launch_bounds__(kQueryGradWarps * 32)
   const int warp = threadIdx.x / 32, n0 = warp * per_warp * 8;
   const int count = min(per_warp, tiles - warp * per_warp);
   if (count <= 0) return;
-  const float* const state =
-      checkpoints + (std::int64_t(head) * a.checkpoint_stride + first / kTokens) * M * a.K;
   float acc[kQueryGradMaxTiles][4] = {};
 #pragma unroll
   for (int m0 = 0; m0 < M; m0 += 16)
