@@ -71,8 +71,14 @@ __device__ __forceinline__ void load_slots(const float* from, float (&x)[N]) {
   }
 }
 
+// Blocks an SM the launch bounds ask for: as many as a Hopper's shared memory holds at M <= 64 (31 KiB a
+// block) and at M = 128 (44 KiB), so that ptxas keeps to the registers that allow them (at M = 64 it took 96
+// registers, 5 blocks an SM, 58 against 54 us alone at 8,1024,8,64 with 7: kernels/notes/gsa.md, version 33).
+template <int M>
+constexpr int kQueryGradMinBlocks = M <= 64 ? 7 : 5;
+
 template <class T, int M>
-__global__ void __launch_bounds__(kQueryGradWarps * 32)
+__global__ void __launch_bounds__(kQueryGradWarps * 32, kQueryGradMinBlocks<M>)
     query_grads_kernel(const float* checkpoints, const T* s, const T* f, const T* k, const T* dz, T* dq,
                        QueryGradShape a) {
   constexpr int kTokens = kQueryGradTokens, kSlotsAThread = M / kQueryGradSlices;
@@ -92,7 +98,13 @@ __global__ void __launch_bounds__(kQueryGradWarps * 32)
   const int b = head / a.H, h = head % a.H;
   const int first = a.t0 + chunk * kTokens;
   const int tokens = min(kTokens, a.t0 + a.length - first);
-  const auto row = [&](int token) { return (std::int64_t(b) * a.T + first + token) * a.H + h; };
+  // [B, T, H, ...] rows: the chunk's tokens lie a.H rows apart from first_row. The products and stores, which
+  // run per element, take 64-bit bases made once and 32-bit offsets within the chunk (version 33).
+  const std::int64_t first_row = (std::int64_t(b) * a.T + first) * a.H + h;
+  const auto row = [&](int token) { return first_row + std::int64_t(token) * a.H; };
+  const T* const keys = k + first_row * a.K;
+  T* const query_grads = dq + first_row * a.K;
+  const int key_stride = a.H * a.K;
 
   // Every global read of the block starts at once: the checkpoint's and the keys' lines into L2 (the
   // products read them last), f and dz as 8-slot vectors and B's two rows of s into registers; one trip to
@@ -196,13 +208,14 @@ __global__ void __launch_bounds__(kQueryGradWarps * 32)
   for (int m0 = 0; m0 < M; m0 += 16)
     chunk::mma_k16<Op, kQueryGradMaxTiles, chunk::Exact::both>(
         acc, count, 0, n0, m0, [&](int t, int m) { return reaching[t][m]; },
-        [&](int m, int n) { return state[std::int64_t(m) * a.K + n]; });
+        [&](int m, int n) { return state[m * a.K + n]; });
   constexpr chunk::Exact kKeys = std::is_same_v<T, __half> ? chunk::Exact::both : chunk::Exact::a;
   chunk::mma_k16<Op, kQueryGradMaxTiles, kKeys>(
       acc, count, 0, n0, 0, [&](int t, int j) { return scores[t][j]; },
-      [&](int j, int n) { return j < tokens ? to_float(k[row(j) * a.K + n]) : 0.0f; });
-  chunk::for_each_accumulator(acc, count, 0, n0, [&](int t, int n, float& value) {
-    if (t < tokens) dq[row(t) * a.K + n] = from_float<T>(a.scale * value);
+      [&](int j, int n) { return j < tokens ? to_float(keys[j * key_stride + n]) : 0.0f; });
+  chunk::for_each_pair(acc, count, 0, n0, [&](int t, int n, float& first_value, float& second_value) {
+    if (t < tokens)
+      store_pair(query_grads + t * key_stride + n, a.scale * first_value, a.scale * second_value);
   });
 }
 
