@@ -1,22 +1,27 @@
 // rwkv7's chunk variant: the forward in chunk form (WY representation, ops.md §3.3) in three steps —
-// chunk_intra.cuh (per chunk, in parallel), chunk_states.cuh (the scan over chunks), chunk_output.cuh (per
+// chunk_intra.cuh (per chunk, in parallel), chunk_states.cuh (the scan over chunks; chunk_states_mma.cuh on
+// the tensor cores for bf16 inputs), chunk_output.cuh (per
 // chunk, in parallel) — with every intermediate in fp32 (kernels/notes/rwkv7_chunk.md says why). The
 // backward is fused_recurrent's, run on the states and a^T S_{t-1} terms this forward saves where that
 // backward reads them (chunk_workspace.h).
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "kernels/common/constant_dispatch.h"
 #include "kernels/common/format.h"
 #include "kernels/rwkv7/chunk_intra.cuh"
 #include "kernels/rwkv7/chunk_output.cuh"
 #include "kernels/rwkv7/chunk_states.cuh"
+#include "kernels/rwkv7/chunk_states_mma.cuh"
 #include "kernels/rwkv7/rwkv7.h"
 #include "profiles/nvtx_range.h"
 
 namespace flabench {
 namespace rwkv7 {
 namespace {
+
+constexpr int kMaxGridRows = 65535;  // a grid's y dimension
 
 // The most shared memory a block of any step needs (the state pass with one operand buffer).
 std::size_t shared_bytes(const Problem& p) {
@@ -51,21 +56,33 @@ void forward(const ForwardCall& call) {
   }
   {
     const NvtxRange range("states");
-    const bool few_blocks =
-        heads * (d.V / kStateColumns) < current_device_attribute(cudaDevAttrMultiProcessorCount);
-    with_one_of<kStateColumns, kNarrowStateColumns>(
-        few_blocks ? kNarrowStateColumns : kStateColumns, [&](auto cols) {
-          constexpr int COLS = decltype(cols)::value;
-          const int buffers = operand_buffers(
-              d.C, d.K, sizeof(T), COLS, current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
-          const std::size_t shared = sizeof(float) * states_shared_floats(d.C, d.K, sizeof(T), COLS, buffers);
-          with_one_of<1, 2, 4, 8>(d.K / 16, [&](auto groups) {  // K / 16
-            auto kernel = rwkv7_chunk_states_kernel<T, decltype(groups)::value, COLS>;
-            allow_shared_memory(kernel, shared);
-            kernel<<<dim3(heads, d.V / COLS), state_threads(COLS), shared, call.stream>>>(
-                pointers, d, intra, states, sa, call.save_for_backward, buffers);
-          });
-        });
+    constexpr bool kTensorCores = std::is_same_v<T, __nv_bfloat16>;  // chunk_states_mma.cuh; else CUDA cores
+    const std::size_t shared_limit = current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+    const auto launch = [&](auto cols) {
+      constexpr int COLS = decltype(cols)::value;
+      const int buffers = operand_buffers(d.C, d.K, sizeof(T), COLS, shared_limit);
+      const std::size_t shared = sizeof(float) * states_shared_floats(d.C, d.K, sizeof(T), COLS, buffers);
+      with_one_of<1, 2, 4, 8>(d.K / 16, [&](auto groups) {  // K / 16
+        constexpr int KQ = decltype(groups)::value;
+        if constexpr (kTensorCores) {
+          auto kernel = rwkv7_chunk_states_mma_kernel<KQ, COLS>;
+          allow_shared_memory(kernel, shared);
+          kernel<<<dim3(d.V / COLS, heads), mma_state_threads(KQ), shared, call.stream>>>(
+              pointers, d, intra, states, sa, call.save_for_backward, buffers);
+        } else {
+          auto kernel = rwkv7_chunk_states_kernel<T, KQ, COLS>;
+          allow_shared_memory(kernel, shared);
+          kernel<<<dim3(d.V / COLS, heads), state_threads(COLS), shared, call.stream>>>(
+              pointers, d, intra, states, sa, call.save_for_backward, buffers);
+        }
+      });
+    };
+    const int columns = state_columns(heads, d.K, d.V, d.C, sizeof(T), kTensorCores,
+                                      current_device_attribute(cudaDevAttrMultiProcessorCount), shared_limit);
+    if constexpr (kTensorCores)
+      with_one_of<kStateColumns, kNarrowStateColumns, kWideStateColumns>(columns, launch);
+    else
+      with_one_of<kStateColumns, kNarrowStateColumns>(columns, launch);  // state_columns' CUDA-core picks
     FLA_CUDA_CHECK_LAUNCH();
   }
   {
@@ -74,7 +91,7 @@ void forward(const ForwardCall& call) {
     with_one_of<16, 32, kMaxChunk>(d.C, [&](auto chunk) {
       auto kernel = rwkv7_chunk_output_kernel<T, decltype(chunk)::value>;
       allow_shared_memory(kernel, shared);
-      kernel<<<dim3(d.chunks, heads, d.V / output_columns(d.V)), kThreads, shared, call.stream>>>(
+      kernel<<<dim3(d.chunks * (d.V / output_columns(d.V)), heads), kThreads, shared, call.stream>>>(
           pointers, d, states, sa, intra.qk, intra.qb);
     });
     FLA_CUDA_CHECK_LAUNCH();
@@ -90,6 +107,10 @@ std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimit
         "chunk takes K and V in {16, 32, 64, 128} (a chunk's tiles of either stay in shared memory), not "
         "K=%lld V=%lld",
         static_cast<long long>(p.K), static_cast<long long>(p.V));
+  // Every step's grid takes (batch, head) as its y index, which CUDA caps at 65535.
+  if (p.B * p.H > kMaxGridRows)
+    return format("chunk takes a grid row per (batch, head), at most %d: B*H = %lld", kMaxGridRows,
+                  static_cast<long long>(p.B * p.H));
   const std::size_t bytes = shared_bytes(p);
   if (bytes > device.shared_memory_per_block)
     return format("chunk needs %zu KiB of shared memory per block at C=%d K=%lld, the device allows %zu KiB",

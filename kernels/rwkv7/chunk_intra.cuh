@@ -19,7 +19,7 @@ constexpr int kValueSlice = 32;  // value columns staged at a time for U
 
 // Floats of shared memory step 1 needs at chunk size C.
 __host__ __device__ constexpr int intra_shared_floats(int C) {
-  return 8 * kSliceKeys * (C + 1)  // q, k, a, b, l, le, r and a e^{Γe} of a slice of keys, key-major
+  return 9 * kSliceKeys * (C + 1)  // q, k, a, b, l, le, r, e^{w} and a e^{Γe} of a slice of keys, key-major
          + 3 * C * (C + 1)         // A_ak, A_ab (then X A_ak), X
          + C * (kValueSlice + 1);  // a slice of v, and scratch for X's off-diagonal blocks
 }
@@ -28,19 +28,20 @@ struct IntraShared {
   float *q, *k, *a, *b, *ag;  // [kSliceKeys][C + 1]
   // log2 decays within each 16-token step: l inclusive and le exclusive prefix sums, r the sum after a token
   float *l, *le, *r;   // [kSliceKeys][C + 1]
+  float* wf;           // e^{w} of each token, [kSliceKeys][C + 1]
   float *ak, *ab, *x;  // [C][C + 1]
   float* v;            // [C][kValueSlice + 1]
   __device__ IntraShared(float* s, int C) {
     const int slice = kSliceKeys * (C + 1), square = C * (C + 1);
     q = s, k = q + slice, a = k + slice, b = a + slice, ag = b + slice;
-    l = ag + slice, le = l + slice, r = le + slice;
-    ak = r + slice, ab = ak + square, x = ab + square, v = x + square;
+    l = ag + slice, le = l + slice, r = le + slice, wf = r + slice;
+    ak = wf + slice, ab = ak + square, x = ab + square, v = x + square;
   }
 };
 
 // Stages keys [c0, c0 + kSliceKeys) of the chunk's a and w: the step sums l, le and r of w in log2 units
-// (one thread per key and step sums its 16 tokens in order), and a e^{Γe} with Γe_i = (the totals of the
-// steps before i's) + le_i.
+// (one thread per key and step sums its 16 tokens in order), each token's e^{w}, and a e^{Γe} with
+// Γe_i = (the totals of the steps before i's) + le_i.
 template <class T>
 __device__ void stage_decays(const IntraShared& s, const Pointers<T>& p, const ChunkDims& d, int b, int h,
                              int t0, int L, int c0) {
@@ -54,6 +55,7 @@ __device__ void stage_decays(const IntraShared& s, const Pointers<T>& p, const C
     float sum = 0;
     for (int t = 0; t < kCheckpointTokens; ++t) {
       s.le[c * stride + first + t] = sum;
+      s.wf[c * stride + first + t] = exp2_flushed(l[t]);
       sum += l[t];
       l[t] = sum;
     }
@@ -179,16 +181,18 @@ __global__ void __launch_bounds__(kThreads, intra_blocks_per_sm(C))
 #pragma unroll
       for (int ir = 0; ir < R; ++ir) {
         const int i = ti + 16 * ir;
-        const float li = s.l[at + i], lei = s.le[at + i], qi = s.q[at + i], ai = s.a[at + i];
+        // One exponential a pair and key: e^{Γ_i - Γ_j} = e^{w_i} e^{Γe_i - Γ_j}, both factors <= 1 for j < i
+        // (at j = i the second is e^{-w_i}, unbounded, and the first's product is 1: q_i as it is).
+        const float lei = s.le[at + i], qi = s.q[at + i], qw = qi * s.wf[at + i], ai = s.a[at + i];
         float between = 0;  // the totals of the steps strictly between jc's and ir's, jc from ir down
 #pragma unroll
         for (int jc = ir; jc >= 0; --jc) {  // j = tj + 16 jc: off the diagonal block every j < i
-          const bool diagonal = jc == ir;
+          const bool diagonal = jc == ir, before = !diagonal || tj < ti;
           if (jc < ir - 1) between += total[jc + 1];
-          // in the step: Γ_i - Γ_j = l_i - l_j; across: l_i + between + r_j (le_i for Γe_i)
-          const float gap = diagonal ? -lj[jc] : between + rj[jc];
-          const float qe = !diagonal || tj <= ti ? qi * exp2_flushed(li + gap) : 0.0f;
-          const float ae = !diagonal || tj < ti ? ai * exp2_flushed(lei + gap) : 0.0f;
+          // Γe_i - Γ_j in the step: le_i - l_j; across: le_i + between + r_j
+          const float f = exp2_flushed(lei + (diagonal ? -lj[jc] : between + rj[jc]));
+          const float qe = before ? qw * f : tj == ti ? qi : 0.0f;
+          const float ae = before ? ai * f : 0.0f;
           qk[ir][jc] = fmaf(qe, kj[jc], qk[ir][jc]);
           qb[ir][jc] = fmaf(qe, bj[jc], qb[ir][jc]);
           ak[ir][jc] = fmaf(ae, kj[jc], ak[ir][jc]);

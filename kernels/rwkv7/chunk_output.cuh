@@ -1,5 +1,5 @@
-// rwkv7 chunk, step 3 of the forward: the outputs, one block per (chunk, batch * head, slice of value
-// columns), from the chunk's first state S (step 2), its V_new (step 2) and A_qk, A_qb (step 1):
+// rwkv7 chunk, step 3 of the forward: the outputs, one block per (chunk and slice of value columns,
+// batch * head), from the chunk's first state S (step 2), its V_new (step 2) and A_qk, A_qb (step 1):
 //   o = (q ⊙ e^{Γ}) S + A_qk v + A_qb V_new       (q = scale * r; Γ inclusive, so e^{Γ} <= 1)
 #pragma once
 
@@ -41,7 +41,10 @@ __global__ void __launch_bounds__(kThreads, C == 64 ? 3 : 4)
   float* qb = qk + C * C;     // [C][C]
   float* vs = qb + C * C;     // [C][VO]
   float* vnew = vs + C * VO;  // [C][VO]
-  const int n = blockIdx.x, bh = blockIdx.y, b = bh / d.H, h = bh % d.H, v0 = blockIdx.z * VO;
+  // A chunk's value slices are neighbours in the grid, so they run together and read the chunk's q, decays,
+  // A_qk and A_qb from L2 once it holds them (the slices last in the grid re-read them from DRAM).
+  const int slices = d.V / VO, n = blockIdx.x / slices, v0 = blockIdx.x % slices * VO;
+  const int bh = blockIdx.y, b = bh / d.H, h = bh % d.H;
   const int t0 = n * C, L = min(C, d.T - t0);
   const std::int64_t block = std::int64_t(bh) * d.chunks + n;
 

@@ -1,5 +1,7 @@
-// rwkv7 chunk, step 2 of the forward: the scan over the chunks, one block per (batch * head, slice of COLS
-// value columns), 16 threads a column. Per chunk, with W, U and the factors from step 1:
+// rwkv7 chunk, step 2 of the forward: the scan over the chunks, one block per (slice of COLS value columns,
+// batch * head; a head's slices neighbours in the grid, so they share its operands in L2), 16 threads a
+// column (on the CUDA cores: fp16 and fp32 inputs; bf16's is chunk_states_mma.cuh). Per chunk, with W, U and
+// the factors from step 1:
 //   V_new = U + W S                       (row i: a_i^T S_{i-1}; saved as fused_recurrent's sa)
 // then 16 tokens at a time (a step, with k~ and b~ decayed to its end and its decay D):
 //   S <- D S + sum_j (k~_j v_j^T + b~_j V_new_j^T)
@@ -10,60 +12,36 @@
 
 #include "kernels/common/fused_recurrent/staging.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
+#include "kernels/rwkv7/chunk_states_plan.h"
 #include "kernels/rwkv7/chunk_tiles.cuh"
 
 namespace flabench::rwkv7 {
-
-// Value columns a block holds: 16, or 8 where 16 would leave SMs without a block (few heads: 1,24576,16,64
-// has 64 blocks of 16 for 132 SMs), so that a block's sequential chain covers half as many columns.
-constexpr int kStateColumns = 16, kNarrowStateColumns = 8;
-constexpr int kStep = kCheckpointTokens;  // tokens per state update
-__host__ __device__ constexpr int state_threads(int columns) {
-  return 16 * columns;  // 16 row groups
-}
-
-// One chunk's operands in shared memory (floats; v as the input type), for `cols` value columns.
-__host__ __device__ constexpr int operand_floats(int C, int K, int input_bytes, int cols) {
-  return C * (K + 4)                    // W (rows padded: two row groups' reads in one wavefront)
-         + 2 * C * K                    // k~, b~
-         + (C / kStep) * K              // the steps' decays
-         + C * cols                     // U
-         + C * cols * input_bytes / 4;  // v
-}
-// Two chunks' operands where they fit in `limit` bytes (the next one arrives during this one), else one.
-__host__ __device__ constexpr int operand_buffers(int C, int K, int input_bytes, int cols,
-                                                  std::size_t limit) {
-  const int fixed = K * cols + C * cols;  // S, V_new
-  return sizeof(float) * (fixed + 2 * operand_floats(C, K, input_bytes, cols)) <= limit ? 2 : 1;
-}
-__host__ __device__ constexpr int states_shared_floats(int C, int K, int input_bytes, int cols, int buffers) {
-  return K * cols + C * cols + buffers * operand_floats(C, K, input_bytes, cols);
-}
 
 template <class T>
 struct ChunkOperands {
   float *W, *kg, *bg, *decay, *U;
   T* v;
   __device__ ChunkOperands(float* base, int C, int K, int cols) {
-    W = base, kg = W + C * (K + 4), bg = kg + C * K, decay = bg + C * K, U = decay + (C / kStep) * K;
+    W = base, kg = W + C * key_stride(K), bg = kg + C * key_stride(K), decay = bg + C * key_stride(K);
+    U = decay + (C / kStep) * K;
     v = reinterpret_cast<T*>(U + C * cols);
   }
 };
 
 // Issues the copies of chunk n's operands into `to` (16-byte pieces; every row is a multiple of 16 bytes).
-template <class T, int COLS>
+template <class T, int COLS, int kBlockThreads>
 __device__ void fetch_operands(const ChunkOperands<T>& to, const Pointers<T>& p, const IntraOutputs& in,
                                const ChunkDims& d, int K, int n, int b, int h, int v0) {
-  constexpr int kBlockThreads = state_threads(COLS);
+  const int KS = key_stride(K);
   const int C = d.C, bh = b * d.H + h;
   const std::int64_t block = std::int64_t(bh) * d.chunks + n;
   constexpr int kFloats = 4;  // per piece
   for (int e = threadIdx.x; e < C * K / kFloats; e += kBlockThreads) {
     const int i = e / (K / kFloats), c = e % (K / kFloats) * kFloats;
     const std::int64_t at = (block * C + i) * K + c;
-    fused::cp_async(to.W + i * (K + 4) + c, in.w + at, 16);
-    fused::cp_async(to.kg + i * K + c, in.kg + at, 16);
-    fused::cp_async(to.bg + i * K + c, in.bg + at, 16);
+    fused::cp_async(to.W + i * KS + c, in.w + at, 16);
+    fused::cp_async(to.kg + i * KS + c, in.kg + at, 16);
+    fused::cp_async(to.bg + i * KS + c, in.bg + at, 16);
   }
   for (int e = threadIdx.x; e < (C / kStep) * K / kFloats; e += kBlockThreads)
     fused::cp_async(to.decay + e * kFloats, in.decay + block * (C / kStep) * K + e * kFloats, 16);
@@ -75,7 +53,34 @@ __device__ void fetch_operands(const ChunkOperands<T>& to, const Pointers<T>& p,
   const int t0 = n * C, L = min(C, d.T - t0);
   for (int e = threadIdx.x; e < L * COLS / kValues; e += kBlockThreads) {
     const int i = e / (COLS / kValues), c = e % (COLS / kValues) * kValues;
-    fused::cp_async(to.v + i * COLS + c, p.v + token_row(d, b, t0 + i, h) * d.V + v0 + c, 16);
+    fused::cp_async(to.v + i * value_stride(COLS, sizeof(T)) + c,
+                    p.v + token_row(d, b, t0 + i, h) * d.V + v0 + c, 16);
+  }
+}
+
+// Chunk n's operands made ready for the block (chunk 0's copies issued here), with two buffers issuing chunk
+// n + 1's copies first (they arrive while the block works on chunk n); ends with the block synchronised.
+template <class Fetch>
+__device__ void await_operands(int n, int chunks, int buffers, const Fetch& fetch) {
+  if (n == 0) {
+    fetch(0);
+    fused::cp_async_commit();
+  }
+  if (buffers == 2) {
+    if (n + 1 < chunks) fetch(n + 1);
+    fused::cp_async_commit();  // possibly empty: chunk n's group is then the older of two
+    fused::cp_async_wait<1>();
+  } else {
+    fused::cp_async_wait<0>();
+  }
+  __syncthreads();
+}
+// Once the block is done with chunk n's buffer (synchronised): with one buffer, chunk n + 1's copies into it.
+template <class Fetch>
+__device__ void refill_operands(int n, int chunks, int buffers, const Fetch& fetch) {
+  if (buffers == 1 && n + 1 < chunks) {
+    fetch(n + 1);
+    fused::cp_async_commit();
   }
 }
 
@@ -104,11 +109,12 @@ __global__ void __launch_bounds__(state_threads(COLS), 2)
   constexpr int K = 16 * KQ;
   extern __shared__ __align__(16) float smem[];
   const int C = d.C;
-  float* S = smem;             // [K][COLS], the state at the chunk's start
-  float* vnew = S + K * COLS;  // [C][COLS]
-  float* operands = vnew + C * COLS;
+  constexpr int SS = column_stride(COLS), KS = key_stride(K), VS = value_stride(COLS, sizeof(T));
+  float* S = smem;           // [K][SS], the state at the chunk's start
+  float* vnew = S + K * SS;  // [C][SS]
+  float* operands = vnew + C * SS;
   const int operand_size = operand_floats(C, K, sizeof(T), COLS);
-  const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, v0 = blockIdx.y * COLS;
+  const int bh = blockIdx.y, b = bh / d.H, h = bh % d.H, v0 = blockIdx.x * COLS;
   const int col = threadIdx.x % COLS, row_group = threadIdx.x / COLS;
   const int first_key = KQ * row_group;
   const std::int64_t head_state = std::int64_t(bh) * d.checkpoints * K * d.V;
@@ -116,27 +122,20 @@ __global__ void __launch_bounds__(state_threads(COLS), 2)
   const auto buffer = [&](int n) {
     return ChunkOperands<T>(operands + (n % buffers) * operand_size, C, K, COLS);
   };
-  const auto fetch = [&](int n) { fetch_operands<T, COLS>(buffer(n), p, in, d, K, n, b, h, v0); };
+  const auto fetch = [&](int n) {
+    fetch_operands<T, COLS, state_threads(COLS)>(buffer(n), p, in, d, K, n, b, h, v0);
+  };
 
   float mine[KQ];
 #pragma unroll
   for (int q = 0; q < KQ; ++q) {
     mine[q] = p.h0[std::int64_t(bh) * K * d.V + state_at(q)];
-    S[(first_key + q) * COLS + col] = mine[q];
+    S[(first_key + q) * SS + col] = mine[q];
   }
-  fetch(0);
-  fused::cp_async_commit();
 
   for (int n = 0; n < d.chunks; ++n) {
     const int t0 = n * C, L = min(C, d.T - t0), steps = (L + kStep - 1) / kStep;
-    if (buffers == 2) {
-      if (n + 1 < d.chunks) fetch(n + 1);
-      fused::cp_async_commit();  // possibly empty: chunk n's group is then the older of two
-      fused::cp_async_wait<1>();
-    } else {
-      fused::cp_async_wait<0>();
-    }
-    __syncthreads();
+    await_operands(n, d.chunks, buffers, fetch);
     const ChunkOperands<T> x = buffer(n);
 
     // V_new = U + W S
@@ -147,18 +146,18 @@ __global__ void __launch_bounds__(state_threads(COLS), 2)
       for (int r = 0; r < rows; ++r) acc[r] = x.U[(row_group + 16 * r) * COLS + col];
 #pragma unroll 2
       for (int c = 0; c < K; c += 4) {
-        const float s0 = S[c * COLS + col], s1 = S[(c + 1) * COLS + col], s2 = S[(c + 2) * COLS + col],
-                    s3 = S[(c + 3) * COLS + col];
+        const float s0 = S[c * SS + col], s1 = S[(c + 1) * SS + col], s2 = S[(c + 2) * SS + col],
+                    s3 = S[(c + 3) * SS + col];
 #pragma unroll
         for (int r = 0; r < rows; ++r) {
-          const float4 w = *reinterpret_cast<const float4*>(x.W + (row_group + 16 * r) * (K + 4) + c);
+          const float4 w = *reinterpret_cast<const float4*>(x.W + (row_group + 16 * r) * KS + c);
           acc[r] = fmaf(w.x, s0, fmaf(w.y, s1, fmaf(w.z, s2, fmaf(w.w, s3, acc[r]))));
         }
       }
 #pragma unroll
       for (int r = 0; r < rows; ++r) {
         const int i = row_group + 16 * r;
-        vnew[i * COLS + col] = acc[r];
+        vnew[i * SS + col] = acc[r];
         if (i < L) sa[token_row(d, b, t0 + i, h) * d.V + v0 + col] = acc[r];
       }
     });
@@ -176,21 +175,18 @@ __global__ void __launch_bounds__(state_threads(COLS), 2)
       for (int q = 0; q < KQ; ++q) mine[q] *= decay[q];
       const int last = min(L, (m + 1) * kStep);
       for (int j = m * kStep; j < last; ++j) {
-        const float vj = to_float(x.v[j * COLS + col]), nj = vnew[j * COLS + col];
+        const float vj = to_float(x.v[j * VS + col]), nj = vnew[j * SS + col];
         float kj[KQ], bj[KQ];
-        load_run(x.kg + j * K + first_key, kj);
-        load_run(x.bg + j * K + first_key, bj);
+        load_run(x.kg + j * KS + first_key, kj);
+        load_run(x.bg + j * KS + first_key, bj);
 #pragma unroll
         for (int q = 0; q < KQ; ++q) mine[q] = fmaf(kj[q], vj, fmaf(bj[q], nj, mine[q]));
       }
     }
 #pragma unroll
-    for (int q = 0; q < KQ; ++q) S[(first_key + q) * COLS + col] = mine[q];
+    for (int q = 0; q < KQ; ++q) S[(first_key + q) * SS + col] = mine[q];
     __syncthreads();  // S for the next V_new; this buffer is refilled after it
-    if (buffers == 1 && n + 1 < d.chunks) {
-      fetch(n + 1);
-      fused::cp_async_commit();
-    }
+    refill_operands(n, d.chunks, buffers, fetch);
   }
 #pragma unroll
   for (int q = 0; q < KQ; ++q) p.ht[std::int64_t(bh) * K * d.V + state_at(q)] = mine[q];

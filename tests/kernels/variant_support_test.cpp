@@ -161,6 +161,13 @@ TEST(VariantSupport, Rwkv7ChunkRunsItsChunkSizesAndHeadDims) {
   EXPECT_FALSE(chunk_runs(48, 64, 64, kHopper)) << "a chunk size between the kernels' three";
   EXPECT_FALSE(chunk_runs(64, 256, 256, kHopper));
   EXPECT_FALSE(chunk_runs(64, 48, 64, kHopper));
+  // a grid row per (batch, head): CUDA's 65535 rows, then the reason instead of a failed launch
+  const auto heads_run = [](std::int64_t B, std::int64_t H) {
+    const Problem p{B, 16, H, 64, 64, DType::bf16, 32};
+    return !why_unsupported(*product_registry().find_variant("rwkv7", "chunk"), p, Mode::fwd, kHopper);
+  };
+  EXPECT_TRUE(heads_run(65535, 1));
+  EXPECT_FALSE(heads_run(4096, 16));
 }
 
 // gsa's chunk: K and M multiples of 16 (M up to 128), V of 8; its logit kernels stage the rows of q and k (do

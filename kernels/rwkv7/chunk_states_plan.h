@@ -1,0 +1,76 @@
+// The sizes of rwkv7 chunk's state pass (chunk_states.cuh, chunk_states_mma.cuh) as the host plans them: a
+// block's threads and shared memory, and the value columns a block holds. Host-safe, so
+// tests/kernels/rwkv7_chunk_states_plan_test.cpp checks the rule on the CPU.
+#pragma once
+
+#include <cuda_runtime.h>  // __host__ __device__
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/rwkv7/chunk_workspace.h"
+
+namespace flabench::rwkv7 {
+
+// Value columns a block holds (state_columns picks them).
+constexpr int kStateColumns = 16, kNarrowStateColumns = 8, kWideStateColumns = 32;
+constexpr int kStep = kCheckpointTokens;  // tokens per state update
+__host__ __device__ constexpr int state_threads(int columns) {
+  return 16 * columns;  // 16 row groups
+}
+// The tensor-core kernel's threads at K = 16 KQ: a warp per 16 keys.
+__host__ __device__ constexpr int mma_state_threads(int KQ) {
+  return 32 * KQ;
+}
+
+// Row strides in shared memory, padded by 16 bytes so that the tensor-core kernel's fragment reads, a
+// token's rows or a key's apart, fall on distinct banks: the key rows of W, k~ and b~, the value rows of S
+// and V_new (floats), and v's rows (input elements).
+__host__ __device__ constexpr int key_stride(int K) {
+  return K + 4;
+}
+__host__ __device__ constexpr int column_stride(int cols) {
+  return cols + 4;
+}
+__host__ __device__ constexpr int value_stride(int cols, int input_bytes) {
+  return cols + 16 / input_bytes;
+}
+
+// One chunk's operands in shared memory (floats; v as the input type), for `cols` value columns.
+__host__ __device__ constexpr int operand_floats(int C, int K, int input_bytes, int cols) {
+  return 3 * C * key_stride(K)                                     // W, k~, b~
+         + (C / kStep) * K                                         // the steps' decays
+         + C * cols                                                // U
+         + C * value_stride(cols, input_bytes) * input_bytes / 4;  // v
+}
+// S and V_new: the state at the chunk's start and the chunk's a^T S.
+__host__ __device__ constexpr int fixed_floats(int C, int K, int cols) {
+  return (K + C) * column_stride(cols);
+}
+// Two chunks' operands where they fit in `limit` bytes (the next one arrives during this one), else one.
+__host__ __device__ constexpr int operand_buffers(int C, int K, int input_bytes, int cols,
+                                                  std::size_t limit) {
+  return sizeof(float) * (fixed_floats(C, K, cols) + 2 * operand_floats(C, K, input_bytes, cols)) <= limit
+             ? 2
+             : 1;
+}
+__host__ __device__ constexpr int states_shared_floats(int C, int K, int input_bytes, int cols, int buffers) {
+  return fixed_floats(C, K, cols) + buffers * operand_floats(C, K, input_bytes, cols);
+}
+
+// The value columns a block holds: 8 where 16 would leave SMs without a block (few heads: 1,24576,16,64
+// has 64 blocks of 16 for 132 SMs), so that a block's sequential chain covers half as many columns; 32 on
+// the tensor cores at K = 128, where a block (8 warps, its operands 100-120 KiB) has an SM to itself and a
+// chunk's W, k~ and b~ then serve twice the columns (4,4096,16,128: the pass 1.49 -> 0.98 ms;
+// kernels/notes/rwkv7_chunk.md, v13); else 16.
+inline int state_columns(std::int64_t heads, int K, int V, int C, int input_bytes, bool tensor_cores, int sms,
+                         std::size_t shared_limit) {
+  if (heads * (V / kStateColumns) < sms) return kNarrowStateColumns;
+  if (tensor_cores && K >= 128 && V % kWideStateColumns == 0 &&
+      sizeof(float) * std::size_t(states_shared_floats(C, K, input_bytes, kWideStateColumns, 1)) <=
+          shared_limit)
+    return kWideStateColumns;
+  return kStateColumns;
+}
+
+}  // namespace flabench::rwkv7

@@ -1,0 +1,61 @@
+// rwkv7 chunk's state pass as the host plans it (kernels/rwkv7/chunk_states_plan.h): the value columns a
+// block holds at the peer shapes are the ones measured fastest on an H200 (kernels/notes/rwkv7_chunk.md,
+// v13), the CUDA-core kernel (fp16, fp32) is never given the tensor cores' wide blocks, every pick divides V,
+// and the shared memory of what is picked fits the device.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/rwkv7/chunk_states_plan.h"
+
+namespace flabench::rwkv7 {
+namespace {
+
+constexpr int kSms = 132;
+constexpr std::size_t kHopperShared = 227 * 1024, kAdaShared = 99 * 1024;
+
+int columns(std::int64_t B, std::int64_t H, int D, int C = 32, int input_bytes = 2, bool tensor_cores = true,
+            std::size_t shared = kHopperShared, int sms = kSms) {
+  return state_columns(B * H, D, D, C, input_bytes, tensor_cores, sms, shared);
+}
+
+TEST(Rwkv7ChunkStatesPlan, PeerShapesTakeTheColumnsMeasuredFastest) {
+  for (int C : {16, 32, 64}) {
+    EXPECT_EQ(columns(8, 8, 64, C), 16) << "8,1024,8,64 C" << C;
+    EXPECT_EQ(columns(4, 16, 64, C), 16) << "4,4096,16,64 C" << C;
+    EXPECT_EQ(columns(1, 16, 64, C), 8) << "1,24576,16,64 C" << C;  // 64 blocks of 16 for 132 SMs
+    EXPECT_EQ(columns(2, 16, 128, C), 32) << "2,16384,16,128 C" << C;
+    EXPECT_EQ(columns(4, 16, 128, C), 32) << "4,4096,16,128 C" << C;
+  }
+}
+
+TEST(Rwkv7ChunkStatesPlan, CudaCoresNeverTakeTheWideBlocks) {
+  for (int input_bytes : {2, 4})
+    for (std::int64_t heads : {1, 64, 4096})
+      EXPECT_NE(state_columns(heads, 128, 128, 32, input_bytes, false, kSms, kHopperShared),
+                kWideStateColumns);
+}
+
+TEST(Rwkv7ChunkStatesPlan, PicksDivideVAndFitTheDevice) {
+  for (std::size_t shared : {kHopperShared, kAdaShared})
+    for (int C : {16, 32, 64})
+      for (int K : {16, 32, 64, 128})
+        for (int V : {16, 32, 64, 128})
+          for (std::int64_t heads : {1, 8, 64, 1024})
+            for (bool tensor_cores : {true, false}) {
+              const int cols = state_columns(heads, K, V, C, 2, tensor_cores, kSms, shared);
+              EXPECT_EQ(V % cols, 0) << "V " << V << " cols " << cols;
+              // what the variant's limits promise (16 columns) fits: a wider pick must fit too
+              if (sizeof(float) * std::size_t(states_shared_floats(C, K, 2, kStateColumns, 1)) <= shared) {
+                EXPECT_LE(sizeof(float) * std::size_t(states_shared_floats(C, K, 2, cols, 1)), shared)
+                    << "C" << C << " K" << K << " V" << V << " cols " << cols;
+              }
+            }
+  // an RTX 40xx holds the wide blocks at C = 32 (80 KiB), not at C = 64 (141 KiB; 16 columns there)
+  EXPECT_EQ(columns(4, 16, 128, 32, 2, true, kAdaShared), kWideStateColumns);
+  EXPECT_EQ(columns(4, 16, 128, 64, 2, true, kAdaShared), kStateColumns);
+}
+
+}  // namespace
+}  // namespace flabench::rwkv7
