@@ -1,8 +1,14 @@
 // rwkv7 chunk, step 3 of the forward: the outputs, one block per (chunk and slice of value columns,
 // batch * head), from the chunk's first state S (step 2), its V_new (step 2) and A_qk, A_qb (step 1):
 //   o = (q ⊙ e^{Γ}) S + A_qk v + A_qb V_new       (q = scale * r; Γ inclusive, so e^{Γ} <= 1)
+// on the tensor cores for bf16 inputs (output_tiles), on the CUDA cores for fp16 and fp32.
 #pragma once
 
+#include <cuda_bf16.h>
+
+#include <type_traits>
+
+#include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/rwkv7/chunk_tiles.cuh"
 
@@ -15,15 +21,51 @@ __host__ __device__ constexpr int output_columns(int V) {
   return V % kOutputColumns == 0 ? kOutputColumns : 16;
 }
 
+// Rows in shared memory are padded by 16 bytes, so that the tensor cores' fragment reads (a row or a
+// column apart) fall on distinct banks.
+__host__ __device__ constexpr int padded(int n) {
+  return n + 4;
+}
+
 __host__ __device__ constexpr int output_shared_floats(int C, int K) {
-  return C * (K + 4)                // q e^Γ (Γ first), rows padded to 16 bytes
-         + K * kOutputColumns       // S
-         + 2 * C * C                // A_qk, A_qb
-         + 2 * C * kOutputColumns;  // v, V_new
+  return C * padded(K)                      // q e^Γ (Γ first)
+         + K * padded(kOutputColumns)       // S
+         + 2 * C * padded(C)                // A_qk, A_qb
+         + 2 * C * padded(kOutputColumns);  // v, V_new
 }
 
 __device__ __forceinline__ float4 load4(const float* at) {
   return *reinterpret_cast<const float4*>(at);
+}
+
+// bf16's outputs on the tensor cores: the C x VO block in 16 x 8 tiles, a warp's tiles in one row of tiles
+// (sharing its A fragments), every fp32 operand (q e^Γ, S, A_qk, A_qb, V_new) in two bf16 parts; v is bf16
+// already. store(i, col, value) for each element.
+template <int C, int VO, class Store>
+__device__ void output_tiles(const float* qg, int KP, const float* S, const float* qk, const float* qb,
+                             const float* vs, const float* vnew, int K, const Store& store) {
+  using chunk::Exact;
+  using Op = __nv_bfloat16;
+  constexpr int CP = padded(C), VP = padded(VO), NT = VO / 8, warps = kThreads / 32;
+  constexpr int row_warps = warps / (C / 16) > 0 ? warps / (C / 16) : 1;  // warps a row of tiles
+  constexpr int NW = NT / row_warps > 0 ? NT / row_warps : 1;             // tiles a warp
+  const int warp = threadIdx.x / 32, m0 = 16 * (warp / row_warps), n0 = 8 * NW * (warp % row_warps);
+  if (m0 >= C || n0 >= VO) return;  // C = 16: more warps than tiles
+  float acc[NW][4] = {};
+  for (int k0 = 0; k0 < K; k0 += 16)
+    chunk::mma_k16<Op, NW, Exact::both>(
+        acc, NW, m0, n0, k0, [&](int i, int c) { return qg[i * KP + c]; },
+        [&](int c, int j) { return S[c * VP + j]; });
+#pragma unroll
+  for (int j0 = 0; j0 < C; j0 += 16) {
+    chunk::mma_k16<Op, NW, Exact::a>(
+        acc, NW, m0, n0, j0, [&](int i, int m) { return qk[i * CP + m]; },
+        [&](int m, int j) { return vs[m * VP + j]; });
+    chunk::mma_k16<Op, NW, Exact::both>(
+        acc, NW, m0, n0, j0, [&](int i, int m) { return qb[i * CP + m]; },
+        [&](int m, int j) { return vnew[m * VP + j]; });
+  }
+  chunk::for_each_accumulator(acc, NW, m0, n0, [&](int i, int col, float value) { store(i, col, value); });
 }
 
 // C a compile-time constant, so each chunk size's kernel holds only its own rows' sums (a thread's rows:
@@ -34,13 +76,14 @@ __global__ void __launch_bounds__(kThreads, C == 64 ? 3 : 4)
     rwkv7_chunk_output_kernel(Pointers<T> p, ChunkDims d, const float* states, const float* sa,
                               const float* qk_in, const float* qb_in) {
   extern __shared__ __align__(16) float smem[];
-  const int K = d.K, VO = output_columns(d.V), KP = K + 4;
-  float* qg = smem;           // [C][K + 4]
-  float* S = qg + C * KP;     // [K][VO]
-  float* qk = S + K * VO;     // [C][C]
-  float* qb = qk + C * C;     // [C][C]
-  float* vs = qb + C * C;     // [C][VO]
-  float* vnew = vs + C * VO;  // [C][VO]
+  constexpr int CP = padded(C);
+  const int K = d.K, VO = output_columns(d.V), KP = padded(K), VP = padded(VO);
+  float* qg = smem;           // [C][KP]
+  float* S = qg + C * KP;     // [K][VP]
+  float* qk = S + K * VP;     // [C][CP]
+  float* qb = qk + C * CP;    // [C][CP]
+  float* vs = qb + C * CP;    // [C][VP]
+  float* vnew = vs + C * VP;  // [C][VP]
   // A chunk's value slices are neighbours in the grid, so they run together and read the chunk's q, decays,
   // A_qk and A_qb from L2 once it holds them (the slices last in the grid re-read them from DRAM).
   const int slices = d.V / VO, n = blockIdx.x / slices, v0 = blockIdx.x % slices * VO;
@@ -52,14 +95,15 @@ __global__ void __launch_bounds__(kThreads, C == 64 ? 3 : 4)
   const float* first = states + (std::int64_t(bh) * d.checkpoints + t0 / kCheckpointTokens) * K * d.V + v0;
   for (int e = threadIdx.x; e < K * VO / 4; e += kThreads) {
     const int c = e / (VO / 4), j = e % (VO / 4) * 4;
-    *reinterpret_cast<float4*>(S + c * VO + j) = load4(first + std::int64_t(c) * d.V + j);
+    *reinterpret_cast<float4*>(S + c * VP + j) = load4(first + std::int64_t(c) * d.V + j);
   }
   for (int e = threadIdx.x; e < C * C / 4; e += kThreads) {
-    reinterpret_cast<float4*>(qk)[e] = load4(qk_in + block * C * C + 4 * e);
-    reinterpret_cast<float4*>(qb)[e] = load4(qb_in + block * C * C + 4 * e);
+    const int i = e / (C / 4), j = e % (C / 4) * 4;
+    *reinterpret_cast<float4*>(qk + i * CP + j) = load4(qk_in + block * C * C + 4 * e);
+    *reinterpret_cast<float4*>(qb + i * CP + j) = load4(qb_in + block * C * C + 4 * e);
   }
-  stage_rows(vs, VO, 1, p.v, d, d.V, b, h, t0, C, L, v0, VO);
-  stage_rows(vnew, VO, 1, sa, d, d.V, b, h, t0, C, L, v0, VO);
+  stage_rows(vs, VP, 1, p.v, d, d.V, b, h, t0, C, L, v0, VO);
+  stage_rows(vnew, VP, 1, sa, d, d.V, b, h, t0, C, L, v0, VO);
   __syncthreads();
   inclusive_sums_down(qg, C, K, KP, 1);
   const T* r = p.q + token_row(d, b, t0, h) * K;
@@ -70,45 +114,52 @@ __global__ void __launch_bounds__(kThreads, C == 64 ? 3 : 4)
   }
   __syncthreads();
 
-  // A thread sums column `col` of rows row_group + groups * r: independent sums it interleaves, reading
-  // the rows' operands four at a time. A_qk and A_qb are zero above the diagonal, so every row runs over
-  // all the chunk's tokens (v and V_new are zero past the last).
-  const int groups = kThreads / VO;
-  const int col = threadIdx.x % VO, row_group = threadIdx.x / VO;
-  const auto sums = [&](auto count) {
-    constexpr int rows = decltype(count)::value;
-    float acc[rows] = {};
-    for (int c = 0; c < K; c += 4) {
-      const float s0 = S[c * VO + col], s1 = S[(c + 1) * VO + col], s2 = S[(c + 2) * VO + col],
-                  s3 = S[(c + 3) * VO + col];
-#pragma unroll
-      for (int r = 0; r < rows; ++r) {
-        const float4 q = load4(qg + (row_group + groups * r) * KP + c);
-        acc[r] = fmaf(q.x, s0, fmaf(q.y, s1, fmaf(q.z, s2, fmaf(q.w, s3, acc[r]))));
-      }
-    }
-    for (int m = 0; m < L; m += 4) {
-      float vm[4], nm[4];
-#pragma unroll
-      for (int u = 0; u < 4; ++u) vm[u] = vs[(m + u) * VO + col], nm[u] = vnew[(m + u) * VO + col];
-#pragma unroll
-      for (int r = 0; r < rows; ++r) {
-        const int i = row_group + groups * r;
-        const float4 a = load4(qk + i * C + m), bq = load4(qb + i * C + m);
-        acc[r] = fmaf(a.x, vm[0], fmaf(a.y, vm[1], fmaf(a.z, vm[2], fmaf(a.w, vm[3], acc[r]))));
-        acc[r] = fmaf(bq.x, nm[0], fmaf(bq.y, nm[1], fmaf(bq.z, nm[2], fmaf(bq.w, nm[3], acc[r]))));
-      }
-    }
-#pragma unroll
-    for (int r = 0; r < rows; ++r) {
-      const int i = row_group + groups * r;
-      if (i < L) p.o[token_row(d, b, t0 + i, h) * d.V + v0 + col] = from_float<T>(acc[r]);
-    }
+  const auto store = [&](int i, int col, float value) {
+    if (i < L) p.o[token_row(d, b, t0 + i, h) * d.V + v0 + col] = from_float<T>(value);
   };
-  if (VO == kOutputColumns)
-    sums(std::integral_constant<int, C * kOutputColumns / kThreads>{});
-  else
-    sums(std::integral_constant<int, C * 16 / kThreads>{});
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    if (VO == kOutputColumns)
+      output_tiles<C, kOutputColumns>(qg, KP, S, qk, qb, vs, vnew, K, store);
+    else
+      output_tiles<C, 16>(qg, KP, S, qk, qb, vs, vnew, K, store);
+  } else {
+    // A thread sums column `col` of rows row_group + groups * r: independent sums it interleaves, reading
+    // the rows' operands four at a time. A_qk and A_qb are zero above the diagonal, so every row runs over
+    // all the chunk's tokens (v and V_new are zero past the last).
+    const int groups = kThreads / VO;
+    const int col = threadIdx.x % VO, row_group = threadIdx.x / VO;
+    const auto sums = [&](auto count) {
+      constexpr int rows = decltype(count)::value;
+      float acc[rows] = {};
+      for (int c = 0; c < K; c += 4) {
+        const float s0 = S[c * VP + col], s1 = S[(c + 1) * VP + col], s2 = S[(c + 2) * VP + col],
+                    s3 = S[(c + 3) * VP + col];
+#pragma unroll
+        for (int r = 0; r < rows; ++r) {
+          const float4 q = load4(qg + (row_group + groups * r) * KP + c);
+          acc[r] = fmaf(q.x, s0, fmaf(q.y, s1, fmaf(q.z, s2, fmaf(q.w, s3, acc[r]))));
+        }
+      }
+      for (int m = 0; m < L; m += 4) {
+        float vm[4], nm[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) vm[u] = vs[(m + u) * VP + col], nm[u] = vnew[(m + u) * VP + col];
+#pragma unroll
+        for (int r = 0; r < rows; ++r) {
+          const int i = row_group + groups * r;
+          const float4 a = load4(qk + i * CP + m), bq = load4(qb + i * CP + m);
+          acc[r] = fmaf(a.x, vm[0], fmaf(a.y, vm[1], fmaf(a.z, vm[2], fmaf(a.w, vm[3], acc[r]))));
+          acc[r] = fmaf(bq.x, nm[0], fmaf(bq.y, nm[1], fmaf(bq.z, nm[2], fmaf(bq.w, nm[3], acc[r]))));
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < rows; ++r) store(row_group + groups * r, col, acc[r]);
+    };
+    if (VO == kOutputColumns)
+      sums(std::integral_constant<int, C * kOutputColumns / kThreads>{});
+    else
+      sums(std::integral_constant<int, C * 16 / kThreads>{});
+  }
 }
 
 }  // namespace flabench::rwkv7
