@@ -23,12 +23,15 @@ namespace {
 
 constexpr int kMaxGridRows = 65535;  // a grid's y dimension
 
-// The most shared memory a block of any step needs (the state pass with one operand buffer).
+// The most shared memory a block of any step needs (the state pass with one operand buffer; bf16's on the
+// tensor cores).
 std::size_t shared_bytes(const Problem& p) {
   const int C = p.chunk_size, K = int(p.K), input_bytes = int(dtype_size(p.dtype));
-  return sizeof(float) *
-         std::max({intra_shared_floats(C), states_shared_floats(C, K, input_bytes, kStateColumns, 1),
-                   output_shared_floats(C, K)});
+  const std::size_t states = p.dtype == DType::bf16
+                                 ? std::size_t(mma_states_shared_bytes(C, K, kStateColumns, 1))
+                                 : sizeof(float) * states_shared_floats(C, K, input_bytes, kStateColumns, 1);
+  return std::max(
+      {sizeof(float) * intra_shared_floats(C), states, sizeof(float) * output_shared_floats(C, K)});
 }
 
 template <class T>
@@ -60,8 +63,11 @@ void forward(const ForwardCall& call) {
     const std::size_t shared_limit = current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
     const auto launch = [&](auto cols) {
       constexpr int COLS = decltype(cols)::value;
-      const int buffers = operand_buffers(d.C, d.K, sizeof(T), COLS, shared_limit);
-      const std::size_t shared = sizeof(float) * states_shared_floats(d.C, d.K, sizeof(T), COLS, buffers);
+      const int buffers = kTensorCores ? mma_operand_buffers(d.C, d.K, COLS, shared_limit)
+                                       : operand_buffers(d.C, d.K, sizeof(T), COLS, shared_limit);
+      const std::size_t shared =
+          kTensorCores ? std::size_t(mma_states_shared_bytes(d.C, d.K, COLS, buffers))
+                       : sizeof(float) * states_shared_floats(d.C, d.K, sizeof(T), COLS, buffers);
       with_one_of<1, 2, 4, 8>(d.K / 16, [&](auto groups) {  // K / 16
         constexpr int KQ = decltype(groups)::value;
         if constexpr (kTensorCores) {
@@ -77,7 +83,7 @@ void forward(const ForwardCall& call) {
         }
       });
     };
-    const int columns = state_columns(heads, d.K, d.V, d.C, sizeof(T), kTensorCores,
+    const int columns = state_columns(heads, d.K, d.V, d.C, kTensorCores,
                                       current_device_attribute(cudaDevAttrMultiProcessorCount), shared_limit);
     if constexpr (kTensorCores)
       with_one_of<kStateColumns, kNarrowStateColumns, kWideStateColumns>(columns, launch);

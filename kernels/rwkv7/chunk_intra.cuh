@@ -9,6 +9,10 @@
 // loses the bits of a short one: across steps Γ_i - Γ_j = l_i + T(steps between) + r_j, terms of one sign.
 #pragma once
 
+#include <cuda_bf16.h>
+
+#include <type_traits>
+
 #include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/rwkv7/chunk_tiles.cuh"
 
@@ -72,18 +76,34 @@ __device__ void stage_decays(const IntraShared& s, const Pointers<T>& p, const C
   __syncthreads();
 }
 
+// Element (row, col) of a [C][K] operand of the state pass in its region: fp32, or for bf16 inputs two bf16
+// planes, high then low (the same bytes), which the tensor-core pass reads whole by ldmatrix
+// (chunk_states_mma.cuh) without splitting each value again on its sequential path.
+template <class T>
+__device__ __forceinline__ void store_operand(float* region, int C, int K, int row, int col, float x) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    __nv_bfloat16* high = reinterpret_cast<__nv_bfloat16*>(region) + row * K + col;
+    const __nv_bfloat16 rounded = __float2bfloat16_rn(x);
+    high[0] = rounded;
+    high[C * K] = __float2bfloat16_rn(x - __bfloat162float(rounded));
+  } else {
+    region[row * K + col] = x;
+  }
+}
+
 // The state pass's factors for the staged slice of keys (they need no state, so they are made here, off
 // its sequential path): k and b with the decay to the end of their 16-token step, and each step's decay.
+template <class T>
 __device__ void write_step_factors(const IntraShared& s, const ChunkDims& d, std::int64_t block, int c0,
                                    const IntraOutputs& out) {
   const int C = d.C, stride = C + 1;
-  float* kg = out.kg + block * C * d.K + c0;
-  float* bg = out.bg + block * C * d.K + c0;
+  float* kg = out.kg + block * C * d.K;
+  float* bg = out.bg + block * C * d.K;
   for (int e = threadIdx.x; e < C * kSliceKeys; e += kThreads) {
     const int j = e / kSliceKeys, c = e % kSliceKeys;
     const float f = exp2_flushed(s.r[c * stride + j]);
-    kg[j * d.K + c] = s.k[c * stride + j] * f;
-    bg[j * d.K + c] = s.b[c * stride + j] * f;
+    store_operand<T>(kg, C, d.K, j, c0 + c, s.k[c * stride + j] * f);
+    store_operand<T>(bg, C, d.K, j, c0 + c, s.b[c * stride + j] * f);
   }
   const int steps = C / kCheckpointTokens;
   float* decay = out.decay + block * steps * d.K + c0;
@@ -168,7 +188,7 @@ __global__ void __launch_bounds__(kThreads, intra_blocks_per_sm(C))
     stage_rows(s.k, 1, stride, p.k, d, d.K, b, h, t0, C, L, c0, kSliceKeys);
     stage_rows(s.b, 1, stride, p.b, d, d.K, b, h, t0, C, L, c0, kSliceKeys);
     stage_decays(s, p, d, b, h, t0, L, c0);
-    write_step_factors(s, d, std::int64_t(bh) * d.chunks + n, c0, out);
+    write_step_factors<T>(s, d, std::int64_t(bh) * d.chunks + n, c0, out);
     for (int c = 0; c < kSliceKeys; ++c) {
       const int at = c * stride;
       float lj[R], rj[R], kj[R], bj[R], total[R];  // total[J]: step J's sum
@@ -260,7 +280,7 @@ __global__ void __launch_bounds__(kThreads, intra_blocks_per_sm(C))
     float acc[rows] = {};
     sum_rows(acc, s.x, stride, row_group, groups, C, [&](int m) { return s.ag[c * stride + m]; });
 #pragma unroll
-    for (int r = 0; r < rows; ++r) w_block[(row_group + groups * r) * d.K + c0 + c] = acc[r];
+    for (int r = 0; r < rows; ++r) store_operand<T>(w_block, C, d.K, row_group + groups * r, c0 + c, acc[r]);
     __syncthreads();
   }
 }

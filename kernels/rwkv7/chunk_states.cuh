@@ -28,13 +28,36 @@ struct ChunkOperands {
   }
 };
 
+// Issues the copies of chunk n's step decays, U and v (its valid rows; v's rows `vs` elements apart) into
+// shared memory, in 16-byte pieces.
+template <class T, int COLS, int kBlockThreads>
+__device__ void fetch_step_operands(float* decay, float* U, T* v, int vs, const Pointers<T>& p,
+                                    const IntraOutputs& in, const ChunkDims& d, int K, int n, int b, int h,
+                                    int v0) {
+  const int C = d.C;
+  const std::int64_t block = std::int64_t(b * d.H + h) * d.chunks + n;
+  constexpr int kFloats = 4;  // per piece
+  for (int e = threadIdx.x; e < (C / kStep) * K / kFloats; e += kBlockThreads)
+    fused::cp_async(decay + e * kFloats, in.decay + block * (C / kStep) * K + e * kFloats, 16);
+  for (int e = threadIdx.x; e < C * COLS / kFloats; e += kBlockThreads) {
+    const int i = e / (COLS / kFloats), c = e % (COLS / kFloats) * kFloats;
+    fused::cp_async(U + i * COLS + c, in.u + (block * C + i) * d.V + v0 + c, 16);
+  }
+  constexpr int kValues = 16 / sizeof(T);  // per piece
+  const int t0 = n * C, L = min(C, d.T - t0);
+  for (int e = threadIdx.x; e < L * COLS / kValues; e += kBlockThreads) {
+    const int i = e / (COLS / kValues), c = e % (COLS / kValues) * kValues;
+    fused::cp_async(v + i * vs + c, p.v + token_row(d, b, t0 + i, h) * d.V + v0 + c, 16);
+  }
+}
+
 // Issues the copies of chunk n's operands into `to` (16-byte pieces; every row is a multiple of 16 bytes).
 template <class T, int COLS, int kBlockThreads>
 __device__ void fetch_operands(const ChunkOperands<T>& to, const Pointers<T>& p, const IntraOutputs& in,
                                const ChunkDims& d, int K, int n, int b, int h, int v0) {
   const int KS = key_stride(K);
-  const int C = d.C, bh = b * d.H + h;
-  const std::int64_t block = std::int64_t(bh) * d.chunks + n;
+  const int C = d.C;
+  const std::int64_t block = std::int64_t(b * d.H + h) * d.chunks + n;
   constexpr int kFloats = 4;  // per piece
   for (int e = threadIdx.x; e < C * K / kFloats; e += kBlockThreads) {
     const int i = e / (K / kFloats), c = e % (K / kFloats) * kFloats;
@@ -43,19 +66,8 @@ __device__ void fetch_operands(const ChunkOperands<T>& to, const Pointers<T>& p,
     fused::cp_async(to.kg + i * KS + c, in.kg + at, 16);
     fused::cp_async(to.bg + i * KS + c, in.bg + at, 16);
   }
-  for (int e = threadIdx.x; e < (C / kStep) * K / kFloats; e += kBlockThreads)
-    fused::cp_async(to.decay + e * kFloats, in.decay + block * (C / kStep) * K + e * kFloats, 16);
-  for (int e = threadIdx.x; e < C * COLS / kFloats; e += kBlockThreads) {
-    const int i = e / (COLS / kFloats), c = e % (COLS / kFloats) * kFloats;
-    fused::cp_async(to.U + i * COLS + c, in.u + (block * C + i) * d.V + v0 + c, 16);
-  }
-  constexpr int kValues = 16 / sizeof(T);  // per piece
-  const int t0 = n * C, L = min(C, d.T - t0);
-  for (int e = threadIdx.x; e < L * COLS / kValues; e += kBlockThreads) {
-    const int i = e / (COLS / kValues), c = e % (COLS / kValues) * kValues;
-    fused::cp_async(to.v + i * value_stride(COLS, sizeof(T)) + c,
-                    p.v + token_row(d, b, t0 + i, h) * d.V + v0 + c, 16);
-  }
+  fetch_step_operands<T, COLS, kBlockThreads>(to.decay, to.U, to.v, value_stride(COLS, sizeof(T)), p, in, d,
+                                              K, n, b, h, v0);
 }
 
 // Chunk n's operands made ready for the block (chunk 0's copies issued here), with two buffers issuing chunk

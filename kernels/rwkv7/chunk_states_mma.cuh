@@ -1,51 +1,96 @@
-// rwkv7 chunk, step 2 on the tensor cores (bf16 inputs): chunk_states.cuh's scan with the same operands and
-// outputs, its products as mma.sync tiles. A warp holds 16 state rows (keys) of the block's COLS value
-// columns as fp32 accumulators; per chunk
-//   V_new = U + W S                          (C x COLS tiles over the warps, S read from shared memory)
+// rwkv7 chunk, step 2 on the tensor cores (bf16 inputs): chunk_states.cuh's scan with the same outputs, its
+// products as mma.sync tiles. A warp holds 16 state rows (keys) of the block's COLS value columns as fp32
+// accumulators; per chunk
+//   V_new = U + W S                          (C x COLS tiles over the warps)
 // then per 16-token step, one k-step of the tensor cores:
 //   S <- D S + k~^T v + b~^T V_new           (D per row of the accumulators)
-// Every fp32 operand (W, S, k~, b~, V_new) goes in as two bf16 parts (warp_mma.cuh's Exact), so each
-// product keeps about 16 bits of its operands against the CUDA-core scan's 24; v is bf16 already. Rows past
-// the sequence's end read as zero (their room holds whatever the workspace held). The CUDA-core kernel
-// spent 8 FMAs and three shared reads a key, column and token (kernels/notes/rwkv7_chunk.md, v13).
+// Every fp32 operand goes in as two bf16 parts, so each product keeps about 16 bits of its operands against
+// the CUDA-core scan's 24: W, k~ and b~ arrive so from intra (store_operand), S^T and V_new are split once
+// where they are made, and every fragment is read whole by ldmatrix (shared rows of plane_stride elements);
+// v is bf16 already. Rows past the sequence's end are zero: intra's (its inputs staged as zero there) and v's
+// (written here). Kernels/notes/rwkv7_chunk.md, versions 13 and 15.
 #pragma once
 
 #include <cuda_bf16.h>
+
+#include <cstdint>
 
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/rwkv7/chunk_states.cuh"
 
 namespace flabench::rwkv7 {
 
+// One chunk's operands in shared memory (chunk_states_plan.h, mma_operand_bytes): W, k~, b~ as high and low
+// planes [C][plane_stride(K)], the steps' decays, U, v [C][plane_stride(cols)].
+struct PlaneOperands {
+  __nv_bfloat16 *W, *kg, *bg;  // the high planes; each low plane follows its high one
+  float *decay, *U;
+  __nv_bfloat16* v;
+  int plane;  // elements from a high plane to its low one
+  __device__ PlaneOperands(char* base, int C, int K, int cols) : plane(C * plane_stride(K)) {
+    W = reinterpret_cast<__nv_bfloat16*>(base), kg = W + 2 * plane, bg = kg + 2 * plane;
+    decay = reinterpret_cast<float*>(bg + 2 * plane), U = decay + (C / kStep) * K;
+    v = reinterpret_cast<__nv_bfloat16*>(U + C * cols);
+  }
+};
+
+// Issues the copies of chunk n's operands into `to`, and zeroes v's rows past the sequence's end (ldmatrix
+// reads whole 16-token steps).
+template <int COLS, int kBlockThreads>
+__device__ void fetch_planes(const PlaneOperands& to, const Pointers<__nv_bfloat16>& p,
+                             const IntraOutputs& in, const ChunkDims& d, int K, int n, int b, int h, int v0) {
+  const int C = d.C, KP = plane_stride(K), pieces = K / 8;  // 16-byte pieces a row
+  const std::int64_t block = std::int64_t(b * d.H + h) * d.chunks + n;
+  for (int e = threadIdx.x; e < 2 * C * pieces; e += kBlockThreads) {  // both planes' rows
+    const int row = e / pieces, c = e % pieces * 8;
+    const std::int64_t at = (block * 2 * C + row) * K + c;  // in bf16 elements of the [2][C][K] planes
+    fused::cp_async(to.W + row * KP + c, reinterpret_cast<const __nv_bfloat16*>(in.w) + at, 16);
+    fused::cp_async(to.kg + row * KP + c, reinterpret_cast<const __nv_bfloat16*>(in.kg) + at, 16);
+    fused::cp_async(to.bg + row * KP + c, reinterpret_cast<const __nv_bfloat16*>(in.bg) + at, 16);
+  }
+  constexpr int VP = plane_stride(COLS);
+  fetch_step_operands<__nv_bfloat16, COLS, kBlockThreads>(to.decay, to.U, to.v, VP, p, in, d, K, n, b, h, v0);
+  const int L = min(C, d.T - n * C);
+  for (int e = threadIdx.x; e < (C - L) * COLS; e += kBlockThreads)
+    to.v[(L + e / COLS) * VP + e % COLS] = __float2bfloat16_rn(0.0f);
+}
+
 template <int KQ, int COLS>
 __global__ void __launch_bounds__(mma_state_threads(KQ))
     rwkv7_chunk_states_mma_kernel(Pointers<__nv_bfloat16> p, ChunkDims d, IntraOutputs in, float* states,
                                   float* sa, bool every_checkpoint, int buffers) {
-  using T = __nv_bfloat16;
-  using chunk::Exact;
-  constexpr int K = 16 * KQ, NT = COLS / 8;
-  constexpr int SS = column_stride(COLS), KS = key_stride(K), VS = value_stride(COLS, sizeof(T));
+  using Op = __nv_bfloat16;
+  constexpr int K = 16 * KQ, NT = COLS / 8, KP = plane_stride(K), VP = plane_stride(COLS);
   extern __shared__ __align__(16) float smem[];
   const int C = d.C;
-  float* S = smem;           // [K][SS], the state at the chunk's start
-  float* vnew = S + K * SS;  // [C][SS]
-  float* operands = vnew + C * SS;
-  const int operand_size = operand_floats(C, K, sizeof(T), COLS);
+  Op* S = reinterpret_cast<Op*>(smem);  // S^T [COLS][KP], the state at the chunk's start; its low plane after
+  Op* vnew = S + 2 * COLS * KP;         // V_new [C][VP], then its low plane
+  char* operands = reinterpret_cast<char*>(vnew + 2 * C * VP);
+  const int operand_bytes = mma_operand_bytes(C, K, COLS);
   const int bh = blockIdx.y, b = bh / d.H, h = bh % d.H, v0 = blockIdx.x * COLS;
   const int warp = threadIdx.x / 32, m0 = 16 * warp;  // the warp's keys m0 .. m0 + 15
   const std::int64_t head_state = std::int64_t(bh) * d.checkpoints * K * d.V;
   const auto buffer = [&](int n) {
-    return ChunkOperands<T>(operands + (n % buffers) * operand_size, C, K, COLS);
+    return PlaneOperands(operands + (n % buffers) * operand_bytes, C, K, COLS);
   };
   const auto fetch = [&](int n) {
-    fetch_operands<T, COLS, mma_state_threads(KQ)>(buffer(n), p, in, d, K, n, b, h, v0);
+    fetch_planes<COLS, mma_state_threads(KQ)>(buffer(n), p, in, d, K, n, b, h, v0);
   };
-  // The accumulators' state to `to` ([K][ld] floats from the block's first column), a pair at a time.
+  // An fp32 value as the high and low planes' elements at `at`.
+  const auto keep = [](Op* high, int plane, int at, float x) {
+    const Op rounded = __float2bfloat16_rn(x);
+    high[at] = rounded;
+    high[at + plane] = __float2bfloat16_rn(x - __bfloat162float(rounded));
+  };
   float acc[NT][4];
-  const auto store_state = [&](float* to, std::int64_t ld) {
+  const auto store_state = [&](float* to, std::int64_t ld) {  // [K][ld] floats from the block's first column
     chunk::for_each_pair(acc, NT, m0, 0, [&](int key, int col, float first, float second) {
       *reinterpret_cast<float2*>(to + key * ld + col) = make_float2(first, second);
     });
+  };
+  const auto keep_state = [&] {
+    chunk::for_each_accumulator(acc, NT, m0, 0,
+                                [&](int key, int col, float x) { keep(S, COLS * KP, col * KP + key, x); });
   };
 
   const float* h0 = p.h0 + std::int64_t(bh) * K * d.V + v0;
@@ -53,30 +98,36 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
     const float2 x = *reinterpret_cast<const float2*>(h0 + std::int64_t(key) * d.V + col);
     first = x.x, second = x.y;
   });
-  store_state(S, SS);
+  keep_state();
 
   for (int n = 0; n < d.chunks; ++n) {
     const int t0 = n * C, L = min(C, d.T - t0), steps = (L + kStep - 1) / kStep;
     await_operands(n, d.chunks, buffers, fetch);
-    const ChunkOperands<T> x = buffer(n);
+    const PlaneOperands x = buffer(n);
 
     // V_new = U + W S, a 16 x 8 tile at a time; the k-steps alternate between two sums (half the chain).
     for (int tile = warp; tile < (C / 16) * NT; tile += KQ) {
       const int i0 = 16 * (tile / NT), c0 = 8 * (tile % NT);
       float even[1][4], odd[1][4] = {};
-      chunk::for_each_accumulator(
-          even, 1, i0, c0, [&](int i, int col, float& value) { value = i < L ? x.U[i * COLS + col] : 0.0f; });
-      const auto w = [&](int i, int key) { return i < L ? x.W[i * KS + key] : 0.0f; };
-      const auto s = [&](int key, int col) { return S[key * SS + col]; };
+      chunk::for_each_accumulator(even, 1, i0, c0,
+                                  [&](int i, int col, float& value) { value = x.U[i * COLS + col]; });
+      const auto add = [&](float(&sum)[1][4], int k0) {
+        std::uint32_t w[2][4];
+        chunk::a_stored_mk<Op>(w[0], x.W, KP, i0, k0);
+        chunk::a_stored_mk<Op>(w[1], x.W + x.plane, KP, i0, k0);
+        chunk::mma_b_stored_nk<Op, 1, 2>(sum, 0, 1, w, S, KP, k0, c0);
+        chunk::mma_b_stored_nk<Op, 1>(sum, 1, w[0], S + COLS * KP, KP, k0, c0);
+      };
 #pragma unroll
       for (int k0 = 0; k0 < K; k0 += 32) {
-        chunk::mma_k16<T, 1, Exact::both>(even, 1, i0, c0, k0, w, s);
-        if (k0 + 16 < K) chunk::mma_k16<T, 1, Exact::both>(odd, 1, i0, c0, k0 + 16, w, s);
+        add(even, k0);
+        if (k0 + 16 < K) add(odd, k0 + 16);
       }
 #pragma unroll
       for (int r = 0; r < 4; ++r) even[0][r] += odd[0][r];
       chunk::for_each_pair(even, 1, i0, c0, [&](int i, int col, float first, float second) {
-        *reinterpret_cast<float2*>(vnew + i * SS + col) = make_float2(first, second);
+        keep(vnew, C * VP, i * VP + col, first);
+        keep(vnew, C * VP, i * VP + col + 1, second);
         if (i < L)
           *reinterpret_cast<float2*>(sa + token_row(d, b, t0 + i, h) * d.V + v0 + col) =
               make_float2(first, second);
@@ -90,14 +141,17 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
       const float* decay = x.decay + m * K;
       chunk::for_each_accumulator(acc, NT, m0, 0, [&](int key, int, float& value) { value *= decay[key]; });
       const int j0 = m * kStep;
-      chunk::mma_k16<T, NT, Exact::a>(
-          acc, NT, m0, 0, j0, [&](int key, int j) { return j < L ? x.kg[j * KS + key] : 0.0f; },
-          [&](int j, int col) { return j < L ? to_float(x.v[j * VS + col]) : 0.0f; });
-      chunk::mma_k16<T, NT, Exact::both>(
-          acc, NT, m0, 0, j0, [&](int key, int j) { return j < L ? x.bg[j * KS + key] : 0.0f; },
-          [&](int j, int col) { return j < L ? vnew[j * SS + col] : 0.0f; });
+      std::uint32_t a[2][4];  // k~^T's fragment, then b~^T's: [k][m] planes, by ldmatrix.trans
+      chunk::a_stored_km<Op>(a[0], x.kg, KP, m0, j0);
+      chunk::a_stored_km<Op>(a[1], x.kg + x.plane, KP, m0, j0);
+      chunk::mma_b_stored_kn<Op, NT, 2>(acc, NT, a, x.v, VP, j0, 0);
+      chunk::a_stored_km<Op>(a[0], x.bg, KP, m0, j0);
+      chunk::a_stored_km<Op>(a[1], x.bg + x.plane, KP, m0, j0);
+      chunk::mma_b_stored_kn<Op, NT, 2>(acc, NT, a, vnew, VP, j0, 0);
+      const std::uint32_t high[1][4] = {{a[0][0], a[0][1], a[0][2], a[0][3]}};
+      chunk::mma_b_stored_kn<Op, NT, 1>(acc, NT, high, vnew + C * VP, VP, j0, 0);
     }
-    store_state(S, SS);
+    keep_state();
     __syncthreads();  // S for the next V_new; this buffer is refilled after it
     refill_operands(n, d.chunks, buffers, fetch);
   }

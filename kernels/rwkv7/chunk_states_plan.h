@@ -58,17 +58,37 @@ __host__ __device__ constexpr int states_shared_floats(int C, int K, int input_b
   return fixed_floats(C, K, cols) + buffers * operand_floats(C, K, input_bytes, cols);
 }
 
+// The tensor-core pass (bf16 inputs) reads W, k~ and b~ as intra writes them there, high and low bf16 planes,
+// whole fragments at a time by ldmatrix, and keeps S^T and V_new as planes too: rows of n + 8 elements, an
+// odd count of 16-byte pieces, so that ldmatrix's eight rows fall on distinct banks.
+__host__ __device__ constexpr int plane_stride(int n) {
+  return n + 8;
+}
+// One chunk's operands (bytes): W, k~, b~ [C][K] in two planes each, the steps' decays, U, v.
+__host__ __device__ constexpr int mma_operand_bytes(int C, int K, int cols) {
+  return 3 * 2 * C * plane_stride(K) * 2 + (C / kStep) * K * 4 + C * cols * 4 + C * plane_stride(cols) * 2;
+}
+// S^T [cols][K] and V_new [C][cols], two planes each.
+__host__ __device__ constexpr int mma_fixed_bytes(int C, int K, int cols) {
+  return 2 * cols * plane_stride(K) * 2 + 2 * C * plane_stride(cols) * 2;
+}
+__host__ __device__ constexpr int mma_operand_buffers(int C, int K, int cols, std::size_t limit) {
+  return std::size_t(mma_fixed_bytes(C, K, cols) + 2 * mma_operand_bytes(C, K, cols)) <= limit ? 2 : 1;
+}
+__host__ __device__ constexpr int mma_states_shared_bytes(int C, int K, int cols, int buffers) {
+  return mma_fixed_bytes(C, K, cols) + buffers * mma_operand_bytes(C, K, cols);
+}
+
 // The value columns a block holds: 8 where 16 would leave SMs without a block (few heads: 1,24576,16,64
 // has 64 blocks of 16 for 132 SMs), so that a block's sequential chain covers half as many columns; 32 on
 // the tensor cores at K = 128, where a block (8 warps, its operands 100-120 KiB) has an SM to itself and a
 // chunk's W, k~ and b~ then serve twice the columns (4,4096,16,128: the pass 1.49 -> 0.98 ms;
 // kernels/notes/rwkv7_chunk.md, v13); else 16.
-inline int state_columns(std::int64_t heads, int K, int V, int C, int input_bytes, bool tensor_cores, int sms,
+inline int state_columns(std::int64_t heads, int K, int V, int C, bool tensor_cores, int sms,
                          std::size_t shared_limit) {
   if (heads * (V / kStateColumns) < sms) return kNarrowStateColumns;
   if (tensor_cores && K >= 128 && V % kWideStateColumns == 0 &&
-      sizeof(float) * std::size_t(states_shared_floats(C, K, input_bytes, kWideStateColumns, 1)) <=
-          shared_limit)
+      std::size_t(mma_states_shared_bytes(C, K, kWideStateColumns, 1)) <= shared_limit)
     return kWideStateColumns;
   return kStateColumns;
 }

@@ -15,6 +15,8 @@ constexpr int kThreads = 256;
 constexpr float kLog2e = 1.4426950408889634f;  // exponents are kept in base 2 (exp2_flushed)
 
 // What step 1 writes (ChunkWorkspace), per (head, chunk).
+// W, k~ and b~ are fp32 for fp16 and fp32 inputs, two bf16 planes for bf16's (chunk_intra.cuh,
+// store_operand).
 struct IntraOutputs {
   float *qk, *qb;  // A_qk, A_qb [C][C]
   float *w, *u;    // W [C][K], U [C][V]

@@ -15,9 +15,9 @@ namespace {
 constexpr int kSms = 132;
 constexpr std::size_t kHopperShared = 227 * 1024, kAdaShared = 99 * 1024;
 
-int columns(std::int64_t B, std::int64_t H, int D, int C = 32, int input_bytes = 2, bool tensor_cores = true,
+int columns(std::int64_t B, std::int64_t H, int D, int C = 32, bool tensor_cores = true,
             std::size_t shared = kHopperShared, int sms = kSms) {
-  return state_columns(B * H, D, D, C, input_bytes, tensor_cores, sms, shared);
+  return state_columns(B * H, D, D, C, tensor_cores, sms, shared);
 }
 
 TEST(Rwkv7ChunkStatesPlan, PeerShapesTakeTheColumnsMeasuredFastest) {
@@ -31,10 +31,15 @@ TEST(Rwkv7ChunkStatesPlan, PeerShapesTakeTheColumnsMeasuredFastest) {
 }
 
 TEST(Rwkv7ChunkStatesPlan, CudaCoresNeverTakeTheWideBlocks) {
-  for (int input_bytes : {2, 4})
-    for (std::int64_t heads : {1, 64, 4096})
-      EXPECT_NE(state_columns(heads, 128, 128, 32, input_bytes, false, kSms, kHopperShared),
-                kWideStateColumns);
+  for (std::int64_t heads : {1, 64, 4096})
+    EXPECT_NE(state_columns(heads, 128, 128, 32, false, kSms, kHopperShared), kWideStateColumns);
+}
+
+// The shared memory of a block at `cols` columns, one operand buffer: the tensor-core kernel's planes for
+// bf16, the CUDA-core kernel's fp32 rows (fp16 inputs) otherwise.
+std::size_t state_bytes(int C, int K, int cols, bool tensor_cores) {
+  return tensor_cores ? std::size_t(mma_states_shared_bytes(C, K, cols, 1))
+                      : sizeof(float) * std::size_t(states_shared_floats(C, K, 2, cols, 1));
 }
 
 TEST(Rwkv7ChunkStatesPlan, PicksDivideVAndFitTheDevice) {
@@ -44,17 +49,17 @@ TEST(Rwkv7ChunkStatesPlan, PicksDivideVAndFitTheDevice) {
         for (int V : {16, 32, 64, 128})
           for (std::int64_t heads : {1, 8, 64, 1024})
             for (bool tensor_cores : {true, false}) {
-              const int cols = state_columns(heads, K, V, C, 2, tensor_cores, kSms, shared);
+              const int cols = state_columns(heads, K, V, C, tensor_cores, kSms, shared);
               EXPECT_EQ(V % cols, 0) << "V " << V << " cols " << cols;
               // what the variant's limits promise (16 columns) fits: a wider pick must fit too
-              if (sizeof(float) * std::size_t(states_shared_floats(C, K, 2, kStateColumns, 1)) <= shared) {
-                EXPECT_LE(sizeof(float) * std::size_t(states_shared_floats(C, K, 2, cols, 1)), shared)
+              if (state_bytes(C, K, kStateColumns, tensor_cores) <= shared) {
+                EXPECT_LE(state_bytes(C, K, cols, tensor_cores), shared)
                     << "C" << C << " K" << K << " V" << V << " cols " << cols;
               }
             }
-  // an RTX 40xx holds the wide blocks at C = 32 (80 KiB), not at C = 64 (141 KiB; 16 columns there)
-  EXPECT_EQ(columns(4, 16, 128, 32, 2, true, kAdaShared), kWideStateColumns);
-  EXPECT_EQ(columns(4, 16, 128, 64, 2, true, kAdaShared), kStateColumns);
+  // an RTX 40xx holds the wide blocks at C = 32 (67 KiB), not at C = 64 (16 columns there)
+  EXPECT_EQ(columns(4, 16, 128, 32, true, kAdaShared), kWideStateColumns);
+  EXPECT_EQ(columns(4, 16, 128, 64, true, kAdaShared), kStateColumns);
 }
 
 }  // namespace
