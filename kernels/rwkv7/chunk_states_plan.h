@@ -23,9 +23,9 @@ __host__ __device__ constexpr int mma_state_threads(int KQ) {
   return 32 * KQ;
 }
 
-// Row strides in shared memory, padded by 16 bytes so that the tensor-core kernel's fragment reads, a
-// token's rows or a key's apart, fall on distinct banks: the key rows of W, k~ and b~, the value rows of S
-// and V_new (floats), and v's rows (input elements).
+// The CUDA-core pass's row strides in shared memory (fp16 and fp32 inputs), padded by 16 bytes: the key rows
+// of W (two row groups' reads in one wavefront), k~ and b~, the value rows of S and V_new (floats), and v's
+// rows (input elements). Version 13's tensor-core pass read this layout too; its own is the planes below.
 __host__ __device__ constexpr int key_stride(int K) {
   return K + 4;
 }
@@ -81,8 +81,8 @@ __host__ __device__ constexpr int mma_states_shared_bytes(int C, int K, int cols
 
 // The value columns a block holds: 8 where 16 would leave SMs without a block (few heads: 1,24576,16,64
 // has 64 blocks of 16 for 132 SMs), so that a block's sequential chain covers half as many columns; 32 on
-// the tensor cores at K = 128, where a block (8 warps, its operands 100-120 KiB) has an SM to itself and a
-// chunk's W, k~ and b~ then serve twice the columns (4,4096,16,128: the pass 1.49 -> 0.98 ms;
+// the tensor cores at K = 128, where a block (8 warps, its two operand buffers 120-140 KiB) has an SM to
+// itself and a chunk's W, k~ and b~ then serve twice the columns (4,4096,16,128: the pass 1.49 -> 0.98 ms;
 // kernels/notes/rwkv7_chunk.md, v13); else 16.
 inline int state_columns(std::int64_t heads, int K, int V, int C, bool tensor_cores, int sms,
                          std::size_t shared_limit) {
