@@ -1,9 +1,9 @@
-// rwkv7's chunk variant: the forward in chunk form (WY representation, ops.md §3.3) in three steps —
+// rwkv7's chunk variant: the forward in chunk form (WY representation, ops.md §3.3) in three steps:
 // chunk_intra.cuh (per chunk, in parallel), chunk_states.cuh (the scan over chunks; chunk_states_mma.cuh on
-// the tensor cores for bf16 inputs), chunk_output.cuh (per
-// chunk, in parallel) — with every intermediate in fp32 (kernels/notes/rwkv7_chunk.md says why). The
-// backward is fused_recurrent's, run on the states and a^T S_{t-1} terms this forward saves where that
-// backward reads them (chunk_workspace.h).
+// the tensor cores for bf16 inputs), chunk_output.cuh (per chunk, in parallel), with every intermediate in
+// fp32 (kernels/notes/rwkv7_chunk.md says why; for bf16 inputs W, k~ and b~ are kept as two bf16 parts, about
+// 16 bits, for the tensor cores). The backward is fused_recurrent's, run on the states and a^T S_{t-1} terms
+// this forward saves where that backward reads them (chunk_workspace.h).
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -134,9 +134,10 @@ Variant rwkv7_chunk_variant() {
   variant.op = "rwkv7";
   variant.name = "chunk";
   variant.description =
-      "chunkwise (WY form, every intermediate fp32): per-chunk matrices and (I - A_ab)^-1 in parallel, "
-      "a scan over the chunks for the states, the outputs per chunk in parallel; the backward is "
-      "fused_recurrent's, on the states this forward saves";
+      "chunkwise (WY form, intermediates fp32; bf16 inputs take the state and output passes on the tensor "
+      "cores, fp32 operands in two bf16 parts): per-chunk matrices and (I - A_ab)^-1 in parallel, a scan "
+      "over the chunks for the states, the outputs per chunk in parallel; the backward is fused_recurrent's, "
+      "on the states this forward saves";
   variant.backend = Backend::cuda;
   variant.support.chunk_sizes = {16, 32, 64};
   variant.support.default_chunk_size = 32;  // the fastest at every peer shape (kernels/notes/rwkv7_chunk.md)
