@@ -82,10 +82,7 @@ __device__ void stage_decays(const IntraShared& s, const Pointers<T>& p, const C
 template <class T>
 __device__ __forceinline__ void store_operand(float* region, int C, int K, int row, int col, float x) {
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    __nv_bfloat16* high = reinterpret_cast<__nv_bfloat16*>(region) + row * K + col;
-    const __nv_bfloat16 rounded = __float2bfloat16_rn(x);
-    high[0] = rounded;
-    high[C * K] = __float2bfloat16_rn(x - __bfloat162float(rounded));
+    store_parts(reinterpret_cast<__nv_bfloat16*>(region) + row * K + col, C * K, x);
   } else {
     region[row * K + col] = x;
   }

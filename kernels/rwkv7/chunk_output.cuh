@@ -21,17 +21,12 @@ __host__ __device__ constexpr int output_columns(int V) {
   return V % kOutputColumns == 0 ? kOutputColumns : 16;
 }
 
-// Rows in shared memory are padded by 16 bytes, so that the tensor cores' fragment reads (a row or a
-// column apart) fall on distinct banks.
-__host__ __device__ constexpr int padded(int n) {
-  return n + 4;
-}
-
+// Rows padded_row()'s (chunk_workspace.h), so that the tensor cores' fragment reads fall on distinct banks.
 __host__ __device__ constexpr int output_shared_floats(int C, int K) {
-  return C * padded(K)                      // q e^Γ (Γ first)
-         + K * padded(kOutputColumns)       // S
-         + 2 * C * padded(C)                // A_qk, A_qb
-         + 2 * C * padded(kOutputColumns);  // v, V_new
+  return C * padded_row(K)                      // q e^Γ (Γ first)
+         + K * padded_row(kOutputColumns)       // S
+         + 2 * C * padded_row(C)                // A_qk, A_qb
+         + 2 * C * padded_row(kOutputColumns);  // v, V_new
 }
 
 __device__ __forceinline__ float4 load4(const float* at) {
@@ -46,7 +41,7 @@ __device__ void output_tiles(const float* qg, int KP, const float* S, const floa
                              const float* vs, const float* vnew, int K, const Store& store) {
   using chunk::Exact;
   using Op = __nv_bfloat16;
-  constexpr int CP = padded(C), VP = padded(VO), NT = VO / 8, warps = kThreads / 32;
+  constexpr int CP = padded_row(C), VP = padded_row(VO), NT = VO / 8, warps = kThreads / 32;
   constexpr int row_warps = warps / (C / 16) > 0 ? warps / (C / 16) : 1;  // warps a row of tiles
   constexpr int NW = NT / row_warps > 0 ? NT / row_warps : 1;             // tiles a warp
   const int warp = threadIdx.x / 32, m0 = 16 * (warp / row_warps), n0 = 8 * NW * (warp % row_warps);
@@ -70,14 +65,15 @@ __device__ void output_tiles(const float* qg, int KP, const float* S, const floa
 
 // C a compile-time constant, so each chunk size's kernel holds only its own rows' sums (a thread's rows:
 // C * VO / kThreads) and takes the registers they need: 64 at C <= 32, for 4 blocks an SM (0.50 -> 0.42 ms
-// at 4,4096,16,64); 85 at C = 64 for 3 (36 bytes spilled, still faster than 2 blocks at 126).
+// at 4,4096,16,64); 85 at C = 64 for 3 (36 bytes spilled, still faster than 2 blocks at 126). Those are the
+// CUDA-core path's numbers (v10); bf16's output_tiles compiles within the same bounds without spills (v14).
 template <class T, int C>
 __global__ void __launch_bounds__(kThreads, C == 64 ? 3 : 4)
     rwkv7_chunk_output_kernel(Pointers<T> p, ChunkDims d, const float* states, const float* sa,
                               const float* qk_in, const float* qb_in) {
   extern __shared__ __align__(16) float smem[];
-  constexpr int CP = padded(C);
-  const int K = d.K, VO = output_columns(d.V), KP = padded(K), VP = padded(VO);
+  constexpr int CP = padded_row(C);
+  const int K = d.K, VO = output_columns(d.V), KP = padded_row(K), VP = padded_row(VO);
   float* qg = smem;           // [C][KP]
   float* S = qg + C * KP;     // [K][VP]
   float* qk = S + K * VP;     // [C][CP]

@@ -22,7 +22,7 @@ struct ChunkOperands {
   float *W, *kg, *bg, *decay, *U;
   T* v;
   __device__ ChunkOperands(float* base, int C, int K, int cols) {
-    W = base, kg = W + C * key_stride(K), bg = kg + C * key_stride(K), decay = bg + C * key_stride(K);
+    W = base, kg = W + C * padded_row(K), bg = kg + C * padded_row(K), decay = bg + C * padded_row(K);
     U = decay + (C / kStep) * K;
     v = reinterpret_cast<T*>(U + C * cols);
   }
@@ -55,7 +55,7 @@ __device__ void fetch_step_operands(float* decay, float* U, T* v, int vs, const 
 template <class T, int COLS, int kBlockThreads>
 __device__ void fetch_operands(const ChunkOperands<T>& to, const Pointers<T>& p, const IntraOutputs& in,
                                const ChunkDims& d, int K, int n, int b, int h, int v0) {
-  const int KS = key_stride(K);
+  const int KS = padded_row(K);
   const int C = d.C;
   const std::int64_t block = std::int64_t(b * d.H + h) * d.chunks + n;
   constexpr int kFloats = 4;  // per piece
@@ -66,8 +66,8 @@ __device__ void fetch_operands(const ChunkOperands<T>& to, const Pointers<T>& p,
     fused::cp_async(to.kg + i * KS + c, in.kg + at, 16);
     fused::cp_async(to.bg + i * KS + c, in.bg + at, 16);
   }
-  fetch_step_operands<T, COLS, kBlockThreads>(to.decay, to.U, to.v, value_stride(COLS, sizeof(T)), p, in, d,
-                                              K, n, b, h, v0);
+  fetch_step_operands<T, COLS, kBlockThreads>(to.decay, to.U, to.v, padded_row(COLS, sizeof(T)), p, in, d, K,
+                                              n, b, h, v0);
 }
 
 // Chunk n's operands made ready for the block (chunk 0's copies issued here), with two buffers issuing chunk
@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(state_threads(COLS), 2)
   constexpr int K = 16 * KQ;
   extern __shared__ __align__(16) float smem[];
   const int C = d.C;
-  constexpr int SS = column_stride(COLS), KS = key_stride(K), VS = value_stride(COLS, sizeof(T));
+  constexpr int SS = padded_row(COLS), KS = padded_row(K), VS = padded_row(COLS, sizeof(T));
   float* S = smem;           // [K][SS], the state at the chunk's start
   float* vnew = S + K * SS;  // [C][SS]
   float* operands = vnew + C * SS;

@@ -6,7 +6,7 @@
 //   S <- D S + k~^T v + b~^T V_new           (D per row of the accumulators)
 // Every fp32 operand goes in as two bf16 parts, so each product keeps about 16 bits of its operands against
 // the CUDA-core scan's 24: W, k~ and b~ arrive so from intra (store_operand), S^T and V_new are split once
-// where they are made, and every fragment is read whole by ldmatrix (shared rows of plane_stride elements);
+// where they are made, and every fragment is read whole by ldmatrix (padded shared rows);
 // v is bf16 already. Rows past the sequence's end are zero: intra's (its inputs staged as zero there) and v's
 // (written here). Kernels/notes/rwkv7_chunk.md, versions 13 and 15.
 #pragma once
@@ -21,13 +21,13 @@
 namespace flabench::rwkv7 {
 
 // One chunk's operands in shared memory (chunk_states_plan.h, mma_operand_bytes): W, k~, b~ as high and low
-// planes [C][plane_stride(K)], the steps' decays, U, v [C][plane_stride(cols)].
+// planes [C][padded_row(K, 2)], the steps' decays, U, v [C][padded_row(cols, 2)].
 struct PlaneOperands {
   __nv_bfloat16 *W, *kg, *bg;  // the high planes; each low plane follows its high one
   float *decay, *U;
   __nv_bfloat16* v;
   int plane;  // elements from a high plane to its low one
-  __device__ PlaneOperands(char* base, int C, int K, int cols) : plane(C * plane_stride(K)) {
+  __device__ PlaneOperands(char* base, int C, int K, int cols) : plane(C * padded_row(K, 2)) {
     W = reinterpret_cast<__nv_bfloat16*>(base), kg = W + 2 * plane, bg = kg + 2 * plane;
     decay = reinterpret_cast<float*>(bg + 2 * plane), U = decay + (C / kStep) * K;
     v = reinterpret_cast<__nv_bfloat16*>(U + C * cols);
@@ -39,7 +39,7 @@ struct PlaneOperands {
 template <int COLS, int kBlockThreads>
 __device__ void fetch_planes(const PlaneOperands& to, const Pointers<__nv_bfloat16>& p,
                              const IntraOutputs& in, const ChunkDims& d, int K, int n, int b, int h, int v0) {
-  const int C = d.C, KP = plane_stride(K), pieces = K / 8;  // 16-byte pieces a row
+  const int C = d.C, KP = padded_row(K, 2), pieces = K / 8;  // 16-byte pieces a row
   const std::int64_t block = std::int64_t(b * d.H + h) * d.chunks + n;
   for (int e = threadIdx.x; e < 2 * C * pieces; e += kBlockThreads) {  // both planes' rows
     const int row = e / pieces, c = e % pieces * 8;
@@ -48,7 +48,7 @@ __device__ void fetch_planes(const PlaneOperands& to, const Pointers<__nv_bfloat
     fused::cp_async(to.kg + row * KP + c, reinterpret_cast<const __nv_bfloat16*>(in.kg) + at, 16);
     fused::cp_async(to.bg + row * KP + c, reinterpret_cast<const __nv_bfloat16*>(in.bg) + at, 16);
   }
-  constexpr int VP = plane_stride(COLS);
+  constexpr int VP = padded_row(COLS, 2);
   fetch_step_operands<__nv_bfloat16, COLS, kBlockThreads>(to.decay, to.U, to.v, VP, p, in, d, K, n, b, h, v0);
   const int L = min(C, d.T - n * C);
   for (int e = threadIdx.x; e < (C - L) * COLS; e += kBlockThreads)
@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
     rwkv7_chunk_states_mma_kernel(Pointers<__nv_bfloat16> p, ChunkDims d, IntraOutputs in, float* states,
                                   float* sa, bool every_checkpoint, int buffers) {
   using Op = __nv_bfloat16;
-  constexpr int K = 16 * KQ, NT = COLS / 8, KP = plane_stride(K), VP = plane_stride(COLS);
+  constexpr int K = 16 * KQ, NT = COLS / 8, KP = padded_row(K, 2), VP = padded_row(COLS, 2);
   extern __shared__ __align__(16) float smem[];
   const int C = d.C;
   Op* S = reinterpret_cast<Op*>(smem);  // S^T [COLS][KP], the state at the chunk's start; its low plane after
@@ -76,12 +76,6 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
   const auto fetch = [&](int n) {
     fetch_planes<COLS, mma_state_threads(KQ)>(buffer(n), p, in, d, K, n, b, h, v0);
   };
-  // An fp32 value as the high and low planes' elements at `at`.
-  const auto keep = [](Op* high, int plane, int at, float x) {
-    const Op rounded = __float2bfloat16_rn(x);
-    high[at] = rounded;
-    high[at + plane] = __float2bfloat16_rn(x - __bfloat162float(rounded));
-  };
   float acc[NT][4];
   const auto store_state = [&](float* to, std::int64_t ld) {  // [K][ld] floats from the block's first column
     chunk::for_each_pair(acc, NT, m0, 0, [&](int key, int col, float first, float second) {
@@ -89,8 +83,8 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
     });
   };
   const auto keep_state = [&] {
-    chunk::for_each_accumulator(acc, NT, m0, 0,
-                                [&](int key, int col, float x) { keep(S, COLS * KP, col * KP + key, x); });
+    chunk::for_each_accumulator(
+        acc, NT, m0, 0, [&](int key, int col, float x) { store_parts(S + col * KP + key, COLS * KP, x); });
   };
 
   const float* h0 = p.h0 + std::int64_t(bh) * K * d.V + v0;
@@ -126,8 +120,8 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
 #pragma unroll
       for (int r = 0; r < 4; ++r) even[0][r] += odd[0][r];
       chunk::for_each_pair(even, 1, i0, c0, [&](int i, int col, float first, float second) {
-        keep(vnew, C * VP, i * VP + col, first);
-        keep(vnew, C * VP, i * VP + col + 1, second);
+        store_parts(vnew + i * VP + col, C * VP, first);
+        store_parts(vnew + i * VP + col + 1, C * VP, second);
         if (i < L)
           *reinterpret_cast<float2*>(sa + token_row(d, b, t0 + i, h) * d.V + v0 + col) =
               make_float2(first, second);

@@ -23,29 +23,20 @@ __host__ __device__ constexpr int mma_state_threads(int KQ) {
   return 32 * KQ;
 }
 
-// The CUDA-core pass's row strides in shared memory (fp16 and fp32 inputs), padded by 16 bytes: the key rows
-// of W (two row groups' reads in one wavefront), k~ and b~, the value rows of S and V_new (floats), and v's
-// rows (input elements). Version 13's tensor-core pass read this layout too; its own is the planes below.
-__host__ __device__ constexpr int key_stride(int K) {
-  return K + 4;
-}
-__host__ __device__ constexpr int column_stride(int cols) {
-  return cols + 4;
-}
-__host__ __device__ constexpr int value_stride(int cols, int input_bytes) {
-  return cols + 16 / input_bytes;
-}
-
+// Shared rows are padded_row()'s (chunk_workspace.h): the CUDA-core pass's (fp16 and fp32 inputs) W, k~, b~
+// key rows (W's padding puts two row groups' reads in one wavefront), S and V_new value rows, v's rows; the
+// tensor-core pass's bf16 planes (W, k~, b~, S^T, V_new, v) likewise: an odd count of 16-byte pieces a row at
+// K a multiple of 16, so ldmatrix's eight rows fall on distinct banks.
 // One chunk's operands in shared memory (floats; v as the input type), for `cols` value columns.
 __host__ __device__ constexpr int operand_floats(int C, int K, int input_bytes, int cols) {
-  return 3 * C * key_stride(K)                                     // W, k~, b~
-         + (C / kStep) * K                                         // the steps' decays
-         + C * cols                                                // U
-         + C * value_stride(cols, input_bytes) * input_bytes / 4;  // v
+  return 3 * C * padded_row(K)                                   // W, k~, b~
+         + (C / kStep) * K                                       // the steps' decays
+         + C * cols                                              // U
+         + C * padded_row(cols, input_bytes) * input_bytes / 4;  // v
 }
 // S and V_new: the state at the chunk's start and the chunk's a^T S.
 __host__ __device__ constexpr int fixed_floats(int C, int K, int cols) {
-  return (K + C) * column_stride(cols);
+  return (K + C) * padded_row(cols);
 }
 // Two chunks' operands where they fit in `limit` bytes (the next one arrives during this one), else one.
 __host__ __device__ constexpr int operand_buffers(int C, int K, int input_bytes, int cols,
@@ -59,18 +50,14 @@ __host__ __device__ constexpr int states_shared_floats(int C, int K, int input_b
 }
 
 // The tensor-core pass (bf16 inputs) reads W, k~ and b~ as intra writes them there, high and low bf16 planes,
-// whole fragments at a time by ldmatrix, and keeps S^T and V_new as planes too: rows of n + 8 elements, an
-// odd count of 16-byte pieces, so that ldmatrix's eight rows fall on distinct banks.
-__host__ __device__ constexpr int plane_stride(int n) {
-  return n + 8;
-}
+// whole fragments at a time by ldmatrix, and keeps S^T and V_new as planes too.
 // One chunk's operands (bytes): W, k~, b~ [C][K] in two planes each, the steps' decays, U, v.
 __host__ __device__ constexpr int mma_operand_bytes(int C, int K, int cols) {
-  return 3 * 2 * C * plane_stride(K) * 2 + (C / kStep) * K * 4 + C * cols * 4 + C * plane_stride(cols) * 2;
+  return 3 * 2 * C * padded_row(K, 2) * 2 + (C / kStep) * K * 4 + C * cols * 4 + C * padded_row(cols, 2) * 2;
 }
 // S^T [cols][K] and V_new [C][cols], two planes each.
 __host__ __device__ constexpr int mma_fixed_bytes(int C, int K, int cols) {
-  return 2 * cols * plane_stride(K) * 2 + 2 * C * plane_stride(cols) * 2;
+  return 2 * cols * padded_row(K, 2) * 2 + 2 * C * padded_row(cols, 2) * 2;
 }
 __host__ __device__ constexpr int mma_operand_buffers(int C, int K, int cols, std::size_t limit) {
   return std::size_t(mma_fixed_bytes(C, K, cols) + 2 * mma_operand_bytes(C, K, cols)) <= limit ? 2 : 1;

@@ -2,6 +2,8 @@
 // fp32, and cumulative sums of log decays down a chunk's tokens. Every kernel runs kThreads threads.
 #pragma once
 
+#include <cuda_bf16.h>
+
 #include <cstdint>
 #include <type_traits>
 
@@ -40,6 +42,14 @@ __device__ __forceinline__ void with_row_count(int rows, Fn&& fn) {
     default:
       return fn(std::integral_constant<int, 8>{});
   }
+}
+
+// An fp32 value as two bf16 parts, high at `high` and low (what rounding to bf16 left) `plane` elements on:
+// the planes the tensor-core passes read (chunk_intra.cuh's operands, chunk_states_mma.cuh's S^T and V_new).
+__device__ __forceinline__ void store_parts(__nv_bfloat16* high, int plane, float x) {
+  const __nv_bfloat16 rounded = __float2bfloat16_rn(x);
+  high[0] = rounded;
+  high[plane] = __float2bfloat16_rn(x - __bfloat162float(rounded));
 }
 
 // Where head (b, h)'s token t starts in a [B, T, H, D] tensor, in rows of D.

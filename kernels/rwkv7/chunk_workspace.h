@@ -9,6 +9,8 @@
 // decayed to the end of their 16-token step [C][K] each, and each step's decay [C / 16][K].
 #pragma once
 
+#include <cuda_runtime.h>  // __host__ __device__
+
 #include <cstddef>
 #include <cstdint>
 
@@ -19,6 +21,13 @@ namespace flabench::rwkv7 {
 
 constexpr int kCheckpointTokens = fused::kChunk;  // the fused backward's checkpoint interval
 constexpr int kMaxChunk = 64;
+
+// Elements to a row of n elements (element_bytes each) in shared memory, padded by 16 bytes: rows that a
+// fragment read (ldmatrix's eight, or a thread group's) takes together then fall on different banks, and
+// every row stays 16-byte aligned for vector and cp.async copies.
+__host__ __device__ constexpr int padded_row(int n, int element_bytes = 4) {
+  return n + 16 / element_bytes;
+}
 
 struct ChunkDims {
   int B = 0, T = 0, H = 0, K = 0, V = 0;
