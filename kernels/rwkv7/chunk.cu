@@ -1,9 +1,10 @@
 // rwkv7's chunk variant: the forward in chunk form (WY representation, ops.md §3.3) in three steps:
-// chunk_intra.cuh (per chunk, in parallel), chunk_states.cuh (the scan over chunks; chunk_states_mma.cuh on
-// the tensor cores for bf16 inputs), chunk_output.cuh (per chunk, in parallel), with every intermediate in
-// fp32 (kernels/notes/rwkv7_chunk.md says why; for bf16 inputs W, k~ and b~ are kept as two bf16 parts, about
-// 16 bits, for the tensor cores). The backward is fused_recurrent's, run on the states and a^T S_{t-1} terms
-// this forward saves where that backward reads them (chunk_workspace.h).
+// chunk_intra.cuh (per chunk, in parallel; chunk_intra_mma.cuh on the tensor cores for 16-bit inputs),
+// chunk_states.cuh (the scan over chunks; chunk_states_mma.cuh on the tensor cores for bf16 inputs),
+// chunk_output.cuh (per chunk, in parallel), with every intermediate in fp32 (kernels/notes/rwkv7_chunk.md
+// says why; for bf16 inputs W, k~ and b~ are kept as two bf16 parts, about 16 bits, for the tensor cores).
+// The backward is fused_recurrent's, run on the states and a^T S_{t-1} terms this forward saves where that
+// backward reads them (chunk_workspace.h).
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -11,6 +12,7 @@
 #include "kernels/common/constant_dispatch.h"
 #include "kernels/common/format.h"
 #include "kernels/rwkv7/chunk_intra.cuh"
+#include "kernels/rwkv7/chunk_intra_mma.cuh"
 #include "kernels/rwkv7/chunk_output.cuh"
 #include "kernels/rwkv7/chunk_states.cuh"
 #include "kernels/rwkv7/chunk_states_mma.cuh"
@@ -30,8 +32,9 @@ std::size_t shared_bytes(const Problem& p) {
   const std::size_t states = p.dtype == DType::bf16
                                  ? std::size_t(mma_states_shared_bytes(C, K, kStateColumns, 1))
                                  : sizeof(float) * states_shared_floats(C, K, input_bytes, kStateColumns, 1);
-  return std::max(
-      {sizeof(float) * intra_shared_floats(C), states, sizeof(float) * output_shared_floats(C, K)});
+  const std::size_t intra =
+      input_bytes == 2 ? std::size_t(intra_mma_shared_bytes(C, K)) : sizeof(float) * intra_shared_floats(C);
+  return std::max({intra, states, sizeof(float) * output_shared_floats(C, K)});
 }
 
 template <class T>
@@ -50,10 +53,16 @@ void forward(const ForwardCall& call) {
   {
     const NvtxRange range("intra");
     with_one_of<16, 32, kMaxChunk>(d.C, [&](auto chunk) {
-      auto kernel = rwkv7_chunk_intra_kernel<T, decltype(chunk)::value>;
-      const std::size_t shared = sizeof(float) * intra_shared_floats(d.C);
-      allow_shared_memory(kernel, shared);
-      kernel<<<dim3(d.chunks, heads), kThreads, shared, call.stream>>>(pointers, d, intra);
+      constexpr int C = decltype(chunk)::value;
+      const auto launch = [&](auto kernel, std::size_t shared) {
+        allow_shared_memory(kernel, shared);
+        kernel<<<dim3(d.chunks, heads), kThreads, shared, call.stream>>>(pointers, d, intra);
+      };
+      // 16-bit inputs on the tensor cores (two-part operands keep ~16 bits); fp32 keeps fp32 products.
+      if constexpr (sizeof(T) == 2)
+        launch(rwkv7_chunk_intra_mma_kernel<T, C>, intra_mma_shared_bytes(C, d.K));
+      else
+        launch(rwkv7_chunk_intra_kernel<T, C>, sizeof(float) * intra_shared_floats(C));
     });
     FLA_CUDA_CHECK_LAUNCH();
   }
@@ -134,10 +143,10 @@ Variant rwkv7_chunk_variant() {
   variant.op = "rwkv7";
   variant.name = "chunk";
   variant.description =
-      "chunkwise (WY form, intermediates fp32; bf16 inputs take the state and output passes on the tensor "
-      "cores, fp32 operands in two bf16 parts): per-chunk matrices and (I - A_ab)^-1 in parallel, a scan "
-      "over the chunks for the states, the outputs per chunk in parallel; the backward is fused_recurrent's, "
-      "on the states this forward saves";
+      "chunkwise (WY form, intermediates fp32; fp32 operands in two bf16 parts on the tensor cores for the "
+      "per-chunk matrices of 16-bit inputs and the state and output passes of bf16's): per-chunk matrices "
+      "and (I - A_ab)^-1 in parallel, a scan over the chunks for the states, the outputs per chunk in "
+      "parallel; the backward is fused_recurrent's, on the states this forward saves";
   variant.backend = Backend::cuda;
   variant.support.chunk_sizes = {16, 32, 64};
   variant.support.default_chunk_size = 32;  // the fastest at every peer shape (kernels/notes/rwkv7_chunk.md)

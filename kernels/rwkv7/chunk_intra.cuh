@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "kernels/common/recurrence_pointers.cuh"
+#include "kernels/rwkv7/chunk_inverse.cuh"
 #include "kernels/rwkv7/chunk_tiles.cuh"
 
 namespace flabench::rwkv7 {
@@ -76,18 +77,6 @@ __device__ void stage_decays(const IntraShared& s, const Pointers<T>& p, const C
   __syncthreads();
 }
 
-// Element (row, col) of a [C][K] operand of the state pass in its region: fp32, or for bf16 inputs two bf16
-// planes, high then low (the same bytes), which the tensor-core pass reads whole by ldmatrix
-// (chunk_states_mma.cuh) without splitting each value again on its sequential path.
-template <class T>
-__device__ __forceinline__ void store_operand(float* region, int C, int K, int row, int col, float x) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    store_parts(reinterpret_cast<__nv_bfloat16*>(region) + row * K + col, C * K, x);
-  } else {
-    region[row * K + col] = x;
-  }
-}
-
 // The state pass's factors for the staged slice of keys (they need no state, so they are made here, off
 // its sequential path): k and b with the decay to the end of their 16-token step, and each step's decay.
 template <class T>
@@ -107,44 +96,6 @@ __device__ void write_step_factors(const IntraShared& s, const ChunkDims& d, std
   for (int e = threadIdx.x; e < steps * kSliceKeys; e += kThreads) {
     const int m = e / kSliceKeys, c = e % kSliceKeys;
     decay[m * d.K + c] = exp2_flushed(s.l[c * stride + m * kCheckpointTokens + kCheckpointTokens - 1]);
-  }
-}
-
-// X = (I - A_ab)^{-1}, unit lower triangular: each 16 x 16 diagonal block by forward substitution (one lane
-// per column), then block row by block row X_IJ = X_II sum_{J <= M < I} A_IM X_MJ.
-__device__ void invert_unit_lower(const IntraShared& s, int C) {
-  const int stride = C + 1, blocks = C / 16;
-  for (int e = threadIdx.x; e < C * stride; e += kThreads) s.x[e] = 0;
-  __syncthreads();
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  if (warp < blocks && lane < 16) {
-    const int base = warp * 16, j = base + lane;
-    s.x[j * stride + j] = 1;
-    for (int i = j + 1; i < base + 16; ++i) {
-      float sum = 0;
-      for (int m = j; m < i; ++m) sum += s.ab[i * stride + m] * s.x[m * stride + j];
-      s.x[i * stride + j] = sum;
-    }
-  }
-  __syncthreads();
-  float* partial = s.v;  // [I blocks][16][16] for the block row in hand
-  for (int I = 1; I < blocks; ++I) {
-    for (int e = threadIdx.x; e < I * 256; e += kThreads) {
-      const int J = e / 256, r = e % 256 / 16, col = e % 16;
-      const int i = I * 16 + r, j = J * 16 + col;
-      float sum = 0;
-      for (int m = J * 16; m < I * 16; ++m) sum += s.ab[i * stride + m] * s.x[m * stride + j];
-      partial[e] = sum;
-    }
-    __syncthreads();
-    for (int e = threadIdx.x; e < I * 256; e += kThreads) {
-      const int J = e / 256, r = e % 256 / 16, col = e % 16;
-      const int i = I * 16 + r;
-      float sum = 0;
-      for (int m = 0; m <= r; ++m) sum += s.x[i * stride + I * 16 + m] * partial[J * 256 + m * 16 + col];
-      s.x[i * stride + J * 16 + col] = sum;
-    }
-    __syncthreads();
   }
 }
 
@@ -235,7 +186,7 @@ __global__ void __launch_bounds__(kThreads, intra_blocks_per_sm(C))
       s.ab[i * stride + j] = lower ? ab[ir][jc] : 0.0f;
     }
   __syncthreads();
-  invert_unit_lower(s, C);
+  invert_unit_lower(s.ab, s.x, s.v, C);
 
   // Below, a thread sums one column of rows row_group + groups * r (sum_rows). X is zero above its diagonal
   // and A_ak on and above it, so every sum runs over all C rows unmasked.
