@@ -46,8 +46,8 @@ void forward(const ForwardCall& call) {
   pointers.ht = call.outputs.at(kRwkv7Binding.ht).as<float>();
   float* workspace = reinterpret_cast<float*>(call.workspace.data());
   const ChunkWorkspace ws(p);
-  const IntraOutputs intra{workspace + ws.qk, workspace + ws.qb, workspace + ws.w,    workspace + ws.u,
-                           workspace + ws.kg, workspace + ws.bg, workspace + ws.decay};
+  const IntraOutputs intra{workspace + ws.qk, workspace + ws.qb, workspace + ws.w,     workspace + ws.u,
+                           workspace + ws.kg, workspace + ws.bg, workspace + ws.decay, workspace + ws.qg};
   float *states = workspace + ws.checkpoints, *sa = workspace + ws.sa;
   const int heads = d.B * d.H;
   {
@@ -107,7 +107,7 @@ void forward(const ForwardCall& call) {
       auto kernel = rwkv7_chunk_output_kernel<T, decltype(chunk)::value>;
       allow_shared_memory(kernel, shared);
       kernel<<<dim3(d.chunks * (d.V / output_columns(d.V)), heads), kThreads, shared, call.stream>>>(
-          pointers, d, states, sa, intra.qk, intra.qb);
+          pointers, d, states, sa, intra);
     });
     FLA_CUDA_CHECK_LAUNCH();
   }

@@ -46,10 +46,11 @@ struct IntraShared {
 
 // Stages keys [c0, c0 + kSliceKeys) of the chunk's a and w: the step sums l, le and r of w in log2 units
 // (one thread per key and step sums its 16 tokens in order), each token's e^{w}, and a e^{Γe} with
-// Γe_i = (the totals of the steps before i's) + le_i.
+// Γe_i = (the totals of the steps before i's) + le_i. Where qg is given (q staged), the output pass's
+// q e^{Γ} too, [C][K].
 template <class T>
 __device__ void stage_decays(const IntraShared& s, const Pointers<T>& p, const ChunkDims& d, int b, int h,
-                             int t0, int L, int c0) {
+                             int t0, int L, int c0, float* qg = nullptr) {
   const int C = d.C, stride = C + 1;
   stage_rows(s.l, 1, stride, p.g, d, d.K, b, h, t0, C, L, c0, kSliceKeys, kLog2e);  // w, until below
   stage_rows(s.a, 1, stride, p.a, d, d.K, b, h, t0, C, L, c0, kSliceKeys);
@@ -69,10 +70,13 @@ __device__ void stage_decays(const IntraShared& s, const Pointers<T>& p, const C
   __syncthreads();
   for (int e = threadIdx.x; e < C * kSliceKeys; e += kThreads) {
     const int c = e / C, i = e % C, at = c * stride + i;
-    float before = s.le[at];
-    for (int step = 0; step < i / kCheckpointTokens; ++step)
-      before += s.l[c * stride + step * kCheckpointTokens + kCheckpointTokens - 1];
+    float before = s.le[at], inclusive = s.l[at];  // Γe_i and Γ_i: plus the totals of the steps before
+    for (int step = 0; step < i / kCheckpointTokens; ++step) {
+      const float total = s.l[c * stride + step * kCheckpointTokens + kCheckpointTokens - 1];
+      before += total, inclusive += total;
+    }
     s.ag[at] = s.a[at] * exp2_flushed(before);
+    if (qg) qg[i * d.K + c0 + c] = s.q[at] * exp2_flushed(inclusive);
   }
   __syncthreads();
 }
@@ -135,7 +139,7 @@ __global__ void __launch_bounds__(kThreads, intra_blocks_per_sm(C))
     stage_rows(s.q, 1, stride, p.q, d, d.K, b, h, t0, C, L, c0, kSliceKeys, d.scale);
     stage_rows(s.k, 1, stride, p.k, d, d.K, b, h, t0, C, L, c0, kSliceKeys);
     stage_rows(s.b, 1, stride, p.b, d, d.K, b, h, t0, C, L, c0, kSliceKeys);
-    stage_decays(s, p, d, b, h, t0, L, c0);
+    stage_decays(s, p, d, b, h, t0, L, c0, out.qg + (std::int64_t(bh) * d.chunks + n) * C * d.K);
     write_step_factors<T>(s, d, std::int64_t(bh) * d.chunks + n, c0, out);
     for (int c = 0; c < kSliceKeys; ++c) {
       const int at = c * stride;

@@ -172,10 +172,11 @@ __device__ bool make_operands(const IntraMmaShared<T>& s, int buffer, const Chun
 }
 
 // What needs every sub-chunk's total (made by make_operands, synchronised since): a e^{Γe} with Γe from the
-// chunk's start into s.ag, and, for farther_columns, k~ and b~ times the decay of the sub-chunks between them
-// and a farther row sub-chunk (each factor <= 1) into the far planes.
+// chunk's start into s.ag and the output pass's q e^{Γ} into qg, or, for farther_columns, k~ and b~ times the
+// decay of the sub-chunks between them and a farther row sub-chunk (each factor <= 1) into the far planes.
 template <class T, int C, bool farther_columns>
-__device__ void make_chunk_operands(const IntraMmaShared<T>& s, int buffer, const ChunkDims& d, int c0) {
+__device__ void make_chunk_operands(const IntraMmaShared<T>& s, int buffer, const ChunkDims& d, int c0,
+                                    float* qg) {
   constexpr int subs = C / 16;
   for (int e = threadIdx.x; e < C * kMmaSliceKeys; e += kThreads) {
     const int t = e / kMmaSliceKeys, c = e % kMmaSliceKeys, I = t / 16;
@@ -196,6 +197,7 @@ __device__ void make_chunk_operands(const IntraMmaShared<T>& s, int buffer, cons
       for (int J = 0; J < I; ++J) before += s.total[J * kMmaSliceKeys + c];
       const float w = to_float(s.input(buffer, kW, t)[c]) * kLog2e;
       s.ag[t * ag_row(d.K) + c0 + c] = to_float(s.input(buffer, kA, t)[c]) * exp2_flushed(before + l - w);
+      qg[t * d.K + c0 + c] = d.scale * to_float(s.input(buffer, kQ, t)[c]) * exp2_flushed(before + l);
     }
   }
 }
@@ -310,14 +312,14 @@ __global__ void __launch_bounds__(kThreads, intra_mma_blocks_per_sm(C))
         __syncthreads_or(make_operands<T, C>(s, buffer, d, c0, out.kg + block * C * d.K,
                                              out.bg + block * C * d.K, out.decay + block * subs * d.K));
     if constexpr (subs > 2) {
-      make_chunk_operands<T, C, true>(s, buffer, d, c0);
+      make_chunk_operands<T, C, true>(s, buffer, d, c0, nullptr);
       __syncthreads();
     }
 #pragma unroll
     for (int x = 0; x < kJobs; ++x)
       if (warp + warps * x < jobs) pair_job_products(s, PairJob(warp + warps * x), acc[x]);
     if (any_steep) add_steep_pairs<T, C>(s, buffer, d.scale, steep);
-    make_chunk_operands<T, C, false>(s, buffer, d, c0);
+    make_chunk_operands<T, C, false>(s, buffer, d, c0, out.qg + block * C * d.K);
     __syncthreads();
   }
 

@@ -1,5 +1,6 @@
 // rwkv7 chunk, step 3 of the forward: the outputs, one block per (chunk and slice of value columns,
-// batch * head), from the chunk's first state S (step 2), its V_new (step 2) and A_qk, A_qb (step 1):
+// batch * head), from the chunk's first state S (step 2), its V_new (step 2) and q e^{Γ}, A_qk, A_qb
+// (step 1):
 //   o = (q ⊙ e^{Γ}) S + A_qk v + A_qb V_new       (q = scale * r; Γ inclusive, so e^{Γ} <= 1)
 // on the tensor cores for bf16 inputs (output_tiles), on the CUDA cores for fp16 and fp32.
 #pragma once
@@ -23,7 +24,7 @@ __host__ __device__ constexpr int output_columns(int V) {
 
 // Rows padded_row()'s (chunk_workspace.h), so that the tensor cores' fragment reads fall on distinct banks.
 __host__ __device__ constexpr int output_shared_floats(int C, int K) {
-  return C * padded_row(K)                      // q e^Γ (Γ first)
+  return C * padded_row(K)                      // q e^Γ (from step 1)
          + K * padded_row(kOutputColumns)       // S
          + 2 * C * padded_row(C)                // A_qk, A_qb
          + 2 * C * padded_row(kOutputColumns);  // v, V_new
@@ -70,7 +71,7 @@ __device__ void output_tiles(const float* qg, int KP, const float* S, const floa
 template <class T, int C>
 __global__ void __launch_bounds__(kThreads, C == 64 ? 3 : 4)
     rwkv7_chunk_output_kernel(Pointers<T> p, ChunkDims d, const float* states, const float* sa,
-                              const float* qk_in, const float* qb_in) {
+                              IntraOutputs in) {
   extern __shared__ __align__(16) float smem[];
   constexpr int CP = padded_row(C);
   const int K = d.K, VO = output_columns(d.V), KP = padded_row(K), VP = padded_row(VO);
@@ -87,7 +88,10 @@ __global__ void __launch_bounds__(kThreads, C == 64 ? 3 : 4)
   const int t0 = n * C, L = min(C, d.T - t0);
   const std::int64_t block = std::int64_t(bh) * d.chunks + n;
 
-  stage_rows(qg, KP, 1, p.g, d, K, b, h, t0, C, L, 0, K, kLog2e);
+  for (int e = threadIdx.x; e < C * K / 4; e += kThreads) {
+    const int i = e / (K / 4), c = e % (K / 4) * 4;
+    *reinterpret_cast<float4*>(qg + i * KP + c) = load4(in.qg + block * C * K + 4 * e);
+  }
   const float* first = states + (std::int64_t(bh) * d.checkpoints + t0 / kCheckpointTokens) * K * d.V + v0;
   for (int e = threadIdx.x; e < K * VO / 4; e += kThreads) {
     const int c = e / (VO / 4), j = e % (VO / 4) * 4;
@@ -95,19 +99,11 @@ __global__ void __launch_bounds__(kThreads, C == 64 ? 3 : 4)
   }
   for (int e = threadIdx.x; e < C * C / 4; e += kThreads) {
     const int i = e / (C / 4), j = e % (C / 4) * 4;
-    *reinterpret_cast<float4*>(qk + i * CP + j) = load4(qk_in + block * C * C + 4 * e);
-    *reinterpret_cast<float4*>(qb + i * CP + j) = load4(qb_in + block * C * C + 4 * e);
+    *reinterpret_cast<float4*>(qk + i * CP + j) = load4(in.qk + block * C * C + 4 * e);
+    *reinterpret_cast<float4*>(qb + i * CP + j) = load4(in.qb + block * C * C + 4 * e);
   }
   stage_rows(vs, VP, 1, p.v, d, d.V, b, h, t0, C, L, v0, VO);
   stage_rows(vnew, VP, 1, sa, d, d.V, b, h, t0, C, L, v0, VO);
-  __syncthreads();
-  inclusive_sums_down(qg, C, K, KP, 1);
-  const T* r = p.q + token_row(d, b, t0, h) * K;
-  const int key_shift = __ffs(K) - 1;
-  for (int e = threadIdx.x; e < L * K; e += kThreads) {
-    const int i = e >> key_shift, c = e & (K - 1);
-    qg[i * KP + c] = d.scale * to_float(r[std::int64_t(i) * d.H * K + c]) * exp2_flushed(qg[i * KP + c]);
-  }
   __syncthreads();
 
   const auto store = [&](int i, int col, float value) {

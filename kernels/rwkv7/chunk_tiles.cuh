@@ -1,5 +1,6 @@
 // Block-wide pieces of rwkv7's chunk kernels: staging rows of a [B, T, H, D] tensor into shared memory as
-// fp32, and cumulative sums of log decays down a chunk's tokens. Every kernel runs kThreads threads.
+// fp32, what step 1 hands the others, and storing fp32 values as bf16 parts. Every kernel runs kThreads
+// threads.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -23,6 +24,7 @@ struct IntraOutputs {
   float *w, *u;    // W [C][K], U [C][V]
   float *kg, *bg;  // k and b times e^{Γ_e - Γ_j}, e the last token of j's 16-token step [C][K]
   float* decay;    // e^{Γ_e - Γ_(s-1)} of each step [s, e] [C / 16][K]
+  float* qg;       // q e^{Γ} (Γ from the chunk's start, scale applied) [C][K], fp32: the output pass's
 };
 
 // Calls fn(std::integral_constant<int, R>) for R = rows in {1, 2, 3, 4, 8}: the rows a thread sums at once as
@@ -102,30 +104,6 @@ __device__ __forceinline__ void stage_rows(float* dst, int row_stride, int col_s
     const float x = i < valid ? scale * to_float(first[i * token_stride + c]) : 0.0f;
     dst[i * row_stride + c * col_stride] = x;
   }
-}
-
-// In place, x[i][c] <- sum over i' <= i of x[i'][c] (element (i, c) at i * row_stride + c * col_stride)
-// for `cols` columns (a power of two <= kThreads) of `rows` rows: kThreads / cols groups of threads each
-// sum a run of rows, then add the runs above theirs. Ends with the block synchronised.
-__device__ __forceinline__ void inclusive_sums_down(float* x, int rows, int cols, int row_stride,
-                                                    int col_stride) {
-  const int groups = kThreads / cols, run = (rows + groups - 1) / groups;
-  const int c = threadIdx.x % cols, group = threadIdx.x / cols;
-  const int first = group * run, last = min(rows, first + run);
-  float sum = 0;
-  for (int i = first; i < last; ++i) {
-    sum += x[i * row_stride + c * col_stride];
-    x[i * row_stride + c * col_stride] = sum;
-  }
-  __syncthreads();
-  float above = 0;
-  for (int g = 0; g < group; ++g) {
-    const int end = min(rows, (g + 1) * run) - 1;
-    if (end >= g * run) above += x[end * row_stride + c * col_stride];
-  }
-  __syncthreads();
-  for (int i = first; i < last; ++i) x[i * row_stride + c * col_stride] += above;
-  __syncthreads();
 }
 
 }  // namespace flabench::rwkv7

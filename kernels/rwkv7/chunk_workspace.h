@@ -6,7 +6,8 @@
 // backward runs on them as it is. The chunk forward's own fp32 intermediates follow, per (head, chunk):
 // A_qk and A_qb [C][C] (the output's intra-chunk matrices), W [C][K] and U [C][V] (the WY form: a^T S_{t-1}
 // of the chunk's rows is U + W S for the chunk's first state S), and the state pass's factors: k and b
-// decayed to the end of their 16-token step [C][K] each, and each step's decay [C / 16][K].
+// decayed to the end of their 16-token step [C][K] each, and each step's decay [C / 16][K]; and the output
+// pass's q e^{Γ} [C][K] (Γ from the chunk's start).
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__
@@ -49,8 +50,8 @@ inline ChunkDims chunk_dims(const Problem& p) {
 
 // Offsets in floats; every region starts 16-byte aligned.
 struct ChunkWorkspace {
-  std::size_t checkpoints, sa;                     // fused_recurrent's, where its backward reads them
-  std::size_t qk, qb, w, u, kg, bg, decay, total;  // the chunk forward's
+  std::size_t checkpoints, sa;                         // fused_recurrent's, where its backward reads them
+  std::size_t qk, qb, w, u, kg, bg, decay, qg, total;  // the chunk forward's
   explicit ChunkWorkspace(const Problem& p) {
     const fused::WorkspaceLayout<Rwkv7Form> fused(p);
     const ChunkDims d = chunk_dims(p);
@@ -65,7 +66,8 @@ struct ChunkWorkspace {
     kg = u + blocks * d.C * d.V;
     bg = kg + blocks * d.C * d.K;
     decay = bg + blocks * d.C * d.K;
-    total = decay + blocks * (d.C / kCheckpointTokens) * d.K;
+    qg = decay + blocks * (d.C / kCheckpointTokens) * d.K;
+    total = qg + blocks * d.C * d.K;
   }
 };
 

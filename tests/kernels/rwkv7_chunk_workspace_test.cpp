@@ -32,7 +32,8 @@ TEST(Rwkv7ChunkWorkspace, FusedRegionsFirstThenTheChunksInOrderAndAligned) {
                                                         {w.u, heads * chunks * C * V},
                                                         {w.kg, heads * chunks * C * K},
                                                         {w.bg, heads * chunks * C * K},
-                                                        {w.decay, heads * chunks * (C / 16) * K}};
+                                                        {w.decay, heads * chunks * (C / 16) * K},
+                                                        {w.qg, heads * chunks * C * K}};
           EXPECT_EQ(testing::expect_in_order(regions, 4), w.total);  // floats: 4 to 16 bytes
         }
 }
