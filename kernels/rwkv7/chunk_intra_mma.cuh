@@ -22,27 +22,13 @@
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/fused_recurrent/staging.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
+#include "kernels/rwkv7/chunk_intra_plan.h"
 #include "kernels/rwkv7/chunk_inverse.cuh"
 #include "kernels/rwkv7/chunk_tiles.cuh"
 
 namespace flabench::rwkv7 {
 
-constexpr int kMmaSliceKeys = 16;                          // keys a slice: one k-step of mma.sync
-constexpr int kStagedRow = kMmaSliceKeys + 1;              // fp32 [token][key]: l
-constexpr int kOperandRow = padded_row(kMmaSliceKeys, 2);  // 16-bit [token][key]: inputs and operand planes
 constexpr int kSteepLog2 = int(chunk::kFactorLimit * kLog2e);  // a gentle sub-chunk's total, log2 units
-enum Input { kQ, kK, kA, kB, kW, kInputs };                    // the inputs a slice stages, in this order
-__host__ __device__ constexpr int ag_row(int K) {
-  return K + 8;  // a e^{Γe} as fp32 [C][K + 8]: fragment reads of 8 rows a quad apart on distinct banks
-}
-// Buffers of raw inputs: two (the next slice's copied while this one is used) but at C = 64, where a second
-// would leave a block an SM at K = 128 (the copies then wait at each slice's start).
-__host__ __device__ constexpr int raw_buffers(int C) {
-  return C == kMaxChunk ? 1 : 2;
-}
-__host__ __device__ constexpr int far_pairs(int C) {
-  return (C / 16 - 1) * (C / 16 - 2) / 2;  // sub-chunk pairs (I, J < I - 1)
-}
 
 // Shared memory, in order: a e^{Γe} for the whole chunk (written slice by slice, read by W at the end), then
 // one region used twice. Per slice of keys: raw_buffers(C) buffers of the raw inputs,
@@ -75,14 +61,6 @@ struct IntraMmaShared {
     return raw + ((buffer * kInputs + input) * C + t) * kOperandRow;
   }
 };
-
-__host__ __device__ constexpr int intra_mma_shared_bytes(int C, int K) {
-  const int raw = 2 * raw_buffers(C) * kInputs * C * kOperandRow;  // 16-bit inputs
-  const int staged = 4 * (C * kStagedRow + (C / 16) * kMmaSliceKeys);
-  const int planes = 2 * 2 * (6 * C + 2 * 16 * far_pairs(C)) * kOperandRow;
-  const int slices = raw + staged + planes, products = 4 * 4 * C * (C + 1);
-  return 4 * C * ag_row(K) + (slices > products ? slices : products);
-}
 
 // A sub-chunk's channel whose diagonal block goes through the tensor cores (total: its sum, log2 units).
 __device__ __forceinline__ bool gentle(float total) {
@@ -272,11 +250,6 @@ __device__ void lower_times(int rows, int cols, const Left& left, const Right& r
       chunk::mma_k16<__nv_bfloat16, 2, chunk::Exact::both>(acc, 2, m0, n0, k0, left, right);
     chunk::for_each_pair(acc, 2, m0, n0, store);
   }
-}
-
-// Tensor-core intra needs this many blocks an SM to hide its barriers; registers follow (no spills at these).
-constexpr int intra_mma_blocks_per_sm(int C) {
-  return C == kMaxChunk ? 2 : 4;
 }
 
 // One block per (chunk, batch * head); writes what rwkv7_chunk_intra_kernel writes (IntraOutputs).
