@@ -1,6 +1,7 @@
 // rwkv7 chunk, step 1 on the tensor cores, for 16-bit inputs: what chunk_intra.cuh computes (A_qk, A_qb,
-// X = (I - A_ab)^{-1}, U = X A_ak v, W = X (a e^{Γe}) and the state pass's factors), with every product an
-// mma.sync of fp32 operands in two bf16 parts (~16 bits each, what the state and output passes keep).
+// X = (I - A_ab)^{-1}, U = X A_ak v, W = X (a e^{Γe}), the state pass's factors and the output pass's
+// q e^{Γ}), with every product an mma.sync of fp32 operands in two bf16 parts (~16 bits each, what the state
+// and output passes keep).
 //
 // The pair sums factor through the chunk's 16-token sub-chunks (the form gla's chunk uses,
 // kernels/common/chunk/intra_chunk.cuh): with l the inclusive sum of log decays within a sub-chunk, le the
