@@ -150,34 +150,41 @@ __device__ bool make_operands(const IntraMmaShared<T>& s, int buffer, const Chun
   return steep;
 }
 
-// What needs every sub-chunk's total (made by make_operands, synchronised since): a e^{Γe} with Γe from the
-// chunk's start into s.ag and the output pass's q e^{Γ} into qg, or, for farther_columns, k~ and b~ times the
-// decay of the sub-chunks between them and a farther row sub-chunk (each factor <= 1) into the far planes.
-template <class T, int C, bool farther_columns>
-__device__ void make_chunk_operands(const IntraMmaShared<T>& s, int buffer, const ChunkDims& d, int c0,
-                                    float* qg) {
+// Both below need every sub-chunk's total (make_operands', synchronised since); an item per token and key.
+// The far pairs' columns: k~ and b~ times the decay of the sub-chunks between them and a farther row
+// sub-chunk (each factor <= 1), into the far planes (C = 64 only).
+template <class T, int C>
+__device__ void make_far_columns(const IntraMmaShared<T>& s, int buffer) {
   constexpr int subs = C / 16;
   for (int e = threadIdx.x; e < C * kMmaSliceKeys; e += kThreads) {
     const int t = e / kMmaSliceKeys, c = e % kMmaSliceKeys, I = t / 16;
     const float l = s.l[t * kStagedRow + c];
-    if constexpr (farther_columns) {
-      const float total = s.total[I * kMmaSliceKeys + c], to_end = exp2_flushed(total - l);
-      const float k = to_float(s.input(buffer, kK, t)[c]) * to_end,
-                  b = to_float(s.input(buffer, kB, t)[c]) * to_end;
-      float between = 1.0f;
-      for (int R = I + 2; R < subs; ++R) {
-        between *= exp2_flushed(s.total[(R - 1) * kMmaSliceKeys + c]);
-        const int far = (chunk::far_pair_index(R, I) * 16 + t % 16) * kOperandRow + c;
-        store_parts(s.kf + far, s.far_plane, k * between);
-        store_parts(s.bf + far, s.far_plane, b * between);
-      }
-    } else {
-      float before = 0;  // the sub-chunks before t's
-      for (int J = 0; J < I; ++J) before += s.total[J * kMmaSliceKeys + c];
-      const float w = to_float(s.input(buffer, kW, t)[c]) * kLog2e;
-      s.ag[t * ag_row(d.K) + c0 + c] = to_float(s.input(buffer, kA, t)[c]) * exp2_flushed(before + l - w);
-      qg[t * d.K + c0 + c] = d.scale * to_float(s.input(buffer, kQ, t)[c]) * exp2_flushed(before + l);
+    const float total = s.total[I * kMmaSliceKeys + c], to_end = exp2_flushed(total - l);
+    const float k = to_float(s.input(buffer, kK, t)[c]) * to_end,
+                b = to_float(s.input(buffer, kB, t)[c]) * to_end;
+    float between = 1.0f;
+    for (int R = I + 2; R < subs; ++R) {
+      between *= exp2_flushed(s.total[(R - 1) * kMmaSliceKeys + c]);
+      const int far = (chunk::far_pair_index(R, I) * 16 + t % 16) * kOperandRow + c;
+      store_parts(s.kf + far, s.far_plane, k * between);
+      store_parts(s.bf + far, s.far_plane, b * between);
     }
+  }
+}
+
+// The rows scaled from the chunk's start: a e^{Γe} into s.ag (W's operand) and the output pass's q e^{Γ}
+// into qg.
+template <class T, int C>
+__device__ void make_chunk_rows(const IntraMmaShared<T>& s, int buffer, const ChunkDims& d, int c0,
+                                float* qg) {
+  for (int e = threadIdx.x; e < C * kMmaSliceKeys; e += kThreads) {
+    const int t = e / kMmaSliceKeys, c = e % kMmaSliceKeys, I = t / 16;
+    const float l = s.l[t * kStagedRow + c];
+    float before = 0;  // the sub-chunks before t's
+    for (int J = 0; J < I; ++J) before += s.total[J * kMmaSliceKeys + c];
+    const float w = to_float(s.input(buffer, kW, t)[c]) * kLog2e;
+    s.ag[t * ag_row(d.K) + c0 + c] = to_float(s.input(buffer, kA, t)[c]) * exp2_flushed(before + l - w);
+    qg[t * d.K + c0 + c] = d.scale * to_float(s.input(buffer, kQ, t)[c]) * exp2_flushed(before + l);
   }
 }
 
@@ -286,14 +293,14 @@ __global__ void __launch_bounds__(kThreads, intra_mma_blocks_per_sm(C))
         __syncthreads_or(make_operands<T, C>(s, buffer, d, c0, out.kg + block * C * d.K,
                                              out.bg + block * C * d.K, out.decay + block * subs * d.K));
     if constexpr (subs > 2) {
-      make_chunk_operands<T, C, true>(s, buffer, d, c0, nullptr);
+      make_far_columns<T, C>(s, buffer);
       __syncthreads();
     }
 #pragma unroll
     for (int x = 0; x < kJobs; ++x)
       if (warp + warps * x < jobs) pair_job_products(s, PairJob(warp + warps * x), acc[x]);
     if (any_steep) add_steep_pairs<T, C>(s, buffer, d.scale, steep);
-    make_chunk_operands<T, C, false>(s, buffer, d, c0, out.qg + block * C * d.K);
+    make_chunk_rows<T, C>(s, buffer, d, c0, out.qg + block * C * d.K);
     __syncthreads();
   }
 
