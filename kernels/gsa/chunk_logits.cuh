@@ -129,8 +129,8 @@ __device__ void slot_product(const SlotBlock<T>& sb, int width, float scale, flo
   // A = x y^T on and below the diagonal, a warp per 16 x 16 block.
   const int warp = threadIdx.x / 32, warps = kLogitsThreads / 32, subs = sb.C / kSubChunk;
   for (int job = warp; job < subs * (subs + 1) / 2; job += warps) {
-    int I = 0, J = job;
-    while (J > I) J -= I + 1, ++I;
+    int I, J;
+    chunk::lower_pair(job, I, J);
     float acc[2][4] = {};
     for (int k0 = 0; k0 < width; k0 += 16)
       mma_k16<T>(

@@ -1,5 +1,6 @@
-// rwkv7 chunk, step 1 of the forward: everything inside one chunk that does not need the state, one block
-// per (chunk, head). With Γ the inclusive and Γe the exclusive cumulative log decay down the chunk:
+// rwkv7 chunk, step 1 of the forward on the CUDA cores, for fp32 inputs (16-bit ones take
+// chunk_intra_mma.cuh): everything inside one chunk that does not need the state, one block per (chunk,
+// head). With Γ the inclusive and Γe the exclusive cumulative log decay down the chunk:
 //   A_qk[i][j] = sum_c q_ic k_jc e^{Γ_ic - Γ_jc},  A_qb likewise with b   (j <= i; q = scale * r)
 //   A_ak[i][j] = sum_c a_ic k_jc e^{Γe_ic - Γ_jc}, A_ab likewise with b   (j < i)
 //   X = (I - A_ab)^{-1},  W = X (a ⊙ e^{Γe}),  U = X A_ak v
@@ -92,8 +93,8 @@ __device__ void write_step_factors(const IntraShared& s, const ChunkDims& d, std
   for (int e = threadIdx.x; e < C * kSliceKeys; e += kThreads) {
     const int j = e / kSliceKeys, c = e % kSliceKeys;
     const float f = exp2_flushed(s.r[c * stride + j]);
-    store_operand<T>(kg, C, d.K, j, c0 + c, s.k[c * stride + j] * f);
-    store_operand<T>(bg, C, d.K, j, c0 + c, s.b[c * stride + j] * f);
+    kg[j * d.K + c0 + c] = s.k[c * stride + j] * f;
+    bg[j * d.K + c0 + c] = s.b[c * stride + j] * f;
   }
   const int steps = C / kCheckpointTokens;
   float* decay = out.decay + block * steps * d.K + c0;
@@ -121,11 +122,12 @@ constexpr int intra_blocks_per_sm(int C) {
   return C == 16 ? 4 : C == 32 ? 3 : 2;
 }
 
-// One block per (chunk, batch * head); writes A_qk, A_qb, W and U of the chunk (ChunkWorkspace).
+// One block per (chunk, batch * head); writes what IntraOutputs holds, all fp32 (the CUDA-core state pass's).
 template <class T, int C>
 __global__ void __launch_bounds__(kThreads, intra_blocks_per_sm(C))
     rwkv7_chunk_intra_kernel(Pointers<T> p, ChunkDims d, IntraOutputs out) {
   static_assert(C % 16 == 0 && C <= kMaxChunk);
+  static_assert(std::is_same_v<T, float>, "bf16's state pass reads W, k~, b~ as planes: chunk_intra_mma.cuh");
   constexpr int R = C / 16;  // rows and columns of the pair sums per thread: i = ti + 16 r, j = tj + 16 c
   extern __shared__ float smem[];
   const IntraShared s(smem, C);
@@ -232,7 +234,7 @@ __global__ void __launch_bounds__(kThreads, intra_blocks_per_sm(C))
     float acc[rows] = {};
     sum_rows(acc, s.x, stride, row_group, groups, C, [&](int m) { return s.ag[c * stride + m]; });
 #pragma unroll
-    for (int r = 0; r < rows; ++r) store_operand<T>(w_block, C, d.K, row_group + groups * r, c0 + c, acc[r]);
+    for (int r = 0; r < rows; ++r) w_block[(row_group + groups * r) * d.K + c0 + c] = acc[r];
     __syncthreads();
   }
 }

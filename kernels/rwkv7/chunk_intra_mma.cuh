@@ -192,9 +192,7 @@ __device__ void make_chunk_rows(const IntraMmaShared<T>& s, int buffer, const Ch
 // block as two 16 x 8 tiles.
 struct PairJob {
   int product, I, J;
-  __device__ explicit PairJob(int job) : product(job % 4), I(0), J(job / 4) {
-    while (J > I) J -= I + 1, ++I;
-  }
+  __device__ explicit PairJob(int job) : product(job % 4) { chunk::lower_pair(job / 4, I, J); }
 };
 
 // acc += the slice's share of a job's block, both operands in two parts (three products a tile).

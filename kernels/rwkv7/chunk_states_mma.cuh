@@ -5,10 +5,10 @@
 // then per 16-token step, one k-step of the tensor cores:
 //   S <- D S + k~^T v + b~^T V_new           (D per row of the accumulators)
 // Every fp32 operand goes in as two bf16 parts, so each product keeps about 16 bits of its operands against
-// the CUDA-core scan's 24: W, k~ and b~ arrive so from intra (store_operand), S^T and V_new are split once
-// where they are made, and every fragment is read whole by ldmatrix (padded shared rows);
-// v is bf16 already. Rows past the sequence's end are zero: intra's (its inputs staged as zero there) and v's
-// (written here). Kernels/notes/rwkv7_chunk.md, versions 13 and 15.
+// the CUDA-core scan's 24: W, k~ and b~ arrive so from intra (store_operand_pair), S^T and V_new are split
+// once where they are made, and every fragment is read whole by ldmatrix (padded shared rows); v is bf16
+// already. Rows past the sequence's end are zero: intra's (its inputs staged as zero there) and v's (written
+// here). Kernels/notes/rwkv7_chunk.md, versions 13 and 15.
 #pragma once
 
 #include <cuda_bf16.h>

@@ -18,7 +18,7 @@ constexpr int kThreads = 256;
 constexpr float kLog2e = 1.4426950408889634f;  // exponents are kept in base 2 (exp2_flushed)
 
 // What step 1 writes (ChunkWorkspace), per (head, chunk).
-// W, k~ and b~ are fp32 for fp16 and fp32 inputs, two bf16 planes for bf16's (store_operand).
+// W, k~ and b~ are fp32 for fp16 and fp32 inputs, two bf16 planes for bf16's (store_operand_pair).
 struct IntraOutputs {
   float *qk, *qb;  // A_qk, A_qb [C][C]
   float *w, *u;    // W [C][K], U [C][V]
@@ -61,19 +61,10 @@ __device__ __forceinline__ void store_part_pairs(__nv_bfloat16* high, int plane,
       __floats2bfloat162_rn(x0 - __low2float(rounded), x1 - __high2float(rounded));
 }
 
-// Element (row, col) of a [C][K] operand of the state pass in its region: fp32, or for bf16 inputs two bf16
-// planes, high then low (the same bytes), which the tensor-core pass reads whole by ldmatrix
-// (chunk_states_mma.cuh) without splitting each value again on its sequential path.
-template <class T>
-__device__ __forceinline__ void store_operand(float* region, int C, int K, int row, int col, float x) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    store_parts(reinterpret_cast<__nv_bfloat16*>(region) + row * K + col, C * K, x);
-  } else {
-    region[row * K + col] = x;
-  }
-}
-
-// Two neighbours of the same, (row, col) and (row, col + 1) for an even col, in one store a plane.
+// Elements (row, col) and (row, col + 1), col even, of a [C][K] operand of the state pass in its region:
+// fp32, or for bf16 inputs two bf16 planes, high then low (the same bytes), which the tensor-core pass reads
+// whole by ldmatrix (chunk_states_mma.cuh) without splitting each value again on its sequential path; one
+// store a plane.
 template <class T>
 __device__ __forceinline__ void store_operand_pair(float* region, int C, int K, int row, int col, float x0,
                                                    float x1) {

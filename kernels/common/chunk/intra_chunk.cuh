@@ -30,6 +30,12 @@ __host__ __device__ inline int factor_pairs(int subs) {
 __device__ inline int far_pair_index(int I, int J) {
   return (I - 2) * (I - 1) / 2 + J;
 }
+// The sub-chunk pair (I, J <= I) at `index` when the pairs on and below the diagonal are numbered row by row:
+// (0, 0), (1, 0), (1, 1), (2, 0), ...
+__device__ inline void lower_pair(int index, int& I, int& J) {
+  I = 0, J = index;
+  while (J > I) J -= I + 1, ++I;
+}
 // far_pair_index's inverse: the distant pair (I, J) at index.
 __device__ inline void far_pair(int index, int& I, int& J) {
   I = 2, J = index;
@@ -134,8 +140,8 @@ __device__ void intra_chunk_scores(const Decays& dec, float* q, float* k, int ld
   // bf16's range).
   using Op = std::conditional_t<std::is_same_v<T, float>, float, __nv_bfloat16>;
   for (int job = warp; job < subs * (subs + 1) / 2; job += blockDim.x / 32) {
-    int I = 0, J = job;
-    while (J > I) J -= I + 1, ++I;
+    int I, J;
+    lower_pair(job, I, J);
     float acc[2][4] = {};
     if (I - J == 1) {
       for (int k0 = 0; k0 < K; k0 += 16)
