@@ -36,10 +36,10 @@ __device__ __forceinline__ float4 load4(const float* at) {
 
 // bf16's outputs on the tensor cores: the C x VO block in 16 x 8 tiles, a warp's tiles in one row of tiles
 // (sharing its A fragments), every fp32 operand (q e^Γ, S, A_qk, A_qb, V_new) in two bf16 parts; v is bf16
-// already. store(i, col, value) for each element.
-template <int C, int VO, class Store>
+// already. store_pair(i, col, first, second) for the elements (i, col) and (i, col + 1), col even.
+template <int C, int VO, class StorePair>
 __device__ void output_tiles(const float* qg, int KP, const float* S, const float* qk, const float* qb,
-                             const float* vs, const float* vnew, int K, const Store& store) {
+                             const float* vs, const float* vnew, int K, const StorePair& store_pair) {
   using chunk::Exact;
   using Op = __nv_bfloat16;
   constexpr int CP = padded_row(C), VP = padded_row(VO), NT = VO / 8, warps = kThreads / 32;
@@ -61,7 +61,7 @@ __device__ void output_tiles(const float* qg, int KP, const float* S, const floa
         acc, NW, m0, n0, j0, [&](int i, int m) { return qb[i * CP + m]; },
         [&](int m, int j) { return vnew[m * VP + j]; });
   }
-  chunk::for_each_accumulator(acc, NW, m0, n0, [&](int i, int col, float value) { store(i, col, value); });
+  chunk::for_each_pair(acc, NW, m0, n0, store_pair);
 }
 
 // C a compile-time constant, so each chunk size's kernel holds only its own rows' sums (a thread's rows:
@@ -88,33 +88,32 @@ __global__ void __launch_bounds__(kThreads, C == 64 ? 3 : 4)
   const int t0 = n * C, L = min(C, d.T - t0);
   const std::int64_t block = std::int64_t(bh) * d.chunks + n;
 
-  for (int e = threadIdx.x; e < C * K / 4; e += kThreads) {
-    const int i = e / (K / 4), c = e % (K / 4) * 4;
-    *reinterpret_cast<float4*>(qg + i * KP + c) = load4(in.qg + block * C * K + 4 * e);
-  }
+  // q e^Γ, S, A_qk and A_qb by cp.async, while v and V_new are staged as fp32 (zero past the sequence)
   const float* first = states + (std::int64_t(bh) * d.checkpoints + t0 / kCheckpointTokens) * K * d.V + v0;
-  for (int e = threadIdx.x; e < K * VO / 4; e += kThreads) {
-    const int c = e / (VO / 4), j = e % (VO / 4) * 4;
-    *reinterpret_cast<float4*>(S + c * VP + j) = load4(first + std::int64_t(c) * d.V + j);
-  }
-  for (int e = threadIdx.x; e < C * C / 4; e += kThreads) {
-    const int i = e / (C / 4), j = e % (C / 4) * 4;
-    *reinterpret_cast<float4*>(qk + i * CP + j) = load4(in.qk + block * C * C + 4 * e);
-    *reinterpret_cast<float4*>(qb + i * CP + j) = load4(in.qb + block * C * C + 4 * e);
-  }
+  copy_rows<kThreads>(K / 4, qg, KP * 4, in.qg + block * C * K, K * 4, C);
+  copy_rows<kThreads>(VO / 4, S, VP * 4, first, std::int64_t(d.V) * 4, K);
+  copy_rows<kThreads>(C / 4, qk, CP * 4, in.qk + block * C * C, C * 4, C);
+  copy_rows<kThreads>(C / 4, qb, CP * 4, in.qb + block * C * C, C * 4, C);
+  fused::cp_async_commit();
   stage_rows(vs, VP, 1, p.v, d, d.V, b, h, t0, C, L, v0, VO);
   stage_rows(vnew, VP, 1, sa, d, d.V, b, h, t0, C, L, v0, VO);
+  fused::cp_async_wait<0>();
   __syncthreads();
 
-  const auto store = [&](int i, int col, float value) {
-    if (i < L) p.o[token_row(d, b, t0 + i, h) * d.V + v0 + col] = from_float<T>(value);
-  };
+  T* o = p.o + token_row(d, b, t0, h) * d.V + v0;  // row i at o + i * H V
+  const int token_stride = d.H * d.V;
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    const auto store_pair = [&](int i, int col, float first, float second) {
+      if (i < L) ::flabench::store_pair(o + i * token_stride + col, first, second);
+    };
     if (VO == kOutputColumns)
-      output_tiles<C, kOutputColumns>(qg, KP, S, qk, qb, vs, vnew, K, store);
+      output_tiles<C, kOutputColumns>(qg, KP, S, qk, qb, vs, vnew, K, store_pair);
     else
-      output_tiles<C, 16>(qg, KP, S, qk, qb, vs, vnew, K, store);
+      output_tiles<C, 16>(qg, KP, S, qk, qb, vs, vnew, K, store_pair);
   } else {
+    const auto store = [&](int i, int col, float value) {
+      if (i < L) o[i * token_stride + col] = from_float<T>(value);
+    };
     // A thread sums column `col` of rows row_group + groups * r: independent sums it interleaves, reading
     // the rows' operands four at a time. A_qk and A_qb are zero above the diagonal, so every row runs over
     // all the chunk's tokens (v and V_new are zero past the last).

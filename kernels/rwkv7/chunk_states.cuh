@@ -29,45 +29,30 @@ struct ChunkOperands {
 };
 
 // Issues the copies of chunk n's step decays, U and v (its valid rows; v's rows `vs` elements apart) into
-// shared memory, in 16-byte pieces.
-template <class T, int COLS, int kBlockThreads>
+// shared memory.
+template <class T, int K, int COLS, int kBlockThreads>
 __device__ void fetch_step_operands(float* decay, float* U, T* v, int vs, const Pointers<T>& p,
-                                    const IntraOutputs& in, const ChunkDims& d, int K, int n, int b, int h,
-                                    int v0) {
-  const int C = d.C;
+                                    const IntraOutputs& in, const ChunkDims& d, int n, int b, int h, int v0) {
+  const int C = d.C, t0 = n * C;
   const std::int64_t block = std::int64_t(b * d.H + h) * d.chunks + n;
-  constexpr int kFloats = 4;  // per piece
-  for (int e = threadIdx.x; e < (C / kStep) * K / kFloats; e += kBlockThreads)
-    fused::cp_async(decay + e * kFloats, in.decay + block * (C / kStep) * K + e * kFloats, 16);
-  for (int e = threadIdx.x; e < C * COLS / kFloats; e += kBlockThreads) {
-    const int i = e / (COLS / kFloats), c = e % (COLS / kFloats) * kFloats;
-    fused::cp_async(U + i * COLS + c, in.u + (block * C + i) * d.V + v0 + c, 16);
-  }
-  constexpr int kValues = 16 / sizeof(T);  // per piece
-  const int t0 = n * C, L = min(C, d.T - t0);
-  for (int e = threadIdx.x; e < L * COLS / kValues; e += kBlockThreads) {
-    const int i = e / (COLS / kValues), c = e % (COLS / kValues) * kValues;
-    fused::cp_async(v + i * vs + c, p.v + token_row(d, b, t0 + i, h) * d.V + v0 + c, 16);
-  }
+  copy_rows<kBlockThreads>(K / 4, decay, K * 4, in.decay + block * (C / kStep) * K, K * 4, C / kStep);
+  copy_rows<kBlockThreads>(COLS / 4, U, COLS * 4, in.u + block * C * d.V + v0, std::int64_t(d.V) * 4, C);
+  copy_rows<kBlockThreads>(COLS * sizeof(T) / 16, v, vs * sizeof(T), p.v + token_row(d, b, t0, h) * d.V + v0,
+                           std::int64_t(d.H) * d.V * sizeof(T), min(C, d.T - t0));
 }
 
-// Issues the copies of chunk n's operands into `to` (16-byte pieces; every row is a multiple of 16 bytes).
-template <class T, int COLS, int kBlockThreads>
+// Issues the copies of chunk n's operands into `to` (every row is a multiple of 16 bytes).
+template <class T, int K, int COLS, int kBlockThreads>
 __device__ void fetch_operands(const ChunkOperands<T>& to, const Pointers<T>& p, const IntraOutputs& in,
-                               const ChunkDims& d, int K, int n, int b, int h, int v0) {
-  const int KS = padded_row(K);
+                               const ChunkDims& d, int n, int b, int h, int v0) {
+  constexpr int KS = padded_row(K);
   const int C = d.C;
-  const std::int64_t block = std::int64_t(b * d.H + h) * d.chunks + n;
-  constexpr int kFloats = 4;  // per piece
-  for (int e = threadIdx.x; e < C * K / kFloats; e += kBlockThreads) {
-    const int i = e / (K / kFloats), c = e % (K / kFloats) * kFloats;
-    const std::int64_t at = (block * C + i) * K + c;
-    fused::cp_async(to.W + i * KS + c, in.w + at, 16);
-    fused::cp_async(to.kg + i * KS + c, in.kg + at, 16);
-    fused::cp_async(to.bg + i * KS + c, in.bg + at, 16);
-  }
-  fetch_step_operands<T, COLS, kBlockThreads>(to.decay, to.U, to.v, padded_row(COLS, sizeof(T)), p, in, d, K,
-                                              n, b, h, v0);
+  const std::int64_t at = (std::int64_t(b * d.H + h) * d.chunks + n) * C * K;
+  copy_rows<kBlockThreads>(K / 4, to.W, KS * 4, in.w + at, K * 4, C);
+  copy_rows<kBlockThreads>(K / 4, to.kg, KS * 4, in.kg + at, K * 4, C);
+  copy_rows<kBlockThreads>(K / 4, to.bg, KS * 4, in.bg + at, K * 4, C);
+  fetch_step_operands<T, K, COLS, kBlockThreads>(to.decay, to.U, to.v, padded_row(COLS, sizeof(T)), p, in, d,
+                                                 n, b, h, v0);
 }
 
 // Chunk n's operands made ready for the block (chunk 0's copies issued here), with two buffers issuing chunk
@@ -132,10 +117,10 @@ __global__ void __launch_bounds__(state_threads(COLS), 2)
   const std::int64_t head_state = std::int64_t(bh) * d.checkpoints * K * d.V;
   const auto state_at = [&](int q) { return std::int64_t(first_key + q) * d.V + v0 + col; };
   const auto buffer = [&](int n) {
-    return ChunkOperands<T>(operands + (n % buffers) * operand_size, C, K, COLS);
+    return ChunkOperands<T>(operands + (n & (buffers - 1)) * operand_size, C, K, COLS);
   };
   const auto fetch = [&](int n) {
-    fetch_operands<T, COLS, state_threads(COLS)>(buffer(n), p, in, d, K, n, b, h, v0);
+    fetch_operands<T, K, COLS, state_threads(COLS)>(buffer(n), p, in, d, n, b, h, v0);
   };
 
   float mine[KQ];

@@ -36,20 +36,19 @@ struct PlaneOperands {
 
 // Issues the copies of chunk n's operands into `to`, and zeroes v's rows past the sequence's end (ldmatrix
 // reads whole 16-token steps).
-template <int COLS, int kBlockThreads>
+template <int K, int COLS, int kBlockThreads>
 __device__ void fetch_planes(const PlaneOperands& to, const Pointers<__nv_bfloat16>& p,
-                             const IntraOutputs& in, const ChunkDims& d, int K, int n, int b, int h, int v0) {
-  const int C = d.C, KP = padded_row(K, 2), pieces = K / 8;  // 16-byte pieces a row
-  const std::int64_t block = std::int64_t(b * d.H + h) * d.chunks + n;
-  for (int e = threadIdx.x; e < 2 * C * pieces; e += kBlockThreads) {  // both planes' rows
-    const int row = e / pieces, c = e % pieces * 8;
-    const std::int64_t at = (block * 2 * C + row) * K + c;  // in bf16 elements of the [2][C][K] planes
-    fused::cp_async(to.W + row * KP + c, reinterpret_cast<const __nv_bfloat16*>(in.w) + at, 16);
-    fused::cp_async(to.kg + row * KP + c, reinterpret_cast<const __nv_bfloat16*>(in.kg) + at, 16);
-    fused::cp_async(to.bg + row * KP + c, reinterpret_cast<const __nv_bfloat16*>(in.bg) + at, 16);
-  }
-  constexpr int VP = padded_row(COLS, 2);
-  fetch_step_operands<__nv_bfloat16, COLS, kBlockThreads>(to.decay, to.U, to.v, VP, p, in, d, K, n, b, h, v0);
+                             const IntraOutputs& in, const ChunkDims& d, int n, int b, int h, int v0) {
+  constexpr int KP = padded_row(K, 2), VP = padded_row(COLS, 2);
+  const int C = d.C;
+  // W, k~ and b~ as [2][C][K] bf16 planes a chunk: 2C rows each
+  const std::int64_t at = (std::int64_t(b * d.H + h) * d.chunks + n) * 2 * C * K;
+  const auto planes = [&](__nv_bfloat16* to_rows, const float* region) {
+    copy_rows<kBlockThreads>(K / 8, to_rows, KP * 2, reinterpret_cast<const __nv_bfloat16*>(region) + at,
+                             K * 2, 2 * C);
+  };
+  planes(to.W, in.w), planes(to.kg, in.kg), planes(to.bg, in.bg);
+  fetch_step_operands<__nv_bfloat16, K, COLS, kBlockThreads>(to.decay, to.U, to.v, VP, p, in, d, n, b, h, v0);
   const int L = min(C, d.T - n * C);
   for (int e = threadIdx.x; e < (C - L) * COLS; e += kBlockThreads)
     to.v[(L + e / COLS) * VP + e % COLS] = __float2bfloat16_rn(0.0f);
@@ -71,10 +70,10 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
   const int warp = threadIdx.x / 32, m0 = 16 * warp;  // the warp's keys m0 .. m0 + 15
   const std::int64_t head_state = std::int64_t(bh) * d.checkpoints * K * d.V;
   const auto buffer = [&](int n) {
-    return PlaneOperands(operands + (n % buffers) * operand_bytes, C, K, COLS);
+    return PlaneOperands(operands + (n & (buffers - 1)) * operand_bytes, C, K, COLS);
   };
   const auto fetch = [&](int n) {
-    fetch_planes<COLS, mma_state_threads(KQ)>(buffer(n), p, in, d, K, n, b, h, v0);
+    fetch_planes<K, COLS, mma_state_threads(KQ)>(buffer(n), p, in, d, n, b, h, v0);
   };
   float acc[NT][4];
   const auto store_state = [&](float* to, std::int64_t ld) {  // [K][ld] floats from the block's first column
@@ -120,8 +119,7 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
 #pragma unroll
       for (int r = 0; r < 4; ++r) even[0][r] += odd[0][r];
       chunk::for_each_pair(even, 1, i0, c0, [&](int i, int col, float first, float second) {
-        store_parts(vnew + i * VP + col, C * VP, first);
-        store_parts(vnew + i * VP + col + 1, C * VP, second);
+        store_part_pairs(vnew + i * VP + col, C * VP, first, second);
         if (i < L)
           *reinterpret_cast<float2*>(sa + token_row(d, b, t0 + i, h) * d.V + v0 + col) =
               make_float2(first, second);

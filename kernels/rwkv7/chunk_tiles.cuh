@@ -10,6 +10,7 @@
 
 #include "kernels/common/dtype_traits.cuh"
 #include "kernels/common/fast_exp.cuh"
+#include "kernels/common/fused_recurrent/staging.cuh"
 #include "kernels/rwkv7/chunk_workspace.h"
 
 namespace flabench::rwkv7 {
@@ -72,6 +73,25 @@ __device__ __forceinline__ void store_operand_pair(float* region, int C, int K, 
     store_part_pairs(reinterpret_cast<__nv_bfloat16*>(region) + row * K + col, C * K, x0, x1);
   } else {
     *reinterpret_cast<float2*>(region + row * K + col) = make_float2(x0, x1);
+  }
+}
+
+// Issues cp.async copies of `rows` rows of `pieces` 16-byte pieces (a power of two dividing kBlockThreads),
+// global rows `from_stride` bytes apart into shared rows `to_stride` bytes apart. A thread's first row and
+// piece come from its index once and its later rows by pointer steps, so a piece costs a few instructions
+// (the state pass's per-piece index arithmetic had been most of its instructions before the first barrier;
+// kernels/notes/rwkv7_chunk.md, v18). The caller commits and waits.
+template <int kBlockThreads>
+__device__ __forceinline__ void copy_rows(int pieces, void* to, int to_stride, const void* from,
+                                          std::int64_t from_stride, int rows) {
+  const int shift = __ffs(pieces) - 1, rows_per_pass = kBlockThreads >> shift;
+  const int first = threadIdx.x >> shift, piece = 16 * (threadIdx.x & (pieces - 1));
+  char* t = static_cast<char*>(to) + first * to_stride + piece;
+  const char* f = static_cast<const char*>(from) + first * from_stride + piece;
+  for (int r = first; r < rows; r += rows_per_pass) {
+    fused::cp_async(t, f, 16);
+    t += rows_per_pass * to_stride;
+    f += rows_per_pass * from_stride;
   }
 }
 
