@@ -8,7 +8,7 @@
 // the CUDA-core scan's 24: W, k~ and b~ arrive so from intra (store_operand_pair), S^T and V_new are split
 // once where they are made, and every fragment is read whole by ldmatrix (padded shared rows); v is bf16
 // already. Rows past the sequence's end are zero: intra's (its inputs staged as zero there) and v's (written
-// here). Kernels/notes/rwkv7_chunk.md, versions 13 and 15.
+// here). Kernels/notes/rwkv7_chunk.md, versions 13, 15 and 19.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -98,27 +98,29 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
     await_operands(n, d.chunks, buffers, fetch);
     const PlaneOperands x = buffer(n);
 
-    // V_new = U + W S, a 16 x 8 tile at a time; the k-steps alternate between two sums (half the chain).
+    // V_new = U + W S, a 16 x 8 tile at a time. The products of high parts and those with a low part go to
+    // separate sums, and the k-steps alternate between two pairs of them: the chain a quarter as deep.
     for (int tile = warp; tile < (C / 16) * NT; tile += KQ) {
       const int i0 = 16 * (tile / NT), c0 = 8 * (tile % NT);
-      float even[1][4], odd[1][4] = {};
-      chunk::for_each_accumulator(even, 1, i0, c0,
+      float sums[4][1][4] = {};  // (even, odd k-step) x (high, low)
+      chunk::for_each_accumulator(sums[0], 1, i0, c0,
                                   [&](int i, int col, float& value) { value = x.U[i * COLS + col]; });
-      const auto add = [&](float(&sum)[1][4], int k0) {
+      const auto add = [&](float(&high)[1][4], float(&low)[1][4], int k0) {
         std::uint32_t w[2][4];
         chunk::a_stored_mk<Op>(w[0], x.W, KP, i0, k0);
         chunk::a_stored_mk<Op>(w[1], x.W + x.plane, KP, i0, k0);
-        chunk::mma_b_stored_nk<Op, 1, 2>(sum, 0, 1, w, S, KP, k0, c0);
-        chunk::mma_b_stored_nk<Op, 1>(sum, 1, w[0], S + COLS * KP, KP, k0, c0);
+        chunk::mma_b_stored_nk<Op, 1>(high, 1, w[0], S, KP, k0, c0);
+        chunk::mma_b_stored_nk<Op, 1>(low, 1, w[1], S, KP, k0, c0);
+        chunk::mma_b_stored_nk<Op, 1>(low, 1, w[0], S + COLS * KP, KP, k0, c0);
       };
 #pragma unroll
       for (int k0 = 0; k0 < K; k0 += 32) {
-        add(even, k0);
-        if (k0 + 16 < K) add(odd, k0 + 16);
+        add(sums[0], sums[1], k0);
+        if (k0 + 16 < K) add(sums[2], sums[3], k0 + 16);
       }
 #pragma unroll
-      for (int r = 0; r < 4; ++r) even[0][r] += odd[0][r];
-      chunk::for_each_pair(even, 1, i0, c0, [&](int i, int col, float first, float second) {
+      for (int r = 0; r < 4; ++r) sums[0][0][r] += sums[1][0][r] + (sums[2][0][r] + sums[3][0][r]);
+      chunk::for_each_pair(sums[0], 1, i0, c0, [&](int i, int col, float first, float second) {
         store_part_pairs(vnew + i * VP + col, C * VP, first, second);
         if (i < L)
           *reinterpret_cast<float2*>(sa + token_row(d, b, t0 + i, h) * d.V + v0 + col) =
@@ -133,15 +135,24 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
       const float* decay = x.decay + m * K;
       chunk::for_each_accumulator(acc, NT, m0, 0, [&](int key, int, float& value) { value *= decay[key]; });
       const int j0 = m * kStep;
-      std::uint32_t a[2][4];  // k~^T's fragment, then b~^T's: [k][m] planes, by ldmatrix.trans
-      chunk::a_stored_km<Op>(a[0], x.kg, KP, m0, j0);
-      chunk::a_stored_km<Op>(a[1], x.kg + x.plane, KP, m0, j0);
-      chunk::mma_b_stored_kn<Op, NT, 2>(acc, NT, a, x.v, VP, j0, 0);
-      chunk::a_stored_km<Op>(a[0], x.bg, KP, m0, j0);
-      chunk::a_stored_km<Op>(a[1], x.bg + x.plane, KP, m0, j0);
-      chunk::mma_b_stored_kn<Op, NT, 2>(acc, NT, a, vnew, VP, j0, 0);
-      const std::uint32_t high[1][4] = {{a[0][0], a[0][1], a[0][2], a[0][3]}};
-      chunk::mma_b_stored_kn<Op, NT, 1>(acc, NT, high, vnew + C * VP, VP, j0, 0);
+      // k~^T's and b~^T's fragments, high and low: [k][m] planes, by ldmatrix.trans
+      std::uint32_t kh[1][4], kl[1][4], bh[1][4], bl[1][4];
+      chunk::a_stored_km<Op>(kh[0], x.kg, KP, m0, j0);
+      chunk::a_stored_km<Op>(kl[0], x.kg + x.plane, KP, m0, j0);
+      chunk::a_stored_km<Op>(bh[0], x.bg, KP, m0, j0);
+      chunk::a_stored_km<Op>(bl[0], x.bg + x.plane, KP, m0, j0);
+      // D S + k~_h^T v + b~_h^T V_new,h into the state, the three products with a low part beside it (the
+      // step's chain 3 products deep, not 5)
+      float low[NT][4] = {};
+      chunk::mma_b_stored_kn<Op, NT, 1>(acc, NT, kh, x.v, VP, j0, 0);
+      chunk::mma_b_stored_kn<Op, NT, 1>(low, NT, kl, x.v, VP, j0, 0);
+      chunk::mma_b_stored_kn<Op, NT, 1>(acc, NT, bh, vnew, VP, j0, 0);
+      chunk::mma_b_stored_kn<Op, NT, 1>(low, NT, bl, vnew, VP, j0, 0);
+      chunk::mma_b_stored_kn<Op, NT, 1>(low, NT, bh, vnew + C * VP, VP, j0, 0);
+#pragma unroll
+      for (int t = 0; t < NT; ++t)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) acc[t][r] += low[t][r];
     }
     keep_state();
     __syncthreads();  // S for the next V_new; this buffer is refilled after it
