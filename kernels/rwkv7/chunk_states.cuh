@@ -116,7 +116,7 @@ __global__ void __launch_bounds__(state_threads(COLS), 2)
   const int first_key = KQ * row_group;
   const std::int64_t head_state = std::int64_t(bh) * d.checkpoints * K * d.V;
   const auto state_at = [&](int q) { return std::int64_t(first_key + q) * d.V + v0 + col; };
-  const auto buffer = [&](int n) {
+  const auto buffer = [&](int n) {  // chunk n's (buffers is 1 or 2)
     return ChunkOperands<T>(operands + (n & (buffers - 1)) * operand_size, C, K, COLS);
   };
   const auto fetch = [&](int n) {

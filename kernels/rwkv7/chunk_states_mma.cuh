@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
   const int bh = blockIdx.y, b = bh / d.H, h = bh % d.H, v0 = blockIdx.x * COLS;
   const int warp = threadIdx.x / 32, m0 = 16 * warp;  // the warp's keys m0 .. m0 + 15
   const std::int64_t head_state = std::int64_t(bh) * d.checkpoints * K * d.V;
-  const auto buffer = [&](int n) {
+  const auto buffer = [&](int n) {  // chunk n's (buffers is 1 or 2)
     return PlaneOperands(operands + (n & (buffers - 1)) * operand_bytes, C, K, COLS);
   };
   const auto fetch = [&](int n) {
