@@ -26,21 +26,7 @@ struct Subject {
 const Subject kSubjects[] = {
     {"gla", &kGlaBinding}, {"simple_gla", &kSimpleGlaBinding}, {"rwkv6", &kRwkv6Binding}};
 
-// ||a - b|| / ||b|| over one tensor, and whether every value of `a` is finite.
-struct Error {
-  double rms_ratio;
-  bool finite;
-};
-Error error(const std::vector<double>& a, const std::vector<double>& b) {
-  double diff = 0, norm = 0;
-  bool finite = true;
-  for (std::size_t e = 0; e < a.size(); ++e) {
-    finite = finite && std::isfinite(a[e]);
-    diff += (a[e] - b[e]) * (a[e] - b[e]);
-    norm += b[e] * b[e];
-  }
-  return {std::sqrt(diff / std::max(norm, 1e-300)), finite};
-}
+using testing::compare;
 
 // With a steep gate, every `every`-th log decay is set to it (3: steep among typical; 1: all steep).
 Arrays64 inputs(const OpSpec& op, const Problem& p, double steep_gate, std::size_t every = 3) {
@@ -72,9 +58,9 @@ TEST(ChunkForm, MatchesTheRecurrenceForEveryChunkSizeAndAwkwardLength) {
         const Arrays64 exact = chunked<double>(s, p, C, in);
         const Arrays64 single = chunked<float>(s, p, C, in);
         for (const char* name : {"o", "ht"}) {
-          EXPECT_LT(error(exact.at(name).values, want.at(name).values).rms_ratio, 1e-12)
+          EXPECT_LT(compare(exact.at(name).values, want.at(name).values).rms_ratio, 1e-12)
               << s.op << " C=" << C << " T=" << T << " " << name;
-          EXPECT_LT(error(single.at(name).values, want.at(name).values).rms_ratio, 2e-6)
+          EXPECT_LT(compare(single.at(name).values, want.at(name).values).rms_ratio, 2e-6)
               << s.op << " C=" << C << " T=" << T << " " << name << " (fp32)";
         }
       }
@@ -91,7 +77,7 @@ TEST(ChunkForm, StaysFiniteAndAsAccurateInFp32AtLogDecayMinus40) {
     const Arrays64 want = testing::reference_outputs(op, p, in);
     const Arrays64 got = chunked<float>(s, p, 64, in);
     for (const char* name : {"o", "ht"}) {
-      const Error e = error(got.at(name).values, want.at(name).values);
+      const testing::Deviation e = compare(got.at(name).values, want.at(name).values);
       EXPECT_TRUE(e.finite) << s.op << " " << name;
       EXPECT_LT(e.rms_ratio, 2e-6) << s.op << " " << name;
       std::cout << "  " << s.op << " " << name << " fp32 rms ratio at -40: " << e.rms_ratio << "\n";
@@ -122,8 +108,8 @@ TEST(ChunkForm, BackwardMatchesBackpropagationThroughTheRecurrence) {
             const std::string at = std::string(s.op) + " " + g.name + " C=" + std::to_string(C) +
                                    " T=" + std::to_string(T) + " steep=" + std::to_string(steep) +
                                    " every=" + std::to_string(every);
-            EXPECT_LT(error(exact.at(g.name).values, want.at(g.name).values).rms_ratio, 1e-11) << at;
-            const Error e = error(single.at(g.name).values, want.at(g.name).values);
+            EXPECT_LT(compare(exact.at(g.name).values, want.at(g.name).values).rms_ratio, 1e-11) << at;
+            const testing::Deviation e = compare(single.at(g.name).values, want.at(g.name).values);
             EXPECT_TRUE(e.finite) << at;
             EXPECT_LT(e.rms_ratio, 1e-5) << at << " (fp32)";
             if (e.rms_ratio > worst) worst = e.rms_ratio, worst_at = at;

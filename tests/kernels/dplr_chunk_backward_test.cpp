@@ -60,7 +60,7 @@ TEST(DplrChunkBackward, MatchesBackpropagationThroughTheRecurrence) {
 
 // The worst gradient's deviation from the recurrence's and which gradient it is.
 struct Worst {
-  testing::Deviation deviation{0, 0};
+  testing::Deviation deviation{0, 0, true};
   std::string gradient;
 };
 Worst worst_gradient(const Arrays64& got, const Arrays64& want) {

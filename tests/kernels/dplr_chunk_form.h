@@ -80,21 +80,6 @@ inline double stored(const StoragePlan& plan, Intermediate what, double x) {
   return found == plan.end() ? x : double(round_to_dtype(found->second, float(x)));
 }
 
-// A result against the fp64 reference: the rms of the difference over the reference's rms, and the largest
-// absolute difference.
-struct Deviation {
-  double rms_ratio, max_abs;
-};
-inline Deviation compare(const std::vector<double>& got, const std::vector<double>& want) {
-  double diff = 0, norm = 0, worst = 0;
-  for (std::size_t e = 0; e < got.size(); ++e) {
-    diff += (got[e] - want[e]) * (got[e] - want[e]);
-    norm += want[e] * want[e];
-    worst = std::max(worst, std::abs(got[e] - want[e]));
-  }
-  return {std::sqrt(diff / norm), worst};
-}
-
 // Where head (bb, h)'s chunk of tokens from t0 reads its inputs.
 struct ChunkView {
   const Problem& p;

@@ -15,13 +15,6 @@
 namespace flabench {
 namespace {
 
-double rms_ratio(const std::vector<double>& got, const std::vector<double>& want) {
-  double diff = 0, norm = 0;
-  for (std::size_t e = 0; e < got.size(); ++e)
-    diff += (got[e] - want[e]) * (got[e] - want[e]), norm += want[e] * want[e];
-  return std::sqrt(diff / norm);
-}
-
 bool all_finite(const std::vector<double>& x) {
   return std::all_of(x.begin(), x.end(), [](double e) { return std::isfinite(e); });
 }
@@ -61,10 +54,11 @@ TEST(GsaChunkForm, MatchesTheRecurrenceWithGroupedQueries) {
         for (const char* name : {"o", "hkt", "hvt"}) {
           const std::string at = std::string(name) + " C=" + std::to_string(C) + " T=" + std::to_string(T) +
                                  " f=" + std::to_string(steep);
-          EXPECT_LT(rms_ratio(exact.at(name).values, want.at(name).values), 1e-12) << at;
+          EXPECT_LT(testing::compare(exact.at(name).values, want.at(name).values).rms_ratio, 1e-12) << at;
           EXPECT_TRUE(all_finite(single.at(name).values)) << at;
           // at f = -40 the softmax of o sees 2.0-2.3e-6, the states as little as at typical gates
-          EXPECT_LT(rms_ratio(single.at(name).values, want.at(name).values), steep != 0 ? 5e-6 : 2e-6)
+          EXPECT_LT(testing::compare(single.at(name).values, want.at(name).values).rms_ratio,
+                    steep != 0 ? 5e-6 : 2e-6)
               << at << " (fp32)";
         }
       }
@@ -89,9 +83,9 @@ TEST(GsaChunkForm, BackwardMatchesBackpropagationThroughTheRecurrence) {
         for (const TensorSpec& g : grad_specs(op)) {
           const std::string at =
               g.name + " C=" + std::to_string(C) + " T=" + std::to_string(T) + " f=" + std::to_string(steep);
-          EXPECT_LT(rms_ratio(exact.at(g.name).values, want.at(g.name).values), 1e-11) << at;
+          EXPECT_LT(testing::compare(exact.at(g.name).values, want.at(g.name).values).rms_ratio, 1e-11) << at;
           EXPECT_TRUE(all_finite(single.at(g.name).values)) << at;
-          const double e = rms_ratio(single.at(g.name).values, want.at(g.name).values);
+          const double e = testing::compare(single.at(g.name).values, want.at(g.name).values).rms_ratio;
           EXPECT_LT(e, 1e-5) << at << " (fp32)";
           if (e > worst) worst = e, worst_at = at;
         }
