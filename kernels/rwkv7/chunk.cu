@@ -3,14 +3,19 @@
 // chunk_states.cuh (the scan over chunks; chunk_states_mma.cuh on the tensor cores for bf16 inputs),
 // chunk_output.cuh (per chunk, in parallel), with every intermediate in fp32 (kernels/notes/rwkv7_chunk.md
 // says why; for bf16 inputs W, k~ and b~ are kept as two bf16 parts, about 16 bits, for the tensor cores).
-// The backward is fused_recurrent's, run on the states and a^T S_{t-1} terms this forward saves where that
-// backward reads them (chunk_workspace.h).
+// The backward, where few heads leave the fused one's grid short of the SMs, in chunk form: the state
+// gradient's scan in reverse (chunk_backward_states.cuh), then every input's gradient per chunk in parallel
+// (chunk_backward_local.cuh), from what the forward saves (the states at the chunks' starts, V_new, its
+// intermediates, X and A_ak); elsewhere fused_recurrent's, on the states and a^T S_{t-1} terms this forward
+// saves where that backward reads them (chunk_workspace.h).
 #include <optional>
 #include <string>
 #include <type_traits>
 
 #include "kernels/common/constant_dispatch.h"
 #include "kernels/common/format.h"
+#include "kernels/rwkv7/chunk_backward_local.cuh"
+#include "kernels/rwkv7/chunk_backward_states.cuh"
 #include "kernels/rwkv7/chunk_intra.cuh"
 #include "kernels/rwkv7/chunk_intra_mma.cuh"
 #include "kernels/rwkv7/chunk_output.cuh"
@@ -25,8 +30,8 @@ namespace {
 
 constexpr int kMaxGridRows = 65535;  // a grid's y dimension
 
-// The most shared memory a block of any step needs (the state pass with one operand buffer; bf16's on the
-// tensor cores).
+// The most shared memory a block of any step of the forward needs (the state pass with one operand buffer;
+// bf16's on the tensor cores).
 std::size_t shared_bytes(const Problem& p) {
   const int C = p.chunk_size, K = int(p.K), input_bytes = int(dtype_size(p.dtype));
   const std::size_t states = p.dtype == DType::bf16
@@ -35,6 +40,25 @@ std::size_t shared_bytes(const Problem& p) {
   const std::size_t intra =
       input_bytes == 2 ? std::size_t(intra_mma_shared_bytes(C, K)) : sizeof(float) * intra_shared_floats(C);
   return std::max({intra, states, sizeof(float) * output_shared_floats(C, K)});
+}
+
+// Whether the backward is the chunked one: where the fused backward's blocks (a head's 16 value columns each)
+// are fewer than the SMs and the device's shared memory holds the chunked one's blocks (else the fused one
+// runs: Ada's 99 KiB take C = 64 at K = 64 only so). Measured at the peer shapes
+// (kernels/notes/rwkv7_chunk.md, v20), the chunked backward is the faster at 1,24576,16,64 (64 such blocks on
+// 132 SMs) and the slower where there are 256.
+bool chunked_backward(const ChunkDims& d, int input_bytes) {
+  const std::size_t shared =
+      sizeof(float) *
+      std::max(dstate_shared_floats(d.C, d.K, input_bytes, kStateColumns, 1), local_shared_floats(d.C, d.K));
+  return std::int64_t(d.B) * d.H * (d.V / kStateColumns) <
+             current_device_attribute(cudaDevAttrMultiProcessorCount) &&
+         shared <= std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+}
+
+IntraOutputs intra_outputs(float* workspace, const ChunkWorkspace& ws) {
+  return {workspace + ws.qk, workspace + ws.qb, workspace + ws.w,     workspace + ws.u,
+          workspace + ws.kg, workspace + ws.bg, workspace + ws.decay, workspace + ws.qg};
 }
 
 template <class T>
@@ -46,24 +70,36 @@ void forward(const ForwardCall& call) {
   pointers.ht = call.outputs.at(kRwkv7Binding.ht).as<float>();
   float* workspace = reinterpret_cast<float*>(call.workspace.data());
   const ChunkWorkspace ws(p);
-  const IntraOutputs intra{workspace + ws.qk, workspace + ws.qb, workspace + ws.w,     workspace + ws.u,
-                           workspace + ws.kg, workspace + ws.bg, workspace + ws.decay, workspace + ws.qg};
+  IntraOutputs intra = intra_outputs(workspace, ws);
+  // What the backward reads: the chunked one, X, A_ak (and W, b~ in fp32 for bf16) and the states at the
+  // chunks' starts; the fused one, the states before every 16th token.
+  const bool chunked = call.save_for_backward && chunked_backward(d, sizeof(T));
+  const bool every_checkpoint = call.save_for_backward && !chunked;
+  if (chunked) {
+    intra.x = workspace + ws.x, intra.ak = workspace + ws.ak;
+    if constexpr (std::is_same_v<T, __nv_bfloat16>)
+      intra.w_fp32 = workspace + ws.w32, intra.bg_fp32 = workspace + ws.bg32;
+  }
   float *states = workspace + ws.checkpoints, *sa = workspace + ws.sa;
   const int heads = d.B * d.H;
   {
     const NvtxRange range("intra");
-    with_one_of<16, 32, kMaxChunk>(d.C, [&](auto chunk) {
-      constexpr int C = decltype(chunk)::value;
-      const auto launch = [&](auto kernel, std::size_t shared) {
+    // 16-bit inputs on the tensor cores (two-part operands keep ~16 bits); fp32 keeps fp32 products.
+    if constexpr (sizeof(T) == 2) {
+      with_one_of<16, 32, kMaxChunk>(d.C, [&](auto chunk) {
+        auto kernel = rwkv7_chunk_intra_mma_kernel<T, decltype(chunk)::value>;
+        const std::size_t shared = intra_mma_shared_bytes(d.C, d.K);
         allow_shared_memory(kernel, shared);
         kernel<<<dim3(d.chunks, heads), kThreads, shared, call.stream>>>(pointers, d, intra);
-      };
-      // 16-bit inputs on the tensor cores (two-part operands keep ~16 bits); fp32 keeps fp32 products.
-      if constexpr (sizeof(T) == 2)
-        launch(rwkv7_chunk_intra_mma_kernel<T, C>, intra_mma_shared_bytes(C, d.K));
-      else
-        launch(rwkv7_chunk_intra_kernel<T, C>, sizeof(float) * intra_shared_floats(C));
-    });
+      });
+    } else {
+      with_one_of<16, 32, kMaxChunk>(d.C, [&](auto chunk) {
+        auto kernel = rwkv7_chunk_intra_kernel<T, decltype(chunk)::value>;
+        const std::size_t shared = sizeof(float) * intra_shared_floats(d.C);
+        allow_shared_memory(kernel, shared);
+        kernel<<<dim3(d.chunks, heads), kThreads, shared, call.stream>>>(pointers, d, intra);
+      });
+    }
     FLA_CUDA_CHECK_LAUNCH();
   }
   {
@@ -83,12 +119,12 @@ void forward(const ForwardCall& call) {
           auto kernel = rwkv7_chunk_states_mma_kernel<KQ, COLS>;
           allow_shared_memory(kernel, shared);
           kernel<<<dim3(d.V / COLS, heads), mma_state_threads(KQ), shared, call.stream>>>(
-              pointers, d, intra, states, sa, call.save_for_backward, buffers);
+              pointers, d, intra, states, sa, every_checkpoint, buffers);
         } else {
           auto kernel = rwkv7_chunk_states_kernel<T, KQ, COLS>;
           allow_shared_memory(kernel, shared);
           kernel<<<dim3(d.V / COLS, heads), state_threads(COLS), shared, call.stream>>>(
-              pointers, d, intra, states, sa, call.save_for_backward, buffers);
+              pointers, d, intra, states, sa, every_checkpoint, buffers);
         }
       });
     };
@@ -109,6 +145,53 @@ void forward(const ForwardCall& call) {
       kernel<<<dim3(d.chunks * (d.V / output_columns(d.V)), heads), kThreads, shared, call.stream>>>(
           pointers, d, states, sa, intra);
     });
+    FLA_CUDA_CHECK_LAUNCH();
+  }
+}
+
+template <class T>
+void backward(const BackwardCall& call) {
+  const Problem& p = call.problem;
+  const ChunkDims d = chunk_dims(p);
+  if (!chunked_backward(d, sizeof(T))) return rwkv7_fused_recurrent_variant().backward(call);
+  const Pointers<T> pointers = bind_inputs<T>(kRwkv7Binding, call.inputs);
+  const GradPointers<T> grads = bind_grads<T>(kRwkv7Binding, call.grad_outputs, call.grads);
+  float* workspace = reinterpret_cast<float*>(call.workspace.data());
+  const ChunkWorkspace ws(p);
+  IntraOutputs intra = intra_outputs(workspace, ws);
+  intra.x = workspace + ws.x, intra.ak = workspace + ws.ak;
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    intra.w = workspace + ws.w32, intra.bg = workspace + ws.bg32;
+  const BackwardRegions regions{workspace + ws.checkpoints, workspace + ws.sa,
+                                workspace + ws.dstates,     workspace + ws.dvnew,
+                                workspace + ws.scratch,     (ws.total - ws.scratch) / ws.slots};
+  const int heads = d.B * d.H, sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
+  {
+    const NvtxRange range("backward states");
+    const std::size_t shared_limit = current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+    const int columns = heads * (d.V / kStateColumns) < sms ? kNarrowStateColumns : kStateColumns;
+    with_one_of<kStateColumns, kNarrowStateColumns>(columns, [&](auto cols) {
+      constexpr int COLS = decltype(cols)::value;
+      const int buffers = dstate_buffers(d.C, d.K, sizeof(T), COLS, shared_limit);
+      const std::size_t shared = sizeof(float) * dstate_shared_floats(d.C, d.K, sizeof(T), COLS, buffers);
+      with_one_of<1, 2, 4, 8>(d.K / 16, [&](auto groups) {
+        auto kernel = rwkv7_chunk_dstates_kernel<T, decltype(groups)::value, COLS>;
+        allow_shared_memory(kernel, shared);
+        kernel<<<dim3(d.V / COLS, heads), state_threads(COLS), shared, call.stream>>>(grads, d, intra,
+                                                                                      regions, buffers);
+      });
+    });
+    FLA_CUDA_CHECK_LAUNCH();
+  }
+  {
+    const NvtxRange range("backward local");
+    auto kernel = rwkv7_chunk_local_grads_kernel<T>;
+    const std::size_t shared = sizeof(float) * local_shared_floats(d.C, d.K);
+    allow_shared_memory(kernel, shared);
+    int resident = 0;
+    FLA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, kThreads, shared));
+    const int blocks = int(std::min<std::size_t>(ws.slots, std::size_t(std::max(resident, 1)) * sms));
+    kernel<<<blocks, kThreads, shared, call.stream>>>(pointers, grads, d, intra, regions);
     FLA_CUDA_CHECK_LAUNCH();
   }
 }
@@ -146,7 +229,10 @@ Variant rwkv7_chunk_variant() {
       "chunkwise (WY form, intermediates fp32; fp32 operands in two bf16 parts on the tensor cores for the "
       "per-chunk matrices of 16-bit inputs and the state and output passes of bf16's): per-chunk matrices "
       "and (I - A_ab)^-1 in parallel, a scan over the chunks for the states, the outputs per chunk in "
-      "parallel; the backward is fused_recurrent's, on the states this forward saves";
+      "parallel; the backward in chunk form where few heads leave the fused one short of SMs (a reverse scan "
+      "for "
+      "the state gradient, then every input's gradient per chunk), else fused_recurrent's on the states this "
+      "forward saves";
   variant.backend = Backend::cuda;
   variant.support.chunk_sizes = {16, 32, 64};
   variant.support.default_chunk_size = 32;  // the fastest at every peer shape (kernels/notes/rwkv7_chunk.md)
@@ -154,7 +240,8 @@ Variant rwkv7_chunk_variant() {
   variant.workspace_bytes = [](const Problem& p) { return rwkv7::ChunkWorkspace(p).total * sizeof(float); };
   variant.forward =
       by_dtype<ForwardCall>([](auto tag, const ForwardCall& call) { rwkv7::forward<decltype(tag)>(call); });
-  variant.backward = rwkv7_fused_recurrent_variant().backward;
+  variant.backward = by_dtype<BackwardCall>(
+      [](auto tag, const BackwardCall& call) { rwkv7::backward<decltype(tag)>(call); });
   return variant;
 }
 

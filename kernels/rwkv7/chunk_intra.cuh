@@ -127,7 +127,6 @@ template <class T, int C>
 __global__ void __launch_bounds__(kThreads, intra_blocks_per_sm(C))
     rwkv7_chunk_intra_kernel(Pointers<T> p, ChunkDims d, IntraOutputs out) {
   static_assert(C % 16 == 0 && C <= kMaxChunk);
-  static_assert(std::is_same_v<T, float>, "bf16's state pass reads W, k~, b~ as planes: chunk_intra_mma.cuh");
   constexpr int R = C / 16;  // rows and columns of the pair sums per thread: i = ti + 16 r, j = tj + 16 c
   extern __shared__ float smem[];
   const IntraShared s(smem, C);
@@ -136,6 +135,7 @@ __global__ void __launch_bounds__(kThreads, intra_blocks_per_sm(C))
   const int stride = C + 1;
   const int ti = threadIdx.x / 16, tj = threadIdx.x % 16;
 
+  static_assert(std::is_same_v<T, float>, "bf16's state pass reads W, k~, b~ as planes: chunk_intra_mma.cuh");
   float qk[R][R] = {}, qb[R][R] = {}, ak[R][R] = {}, ab[R][R] = {};
   for (int c0 = 0; c0 < d.K; c0 += kSliceKeys) {
     stage_rows(s.q, 1, stride, p.q, d, d.K, b, h, t0, C, L, c0, kSliceKeys, d.scale);
@@ -193,6 +193,7 @@ __global__ void __launch_bounds__(kThreads, intra_blocks_per_sm(C))
     }
   __syncthreads();
   invert_unit_lower(s.ab, s.x, s.v, C);
+  save_for_backward(out, block, s.x, s.ak, C);
 
   // Below, a thread sums one column of rows row_group + groups * r (sum_rows). X is zero above its diagonal
   // and A_ak on and above it, so every sum runs over all C rows unmasked.

@@ -99,7 +99,7 @@ __device__ __forceinline__ float2 input_pair(const T* at) {
 // Returns whether any channel of the slice is steep in its sub-chunk (the caller synchronises).
 template <class T, int C>
 __device__ bool make_operands(const IntraMmaShared<T>& s, int buffer, const ChunkDims& d, int c0, float* kg,
-                              float* bg, float* decay) {
+                              float* bg, float* decay, float* bg_fp32) {
   bool steep = false;
   for (int item = threadIdx.x; item < C * kMmaSliceKeys / 2; item += kThreads) {
     const int tt = item % 16, c = 2 * (item / 16 % (kMmaSliceKeys / 2)), I = item / (8 * 16), t = 16 * I + tt;
@@ -146,6 +146,7 @@ __device__ bool make_operands(const IntraMmaShared<T>& s, int buffer, const Chun
     store_part_pairs(s.bd + row, s.plane, bd[0], bd[1]);
     store_operand_pair<T>(kg, C, d.K, t, c0 + c, kt[0], kt[1]);
     store_operand_pair<T>(bg, C, d.K, t, c0 + c, bt[0], bt[1]);
+    if (bg_fp32) *reinterpret_cast<float2*>(bg_fp32 + t * d.K + c0 + c) = make_float2(bt[0], bt[1]);
   }
   return steep;
 }
@@ -287,9 +288,9 @@ __global__ void __launch_bounds__(kThreads, intra_mma_blocks_per_sm(C))
       fused::cp_async_wait<0>();
     }
     __syncthreads();
-    const bool any_steep =
-        __syncthreads_or(make_operands<T, C>(s, buffer, d, c0, out.kg + block * C * d.K,
-                                             out.bg + block * C * d.K, out.decay + block * subs * d.K));
+    const bool any_steep = __syncthreads_or(make_operands<T, C>(
+        s, buffer, d, c0, out.kg + block * C * d.K, out.bg + block * C * d.K, out.decay + block * subs * d.K,
+        out.bg_fp32 ? out.bg_fp32 + block * C * d.K : nullptr));
     if constexpr (subs > 2) {
       make_far_columns<T, C>(s, buffer);
       __syncthreads();
@@ -341,6 +342,7 @@ __global__ void __launch_bounds__(kThreads, intra_mma_blocks_per_sm(C))
   }
   __syncthreads();
   invert_unit_lower(s.ab, s.x, s.partial, C);
+  save_for_backward(out, block, s.x, s.ak, C);
 
   // X A_ak into A_ab's place (the inverse was its last reader).
   const auto x_rows = [&](int i, int m) { return s.x[i * ldc + m]; };
@@ -362,7 +364,11 @@ __global__ void __launch_bounds__(kThreads, intra_mma_blocks_per_sm(C))
   float* w_block = out.w + block * C * d.K;
   lower_times(
       C, d.K, x_rows, [&](int m, int j) { return s.ag[m * ag_row(d.K) + j]; },
-      [&](int i, int j, float x0, float x1) { store_operand_pair<T>(w_block, C, d.K, i, j, x0, x1); });
+      [&](int i, int j, float x0, float x1) {
+        store_operand_pair<T>(w_block, C, d.K, i, j, x0, x1);
+        if (out.w_fp32)
+          *reinterpret_cast<float2*>(out.w_fp32 + block * C * d.K + i * d.K + j) = make_float2(x0, x1);
+      });
 }
 
 }  // namespace flabench::rwkv7

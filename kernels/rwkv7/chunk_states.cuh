@@ -96,6 +96,46 @@ __device__ __forceinline__ void load_run(const float* from, float (&to)[N]) {
   }
 }
 
+// acc[r] += sum over keys c of row(r, c) S[c][col] for a thread's rows r (row(r, c) gives keys c .. c + 3 of
+// row r as a float4), S [K][SS] in shared memory read four keys at a time: V_new's U + W S here, dV_new's
+// b~ dS in chunk_backward_states.cuh.
+template <int kRows, class Row>
+__device__ __forceinline__ void add_rows_times_state(float (&acc)[kRows], const float* S, int SS, int col,
+                                                     int K, const Row& row) {
+#pragma unroll 2
+  for (int c = 0; c < K; c += 4) {
+    const float s0 = S[c * SS + col], s1 = S[(c + 1) * SS + col], s2 = S[(c + 2) * SS + col],
+                s3 = S[(c + 3) * SS + col];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      const float4 w = row(r, c);
+      acc[r] = fmaf(w.x, s0, fmaf(w.y, s1, fmaf(w.z, s2, fmaf(w.w, s3, acc[r]))));
+    }
+  }
+}
+
+// mine[q] = decay[q] mine[q] + sum over tokens j in [from, to) of x_j[q] u_j + y_j[q] w_j, for a thread's
+// KQ state rows from first_key (x, y [C][KS] key rows in shared memory; (u_j, w_j) = column(j) its column's
+// values): the state update of the forward (k~ v + b~ V_new) and its transpose in the backward's scan
+// ((q e^Γ) dO + W dV_new).
+template <int KQ, class Column>
+__device__ __forceinline__ void decay_and_add_tokens(float (&mine)[KQ], const float* decay, const float* x,
+                                                     const float* y, int KS, int first_key, int from, int to,
+                                                     const Column& column) {
+  float factor[KQ];
+  load_run(decay + first_key, factor);
+#pragma unroll
+  for (int q = 0; q < KQ; ++q) mine[q] *= factor[q];
+  for (int j = from; j < to; ++j) {
+    const float2 uw = column(j);
+    float xj[KQ], yj[KQ];
+    load_run(x + j * KS + first_key, xj);
+    load_run(y + j * KS + first_key, yj);
+#pragma unroll
+    for (int q = 0; q < KQ; ++q) mine[q] = fmaf(xj[q], uw.x, fmaf(yj[q], uw.y, mine[q]));
+  }
+}
+
 // A thread keeps column `col` of the state rows KQ * row_group + q (q < KQ, K = 16 KQ) in registers, and
 // computes V_new's rows row_group + 16 r: independent sums it interleaves (one sum per thread would wait on
 // each product in turn), its keys read as runs of four.
@@ -141,16 +181,9 @@ __global__ void __launch_bounds__(state_threads(COLS), 2)
       float acc[rows];
 #pragma unroll
       for (int r = 0; r < rows; ++r) acc[r] = x.U[(row_group + 16 * r) * COLS + col];
-#pragma unroll 2
-      for (int c = 0; c < K; c += 4) {
-        const float s0 = S[c * SS + col], s1 = S[(c + 1) * SS + col], s2 = S[(c + 2) * SS + col],
-                    s3 = S[(c + 3) * SS + col];
-#pragma unroll
-        for (int r = 0; r < rows; ++r) {
-          const float4 w = *reinterpret_cast<const float4*>(x.W + (row_group + 16 * r) * KS + c);
-          acc[r] = fmaf(w.x, s0, fmaf(w.y, s1, fmaf(w.z, s2, fmaf(w.w, s3, acc[r]))));
-        }
-      }
+      add_rows_times_state(acc, S, SS, col, K, [&](int r, int c) {
+        return *reinterpret_cast<const float4*>(x.W + (row_group + 16 * r) * KS + c);
+      });
 #pragma unroll
       for (int r = 0; r < rows; ++r) {
         const int i = row_group + 16 * r;
@@ -166,19 +199,9 @@ __global__ void __launch_bounds__(state_threads(COLS), 2)
 #pragma unroll
         for (int q = 0; q < KQ; ++q) out[state_at(q)] = mine[q];
       }
-      float decay[KQ];
-      load_run(x.decay + m * K + first_key, decay);
-#pragma unroll
-      for (int q = 0; q < KQ; ++q) mine[q] *= decay[q];
-      const int last = min(L, (m + 1) * kStep);
-      for (int j = m * kStep; j < last; ++j) {
-        const float vj = to_float(x.v[j * VS + col]), nj = vnew[j * SS + col];
-        float kj[KQ], bj[KQ];
-        load_run(x.kg + j * KS + first_key, kj);
-        load_run(x.bg + j * KS + first_key, bj);
-#pragma unroll
-        for (int q = 0; q < KQ; ++q) mine[q] = fmaf(kj[q], vj, fmaf(bj[q], nj, mine[q]));
-      }
+      decay_and_add_tokens(
+          mine, x.decay + m * K, x.kg, x.bg, KS, first_key, m * kStep, min(L, (m + 1) * kStep),
+          [&](int j) { return make_float2(to_float(x.v[j * VS + col]), vnew[j * SS + col]); });
     }
 #pragma unroll
     for (int q = 0; q < KQ; ++q) S[(first_key + q) * SS + col] = mine[q];

@@ -26,7 +26,20 @@ struct IntraOutputs {
   float *kg, *bg;  // k and b times e^{Γ_e - Γ_j}, e the last token of j's 16-token step [C][K]
   float* decay;    // e^{Γ_e - Γ_(s-1)} of each step [s, e] [C / 16][K]
   float* qg;       // q e^{Γ} (Γ from the chunk's start, scale applied) [C][K], fp32: the output pass's
+  // What only the backward reads, written where given: X = (I - A_ab)^{-1} and A_ak [C][C]; for bf16 inputs,
+  // W and b~ in fp32 too [C][K] (the regions above hold them as planes for the tensor-core state pass).
+  float *x = nullptr, *ak = nullptr, *w_fp32 = nullptr, *bg_fp32 = nullptr;
 };
+
+// Copies X and A_ak ([C][C + 1] in shared memory) where `out` asks for them (the forward of a fwd+bwd).
+__device__ __forceinline__ void save_for_backward(const IntraOutputs& out, std::int64_t block, const float* x,
+                                                  const float* ak, int C) {
+  if (!out.x) return;
+  for (int e = threadIdx.x; e < C * C; e += kThreads) {
+    out.x[block * C * C + e] = x[e / C * (C + 1) + e % C];
+    out.ak[block * C * C + e] = ak[e / C * (C + 1) + e % C];
+  }
+}
 
 // Calls fn(std::integral_constant<int, R>) for R = rows in {1, 2, 3, 4, 8}: the rows a thread sums at once as
 // a compile-time count, so its sums stay in registers and no predicated-off row costs an issue slot.

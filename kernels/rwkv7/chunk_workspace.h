@@ -2,12 +2,16 @@
 // layout on the CPU.
 //
 // The workspace starts with fused_recurrent's (kernels/common/fused_recurrent/workspace.h): the state pass
-// writes the states before every 16th token and a^T S_{t-1} per token where that backward reads them, so the
-// backward runs on them as it is. The chunk forward's own fp32 intermediates follow, per (head, chunk):
-// A_qk and A_qb [C][C] (the output's intra-chunk matrices), W [C][K] and U [C][V] (the WY form: a^T S_{t-1}
-// of the chunk's rows is U + W S for the chunk's first state S), and the state pass's factors: k and b
-// decayed to the end of their 16-token step [C][K] each, and each step's decay [C / 16][K]; and the output
-// pass's q e^{Γ} [C][K] (Γ from the chunk's start).
+// writes the states before every 16th token (at chunk starts only where the chunked backward follows) and a^T
+// S_{t-1} per token where that backward reads them, so the fused backward runs on them as it is. The chunk
+// forward's own fp32 intermediates follow, per (head, chunk): A_qk and A_qb [C][C] (the output's intra-chunk
+// matrices), W [C][K] and U [C][V] (the WY form: a^T S_{t-1} of the chunk's rows is U + W S for the chunk's
+// first state S), and the state pass's factors: k and b decayed to the end of their 16-token step [C][K]
+// each, and each step's decay [C / 16][K]; and the output pass's q e^{Γ} [C][K] (Γ from the chunk's start).
+// Then the chunked backward's: X = (I - A_ab)^{-1} and A_ak [C][C] and, for bf16 inputs, W and b~ in fp32
+// [C][K] (the forward of a fwd+bwd writes them), the gradient of the state at the chunk's end [K][V] and of
+// V_new [C][V] (the reverse scan's, chunk_backward_states.cuh), and the local gradients' scratch, one per
+// resident block (LocalScratch, chunk_backward_local.cuh).
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__
@@ -34,7 +38,7 @@ struct ChunkDims {
   int B = 0, T = 0, H = 0, K = 0, V = 0;
   int C = 0;            // tokens per chunk
   int chunks = 0;       // ceil(T / C)
-  int checkpoints = 0;  // ceil(T / 16): states the backward reads, one before every 16th token
+  int checkpoints = 0;  // ceil(T / 16): states the fused backward reads, one before every 16th token
   float scale = 1;
 };
 
@@ -48,10 +52,28 @@ inline ChunkDims chunk_dims(const Problem& p) {
   return d;
 }
 
+// The local gradients' scratch of one block (chunk_backward_local.cuh), offsets in floats, all [C][K] but the
+// steps' totals [C / 16][K]: the products over the value columns that shared memory does not keep (dW, dO
+// S^T, v dS^T, V_new dS^T, X^T dW), a e^{Γe}, and the decays' sums within 16-token steps.
+struct LocalScratch {
+  std::size_t dw, qs, ks, bs, xdw, ag, l, le, r, wf, total, floats;
+  __host__ __device__ LocalScratch(int C, int K) {
+    const std::size_t keys = std::size_t(C) * K;
+    dw = 0, qs = dw + keys, ks = qs + keys, bs = ks + keys, xdw = bs + keys, ag = xdw + keys;
+    l = ag + keys, le = l + keys, r = le + keys, wf = r + keys, total = wf + keys;
+    floats = total + std::size_t(C / kCheckpointTokens) * K;
+  }
+};
+// Blocks of the local gradients that may be resident at once, each with its scratch (a block loops over the
+// chunks): the scratch then stays in L2 rather than a copy per chunk going to memory.
+constexpr int kLocalSlots = 1024;
+
 // Offsets in floats; every region starts 16-byte aligned.
 struct ChunkWorkspace {
-  std::size_t checkpoints, sa;                         // fused_recurrent's, where its backward reads them
-  std::size_t qk, qb, w, u, kg, bg, decay, qg, total;  // the chunk forward's
+  std::size_t checkpoints, sa;                  // fused_recurrent's, where its backward reads
+  std::size_t qk, qb, w, u, kg, bg, decay, qg;  // the chunk forward's
+  std::size_t x, ak, w32, bg32, dstates, dvnew, scratch, total;  // the chunked backward's
+  std::size_t slots;                                             // blocks of scratch
   explicit ChunkWorkspace(const Problem& p) {
     const fused::WorkspaceLayout<Rwkv7Form> fused(p);
     const ChunkDims d = chunk_dims(p);
@@ -67,7 +89,15 @@ struct ChunkWorkspace {
     bg = kg + blocks * d.C * d.K;
     decay = bg + blocks * d.C * d.K;
     qg = decay + blocks * (d.C / kCheckpointTokens) * d.K;
-    total = qg + blocks * d.C * d.K;
+    x = qg + blocks * d.C * d.K;
+    ak = x + blocks * d.C * d.C;
+    w32 = ak + blocks * d.C * d.C;
+    bg32 = w32 + blocks * d.C * d.K;
+    dstates = bg32 + blocks * d.C * d.K;
+    dvnew = dstates + blocks * d.K * d.V;
+    scratch = dvnew + blocks * d.C * d.V;
+    slots = blocks < std::size_t(kLocalSlots) ? blocks : std::size_t(kLocalSlots);
+    total = scratch + slots * aligned(LocalScratch(d.C, d.K).floats);
   }
 };
 
