@@ -120,6 +120,27 @@ bool shared_memory_is_free(Kernel kernel, int threads, std::size_t bytes, std::s
   return free;
 }
 
+// Blocks of `kernel` an SM holds at `threads` threads and `bytes` of dynamic shared memory (allowed for it
+// first), asked of the driver once per kernel, device and sizes, since variants call it inside the timed
+// region.
+template <class Kernel>
+int resident_blocks(Kernel kernel, int threads, std::size_t bytes) {
+  static std::mutex mutex;
+  static std::map<std::tuple<const void*, int, int, std::size_t>, int> known;
+  int device = 0;
+  FLA_CUDA_CHECK(cudaGetDevice(&device));
+  const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), device, threads, bytes);
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = known.find(key); it != known.end()) return it->second;
+  }
+  allow_shared_memory(kernel, bytes);
+  int blocks = 0;
+  FLA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, bytes));
+  const std::lock_guard<std::mutex> lock(mutex);
+  return known[key] = blocks;
+}
+
 // sums[o inner + i] = the sum over c < count of parts[(o count + c) inner + i], in fp32 and in the order of c
 // (so a backward's result does not depend on scheduling): the partial gradients a backward left per batch
 // (rwkv6's bonus: outer 1, count B, inner H K) or per query-head copy (gsa's chunk backward).

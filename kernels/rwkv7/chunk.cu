@@ -188,9 +188,8 @@ void backward(const BackwardCall& call) {
     auto kernel = rwkv7_chunk_local_grads_kernel<T>;
     const std::size_t shared = sizeof(float) * local_shared_floats(d.C, d.K);
     allow_shared_memory(kernel, shared);
-    int resident = 0;
-    FLA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, kThreads, shared));
-    const int blocks = int(std::min<std::size_t>(ws.slots, std::size_t(std::max(resident, 1)) * sms));
+    const int resident = std::max(resident_blocks(kernel, kThreads, shared), 1);
+    const int blocks = int(std::min<std::size_t>(ws.slots, std::size_t(resident) * sms));
     kernel<<<blocks, kThreads, shared, call.stream>>>(pointers, grads, d, intra, regions);
     FLA_CUDA_CHECK_LAUNCH();
   }
