@@ -1,21 +1,20 @@
-// rwkv7 chunk backward, step 3: every input's gradient from its own chunk, given the state at the chunk's
-// start S (the forward's), the gradient of the state at its end dS and dV_new (step 2), and the forward's
-// intermediates rebuilt in fp32 by step 1 (A_qk, X, A_ak; tests/kernels/dplr_chunk_backward_form.h has the
-// algebra, in the same order):
+// rwkv7 chunk backward, its second step: every input's gradient from its own chunk, given the state at the
+// chunk's start S and V_new (the forward's), the gradient of the state at its end dS and dV_new (the reverse
+// scan's, chunk_backward_states.cuh), and what the forward saved for it (A_qk, X, A_ak;
+// tests/kernels/dplr_chunk_backward_form.h has the algebra, in the same order):
 //   the pair matrices' gradients  dA_qk = dO V^T, dA_qb = dO V_new^T, dA_ak = (X^T dV_new) V^T,
-//                                 dA_ab = X^T dX X^T with dX = dW (a e^Γe)^T + dV_new (A_ak V)^T, dW = dV_new
-//                                 S^T
+//                                 dA_ab = X^T dX X^T with dX = dW (a e^Γe)^T + dV_new (A_ak V)^T,
+//                                 dW = dV_new S^T
 //   dv = A_qk^T dO + k~ dS + A_ak^T (X^T dV_new)
 //   then per key channel dq, da (a row's pairs) and dk, db (a column's), each pair's factor e^{Γ_i - Γ_j} or
 //   e^{Γe_i - Γ_j} formed from sums within 16-token steps (every exponent <= 0, as the forward's), and dw by
 //   a reverse sum of the decays' gradient terms.
 // The products are warps' strips (chunk_products.cuh: on the tensor cores for 16-bit inputs), every operand
-// in shared memory in padded rows
-// so that a product reads it along either index without bank conflicts: X and the pair matrices' gradients
-// for the whole chunk, the value-side operands (dO, v, V_new, dV_new, S, dS) 32 value columns at a time, the
-// per-channel work 32 key channels at a time. (Read from global memory and L2, the first version's strided
-// operands and scratch round trips made the kernel 10-25x slower.) What does not fit stays in the block's
-// scratch, read back coalesced (L2: kLocalSlots blocks loop over the chunks).
+// in shared memory in padded rows so that a product reads it along either index without bank conflicts: X
+// and the pair matrices' gradients for the whole chunk, the value-side operands (dO, v, V_new, dV_new, S, dS)
+// 32 value columns at a time, the per-channel work 32 key channels at a time. (Read from global memory and
+// L2, the first version's strided operands and scratch round trips made the kernel 10-25x slower.) What does
+// not fit stays in the block's scratch, read back coalesced (L2: kLocalSlots blocks loop over the chunks).
 #pragma once
 
 #include <type_traits>
