@@ -84,22 +84,18 @@ void forward(const ForwardCall& call) {
   const int heads = d.B * d.H;
   {
     const NvtxRange range("intra");
-    // 16-bit inputs on the tensor cores (two-part operands keep ~16 bits); fp32 keeps fp32 products.
-    if constexpr (sizeof(T) == 2) {
-      with_one_of<16, 32, kMaxChunk>(d.C, [&](auto chunk) {
-        auto kernel = rwkv7_chunk_intra_mma_kernel<T, decltype(chunk)::value>;
-        const std::size_t shared = intra_mma_shared_bytes(d.C, d.K);
+    with_one_of<16, 32, kMaxChunk>(d.C, [&](auto chunk) {
+      constexpr int C = decltype(chunk)::value;
+      const auto launch = [&](auto kernel, std::size_t shared) {
         allow_shared_memory(kernel, shared);
         kernel<<<dim3(d.chunks, heads), kThreads, shared, call.stream>>>(pointers, d, intra);
-      });
-    } else {
-      with_one_of<16, 32, kMaxChunk>(d.C, [&](auto chunk) {
-        auto kernel = rwkv7_chunk_intra_kernel<T, decltype(chunk)::value>;
-        const std::size_t shared = sizeof(float) * intra_shared_floats(d.C);
-        allow_shared_memory(kernel, shared);
-        kernel<<<dim3(d.chunks, heads), kThreads, shared, call.stream>>>(pointers, d, intra);
-      });
-    }
+      };
+      // 16-bit inputs on the tensor cores (two-part operands keep ~16 bits); fp32 keeps fp32 products.
+      if constexpr (sizeof(T) == 2)
+        launch(rwkv7_chunk_intra_mma_kernel<T, C>, intra_mma_shared_bytes(C, d.K));
+      else
+        launch(rwkv7_chunk_intra_kernel<T, C>, sizeof(float) * intra_shared_floats(C));
+    });
     FLA_CUDA_CHECK_LAUNCH();
   }
   {
@@ -153,7 +149,10 @@ template <class T>
 void backward(const BackwardCall& call) {
   const Problem& p = call.problem;
   const ChunkDims d = chunk_dims(p);
-  if (!chunked_backward(d, sizeof(T))) return rwkv7_fused_recurrent_variant().backward(call);
+  if (!chunked_backward(d, sizeof(T))) {
+    static const auto fused = rwkv7_fused_recurrent_variant().backward;  // built once, not per timed call
+    return fused(call);
+  }
   const Pointers<T> pointers = bind_inputs<T>(kRwkv7Binding, call.inputs);
   const GradPointers<T> grads = bind_grads<T>(kRwkv7Binding, call.grad_outputs, call.grads);
   float* workspace = reinterpret_cast<float*>(call.workspace.data());
@@ -169,7 +168,7 @@ void backward(const BackwardCall& call) {
   {
     const NvtxRange range("backward states");
     const std::size_t shared_limit = current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
-    const int columns = heads * (d.V / kStateColumns) < sms ? kNarrowStateColumns : kStateColumns;
+    const int columns = state_columns(heads, d.K, d.V, d.C, false, sms, shared_limit);  // the forward's rule
     with_one_of<kStateColumns, kNarrowStateColumns>(columns, [&](auto cols) {
       constexpr int COLS = decltype(cols)::value;
       const int buffers = dstate_buffers(d.C, d.K, sizeof(T), COLS, shared_limit);
