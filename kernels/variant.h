@@ -41,7 +41,7 @@ struct Support {
   std::function<std::optional<std::string>(const Problem&, Mode, const DeviceLimits&)> limits;
 };
 
-// Tensors live on the variant's backend; `workspace` holds workspace_bytes(problem) bytes. A variant
+// Tensors live on the variant's backend; `workspace` holds workspace_bytes(problem, mode) bytes. A variant
 // launches on `stream` and returns without synchronising (the cpu backend has no stream and runs inline);
 // work it forks onto another stream joins `stream` again before the call returns (ForkedStream).
 struct ForwardCall {
@@ -70,7 +70,10 @@ struct Variant {
   std::string description;
   Backend backend = Backend::cuda;
   Support support;
-  std::function<std::size_t(const Problem&)> workspace_bytes;  // unset: no workspace
+  // The scratch a run of `mode` needs (unset: none). A forward-only run allocates what a forward without
+  // save_for_backward uses; a fwd+bwd run's forward is also called without it, so the regions only the
+  // backward reads come after the forward's, never moving them.
+  std::function<std::size_t(const Problem&, Mode)> workspace_bytes;
   std::function<void(const ForwardCall&)> forward;
   std::function<void(const BackwardCall&)> backward;
 };

@@ -11,7 +11,7 @@ CaseTensors::CaseTensors(Device& device, const OpSpec& op, const Variant& varian
     grad_outputs = allocate(grad_output_specs(op), problem);
     grads = allocate(grad_specs(op), problem);
   }
-  const std::size_t workspace_bytes = variant.workspace_bytes ? variant.workspace_bytes(problem) : 0;
+  const std::size_t workspace_bytes = variant.workspace_bytes ? variant.workspace_bytes(problem, mode) : 0;
   storage_.emplace_back(device_, workspace_bytes);
   workspace = {static_cast<std::byte*>(storage_.back().data()), workspace_bytes};
 }

@@ -340,7 +340,9 @@ Variant gsa_naive_variant() {
       "token at a time";
   variant.backend = Backend::cuda;
   variant.support.limits = gsa::shared_memory_limit;
-  variant.workspace_bytes = [](const Problem& p) { return gsa::workspace_floats(p) * sizeof(float); };
+  variant.workspace_bytes = [](const Problem& p, Mode mode) {  // checkpoints and scratch of the backward
+    return mode == Mode::fwdbwd ? gsa::workspace_floats(p) * sizeof(float) : 0;
+  };
   variant.forward =
       by_dtype<ForwardCall>([](auto tag, const ForwardCall& call) { gsa::forward<decltype(tag)>(call); });
   variant.backward =

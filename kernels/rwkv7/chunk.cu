@@ -235,7 +235,10 @@ Variant rwkv7_chunk_variant() {
   variant.support.chunk_sizes = {16, 32, 64};
   variant.support.default_chunk_size = 32;  // the fastest at every peer shape (kernels/notes/rwkv7_chunk.md)
   variant.support.limits = rwkv7::limits;
-  variant.workspace_bytes = [](const Problem& p) { return rwkv7::ChunkWorkspace(p).total * sizeof(float); };
+  variant.workspace_bytes = [](const Problem& p, Mode mode) {  // the chunked backward's regions last
+    const rwkv7::ChunkWorkspace w(p);
+    return (mode == Mode::fwdbwd ? w.total : w.forward_total) * sizeof(float);
+  };
   variant.forward =
       by_dtype<ForwardCall>([](auto tag, const ForwardCall& call) { rwkv7::forward<decltype(tag)>(call); });
   variant.backward = by_dtype<BackwardCall>(

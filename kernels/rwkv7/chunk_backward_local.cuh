@@ -58,8 +58,8 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
   float* Xs = smem;  // [C][CP]
   // the pairs' gradients, interleaved so the per-channel loops read both of a pair in one access:
   // (dA_qk, dA_qb) and (dA_ak, dA_ab) [C][C] float2
-  float2 *dq_pairs = reinterpret_cast<float2*>(Xs + C * CP), *da_pairs = dq_pairs + C * C;
-  float* dx = reinterpret_cast<float*>(da_pairs + C * C);
+  float4* pairs = reinterpret_cast<float4*>(Xs + C * CP);  // (dA_qk, dA_qb, dA_ak, dA_ab) [C][C]
+  float* dx = reinterpret_cast<float*>(pairs + C * C);
   float* state_dot = dx + C * C;                 // [K]
   float* turn = smem + local_kept_floats(C, K);  // used in turn by the three regions below
   // the value slices
@@ -68,9 +68,10 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
   float *dakvs = dvns + C * SP, *akvs = dakvs + C * SP, *kts = akvs + C * SP;               // kts [C][K]
   // after them
   float *dws = turn, *ags = dws + C * KP, *xdx = ags + C * KP;  // [C][KP], [C][KP], [C][CP]
-  // a key slice, [C][KT] each: (l, r), (le, e^w), (k, b), (q, a) as float2; the dw terms; the steps' totals
-  float2 *lr = reinterpret_cast<float2*>(turn), *lew = lr + C * KT, *kb = lew + C * KT, *qa = kb + C * KT;
-  float *grow = reinterpret_cast<float*>(qa + C * KT), *gexcl = grow + C * KT, *gcol = gexcl + C * KT;
+  // a key slice, [C][KT] each: (l, r, k, b) and (le, e^w, scale q, a) as float4; the dw terms; the steps'
+  // totals
+  float4 *lrkb = reinterpret_cast<float4*>(turn), *lewqa = lrkb + C * KT;
+  float *grow = reinterpret_cast<float*>(lewqa + C * KT), *gexcl = grow + C * KT, *gcol = gexcl + C * KT;
   float *gend = gcol + C * KT, *totals = gend + C * KT;
 
   const LocalScratch at(C, K);
@@ -104,17 +105,20 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
     for (int e = threadIdx.x; e < C * C; e += kThreads) Xs[e / C * CP + e % C] = in.x[block * C * C + e];
     for (int e = threadIdx.x; e < steps * K; e += kThreads) {
       const int c = e % K, first = e / K * kCheckpointTokens;
-      float sum = 0;
+      // (the step's loads issued together, its sums kept for r rather than read back from the scratch)
+      float w[kCheckpointTokens], sums[kCheckpointTokens], sum = 0;
 #pragma unroll
-      for (int t = first; t < first + kCheckpointTokens; ++t) {
-        const float w = input(p.g, K, t, c) * kLog2e;
-        le[t * K + c] = sum;
-        sum += w;
-        l[t * K + c] = sum;
-        wf[t * K + c] = exp2_flushed(w);
+      for (int t = 0; t < kCheckpointTokens; ++t) w[t] = input(p.g, K, first + t, c) * kLog2e;
+#pragma unroll
+      for (int t = 0; t < kCheckpointTokens; ++t) {
+        le[(first + t) * K + c] = sum;
+        sum += w[t];
+        sums[t] = sum;
+        l[(first + t) * K + c] = sum;
+        wf[(first + t) * K + c] = exp2_flushed(w[t]);
       }
 #pragma unroll
-      for (int t = first; t < first + kCheckpointTokens; ++t) r[t * K + c] = sum - l[t * K + c];
+      for (int t = 0; t < kCheckpointTokens; ++t) r[(first + t) * K + c] = sum - sums[t];
       total[e] = sum;
     }
     __syncthreads();
@@ -155,11 +159,11 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
         Phase phase;
         const auto rows = [](const float* x) { return [x](int i, int t) { return x[i * SP + t]; }; };
         const auto columns = [](const float* x) { return [x](int t, int j) { return x[j * SP + t]; }; };
-        const auto lower = [C](float* x) {  // m <= i kept, into one of a pair
-          return [=](int i, int m, float y) { x[(i * C + m) * 2] = m <= i ? y : 0.0f; };
+        const auto lower = [C](float* x) {  // m <= i kept, into one of the four
+          return [=](int i, int m, float y) { x[(i * C + m) * 4] = m <= i ? y : 0.0f; };
         };
-        phase.product(C, C, VS, rows(dOs), columns(vs), lower(&dq_pairs->x), prior(&dq_pairs->x, 2 * C, 2));
-        phase.product(C, C, VS, rows(dOs), columns(vns), lower(&dq_pairs->y), prior(&dq_pairs->y, 2 * C, 2));
+        phase.product(C, C, VS, rows(dOs), columns(vs), lower(&pairs->x), prior(&pairs->x, 4 * C, 4));
+        phase.product(C, C, VS, rows(dOs), columns(vns), lower(&pairs->y), prior(&pairs->y, 4 * C, 4));
         phase.product(C, K, VS, rows(dvns), columns(S0s), put(dw, K), prior(dw, K));
         phase.product(C, K, VS, rows(dOs), columns(S0s), put(qs, K), prior(qs, K));
         phase.product(C, K, VS, rows(vs), columns(dSs), put(ks, K), prior(ks, K));
@@ -179,8 +183,8 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
         };
         phase.product(
             C, C, VS, [&](int i, int j) { return dakvs[i * SP + j]; },
-            [&](int j, int m) { return vs[m * SP + j]; }, strictly_lower(&da_pairs->x, 2 * C, 2),
-            prior(&da_pairs->x, 2 * C, 2));
+            [&](int j, int m) { return vs[m * SP + j]; }, strictly_lower(&pairs->z, 4 * C, 4),
+            prior(&pairs->z, 4 * C, 4));
         phase.product(
             C, C, VS, [&](int i, int j) { return dvns[i * SP + j]; },
             [&](int j, int m) { return akvs[m * SP + j]; }, strictly_lower(dx, C, 1), prior(dx, C));
@@ -233,7 +237,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
       phase.product(
           C, C, C, [&](int i, int u) { return xdx[i * CP + u]; },
           [&](int u, int m) { return u <= m ? Xs[m * CP + u] : 0.0f; },
-          [&](int i, int m, float x) { da_pairs[i * C + m].y = m < i ? x : 0.0f; });
+          [&](int i, int m, float x) { pairs[i * C + m].w = m < i ? x : 0.0f; });
     }
     __syncthreads();
 
@@ -245,9 +249,8 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
     for (int c0 = 0; c0 < K; c0 += KT) {
       for (int e = threadIdx.x; e < C * KT; e += kThreads) {
         const int i = e / KT, c = c0 + e % KT, from = i * K + c;
-        lr[e] = make_float2(l[from], r[from]), lew[e] = make_float2(le[from], wf[from]);
-        kb[e] = make_float2(input(p.k, K, i, c), input(p.b, K, i, c));
-        qa[e] = make_float2(d.scale * input(p.q, K, i, c), input(p.a, K, i, c));
+        lrkb[e] = make_float4(l[from], r[from], input(p.k, K, i, c), input(p.b, K, i, c));
+        lewqa[e] = make_float4(le[from], wf[from], d.scale * input(p.q, K, i, c), input(p.a, K, i, c));
       }
       for (int e = threadIdx.x; e < steps * KT; e += kThreads) totals[e] = total[e / KT * K + c0 + e % KT];
       __syncthreads();
@@ -255,75 +258,94 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
         const bool row_side = e < C * KT;
         const int i = (e % (C * KT)) / KT, cl = e % KT, c = c0 + cl, si = i / kCheckpointTokens,
                   at_i = i * KT + cl;
+        // Each loop reads a token's four values and a pair's four gradients in one access each (the pair's
+        // the same for the warp's channels); the pair (i, i - 1) is taken apart, its A_ak, A_ab factor 1.
         if (row_side) {
-          // dq_i and da_i: the pairs (i, m < i), token m's (l, r) and (k, b) a row of KT apart
-          const float2 lew_i = lew[at_i], qa_i = qa[at_i];
-          const float start = steps_total(totals, KT, 0, si, cl);
-          float dq = qs[i * K + c] * exp2_flushed(lr[at_i].x + start),
-                da = xdw[i * K + c] * exp2_flushed(lew_i.x + start);
-          const float2 *dqp = dq_pairs + i * C, *dap = da_pairs + i * C;
-          float da_neighbour = 0;  // the pair (i, i - 1) of A_ak and A_ab: e^{Γe_i - Γ_(i-1)} = 1
-          float between = 0;       // the steps' totals strictly between m's and i's
-          for (int sm = si; sm >= 0; --sm) {
-            const bool same = sm == si;
-            const float base = same ? lew_i.x : lew_i.x + between;
-            for (int m = min(i - 1, sm * kCheckpointTokens + kCheckpointTokens - 1);
-                 m >= sm * kCheckpointTokens; --m) {
-              const float2 lr_m = lr[m * KT + cl], kb_m = kb[m * KT + cl], q2 = dqp[m], a2 = dap[m];
-              const float ee = exp2_flushed(base + (same ? -lr_m.x : lr_m.y));
-              dq = fmaf(fmaf(q2.x, kb_m.x, q2.y * kb_m.y), ee * lew_i.y, dq);
-              const float pair = fmaf(a2.x, kb_m.x, a2.y * kb_m.y) * ee;
-              if (m == i - 1)
-                da_neighbour = pair;
-              else
-                da += pair;
-            }
-            if (!same) between += totals[sm * KT + cl];
+          // dq_i and da_i: the pairs (i, m < i); token i's (le, e^w, q, a), m's (l, r, k, b)
+          const float4 own = lewqa[at_i], pair_ii = pairs[i * C + i], tk_i = lrkb[at_i];
+          // the state's terms (from L2) are added after the pairs, their loads' latency hidden behind them
+          const float state_q = qs[i * K + c], state_a = xdw[i * K + c];
+          float dq = 0, da = 0;
+          const float4* row = pairs + i * C;
+          float da_neighbour = 0;  // e^{Γe_i - Γ_(i-1)} = 1 exactly (the sums give 2^0)
+          if (i > 0) {
+            const float4 tk = lrkb[(i - 1) * KT + cl], pair = row[i - 1];
+            dq = fmaf(fmaf(pair.x, tk.z, pair.y * tk.w), own.y, dq);
+            da_neighbour = fmaf(pair.z, tk.z, pair.w * tk.w);
           }
-          const float2 kb_i = kb[at_i], q2 = dqp[i];
-          const float diagonal = fmaf(q2.x, kb_i.x, q2.y * kb_i.y);
-          grow[at_i] = qa_i.x * dq;
-          gexcl[at_i] = qa_i.y * da;
+          const int s0 = si * kCheckpointTokens;
+#pragma unroll 4
+          for (int m = s0; m < i - 1; ++m) {  // i's step: e^{le_i - l_m}
+            const float4 tk = lrkb[m * KT + cl], pair = row[m];
+            const float ee = exp2_flushed(own.x - tk.x);
+            dq = fmaf(fmaf(pair.x, tk.z, pair.y * tk.w), ee * own.y, dq);
+            da = fmaf(fmaf(pair.z, tk.z, pair.w * tk.w), ee, da);
+          }
+          // the steps' totals strictly between m's and i's
+          float between = 0;
+          for (int sm = si - 1; sm >= 0; --sm) {  // earlier steps: e^{le_i + between + r_m}
+            const float base = own.x + between;
+            const int first = sm * kCheckpointTokens, last = min(first + kCheckpointTokens, i - 1);
+#pragma unroll 4
+            for (int m = first; m < last; ++m) {
+              const float4 tk = lrkb[m * KT + cl], pair = row[m];
+              const float ee = exp2_flushed(base + tk.y);
+              dq = fmaf(fmaf(pair.x, tk.z, pair.y * tk.w), ee * own.y, dq);
+              da = fmaf(fmaf(pair.z, tk.z, pair.w * tk.w), ee, da);
+            }
+            between += totals[sm * KT + cl];
+          }
+          const float start = steps_total(totals, KT, 0, si, cl);
+          dq = fmaf(state_q, exp2_flushed(tk_i.x + start), dq);
+          da = fmaf(state_a, exp2_flushed(own.x + start), da);
+          const float diagonal = fmaf(pair_ii.x, tk_i.z, pair_ii.y * tk_i.w);
+          grow[at_i] = own.z * dq;
+          gexcl[at_i] = own.w * da;
           store(g.dq, K, i, c, d.scale * (dq + diagonal));
           store(g.da, K, i, c, da + da_neighbour);
         } else {
-          // dk_m and db_m: the pairs (i > m, m), token i's (le, e^w) and (q, a) a row of KT apart
+          // dk_m and db_m: the pairs (i > m, m); token m's (l, r, k, b), i's (le, e^w, q, a)
           const int m = i, sm = si, at_m = at_i;  // the column m = i
-          const float2 lr_m = lr[at_m], kb_m = kb[at_m], q2 = dq_pairs[m * C + m];
-          const float qm = qa[at_m].x,
-                      to_end = exp2_flushed(lr_m.y + steps_total(totals, KT, sm + 1, steps, cl));
-          const float ksm = ks[m * K + c], bsm = bs[m * K + c];
-          float dk = 0, db = 0, dk_fixed = q2.x * qm, db_fixed = q2.y * qm;
+          const float4 tk = lrkb[at_m], pair_mm = pairs[m * C + m];
+          const float qm = lewqa[at_m].z;
+          const float ksm = ks[m * K + c], bsm = bs[m * K + c];  // added after the pairs, as the rows'
+          float dk = 0, db = 0, dk_fixed = pair_mm.x * qm, db_fixed = pair_mm.y * qm;
+          if (m + 1 < C) {  // e^{Γe_(m+1) - Γ_m} = 1 exactly
+            const float4 next = lewqa[(m + 1) * KT + cl], pair = pairs[(m + 1) * C + m];
+            const float qe = next.z * next.y;
+            dk = fmaf(pair.x, qe, dk), db = fmaf(pair.y, qe, db);
+            dk_fixed = fmaf(pair.z, next.w, dk_fixed), db_fixed = fmaf(pair.w, next.w, db_fixed);
+          }
+          const int end0 = sm * kCheckpointTokens + kCheckpointTokens;
+#pragma unroll 4
+          for (int i2 = m + 2; i2 < end0; ++i2) {  // m's step: e^{le_i - l_m}
+            const float4 q = lewqa[i2 * KT + cl], pair = pairs[i2 * C + m];
+            const float ee = exp2_flushed(q.x - tk.x), qe = q.z * ee * q.y, ae = q.w * ee;
+            dk = fmaf(pair.z, ae, fmaf(pair.x, qe, dk)), db = fmaf(pair.w, ae, fmaf(pair.y, qe, db));
+          }
+          // the steps' totals strictly between m's and i's
+          float between = 0;
+          for (int s = sm + 1; s < steps; ++s) {  // later steps: e^{between + r_m + le_i}
+            const float base = between + tk.y;
+            const int first = s * kCheckpointTokens;
+#pragma unroll 4
+            for (int i2 = max(m + 2, first); i2 < first + kCheckpointTokens; ++i2) {
+              const float4 q = lewqa[i2 * KT + cl], pair = pairs[i2 * C + m];
+              const float ee = exp2_flushed(base + q.x), qe = q.z * ee * q.y, ae = q.w * ee;
+              dk = fmaf(pair.z, ae, fmaf(pair.x, qe, dk)), db = fmaf(pair.w, ae, fmaf(pair.y, qe, db));
+            }
+            between += totals[s * KT + cl];
+          }
           if (m == L - 1) {
             dk_fixed += ksm, db_fixed += bsm;
             gend[at_m] = 0;
           } else {
-            dk = ksm * to_end, db = bsm * to_end;
-            gend[at_m] = kb_m.x * dk + kb_m.y * db;
+            const float to_end = exp2_flushed(tk.y + steps_total(totals, KT, sm + 1, steps, cl));
+            const float dk_state = ksm * to_end, db_state = bsm * to_end;
+            gend[at_m] = tk.z * dk_state + tk.w * db_state;
+            dk += dk_state, db += db_state;
           }
-          float between = 0;  // the steps' totals strictly between m's and i's
-          for (int s = sm; s < steps; ++s) {
-            const bool same = s == sm;
-            const float base = same ? -lr_m.x : between + lr_m.y;
-            for (int i2 = max(m + 1, s * kCheckpointTokens); i2 < s * kCheckpointTokens + kCheckpointTokens;
-                 ++i2) {
-              const float2 lew_2 = lew[i2 * KT + cl], qa_2 = qa[i2 * KT + cl];
-              const float2 pq = dq_pairs[i2 * C + m], pa = da_pairs[i2 * C + m];
-              const float ee = exp2_flushed(base + lew_2.x);
-              const float qe = qa_2.x * ee * lew_2.y, ae = qa_2.y * ee;
-              dk = fmaf(pq.x, qe, dk);
-              db = fmaf(pq.y, qe, db);
-              if (i2 == m + 1) {
-                dk_fixed = fmaf(pa.x, ae, dk_fixed);
-                db_fixed = fmaf(pa.y, ae, db_fixed);
-              } else {
-                dk = fmaf(pa.x, ae, dk);
-                db = fmaf(pa.y, ae, db);
-              }
-            }
-            if (!same) between += totals[s * KT + cl];
-          }
-          gcol[at_m] = -(kb_m.x * dk + kb_m.y * db);
+          gcol[at_m] = -(tk.z * dk + tk.w * db);
           store(g.dk, K, m, c, dk + dk_fixed);
           store(g.db, K, m, c, db + db_fixed);
         }

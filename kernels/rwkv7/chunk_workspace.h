@@ -72,6 +72,7 @@ constexpr int kLocalSlots = 1024;
 struct ChunkWorkspace {
   std::size_t checkpoints, sa;                  // fused_recurrent's, where its backward reads
   std::size_t qk, qb, w, u, kg, bg, decay, qg;  // the chunk forward's
+  std::size_t forward_total;                    // what a forward alone uses
   std::size_t x, ak, w32, bg32, dstates, dvnew, scratch, total;  // the chunked backward's
   std::size_t slots;                                             // blocks of scratch
   explicit ChunkWorkspace(const Problem& p) {
@@ -89,7 +90,7 @@ struct ChunkWorkspace {
     bg = kg + blocks * d.C * d.K;
     decay = bg + blocks * d.C * d.K;
     qg = decay + blocks * (d.C / kCheckpointTokens) * d.K;
-    x = qg + blocks * d.C * d.K;
+    forward_total = x = qg + blocks * d.C * d.K;
     ak = x + blocks * d.C * d.C;
     w32 = ak + blocks * d.C * d.C;
     bg32 = w32 + blocks * d.C * d.K;

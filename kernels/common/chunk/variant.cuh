@@ -78,7 +78,8 @@ Variant make_variant(const std::string& op, const RecurrenceBinding& binding) {
   variant.support.chunk_sizes = {16, 32, 64};
   variant.support.default_chunk_size = 64;
   variant.support.limits = limits;
-  variant.workspace_bytes = workspace_bytes;
+  // the forward's states and intermediates whatever follows it
+  variant.workspace_bytes = [](const Problem& p, Mode) { return workspace_bytes(p); };
   variant.forward = by_dtype<ForwardCall>(
       [binding](auto tag, const ForwardCall& call) { forward<Form, decltype(tag)>(binding, call); });
   variant.backward = by_dtype<BackwardCall>(

@@ -425,7 +425,9 @@ Variant make_variant(const std::string& op, const RecurrenceBinding& binding) {
       "schedulers idle";
   variant.backend = Backend::cuda;
   variant.support.limits = limits<Form>;
-  variant.workspace_bytes = [](const Problem& p) { return WorkspaceLayout<Form>(p).total * sizeof(float); };
+  variant.workspace_bytes = [](const Problem& p, Mode mode) {  // all of it the backward's (forward above)
+    return mode == Mode::fwdbwd ? WorkspaceLayout<Form>(p).total * sizeof(float) : 0;
+  };
   variant.forward = by_dtype<ForwardCall>(
       [binding](auto tag, const ForwardCall& call) { forward<Form, decltype(tag)>(binding, call); });
   variant.backward = by_dtype<BackwardCall>(
