@@ -237,7 +237,7 @@ Variant rwkv7_chunk_variant() {
   variant.support.limits = rwkv7::limits;
   variant.workspace_bytes = [](const Problem& p, Mode mode) {  // the chunked backward's regions last
     const rwkv7::ChunkWorkspace w(p);
-    return (mode == Mode::fwdbwd ? w.total : w.forward_total) * sizeof(float);
+    return (mode == Mode::fwdbwd ? w.total : w.forward_total()) * sizeof(float);
   };
   variant.forward =
       by_dtype<ForwardCall>([](auto tag, const ForwardCall& call) { rwkv7::forward<decltype(tag)>(call); });

@@ -72,7 +72,6 @@ constexpr int kLocalSlots = 1024;
 struct ChunkWorkspace {
   std::size_t checkpoints, sa;                  // fused_recurrent's, where its backward reads
   std::size_t qk, qb, w, u, kg, bg, decay, qg;  // the chunk forward's
-  std::size_t forward_total;                    // what a forward alone uses
   std::size_t x, ak, w32, bg32, dstates, dvnew, scratch, total;  // the chunked backward's
   std::size_t slots;                                             // blocks of scratch
   explicit ChunkWorkspace(const Problem& p) {
@@ -90,7 +89,7 @@ struct ChunkWorkspace {
     bg = kg + blocks * d.C * d.K;
     decay = bg + blocks * d.C * d.K;
     qg = decay + blocks * (d.C / kCheckpointTokens) * d.K;
-    forward_total = x = qg + blocks * d.C * d.K;
+    x = qg + blocks * d.C * d.K;
     ak = x + blocks * d.C * d.C;
     w32 = ak + blocks * d.C * d.C;
     bg32 = w32 + blocks * d.C * d.K;
@@ -100,6 +99,8 @@ struct ChunkWorkspace {
     slots = blocks < std::size_t(kLocalSlots) ? blocks : std::size_t(kLocalSlots);
     total = scratch + slots * aligned(LocalScratch(d.C, d.K).floats);
   }
+  // What a forward alone uses: the regions before the chunked backward's.
+  std::size_t forward_total() const { return x; }
 };
 
 }  // namespace flabench::rwkv7

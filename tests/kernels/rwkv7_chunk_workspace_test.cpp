@@ -46,7 +46,7 @@ TEST(Rwkv7ChunkWorkspace, FusedRegionsFirstThenTheChunksInOrderAndAligned) {
                                                         {w.dvnew, heads * chunks * C * V},
                                                         {w.scratch, w.slots * scratch}};
           EXPECT_EQ(testing::expect_in_order(regions, 4), w.total);  // floats: 4 to 16 bytes
-          EXPECT_EQ(w.forward_total, w.x);  // a forward alone: none of the chunked backward's regions
+          EXPECT_EQ(w.forward_total(), w.x);  // a forward alone: none of the chunked backward's regions
         }
 }
 
