@@ -260,10 +260,11 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
                   at_i = i * KT + cl;
         // Each loop reads a token's four values and a pair's four gradients in one access each (the pair's
         // the same for the warp's channels); the pair (i, i - 1) is taken apart, its A_ak, A_ab factor 1.
+        // (The loops' bodies repeat on purpose: one body as a shared lambda compiled 3% slower, v22 notes.)
         if (row_side) {
           // dq_i and da_i: the pairs (i, m < i); token i's (le, e^w, q, a), m's (l, r, k, b)
           const float4 own = lewqa[at_i], pair_ii = pairs[i * C + i], tk_i = lrkb[at_i];
-          // the state's terms (from L2) are added after the pairs, their loads' latency hidden behind them
+          // the state's terms: read here, added after the pairs
           const float state_q = qs[i * K + c], state_a = xdw[i * K + c];
           float dq = 0, da = 0;
           const float4* row = pairs + i * C;
@@ -308,7 +309,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
           const int m = i, sm = si, at_m = at_i;  // the column m = i
           const float4 tk = lrkb[at_m], pair_mm = pairs[m * C + m];
           const float qm = lewqa[at_m].z;
-          const float ksm = ks[m * K + c], bsm = bs[m * K + c];  // added after the pairs, as the rows'
+          const float ksm = ks[m * K + c], bsm = bs[m * K + c];  // the state's terms, added after the pairs
           float dk = 0, db = 0, dk_fixed = pair_mm.x * qm, db_fixed = pair_mm.y * qm;
           if (m + 1 < C) {  // e^{Γe_(m+1) - Γ_m} = 1 exactly
             const float4 next = lewqa[(m + 1) * KT + cl], pair = pairs[(m + 1) * C + m];
@@ -316,9 +317,9 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
             dk = fmaf(pair.x, qe, dk), db = fmaf(pair.y, qe, db);
             dk_fixed = fmaf(pair.z, next.w, dk_fixed), db_fixed = fmaf(pair.w, next.w, db_fixed);
           }
-          const int end0 = sm * kCheckpointTokens + kCheckpointTokens;
+          const int step_end = sm * kCheckpointTokens + kCheckpointTokens;
 #pragma unroll 4
-          for (int i2 = m + 2; i2 < end0; ++i2) {  // m's step: e^{le_i - l_m}
+          for (int i2 = m + 2; i2 < step_end; ++i2) {  // m's step: e^{le_i - l_m}
             const float4 q = lewqa[i2 * KT + cl], pair = pairs[i2 * C + m];
             const float ee = exp2_flushed(q.x - tk.x), qe = q.z * ee * q.y, ae = q.w * ee;
             dk = fmaf(pair.z, ae, fmaf(pair.x, qe, dk)), db = fmaf(pair.w, ae, fmaf(pair.y, qe, db));
