@@ -2,10 +2,22 @@
 
 #include <algorithm>
 
+#include "kernels/common/cuda_check.h"
+
 namespace flabench {
 
 std::string_view backend_name(Backend backend) {
   return backend == Backend::cuda ? "cuda" : "cpu";
+}
+
+DeviceLimits current_device_limits() {
+  DeviceLimits limits;
+  limits.shared_memory_per_block =
+      std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+  limits.compute_capability = 10 * current_device_attribute(cudaDevAttrComputeCapabilityMajor) +
+                              current_device_attribute(cudaDevAttrComputeCapabilityMinor);
+  limits.multiprocessors = current_device_attribute(cudaDevAttrMultiProcessorCount);
+  return limits;
 }
 
 std::optional<std::string> why_unsupported(const Variant& variant, const Problem& problem, Mode mode,

@@ -25,7 +25,11 @@ std::string_view backend_name(Backend backend);
 struct DeviceLimits {
   std::size_t shared_memory_per_block = 0;  // the opt-in maximum of dynamic shared memory
   int compute_capability = 0;               // 90 for sm_90; 0 on the cpu backend
+  int multiprocessors = 0;                  // SMs; 0 on the cpu backend
 };
+
+// The current CUDA device's limits, for the plans a variant makes when it is called.
+DeviceLimits current_device_limits();
 
 struct Support {
   std::vector<DType> dtypes{DType::fp32, DType::fp16, DType::bf16};
@@ -70,10 +74,11 @@ struct Variant {
   std::string description;
   Backend backend = Backend::cuda;
   Support support;
-  // The scratch a run of `mode` needs (unset: none). A forward-only run allocates what a forward without
-  // save_for_backward uses; a fwd+bwd run's forward is also called without it, so the regions only the
-  // backward reads come after the forward's, never moving them.
-  std::function<std::size_t(const Problem&, Mode)> workspace_bytes;
+  // The scratch a run of `mode` needs on a device with `limits` (unset: none). A forward-only run allocates
+  // what a forward without save_for_backward uses; a fwd+bwd run's forward is also called without it, so the
+  // regions only the backward reads come after the forward's, never moving them. A variant whose plan
+  // depends on the device (which backward runs) sizes for the plan it makes on that device.
+  std::function<std::size_t(const Problem&, Mode, const DeviceLimits&)> workspace_bytes;
   std::function<void(const ForwardCall&)> forward;
   std::function<void(const BackwardCall&)> backward;
 };

@@ -38,6 +38,7 @@ void to_json(json& j, const CaseRecord& r) {
   if (r.G > 1) j["axes"]["G"] = r.G;
   put_optional(j, "timing", r.timing);
   put_optional(j, "derived", r.derived);
+  put_optional(j, "memory", r.memory);
   put_optional(j, "check", r.check);
   put_optional(j, "counters", r.counters);
   put_optional(j, "kernel_times", r.kernel_times);
@@ -69,6 +70,7 @@ void from_json(const json& j, CaseRecord& r) {
   j.at("reason").get_to(r.reason);
   get_optional(j, "timing", r.timing);
   get_optional(j, "derived", r.derived);
+  get_optional(j, "memory", r.memory);  // added in schema 1.6
   get_optional(j, "check", r.check);
   get_optional(j, "counters", r.counters);
   get_optional(j, "kernel_times", r.kernel_times);

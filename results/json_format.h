@@ -27,6 +27,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TensorCheckRecord, tensor, rms_r
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckRecord, passed, shape, tensors)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelCounterRecord, kernel, metrics)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CounterRecord, available, reason, chip, passes, dropped, metrics, kernels)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MemoryRecord, tensor_bytes, workspace_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelTimeRecord, kernel, calls, ms, share_pct)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchRecord, kernel, stream, start_ms, end_ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunSummary, cases, ok, failed, skipped, wall_s)

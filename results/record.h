@@ -12,7 +12,7 @@ namespace flabench {
 
 inline constexpr const char* kResultSchemaName = "fla-bench-result";
 // Semantic version of the JSON layout: a reader refuses another major version.
-inline constexpr const char* kResultSchemaVersion = "1.5.0";
+inline constexpr const char* kResultSchemaVersion = "1.6.0";
 
 struct DeviceRecord {
   std::string backend;  // "cuda" or "cpu"
@@ -123,6 +123,14 @@ struct CounterRecord {
   bool operator==(const CounterRecord&) const = default;
 };
 
+// The device memory a timed case holds while it runs: its tensors (inputs, outputs and, in fwdbwd, the
+// incoming gradients and the gradients) and the variant's workspace for that mode on that device.
+struct MemoryRecord {
+  std::uint64_t tensor_bytes = 0;
+  std::uint64_t workspace_bytes = 0;
+  bool operator==(const MemoryRecord&) const = default;
+};
+
 // A kernel's share of the case (CUPTI activity records).
 struct KernelTimeRecord {
   std::string kernel;
@@ -162,6 +170,7 @@ struct CaseRecord {
   std::string device{};     // the GPU it ran on ("cuda:2") when a run spreads over several (--devices)
   std::optional<TimingRecord> timing;
   std::optional<DerivedRecord> derived;
+  std::optional<MemoryRecord> memory;
   std::optional<CheckRecord> check;
   std::optional<CounterRecord> counters;
   std::optional<std::vector<KernelTimeRecord>> kernel_times;

@@ -11,9 +11,17 @@ CaseTensors::CaseTensors(Device& device, const OpSpec& op, const Variant& varian
     grad_outputs = allocate(grad_output_specs(op), problem);
     grads = allocate(grad_specs(op), problem);
   }
-  const std::size_t workspace_bytes = variant.workspace_bytes ? variant.workspace_bytes(problem, mode) : 0;
+  const std::size_t workspace_bytes =
+      variant.workspace_bytes ? variant.workspace_bytes(problem, mode, device_.limits()) : 0;
   storage_.emplace_back(device_, workspace_bytes);
   workspace = {static_cast<std::byte*>(storage_.back().data()), workspace_bytes};
+}
+
+std::size_t CaseTensors::tensor_bytes() const {
+  std::size_t bytes = 0;
+  for (const TensorMap* tensors : {&inputs, &outputs, &grad_outputs, &grads})
+    for (const auto& [name, tensor] : *tensors) bytes += tensor.bytes();
+  return bytes;
 }
 
 TensorMap CaseTensors::allocate(const std::vector<TensorSpec>& specs, const Problem& problem) {

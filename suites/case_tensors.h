@@ -21,6 +21,9 @@ class CaseTensors {
   // pass a check.
   void fill(const TensorMap& tensors, unsigned char byte);
 
+  // The device bytes of the tensors above (the workspace apart).
+  std::size_t tensor_bytes() const;
+
   TensorMap inputs, outputs, grad_outputs, grads;
   std::span<std::byte> workspace;
 

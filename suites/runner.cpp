@@ -55,6 +55,8 @@ class ReadyCase {
     restore_inputs(settings, cache);
   }
 
+  MemoryRecord memory() const { return {tensors_.tensor_bytes(), tensors_.workspace.size()}; }
+
   void run() {
     const bool backward = case_.mode == Mode::fwdbwd;
     const Problem& p = case_.problem;
@@ -144,6 +146,7 @@ RunSummary run_cases(Device& device, const std::vector<Case>& cases, const RunSe
       }
       if (settings.time || profiler) {
         ReadyCase ready(device, c, settings, cache);
+        record.memory = ready.memory();
         if (settings.time) {
           CaseTimes times = time_case(
               device, c.name, [&] { ready.run(); }, settings.timing);

@@ -366,7 +366,8 @@ Variant make_variant(const std::string& op, const RecurrenceBinding& binding) {
   variant.description = "one block per (batch, head), fp32 state in shared memory, one token at a time";
   variant.backend = Backend::cuda;
   variant.support.limits = shared_memory_limit;
-  variant.workspace_bytes = [](const Problem& p, Mode mode) {  // checkpoints and scratch of the backward
+  // checkpoints and scratch of the backward
+  variant.workspace_bytes = [](const Problem& p, Mode mode, const DeviceLimits&) {
     return mode == Mode::fwdbwd ? workspace_floats(p) * sizeof(float) : 0;
   };
   variant.forward = by_dtype<ForwardCall>(

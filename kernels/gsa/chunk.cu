@@ -62,7 +62,9 @@ Variant gsa_chunk_variant() {
   variant.support.chunk_sizes = {16, 32, 64};
   variant.support.default_chunk_size = 32;  // the fastest at 4 of the 5 peer shapes (kernels/notes/gsa.md)
   variant.support.limits = gsa::limits;
-  variant.workspace_bytes = [](const Problem& p, Mode) { return gsa::workspace_of(p).total; };
+  variant.workspace_bytes = [](const Problem& p, Mode, const DeviceLimits&) {
+    return gsa::workspace_of(p).total;
+  };
   variant.forward =
       by_dtype<ForwardCall>([](auto tag, const ForwardCall& call) { gsa::forward<decltype(tag)>(call); });
   variant.backward =

@@ -97,7 +97,9 @@ Variant gsa_fused_recurrent_variant() {
       "Hv checkpoints every 16 tokens in seven scans";
   variant.backend = Backend::cuda;
   variant.support.limits = gsa::limits;
-  variant.workspace_bytes = [](const Problem& p, Mode) { return gsa::FusedWorkspace(p).bytes(); };
+  variant.workspace_bytes = [](const Problem& p, Mode, const DeviceLimits&) {
+    return gsa::FusedWorkspace(p).bytes();
+  };
   variant.forward =
       by_dtype<ForwardCall>([](auto tag, const ForwardCall& call) { gsa::forward<decltype(tag)>(call); });
   variant.backward =

@@ -53,10 +53,7 @@ inline bool fits(const Problem& p, bool backward, const DeviceLimits& device) {
 
 // Whether this form runs `p` on the current device (the forward and the backward take the same answer).
 inline bool runs(const Problem& p, bool backward) {
-  DeviceLimits device;
-  device.shared_memory_per_block =
-      std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
-  return fits(p, backward, device);
+  return fits(p, backward, current_device_limits());
 }
 
 // A pass's pointers as gla's fused forward takes them (no bonus, no low-rank term).

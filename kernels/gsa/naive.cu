@@ -340,7 +340,8 @@ Variant gsa_naive_variant() {
       "token at a time";
   variant.backend = Backend::cuda;
   variant.support.limits = gsa::shared_memory_limit;
-  variant.workspace_bytes = [](const Problem& p, Mode mode) {  // checkpoints and scratch of the backward
+  // checkpoints and scratch of the backward
+  variant.workspace_bytes = [](const Problem& p, Mode mode, const DeviceLimits&) {
     return mode == Mode::fwdbwd ? gsa::workspace_floats(p) * sizeof(float) : 0;
   };
   variant.forward =

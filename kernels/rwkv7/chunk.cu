@@ -46,14 +46,14 @@ std::size_t shared_bytes(const Problem& p) {
 // are fewer than the SMs and the device's shared memory holds the chunked one's blocks (else the fused one
 // runs: Ada's 99 KiB take C = 64 at K = 64 only so). Measured at the peer shapes
 // (kernels/notes/rwkv7_chunk.md, v20), the chunked backward is the faster at 1,24576,16,64 (64 such blocks on
-// 132 SMs) and the slower where there are 256.
-bool chunked_backward(const ChunkDims& d, int input_bytes) {
+// 132 SMs) and the slower where there are 256. From the device's limits, so that workspace_bytes takes the
+// chunked backward's regions only where it runs.
+bool chunked_backward(const ChunkDims& d, int input_bytes, const DeviceLimits& device) {
   const std::size_t shared =
       sizeof(float) *
       std::max(dstate_shared_floats(d.C, d.K, input_bytes, kStateColumns, 1), local_shared_floats(d.C, d.K));
-  return std::int64_t(d.B) * d.H * (d.V / kStateColumns) <
-             current_device_attribute(cudaDevAttrMultiProcessorCount) &&
-         shared <= std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+  return std::int64_t(d.B) * d.H * (d.V / kStateColumns) < device.multiprocessors &&
+         shared <= device.shared_memory_per_block;
 }
 
 IntraOutputs intra_outputs(float* workspace, const ChunkWorkspace& ws) {
@@ -73,7 +73,7 @@ void forward(const ForwardCall& call) {
   IntraOutputs intra = intra_outputs(workspace, ws);
   // What the backward reads: the chunked one, X, A_ak (and W, b~ in fp32 for bf16) and the states at the
   // chunks' starts; the fused one, the states before every 16th token.
-  const bool chunked = call.save_for_backward && chunked_backward(d, sizeof(T));
+  const bool chunked = call.save_for_backward && chunked_backward(d, sizeof(T), current_device_limits());
   const bool every_checkpoint = call.save_for_backward && !chunked;
   if (chunked) {
     intra.x = workspace + ws.x, intra.ak = workspace + ws.ak;
@@ -149,9 +149,16 @@ template <class T>
 void backward(const BackwardCall& call) {
   const Problem& p = call.problem;
   const ChunkDims d = chunk_dims(p);
-  if (!chunked_backward(d, sizeof(T))) {
+  if (!chunked_backward(d, sizeof(T), current_device_limits())) {
     static const auto fused = rwkv7_fused_recurrent_variant().backward;  // built once, not per timed call
-    return fused(call);
+    const BackwardCall on_fused_workspace{
+        p,
+        call.inputs,
+        call.grad_outputs,
+        call.grads,
+        call.workspace.subspan(sizeof(float) * ChunkWorkspace(p).fused_base),
+        call.stream};
+    return fused(on_fused_workspace);
   }
   const Pointers<T> pointers = bind_inputs<T>(kRwkv7Binding, call.inputs);
   const GradPointers<T> grads = bind_grads<T>(kRwkv7Binding, call.grad_outputs, call.grads);
@@ -235,9 +242,11 @@ Variant rwkv7_chunk_variant() {
   variant.support.chunk_sizes = {16, 32, 64};
   variant.support.default_chunk_size = 32;  // the fastest at every peer shape (kernels/notes/rwkv7_chunk.md)
   variant.support.limits = rwkv7::limits;
-  variant.workspace_bytes = [](const Problem& p, Mode mode) {  // the chunked backward's regions last
+  variant.workspace_bytes = [](const Problem& p, Mode mode, const DeviceLimits& device) {
     const rwkv7::ChunkWorkspace w(p);
-    return (mode == Mode::fwdbwd ? w.total : w.forward_total()) * sizeof(float);
+    if (mode == Mode::fwd) return w.forward_total() * sizeof(float);
+    return w.backward_total(rwkv7::chunked_backward(rwkv7::chunk_dims(p), int(dtype_size(p.dtype)), device)) *
+           sizeof(float);
   };
   variant.forward =
       by_dtype<ForwardCall>([](auto tag, const ForwardCall& call) { rwkv7::forward<decltype(tag)>(call); });

@@ -1,17 +1,19 @@
 // rwkv7 chunk's sizes and workspace. Host-safe, so tests/kernels/rwkv7_chunk_workspace_test.cpp checks the
 // layout on the CPU.
 //
-// The workspace starts with fused_recurrent's (kernels/common/fused_recurrent/workspace.h): the state pass
-// writes the states before every 16th token (at chunk starts only where the chunked backward follows) and a^T
-// S_{t-1} per token where that backward reads them, so the fused backward runs on them as it is. The chunk
-// forward's own fp32 intermediates follow, per (head, chunk): A_qk and A_qb [C][C] (the output's intra-chunk
-// matrices), W [C][K] and U [C][V] (the WY form: a^T S_{t-1} of the chunk's rows is U + W S for the chunk's
-// first state S), and the state pass's factors: k and b decayed to the end of their 16-token step [C][K]
-// each, and each step's decay [C / 16][K]; and the output pass's q e^{Γ} [C][K] (Γ from the chunk's start).
-// Then the chunked backward's: X = (I - A_ab)^{-1} and A_ak [C][C] and, for bf16 inputs, W and b~ in fp32
-// [C][K] (the forward of a fwd+bwd writes them), the gradient of the state at the chunk's end [K][V] and of
-// V_new [C][V] (the reverse scan's, chunk_backward_states.cuh), and the local gradients' scratch, one per
-// resident block (LocalScratch, chunk_backward_local.cuh).
+// The workspace starts with the chunk forward's own fp32 intermediates, per (head, chunk): A_qk and A_qb
+// [C][C] (the output's intra-chunk matrices), W [C][K] and U [C][V] (the WY form: a^T S_{t-1} of the chunk's
+// rows is U + W S for the chunk's first state S), the state pass's factors: k and b decayed to the end of
+// their 16-token step [C][K] each, and each step's decay [C / 16][K]; and the output pass's q e^{Γ} [C][K]
+// (Γ from the chunk's start). Then fused_recurrent's workspace (kernels/common/fused_recurrent/workspace.h),
+// whole where its backward follows: the state pass writes the states before every 16th token (at chunk starts
+// only where the chunked backward follows, or no backward) and a^T S_{t-1} per token where that backward
+// reads them, so the fused backward runs on them as it is, on the workspace from fused_base. A forward alone
+// ends with those two regions. The chunked backward's regions take the place of fused_recurrent's
+// backward-only ones (only one backward runs): X = (I - A_ab)^{-1} and A_ak [C][C] and, for bf16 inputs, W
+// and b~ in fp32 [C][K] (the forward of a fwd+bwd writes them), the gradient of the state at the chunk's end
+// [K][V] and of V_new [C][V] (the reverse scan's, chunk_backward_states.cuh), and the local gradients'
+// scratch, one per resident block (LocalScratch, chunk_backward_local.cuh).
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__
@@ -70,8 +72,8 @@ constexpr int kLocalSlots = 1024;
 
 // Offsets in floats; every region starts 16-byte aligned.
 struct ChunkWorkspace {
-  std::size_t checkpoints, sa;                  // fused_recurrent's, where its backward reads
-  std::size_t qk, qb, w, u, kg, bg, decay, qg;  // the chunk forward's
+  std::size_t qk, qb, w, u, kg, bg, decay, qg;                   // the chunk forward's
+  std::size_t fused_base, checkpoints, sa, fused_total;          // fused_recurrent's, from fused_base
   std::size_t x, ak, w32, bg32, dstates, dvnew, scratch, total;  // the chunked backward's
   std::size_t slots;                                             // blocks of scratch
   explicit ChunkWorkspace(const Problem& p) {
@@ -79,9 +81,7 @@ struct ChunkWorkspace {
     const ChunkDims d = chunk_dims(p);
     const std::size_t blocks = std::size_t(d.B) * d.H * d.chunks;
     const auto aligned = [](std::size_t floats) { return (floats + 3) / 4 * 4; };
-    checkpoints = fused.checkpoints;
-    sa = fused.sa;
-    std::size_t end = aligned(fused.total);
+    std::size_t end = 0;
     const auto take = [&](std::size_t per_block) {  // the next region, per_block floats a (head, chunk)
       const std::size_t start = end;
       end += blocks * per_block;
@@ -95,6 +95,11 @@ struct ChunkWorkspace {
     bg = take(d.C * d.K);
     decay = take((d.C / kCheckpointTokens) * d.K);
     qg = take(d.C * d.K);
+    fused_base = aligned(end);
+    checkpoints = fused_base + fused.checkpoints;
+    sa = fused_base + fused.sa;
+    fused_total = fused_base + fused.total;
+    end = aligned(fused_base + fused.dsa);  // what the forward writes ends here
     x = take(d.C * d.C);
     ak = take(d.C * d.C);
     w32 = take(d.C * d.K);
@@ -107,6 +112,8 @@ struct ChunkWorkspace {
   }
   // What a forward alone uses: the regions before the chunked backward's.
   std::size_t forward_total() const { return x; }
+  // What a forward and the backward that follows use: the chunked one's regions, or fused_recurrent's whole.
+  std::size_t backward_total(bool chunked) const { return chunked ? total : fused_total; }
 };
 
 }  // namespace flabench::rwkv7

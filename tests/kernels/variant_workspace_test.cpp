@@ -1,20 +1,24 @@
 // Every CUDA variant sizes its workspace by mode: a forward alone never takes more than a fwd+bwd, and the
 // variants whose workspace only their backward reads (the recurrences' checkpoints) take none for it; rwkv7
-// chunk leaves out its chunked backward's regions (2 GB at the largest peer shape).
+// chunk leaves out its backwards' regions from a forward alone, and a fwd+bwd takes the regions of the
+// backward the device's SMs pick (its chunked one's 2 GB at the largest peer shape only where that one runs).
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "kernels/common/fused_recurrent/workspace.h"
 #include "kernels/registry.h"
 #include "kernels/rwkv7/chunk_workspace.h"
 
 namespace flabench {
 namespace {
 
-constexpr DeviceLimits kHopper{227 * 1024, 90};
+constexpr DeviceLimits kHopper{227 * 1024, 90, 132};
+constexpr DeviceLimits kAda{99 * 1024, 89, 60};  // RTX 4070 Ti
 
-std::size_t bytes(const std::string& op, const std::string& variant, const Problem& p, Mode mode) {
-  return product_registry().find_variant(op, variant)->workspace_bytes(p, mode);
+std::size_t bytes(const std::string& op, const std::string& variant, const Problem& p, Mode mode,
+                  const DeviceLimits& device = kHopper) {
+  return product_registry().find_variant(op, variant)->workspace_bytes(p, mode, device);
 }
 
 TEST(VariantWorkspace, AForwardAloneNeverTakesMoreThanAForwardAndBackward) {
@@ -26,8 +30,9 @@ TEST(VariantWorkspace, AForwardAloneNeverTakesMoreThanAForwardAndBackward) {
         if (op->name == "gsa") p.M = 64;
         if (why_unsupported(*variant, p, Mode::fwdbwd, kHopper)) continue;
         SCOPED_TRACE(op->name + "/" + variant->name + " C" + std::to_string(C));
-        EXPECT_LE(variant->workspace_bytes(p, Mode::fwd), variant->workspace_bytes(p, Mode::fwdbwd));
-        EXPECT_GT(variant->workspace_bytes(p, Mode::fwdbwd), 0u);
+        EXPECT_LE(variant->workspace_bytes(p, Mode::fwd, kHopper),
+                  variant->workspace_bytes(p, Mode::fwdbwd, kHopper));
+        EXPECT_GT(variant->workspace_bytes(p, Mode::fwdbwd, kHopper), 0u);
       }
     }
 }
@@ -45,12 +50,26 @@ TEST(VariantWorkspace, RecurrencesKeepCheckpointsForABackwardOnly) {
   EXPECT_EQ(bytes("gsa", "naive", gsa, Mode::fwd), 0u);
 }
 
-TEST(VariantWorkspace, Rwkv7ChunkLeavesTheChunkedBackwardOutOfAForward) {
+TEST(VariantWorkspace, Rwkv7ChunkLeavesEitherBackwardOutOfAForward) {
   const Problem p{2, 16384, 16, 128, 128, DType::bf16, 32};
   const rwkv7::ChunkWorkspace w(p);
-  const std::size_t saved = bytes("rwkv7", "chunk", p, Mode::fwdbwd) - bytes("rwkv7", "chunk", p, Mode::fwd);
-  EXPECT_EQ(saved, (w.total - w.x) * sizeof(float));
-  EXPECT_GT(saved, std::size_t(2) << 30);
+  const fused::WorkspaceLayout<Rwkv7Form> fused(p);
+  EXPECT_EQ(bytes("rwkv7", "chunk", p, Mode::fwd), w.x * sizeof(float));
+  EXPECT_GT((w.total - w.x) * sizeof(float), std::size_t(2) << 30);  // the chunked backward's
+  // fused_recurrent's dS^T b per token and its segments' handoffs (268 MB here): a backward's only
+  EXPECT_GE(w.fused_total - w.forward_total(), (fused.total - fused.dsa) / 4 * 4);
+}
+
+TEST(VariantWorkspace, Rwkv7ChunkTakesTheRegionsOfTheBackwardThatRuns) {
+  // 16 heads of 64 value columns: 64 fused backward blocks, fewer than a Hopper's 132 SMs, so the chunked
+  // backward runs there; on an RTX 4070 Ti's 60 SMs the fused one. 32 heads of 128: the fused one on both.
+  const Problem few_heads{1, 24576, 16, 64, 64, DType::bf16, 32},
+      many{2, 16384, 16, 128, 128, DType::bf16, 32};
+  const rwkv7::ChunkWorkspace a(few_heads), b(many);
+  EXPECT_EQ(bytes("rwkv7", "chunk", few_heads, Mode::fwdbwd, kHopper), a.total * sizeof(float));
+  EXPECT_EQ(bytes("rwkv7", "chunk", few_heads, Mode::fwdbwd, kAda), a.fused_total * sizeof(float));
+  EXPECT_EQ(bytes("rwkv7", "chunk", many, Mode::fwdbwd, kHopper), b.fused_total * sizeof(float));
+  EXPECT_GT((b.total - b.fused_total) * sizeof(float), std::size_t(1) << 30);  // the chunked one's, not taken
 }
 
 }  // namespace

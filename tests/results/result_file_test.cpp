@@ -32,7 +32,7 @@ TEST_F(ResultFileTest, RoundTripThroughTheFinalFile) {
   CaseRecord skipped = testing::sample_case("gla/naive/fwdbwd/fp32/B1-T64-H1-K256-V256");
   skipped.status = CaseStatus::skipped;
   skipped.reason = "too large";
-  skipped.timing.reset(), skipped.derived.reset(), skipped.check.reset();
+  skipped.timing.reset(), skipped.derived.reset(), skipped.memory.reset(), skipped.check.reset();
   {
     JsonFileReporter reporter(path);
     reporter.begin(testing::sample_context());
@@ -164,6 +164,17 @@ TEST(JsonFormat, TheIssueTimeIsKeptAndOlderTimingsReadAsZero) {
   old.at("timing").erase("issue_ms");
   EXPECT_EQ(old.get<CaseRecord>().timing->issue_ms, 0);
   EXPECT_EQ(old.get<CaseRecord>().timing->median_ms, r.timing->median_ms);
+}
+
+TEST(JsonFormat, ACaseKeepsItsMemoryAndOlderRecordsReadWithout) {
+  const CaseRecord r = testing::sample_case();
+  const nlohmann::json j = r;
+  EXPECT_EQ(j.at("memory").at("workspace_bytes"), 2147483648u);  // past 32 bits
+  EXPECT_EQ(j.at("memory").at("tensor_bytes"), 50331648u);
+  EXPECT_EQ(j.get<CaseRecord>(), r);
+  nlohmann::json old = j;  // a 1.5 record: no memory
+  old.erase("memory");
+  EXPECT_FALSE(old.get<CaseRecord>().memory);
 }
 
 TEST(JsonFormat, SlotAndGroupAxesAreWrittenOnlyForTheOpsThatHaveThem) {

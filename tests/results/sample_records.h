@@ -40,6 +40,7 @@ inline CaseRecord sample_case(const std::string& name = "rwkv7/naive/fwd/bf16/B8
   r.scale = 1.0;
   r.timing = TimingRecord{3, 1.5, 1.5, 0.1, 1.4, 1.6, 1.45, 1.55, {1.5, 1.4, 1.6}, 0.02};
   r.derived = DerivedRecord{5.46e6, 1.2e10, 8.0, 6.08e7, 0.0202, 40.5, 1.35};
+  r.memory = MemoryRecord{50331648, 2147483648};
   r.check = CheckRecord{
       true, "B2-T257-H3-K64-V64", {{"o", 1.7e-3, 0.02, 5e-3, 0, true}, {"ht", 1e-7, 1e-6, 5e-3, 0, true}}};
   return r;

@@ -79,7 +79,7 @@ Variant make_variant(const std::string& op, const RecurrenceBinding& binding) {
   variant.support.default_chunk_size = 64;
   variant.support.limits = limits;
   // the forward's states and intermediates whatever follows it
-  variant.workspace_bytes = [](const Problem& p, Mode) { return workspace_bytes(p); };
+  variant.workspace_bytes = [](const Problem& p, Mode, const DeviceLimits&) { return workspace_bytes(p); };
   variant.forward = by_dtype<ForwardCall>(
       [binding](auto tag, const ForwardCall& call) { forward<Form, decltype(tag)>(binding, call); });
   variant.backward = by_dtype<BackwardCall>(

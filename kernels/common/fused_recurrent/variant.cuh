@@ -425,7 +425,8 @@ Variant make_variant(const std::string& op, const RecurrenceBinding& binding) {
       "schedulers idle";
   variant.backend = Backend::cuda;
   variant.support.limits = limits<Form>;
-  variant.workspace_bytes = [](const Problem& p, Mode mode) {  // all of it the backward's (forward above)
+  // all of it the backward's (forward above)
+  variant.workspace_bytes = [](const Problem& p, Mode mode, const DeviceLimits&) {
     return mode == Mode::fwdbwd ? WorkspaceLayout<Form>(p).total * sizeof(float) : 0;
   };
   variant.forward = by_dtype<ForwardCall>(
