@@ -33,6 +33,9 @@ CaseComparison compare_case(const std::string& name, const CaseEntry* base, cons
   const CaseRecord& n = *next->record;
   if (timed(b)) c.base_ms = b.timing->median_ms;
   if (timed(n)) c.new_ms = n.timing->median_ms;
+  const auto bytes = [](const MemoryRecord& m) { return m.tensor_bytes + m.workspace_bytes; };
+  if (b.memory) c.base_bytes = bytes(*b.memory);
+  if (n.memory) c.new_bytes = bytes(*n.memory);
   if (b.status == CaseStatus::ok && n.status == CaseStatus::failed) {
     c.verdict = Verdict::broken;
     c.note = "failed in new: " + n.reason;

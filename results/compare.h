@@ -6,6 +6,7 @@
 // so noise alone (many samples, tiny shift) and a lucky few samples (big shift, no evidence) are both "same".
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -38,6 +39,9 @@ struct CaseComparison {
   double ratio = 0;                           // new / base median, when both are timed
   std::optional<double> p_value{};
   std::string note{};  // why untested or broken
+  // the device memory the case held (tensors and workspace; schema 1.6), on each side that recorded it
+  std::optional<std::uint64_t> base_bytes{}, new_bytes{};
+  bool memory_changed() const { return base_bytes && new_bytes && *base_bytes != *new_bytes; }
 };
 
 struct Comparison {

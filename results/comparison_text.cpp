@@ -82,6 +82,12 @@ void print_comparison(std::ostream& out, const Comparison& comparison, const Com
     if (c.verdict == Verdict::slower || c.verdict == Verdict::broken)
       out << "regression: " << c.name << " "
           << (c.verdict == Verdict::slower ? format("%+.1f%%", 100 * (c.ratio - 1)) : c.note) << "\n";
+  // memory is reported, not judged: a variant may trade it for time
+  constexpr double kMiB = 1024.0 * 1024.0;
+  for (const CaseComparison& c : comparison.cases)
+    if (c.memory_changed())
+      out << format("memory: %s %.1f -> %.1f MiB (%+.1f%%)\n", c.name.c_str(), *c.base_bytes / kMiB,
+                    *c.new_bytes / kMiB, 100.0 * (double(*c.new_bytes) / double(*c.base_bytes) - 1));
 }
 
 nlohmann::json comparison_json(const Comparison& comparison, const CompareSettings& settings) {
@@ -93,6 +99,8 @@ nlohmann::json comparison_json(const Comparison& comparison, const CompareSettin
     if (c.new_ms) row["new_ms"] = *c.new_ms;
     if (c.ratio > 0) row["ratio"] = c.ratio;
     if (c.p_value) row["p_value"] = *c.p_value;
+    if (c.base_bytes) row["base_bytes"] = *c.base_bytes;
+    if (c.new_bytes) row["new_bytes"] = *c.new_bytes;
     cases.push_back(row);
   }
   return {{"schema", "fla-bench-compare"},

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "results/across_gpus.h"
+#include "results/comparison_text.h"
 #include "results/statistics.h"
 #include "tests/results/fixture_runs.h"
 
@@ -86,6 +89,31 @@ TEST(Compare, FlagsAPlantedRegressionButNotNoise) {
 
   // a stricter effect size turns the regression into "same"
   EXPECT_EQ(find(compare_runs(base_runs, next_runs, {0.2, 0.01}), "a/regressed").verdict, Verdict::same);
+}
+
+TEST(Compare, ListsTheCasesWhoseMemoryChanged) {
+  CaseRecord grew = timed_case("a/grew", samples_around(1.0, 0.01, 50, 1));
+  CaseRecord kept = timed_case("a/kept", samples_around(1.0, 0.01, 50, 2));
+  CaseRecord old = timed_case("a/old", samples_around(1.0, 0.01, 50, 3));
+  old.memory.reset();  // a 1.5 record
+  grew.memory = MemoryRecord{1 << 20, 1 << 20};
+  kept.memory = MemoryRecord{1 << 20, 0};
+  const LoadedResult base = fixture_run("base.json", {grew, kept, old});
+  grew.memory->workspace_bytes = 2 << 20, old.memory = MemoryRecord{1 << 20, 0};
+  const LoadedResult next = fixture_run("new.json", {grew, kept, old});
+  const Comparison comparison = compare_runs({base}, {next}, {});
+  EXPECT_TRUE(find(comparison, "a/grew").memory_changed());
+  EXPECT_EQ(*find(comparison, "a/grew").new_bytes, 3u << 20);
+  EXPECT_FALSE(find(comparison, "a/kept").memory_changed());
+  EXPECT_FALSE(find(comparison, "a/old").memory_changed());
+  EXPECT_FALSE(comparison.regressed());  // reported, not judged
+  std::ostringstream text;
+  print_comparison(text, comparison, {});
+  EXPECT_NE(text.str().find("memory: a/grew 2.0 -> 3.0 MiB (+50.0%)\n"), std::string::npos) << text.str();
+  EXPECT_EQ(text.str().find("memory: a/kept"), std::string::npos);
+  const nlohmann::json rows = comparison_json(comparison, {}).at("cases");
+  EXPECT_EQ(rows.at(0).at("base_bytes"), 2u << 20);
+  EXPECT_FALSE(rows.at(2).contains("base_bytes"));
 }
 
 TEST(CompareRounds, AVerdictNeedsEveryRound) {
