@@ -39,7 +39,7 @@ std::size_t shared_bytes(const Problem& p) {
                                  : sizeof(float) * states_shared_floats(C, K, input_bytes, kStateColumns, 1);
   const std::size_t intra =
       input_bytes == 2 ? std::size_t(intra_mma_shared_bytes(C, K)) : sizeof(float) * intra_shared_floats(C);
-  return std::max({intra, states, sizeof(float) * output_shared_floats(C, K)});
+  return std::max({intra, states, std::size_t(output_shared_bytes(C, K, p.dtype == DType::bf16))});
 }
 
 // Whether the backward is the chunked one: where the fused backward's blocks (a head's 16 value columns each)
@@ -77,8 +77,11 @@ void forward(const ForwardCall& call) {
   const bool every_checkpoint = call.save_for_backward && !chunked;
   if (chunked) {
     intra.x = workspace + ws.x, intra.ak = workspace + ws.ak;
-    if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
       intra.w_fp32 = workspace + ws.w32, intra.bg_fp32 = workspace + ws.bg32;
+      intra.qk_fp32 = workspace + ws.qk32, intra.qb_fp32 = workspace + ws.qb32;
+      intra.qg_fp32 = workspace + ws.qg32;
+    }
   }
   float *states = workspace + ws.checkpoints, *sa = workspace + ws.sa;
   const int heads = d.B * d.H;
@@ -134,7 +137,7 @@ void forward(const ForwardCall& call) {
   }
   {
     const NvtxRange range("outputs");
-    const std::size_t shared = sizeof(float) * output_shared_floats(d.C, d.K);
+    const std::size_t shared = output_shared_bytes(d.C, d.K, std::is_same_v<T, __nv_bfloat16>);
     with_one_of<16, 32, kMaxChunk>(d.C, [&](auto chunk) {
       auto kernel = rwkv7_chunk_output_kernel<T, decltype(chunk)::value>;
       allow_shared_memory(kernel, shared);
@@ -166,8 +169,10 @@ void backward(const BackwardCall& call) {
   const ChunkWorkspace ws(p);
   IntraOutputs intra = intra_outputs(workspace, ws);
   intra.x = workspace + ws.x, intra.ak = workspace + ws.ak;
-  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {  // the fp32 copies of what the forward holds as planes
     intra.w = workspace + ws.w32, intra.bg = workspace + ws.bg32;
+    intra.qk = workspace + ws.qk32, intra.qb = workspace + ws.qb32, intra.qg = workspace + ws.qg32;
+  }
   const BackwardRegions regions{workspace + ws.checkpoints, workspace + ws.sa,
                                 workspace + ws.dstates,     workspace + ws.dvnew,
                                 workspace + ws.scratch,     (ws.total - ws.scratch) / ws.slots};

@@ -174,10 +174,10 @@ __device__ void make_far_columns(const IntraMmaShared<T>& s, int buffer) {
 }
 
 // The rows scaled from the chunk's start: a e^{Γe} into s.ag (W's operand) and the output pass's q e^{Γ}
-// into qg.
+// into qg (store_operand: planes for bf16), and into qg_fp32 where given.
 template <class T, int C>
-__device__ void make_chunk_rows(const IntraMmaShared<T>& s, int buffer, const ChunkDims& d, int c0,
-                                float* qg) {
+__device__ void make_chunk_rows(const IntraMmaShared<T>& s, int buffer, const ChunkDims& d, int c0, float* qg,
+                                float* qg_fp32) {
   for (int e = threadIdx.x; e < C * kMmaSliceKeys; e += kThreads) {
     const int t = e / kMmaSliceKeys, c = e % kMmaSliceKeys, I = t / 16;
     const float l = s.l[t * kStagedRow + c];
@@ -185,7 +185,9 @@ __device__ void make_chunk_rows(const IntraMmaShared<T>& s, int buffer, const Ch
     for (int J = 0; J < I; ++J) before += s.total[J * kMmaSliceKeys + c];
     const float w = to_float(s.input(buffer, kW, t)[c]) * kLog2e;
     s.ag[t * ag_row(d.K) + c0 + c] = to_float(s.input(buffer, kA, t)[c]) * exp2_flushed(before + l - w);
-    qg[t * d.K + c0 + c] = d.scale * to_float(s.input(buffer, kQ, t)[c]) * exp2_flushed(before + l);
+    const float x = d.scale * to_float(s.input(buffer, kQ, t)[c]) * exp2_flushed(before + l);
+    store_operand<T>(qg, C, d.K, t, c0 + c, x);
+    if (qg_fp32) qg_fp32[t * d.K + c0 + c] = x;
   }
 }
 
@@ -299,7 +301,8 @@ __global__ void __launch_bounds__(kThreads, intra_mma_blocks_per_sm(C))
     for (int x = 0; x < kJobs; ++x)
       if (warp + warps * x < jobs) pair_job_products(s, PairJob(warp + warps * x), acc[x]);
     if (any_steep) add_steep_pairs<T, C>(s, buffer, d.scale, steep);
-    make_chunk_rows<T, C>(s, buffer, d, c0, out.qg + block * C * d.K);
+    make_chunk_rows<T, C>(s, buffer, d, c0, out.qg + block * C * d.K,
+                          out.qg_fp32 ? out.qg_fp32 + block * C * d.K : nullptr);
     __syncthreads();
   }
 
@@ -334,11 +337,18 @@ __global__ void __launch_bounds__(kThreads, intra_mma_blocks_per_sm(C))
     });
   }
   __syncthreads();
-  float* qk_block = out.qk + block * C * C;
-  float* qb_block = out.qb + block * C * C;
-  for (int e = threadIdx.x; e < C * C; e += kThreads) {
-    qk_block[e] = s.x[e / C * ldc + e % C];
-    qb_block[e] = s.partial[e / C * ldc + e % C];
+  // A_qk and A_qb as the output pass reads them (store_operand_pair: planes for bf16), and in fp32 where the
+  // chunked backward asks for them
+  for (int e = 2 * threadIdx.x; e < C * C; e += 2 * kThreads) {
+    const int i = e / C, j = e % C;
+    const float qk0 = s.x[i * ldc + j], qk1 = s.x[i * ldc + j + 1];
+    const float qb0 = s.partial[i * ldc + j], qb1 = s.partial[i * ldc + j + 1];
+    store_operand_pair<T>(out.qk + block * C * C, C, C, i, j, qk0, qk1);
+    store_operand_pair<T>(out.qb + block * C * C, C, C, i, j, qb0, qb1);
+    if (out.qk_fp32) {
+      *reinterpret_cast<float2*>(out.qk_fp32 + block * C * C + e) = make_float2(qk0, qk1);
+      *reinterpret_cast<float2*>(out.qb_fp32 + block * C * C + e) = make_float2(qb0, qb1);
+    }
   }
   __syncthreads();
   invert_unit_lower(s.ab, s.x, s.partial, C);

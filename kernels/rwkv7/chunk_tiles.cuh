@@ -19,16 +19,18 @@ constexpr int kThreads = 256;
 constexpr float kLog2e = 1.4426950408889634f;  // exponents are kept in base 2 (exp2_flushed)
 
 // What step 1 writes (ChunkWorkspace), per (head, chunk).
-// W, k~ and b~ are fp32 for fp16 and fp32 inputs, two bf16 planes for bf16's (store_operand_pair).
+// W, k~, b~ (the state pass's operands) and A_qk, A_qb, q e^{Γ} (the output pass's) are fp32 for fp16 and
+// fp32 inputs, two bf16 planes for bf16's (store_operand_pair), which the tensor-core passes read whole.
 struct IntraOutputs {
   float *qk, *qb;  // A_qk, A_qb [C][C]
-  float *w, *u;    // W [C][K], U [C][V]
+  float *w, *u;    // W [C][K], U [C][V] (U fp32 always)
   float *kg, *bg;  // k and b times e^{Γ_e - Γ_j}, e the last token of j's 16-token step [C][K]
-  float* decay;    // e^{Γ_e - Γ_(s-1)} of each step [s, e] [C / 16][K]
-  float* qg;       // q e^{Γ} (Γ from the chunk's start, scale applied) [C][K], fp32: the output pass's
-  // What only the backward reads, written where given: X = (I - A_ab)^{-1} and A_ak [C][C]; for bf16 inputs,
-  // W and b~ in fp32 too [C][K] (the regions above hold them as planes for the tensor-core state pass).
+  float* decay;    // e^{Γ_e - Γ_(s-1)} of each step [s, e] [C / 16][K], fp32
+  float* qg;       // q e^{Γ} (Γ from the chunk's start, scale applied) [C][K]
+  // What only the chunked backward reads, written where given: X = (I - A_ab)^{-1} and A_ak [C][C]; for bf16
+  // inputs, W, b~, A_qk, A_qb and q e^{Γ} in fp32 too (the regions above hold them as planes).
   float *x = nullptr, *ak = nullptr, *w_fp32 = nullptr, *bg_fp32 = nullptr;
+  float *qk_fp32 = nullptr, *qb_fp32 = nullptr, *qg_fp32 = nullptr;
 };
 
 // Copies X and A_ak ([C][C + 1] in shared memory) where `out` asks for them (the forward of a fwd+bwd).
@@ -87,6 +89,15 @@ __device__ __forceinline__ void store_operand_pair(float* region, int C, int K, 
   } else {
     *reinterpret_cast<float2*>(region + row * K + col) = make_float2(x0, x1);
   }
+}
+
+// Element (row, col) of a [rows][cols] operand in its region, as store_operand_pair stores two.
+template <class T>
+__device__ __forceinline__ void store_operand(float* region, int rows, int cols, int row, int col, float x) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    store_parts(reinterpret_cast<__nv_bfloat16*>(region) + row * cols + col, rows * cols, x);
+  else
+    region[row * cols + col] = x;
 }
 
 // Issues cp.async copies of `rows` rows of `pieces` 16-byte pieces (a power of two dividing kBlockThreads),

@@ -1,7 +1,8 @@
 // rwkv7 chunk's sizes and workspace. Host-safe, so tests/kernels/rwkv7_chunk_workspace_test.cpp checks the
 // layout on the CPU.
 //
-// The workspace starts with the chunk forward's own fp32 intermediates, per (head, chunk): A_qk and A_qb
+// The workspace starts with the chunk forward's own intermediates (fp32, or as two bf16 planes in the same
+// bytes where IntraOutputs says so), per (head, chunk): A_qk and A_qb
 // [C][C] (the output's intra-chunk matrices), W [C][K] and U [C][V] (the WY form: a^T S_{t-1} of the chunk's
 // rows is U + W S for the chunk's first state S), the state pass's factors: k and b decayed to the end of
 // their 16-token step [C][K] each, and each step's decay [C / 16][K]; and the output pass's q e^{Γ} [C][K]
@@ -11,7 +12,8 @@
 // reads them, so the fused backward runs on them as it is, on the workspace from fused_base. A forward alone
 // ends with those two regions. The chunked backward's regions take the place of fused_recurrent's
 // backward-only ones (only one backward runs): X = (I - A_ab)^{-1} and A_ak [C][C] and, for bf16 inputs, W
-// and b~ in fp32 [C][K] (the forward of a fwd+bwd writes them), the gradient of the state at the chunk's end
+// and b~ [C][K], A_qk and A_qb [C][C] and q e^{Γ} [C][K] in fp32 (the forward of a fwd+bwd writes them), the
+// gradient of the state at the chunk's end
 // [K][V] and of V_new [C][V] (the reverse scan's, chunk_backward_states.cuh), and the local gradients'
 // scratch, one per resident block (LocalScratch, chunk_backward_local.cuh).
 #pragma once
@@ -72,10 +74,10 @@ constexpr int kLocalSlots = 1024;
 
 // Offsets in floats; every region starts 16-byte aligned.
 struct ChunkWorkspace {
-  std::size_t qk, qb, w, u, kg, bg, decay, qg;                   // the chunk forward's
-  std::size_t fused_base, checkpoints, sa, fused_total;          // fused_recurrent's, from fused_base
-  std::size_t x, ak, w32, bg32, dstates, dvnew, scratch, total;  // the chunked backward's
-  std::size_t slots;                                             // blocks of scratch
+  std::size_t qk, qb, w, u, kg, bg, decay, qg;           // the chunk forward's
+  std::size_t fused_base, checkpoints, sa, fused_total;  // fused_recurrent's, from fused_base
+  std::size_t x, ak, w32, bg32, qk32, qb32, qg32, dstates, dvnew, scratch, total;  // the chunked backward's
+  std::size_t slots;                                                               // blocks of scratch
   explicit ChunkWorkspace(const Problem& p) {
     const fused::WorkspaceLayout<Rwkv7Form> fused(p);
     const ChunkDims d = chunk_dims(p);
@@ -104,6 +106,9 @@ struct ChunkWorkspace {
     ak = take(d.C * d.C);
     w32 = take(d.C * d.K);
     bg32 = take(d.C * d.K);
+    qk32 = take(d.C * d.C);
+    qb32 = take(d.C * d.C);
+    qg32 = take(d.C * d.K);
     dstates = take(d.K * d.V);
     dvnew = take(d.C * d.V);
     scratch = end;

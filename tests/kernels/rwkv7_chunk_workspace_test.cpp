@@ -44,6 +44,9 @@ TEST(Rwkv7ChunkWorkspace, ChunkForwardThenFusedRegionsThenEitherBackwardsInOrder
                                                    {w.ak, heads * chunks * C * C},
                                                    {w.w32, heads * chunks * C * K},
                                                    {w.bg32, heads * chunks * C * K},
+                                                   {w.qk32, heads * chunks * C * C},
+                                                   {w.qb32, heads * chunks * C * C},
+                                                   {w.qg32, heads * chunks * C * K},
                                                    {w.dstates, heads * chunks * K * V},
                                                    {w.dvnew, heads * chunks * C * V},
                                                    {w.scratch, w.slots * scratch}});

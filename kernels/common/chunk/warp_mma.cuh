@@ -105,6 +105,26 @@ __device__ void a_fragment(int m0, int k0, const A& a, std::uint32_t (&af)[4], s
   af_low[0] = a0.low, af_low[1] = a1.low, af_low[2] = a2.low, af_low[3] = a3.low;
 }
 
+// acc[x] (x < count) += A times B's 16 x 8 tile x (rows k0 .. k0 + 15, columns n0 + 8x .. + 7 of b(k, n)),
+// A given as its fragment af and what af rounds off (af_low, read where exact asks for A whole), B split in
+// two parts as it is read: af b_high, then af_low b_high, then af b_low.
+template <class Op, int NT, Exact exact, class B>
+__device__ void mma_b_split(float (&acc)[NT][4], int count, const std::uint32_t (&af)[4],
+                            const std::uint32_t (&af_low)[4], int n0, int k0, const B& b) {
+  const Lane lane;
+  const int k = k0 + 2 * lane.pair;
+#pragma unroll
+  for (int x = 0; x < NT; ++x) {
+    if (x >= count) break;
+    const int n = n0 + 8 * x + lane.group;
+    const Parts<Op> b0 = split<Op>(b(k, n), b(k + 1, n)), b1 = split<Op>(b(k + 8, n), b(k + 9, n));
+    const std::uint32_t bf[2] = {b0.high, b1.high}, bf_low[2] = {b0.low, b1.low};
+    mma_16x8x16<Op>(acc[x], af, bf);
+    if constexpr (exact == Exact::a || exact == Exact::both) mma_16x8x16<Op>(acc[x], af_low, bf);
+    if constexpr (exact == Exact::b || exact == Exact::both) mma_16x8x16<Op>(acc[x], af, bf_low);
+  }
+}
+
 // acc[x] (rows m0..m0+15, columns n0 + 8x .. + 7, for x < count) += sum over k0 <= k < k0 + 16 of
 // a(m, k) b(k, n). The whole warp calls it.
 template <class Op, int NT, Exact exact = Exact::none, class A, class B>
@@ -126,17 +146,7 @@ __device__ void mma_k16(float (&acc)[NT][4], int count, int m0, int n0, int k0, 
   } else {
     std::uint32_t af[4], af_low[4];
     a_fragment<Op>(m0, k0, a, af, af_low);
-    const int k = k0 + 2 * lane.pair;
-#pragma unroll
-    for (int x = 0; x < NT; ++x) {
-      if (x >= count) break;
-      const int n = n0 + 8 * x + lane.group;
-      const Parts<Op> b0 = split<Op>(b(k, n), b(k + 1, n)), b1 = split<Op>(b(k + 8, n), b(k + 9, n));
-      const std::uint32_t bf[2] = {b0.high, b1.high}, bf_low[2] = {b0.low, b1.low};
-      mma_16x8x16<Op>(acc[x], af, bf);
-      if constexpr (exact == Exact::a || exact == Exact::both) mma_16x8x16<Op>(acc[x], af_low, bf);
-      if constexpr (exact == Exact::b || exact == Exact::both) mma_16x8x16<Op>(acc[x], af, bf_low);
-    }
+    mma_b_split<Op, NT, exact>(acc, count, af, af_low, n0, k0, b);
   }
 }
 
