@@ -261,6 +261,81 @@ __device__ void lower_times(int rows, int cols, const Left& left, const Right& r
   }
 }
 
+// lower_times with the left operand stored as two bf16 planes [rows][ld] (`plane` elements from high to
+// low), its fragments read whole by ldmatrix; product(acc, af, k0, n0) adds the right operand's share.
+template <class Product, class Store>
+__device__ void lower_times_planes(int rows, int cols, const __nv_bfloat16* left, int plane, int ld,
+                                   const Product& product, const Store& store) {
+  const int blocks_n = cols / 16;
+  for (int job = threadIdx.x / 32; job < (rows / 16) * blocks_n; job += kThreads / 32) {
+    const int m0 = job / blocks_n * 16, n0 = job % blocks_n * 16;
+    float acc[2][4] = {};
+    for (int k0 = 0; k0 <= m0; k0 += 16) {
+      std::uint32_t af[2][4];
+      chunk::a_stored_mk<__nv_bfloat16>(af[0], left, ld, m0, k0);
+      chunk::a_stored_mk<__nv_bfloat16>(af[1], left + plane, ld, m0, k0);
+      product(acc, af, k0, n0);
+    }
+    chunk::for_each_pair(acc, 2, m0, n0, store);
+  }
+}
+
+// The tail after the inverse (X in s.x): X A_ak, U = (X A_ak) v and W = X (a e^{Γe}), each right operand
+// split in two parts as it is read (v too for fp16; bf16's v is exact and read from `vs` by ldmatrix), every
+// product the tensor cores' as lower_times does them, in the same order. X and X A_ak as planes in the
+// slices' free room (tail_planes), written once rather than split by every job.
+template <class T, int C>
+__device__ void tail_on_planes(const IntraMmaShared<T>& s, const __nv_bfloat16* vs, const Pointers<T>& p,
+                               const ChunkDims& d, const IntraOutputs& out, std::int64_t block, int b, int h,
+                               int t0, int L) {
+  using Op = __nv_bfloat16;
+  using chunk::Exact;
+  constexpr int ldc = C + 1, XP = padded_row(C, 2), plane = C * XP;
+  Op* xp = reinterpret_cast<Op*>(reinterpret_cast<char*>(s.ak) + intra_pair_bytes(C));  // X [2][C][XP]
+  Op* yp = xp + 2 * plane;                                                              // X A_ak [2][C][XP]
+  for (int e = 2 * threadIdx.x; e < C * C; e += 2 * kThreads) {
+    const int i = e / C, j = e % C;
+    store_part_pairs(xp + i * XP + j, plane, s.x[i * ldc + j], s.x[i * ldc + j + 1]);
+  }
+  __syncthreads();
+  const auto split_right = [](const auto& right) {
+    return [=](float(&acc)[2][4], const std::uint32_t(&af)[2][4], int k0, int n0) {
+      chunk::mma_b_split<Op, 2, Exact::both>(acc, 2, af[0], af[1], n0, k0, right);
+    };
+  };
+  lower_times_planes(
+      C, C, xp, plane, XP, split_right([&](int m, int j) { return s.ak[m * ldc + j]; }),
+      [&](int i, int j, float x0, float x1) { store_part_pairs(yp + i * XP + j, plane, x0, x1); });
+  fused::cp_async_wait<0>();  // v (bf16)
+  __syncthreads();
+  float* u_block = out.u + block * C * d.V;
+  const auto store_u = [&](int i, int j, float x0, float x1) {
+    *reinterpret_cast<float2*>(u_block + i * d.V + j) = make_float2(x0, x1);
+  };
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    lower_times_planes(
+        C, d.V, yp, plane, XP,
+        [&](float(&acc)[2][4], const std::uint32_t(&af)[2][4], int k0, int n0) {
+          chunk::mma_b_stored_kn<Op, 2, 2>(acc, 2, af, vs, padded_row(d.V, 2), k0, n0);
+        },
+        store_u);
+  } else {  // fp16's v in two bf16 parts, read where it is (zero past the sequence's end)
+    const T* v = p.v + token_row(d, b, t0, h) * d.V;
+    const std::int64_t v_stride = std::int64_t(d.H) * d.V;
+    lower_times_planes(
+        C, d.V, yp, plane, XP,
+        split_right([&](int m, int j) { return m < L ? to_float(v[m * v_stride + j]) : 0.0f; }), store_u);
+  }
+  float* w_block = out.w + block * C * d.K;
+  lower_times_planes(
+      C, d.K, xp, plane, XP, split_right([&](int m, int j) { return s.ag[m * ag_row(d.K) + j]; }),
+      [&](int i, int j, float x0, float x1) {
+        store_operand_pair<T>(w_block, C, d.K, i, j, x0, x1);
+        if (out.w_fp32)
+          *reinterpret_cast<float2*>(out.w_fp32 + block * C * d.K + i * d.K + j) = make_float2(x0, x1);
+      });
+}
+
 // One block per (chunk, batch * head); writes what rwkv7_chunk_intra_kernel writes (IntraOutputs).
 template <class T, int C>
 __global__ void __launch_bounds__(kThreads, intra_mma_blocks_per_sm(C))
@@ -304,6 +379,17 @@ __global__ void __launch_bounds__(kThreads, intra_mma_blocks_per_sm(C))
     make_chunk_rows<T, C>(s, buffer, d, c0, out.qg + block * C * d.K,
                           out.qg_fp32 ? out.qg_fp32 + block * C * d.K : nullptr);
     __syncthreads();
+  }
+  // bf16's v for U, into the slices' room past the pair matrices (tail_planes), while the pair sums finish
+  __nv_bfloat16* vs = reinterpret_cast<__nv_bfloat16*>(reinterpret_cast<char*>(s.ak) + intra_pair_bytes(C) +
+                                                       2 * 2 * 2 * C * padded_row(C, 2));
+  if constexpr (tail_planes(C) && std::is_same_v<T, __nv_bfloat16>) {
+    const int VP2 = padded_row(d.V, 2);
+    copy_rows<kThreads>(d.V / 8, vs, VP2 * 2, p.v + token_row(d, b, t0, h) * d.V, std::int64_t(d.H) * d.V * 2,
+                        L);
+    fused::cp_async_commit();
+    for (int e = threadIdx.x; e < (C - L) * d.V; e += kThreads)  // rows past the sequence's end
+      vs[(L + e / d.V) * VP2 + e % d.V] = __float2bfloat16_rn(0.0f);
   }
 
   // The four pair matrices into shared memory: the steep sums (or zero) on the diagonal blocks and zero above
@@ -353,32 +439,35 @@ __global__ void __launch_bounds__(kThreads, intra_mma_blocks_per_sm(C))
   __syncthreads();
   invert_unit_lower(s.ab, s.x, s.partial, C);
   save_for_backward(out, block, s.x, s.ak, C);
-
-  // X A_ak into A_ab's place (the inverse was its last reader).
-  const auto x_rows = [&](int i, int m) { return s.x[i * ldc + m]; };
-  lower_times(
-      C, C, x_rows, [&](int m, int j) { return s.ak[m * ldc + j]; },
-      [&](int i, int j, float x0, float x1) { s.ab[i * ldc + j] = x0, s.ab[i * ldc + j + 1] = x1; });
-  __syncthreads();
-  // U = (X A_ak) v, v read where it is (zero past the sequence's end).
-  const T* v = p.v + token_row(d, b, t0, h) * d.V;
-  const std::int64_t v_stride = std::int64_t(d.H) * d.V;
-  float* u_block = out.u + block * C * d.V;
-  lower_times(
-      C, d.V, [&](int i, int m) { return s.ab[i * ldc + m]; },
-      [&](int m, int j) { return m < L ? to_float(v[m * v_stride + j]) : 0.0f; },
-      [&](int i, int j, float x0, float x1) {
-        *reinterpret_cast<float2*>(u_block + i * d.V + j) = make_float2(x0, x1);
-      });
-  // W = X (a e^{Γe}).
-  float* w_block = out.w + block * C * d.K;
-  lower_times(
-      C, d.K, x_rows, [&](int m, int j) { return s.ag[m * ag_row(d.K) + j]; },
-      [&](int i, int j, float x0, float x1) {
-        store_operand_pair<T>(w_block, C, d.K, i, j, x0, x1);
-        if (out.w_fp32)
-          *reinterpret_cast<float2*>(out.w_fp32 + block * C * d.K + i * d.K + j) = make_float2(x0, x1);
-      });
+  if constexpr (tail_planes(C)) {
+    tail_on_planes<T, C>(s, vs, p, d, out, block, b, h, t0, L);
+  } else {  // C = 64: its pair matrices fill the slices' room, so each job splits its operands
+    // X A_ak into A_ab's place (the inverse was its last reader).
+    const auto x_rows = [&](int i, int m) { return s.x[i * ldc + m]; };
+    lower_times(
+        C, C, x_rows, [&](int m, int j) { return s.ak[m * ldc + j]; },
+        [&](int i, int j, float x0, float x1) { s.ab[i * ldc + j] = x0, s.ab[i * ldc + j + 1] = x1; });
+    __syncthreads();
+    // U = (X A_ak) v, v read where it is (zero past the sequence's end).
+    const T* v = p.v + token_row(d, b, t0, h) * d.V;
+    const std::int64_t v_stride = std::int64_t(d.H) * d.V;
+    float* u_block = out.u + block * C * d.V;
+    lower_times(
+        C, d.V, [&](int i, int m) { return s.ab[i * ldc + m]; },
+        [&](int m, int j) { return m < L ? to_float(v[m * v_stride + j]) : 0.0f; },
+        [&](int i, int j, float x0, float x1) {
+          *reinterpret_cast<float2*>(u_block + i * d.V + j) = make_float2(x0, x1);
+        });
+    // W = X (a e^{Γe}).
+    float* w_block = out.w + block * C * d.K;
+    lower_times(
+        C, d.K, x_rows, [&](int m, int j) { return s.ag[m * ag_row(d.K) + j]; },
+        [&](int i, int j, float x0, float x1) {
+          store_operand_pair<T>(w_block, C, d.K, i, j, x0, x1);
+          if (out.w_fp32)
+            *reinterpret_cast<float2*>(out.w_fp32 + block * C * d.K + i * d.K + j) = make_float2(x0, x1);
+        });
+  }
 }
 
 }  // namespace flabench::rwkv7

@@ -26,12 +26,30 @@ __host__ __device__ constexpr int far_pairs(int C) {
   return (C / 16 - 1) * (C / 16 - 2) / 2;  // sub-chunk pairs (I, J < I - 1)
 }
 
-// The shared memory a block takes (chunk_intra_mma.cuh's IntraMmaShared lays it out).
-__host__ __device__ constexpr int intra_mma_shared_bytes(int C, int K) {
+// The region after a e^{Γe} that the slices use, then the pair matrices (IntraMmaShared).
+__host__ __device__ constexpr int intra_slice_bytes(int C) {
   const int raw = 2 * raw_buffers(C) * kInputs * C * kOperandRow;  // 16-bit inputs
   const int staged = 4 * (C * kStagedRow + (C / 16) * kMmaSliceKeys);
   const int planes = 2 * 2 * (6 * C + 2 * 16 * far_pairs(C)) * kOperandRow;
-  const int slices = raw + staged + planes, products = 4 * 4 * C * (C + 1);
+  return raw + staged + planes;
+}
+__host__ __device__ constexpr int intra_pair_bytes(int C) {
+  return 4 * 4 * C * (C + 1);  // A_ak, A_ab, A_qk (then X), A_qb (then the inverse's scratch), fp32
+}
+// The tail's operands after the pair matrices where the slices' room holds them (tail_planes): X and X A_ak
+// as two bf16 planes [2][C][C + 8] each, v as bf16 [C][V + 8].
+__host__ __device__ constexpr int intra_tail_bytes(int C, int V) {
+  return intra_pair_bytes(C) + 2 * 2 * 2 * C * padded_row(C, 2) + 2 * C * padded_row(V, 2);
+}
+// Whether the tail reads X and X A_ak as planes (ldmatrix) and v staged: chunk sizes up to 32, where the
+// slices leave room for them at every V the variant takes (up to 128; C = 64's pair matrices fill it).
+__host__ __device__ constexpr bool tail_planes(int C) {
+  return C <= 32;
+}
+
+// The shared memory a block takes (chunk_intra_mma.cuh's IntraMmaShared lays it out).
+__host__ __device__ constexpr int intra_mma_shared_bytes(int C, int K) {
+  const int slices = intra_slice_bytes(C), products = intra_pair_bytes(C);
   return 4 * C * ag_row(K) + (slices > products ? slices : products);
 }
 

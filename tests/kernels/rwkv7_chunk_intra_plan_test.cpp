@@ -29,5 +29,16 @@ TEST(Rwkv7ChunkIntraPlan, ABlockFitsAnRtx40xxUpToItsPromisedShapes) {
       }
 }
 
+TEST(Rwkv7ChunkIntraPlan, TheTailsPlanesFitInTheSlicesRoomWhereItTakesThem) {
+  for (int C : {16, 32, 64})
+    for (int V : {16, 32, 64, 128})
+      if (tail_planes(C)) {
+        EXPECT_LE(intra_tail_bytes(C, V), intra_slice_bytes(C)) << "C" << C << " V" << V;
+        EXPECT_EQ(intra_pair_bytes(C) % 16, 0) << "C" << C;  // the planes start 16-byte aligned
+      }
+  EXPECT_FALSE(tail_planes(64));  // its pair matrices fill the room
+  EXPECT_GT(intra_tail_bytes(64, 16), intra_slice_bytes(64));
+}
+
 }  // namespace
 }  // namespace flabench::rwkv7
