@@ -105,21 +105,27 @@ void forward(const ForwardCall& call) {
     const NvtxRange range("states");
     constexpr bool kTensorCores = std::is_same_v<T, __nv_bfloat16>;  // chunk_states_mma.cuh; else CUDA cores
     const std::size_t shared_limit = current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+    const int sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
     const auto launch = [&](auto cols) {
       constexpr int COLS = decltype(cols)::value;
-      const int buffers = kTensorCores ? mma_operand_buffers(d.C, d.K, COLS, shared_limit)
-                                       : operand_buffers(d.C, d.K, sizeof(T), COLS, shared_limit);
-      const std::size_t shared =
-          kTensorCores ? std::size_t(mma_states_shared_bytes(d.C, d.K, COLS, buffers))
-                       : sizeof(float) * states_shared_floats(d.C, d.K, sizeof(T), COLS, buffers);
+      int buffers = kTensorCores ? mma_operand_buffers(d.C, d.K, COLS, shared_limit)
+                                 : operand_buffers(d.C, d.K, sizeof(T), COLS, shared_limit);
       with_one_of<1, 2, 4, 8>(d.K / 16, [&](auto groups) {  // K / 16
         constexpr int KQ = decltype(groups)::value;
         if constexpr (kTensorCores) {
           auto kernel = rwkv7_chunk_states_mma_kernel<KQ, COLS>;
-          allow_shared_memory(kernel, shared);
-          kernel<<<dim3(d.V / COLS, heads), mma_state_threads(KQ), shared, call.stream>>>(
+          const auto bytes = [&](int count) {
+            return std::size_t(mma_states_shared_bytes(d.C, d.K, COLS, count));
+          };
+          allow_shared_memory(kernel, bytes(buffers));
+          if (buffers == 2)  // one buffer where that takes the grid in fewer waves
+            buffers = state_buffers(std::int64_t(heads) * (d.V / COLS), sms,
+                                    resident_blocks(kernel, mma_state_threads(KQ), bytes(1)),
+                                    resident_blocks(kernel, mma_state_threads(KQ), bytes(2)));
+          kernel<<<dim3(d.V / COLS, heads), mma_state_threads(KQ), bytes(buffers), call.stream>>>(
               pointers, d, intra, states, sa, every_checkpoint, buffers);
         } else {
+          const std::size_t shared = sizeof(float) * states_shared_floats(d.C, d.K, sizeof(T), COLS, buffers);
           auto kernel = rwkv7_chunk_states_kernel<T, KQ, COLS>;
           allow_shared_memory(kernel, shared);
           kernel<<<dim3(d.V / COLS, heads), state_threads(COLS), shared, call.stream>>>(
@@ -127,8 +133,7 @@ void forward(const ForwardCall& call) {
         }
       });
     };
-    const int columns = state_columns(heads, d.K, d.V, d.C, kTensorCores,
-                                      current_device_attribute(cudaDevAttrMultiProcessorCount), shared_limit);
+    const int columns = state_columns(heads, d.K, d.V, d.C, kTensorCores, sms, shared_limit);
     if constexpr (kTensorCores)
       with_one_of<kStateColumns, kNarrowStateColumns, kWideStateColumns>(columns, launch);
     else

@@ -65,6 +65,19 @@ __host__ __device__ constexpr int mma_operand_buffers(int C, int K, int cols, st
 __host__ __device__ constexpr int mma_states_shared_bytes(int C, int K, int cols, int buffers) {
   return mma_fixed_bytes(C, K, cols) + buffers * mma_operand_bytes(C, K, cols);
 }
+// Operand buffers for a grid of `blocks` on `sms` SMs, given the blocks an SM holds with one and with two
+// (the driver's occupancy; 0 where two do not fit): two, so that the next chunk's copies arrive during this
+// one, unless one buffer lets the grid run in fewer waves (its blocks then share SMs and hide each other's
+// copies: 4,4096,16,128's 256 blocks of 32 columns, one an SM with two buffers, two with one, the pass 0.79
+// -> 0.65 ms on an H200; kernels/notes/rwkv7_chunk.md, v25). The tensor-core pass's rule (measured there).
+constexpr int state_buffers(std::int64_t blocks, int sms, int resident_one, int resident_two) {
+  const auto waves = [&](int resident) {
+    const std::int64_t at_once = std::int64_t(resident) * sms;
+    return (blocks + at_once - 1) / at_once;
+  };
+  if (resident_two <= 0) return 1;
+  return resident_one > resident_two && waves(resident_one) < waves(resident_two) ? 1 : 2;
+}
 
 // The value columns a block holds: 8 where 16 would leave SMs without a block (few heads: 1,24576,16,64
 // has 64 blocks of 16 for 132 SMs), so that a block's sequential chain covers half as many columns; 32 on

@@ -62,5 +62,16 @@ TEST(Rwkv7ChunkStatesPlan, PicksDivideVAndFitTheDevice) {
   EXPECT_EQ(columns(4, 16, 128, 64, true, kAdaShared), kStateColumns);
 }
 
+TEST(Rwkv7ChunkStatesPlan, OneOperandBufferOnlyWhereItSavesAWave) {
+  // 4,4096,16,128: 256 blocks of 32 columns; on an H200 two an SM with one buffer, one with two
+  EXPECT_EQ(state_buffers(256, kSms, 2, 1), 1);
+  // 2,16384,16,128: 128 blocks, one wave either way
+  EXPECT_EQ(state_buffers(128, kSms, 2, 1), 2);
+  // the D = 64 peer shapes: 256 blocks of 16 columns, four an SM with one buffer, three with two
+  EXPECT_EQ(state_buffers(256, kSms, 4, 3), 2);
+  EXPECT_EQ(state_buffers(1000, kSms, 2, 2), 2);  // no more blocks an SM with one: keep the prefetch
+  EXPECT_EQ(state_buffers(1000, kSms, 2, 0), 1);  // two do not fit
+}
+
 }  // namespace
 }  // namespace flabench::rwkv7
