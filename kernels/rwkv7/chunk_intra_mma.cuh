@@ -174,20 +174,27 @@ __device__ void make_far_columns(const IntraMmaShared<T>& s, int buffer) {
 }
 
 // The rows scaled from the chunk's start: a e^{Γe} into s.ag (W's operand) and the output pass's q e^{Γ}
-// into qg (store_operand: planes for bf16), and into qg_fp32 where given.
+// into qg (store_operand_pair: planes for bf16), and into qg_fp32 where given; an item per token and pair of
+// keys, so that each plane takes one 32-bit store a pair.
 template <class T, int C>
 __device__ void make_chunk_rows(const IntraMmaShared<T>& s, int buffer, const ChunkDims& d, int c0, float* qg,
                                 float* qg_fp32) {
-  for (int e = threadIdx.x; e < C * kMmaSliceKeys; e += kThreads) {
-    const int t = e / kMmaSliceKeys, c = e % kMmaSliceKeys, I = t / 16;
-    const float l = s.l[t * kStagedRow + c];
-    float before = 0;  // the sub-chunks before t's
-    for (int J = 0; J < I; ++J) before += s.total[J * kMmaSliceKeys + c];
-    const float w = to_float(s.input(buffer, kW, t)[c]) * kLog2e;
-    s.ag[t * ag_row(d.K) + c0 + c] = to_float(s.input(buffer, kA, t)[c]) * exp2_flushed(before + l - w);
-    const float x = d.scale * to_float(s.input(buffer, kQ, t)[c]) * exp2_flushed(before + l);
-    store_operand<T>(qg, C, d.K, t, c0 + c, x);
-    if (qg_fp32) qg_fp32[t * d.K + c0 + c] = x;
+  constexpr int kPairs = kMmaSliceKeys / 2;
+  for (int e = threadIdx.x; e < C * kPairs; e += kThreads) {
+    const int t = e / kPairs, c = 2 * (e % kPairs), I = t / 16;
+    float ag[2], x[2];
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      const float l = s.l[t * kStagedRow + c + j];
+      float before = 0;  // the sub-chunks before t's
+      for (int J = 0; J < I; ++J) before += s.total[J * kMmaSliceKeys + c + j];
+      const float w = to_float(s.input(buffer, kW, t)[c + j]) * kLog2e;
+      ag[j] = to_float(s.input(buffer, kA, t)[c + j]) * exp2_flushed(before + l - w);
+      x[j] = d.scale * to_float(s.input(buffer, kQ, t)[c + j]) * exp2_flushed(before + l);
+    }
+    *reinterpret_cast<float2*>(s.ag + t * ag_row(d.K) + c0 + c) = make_float2(ag[0], ag[1]);
+    store_operand_pair<T>(qg, C, d.K, t, c0 + c, x[0], x[1]);
+    if (qg_fp32) *reinterpret_cast<float2*>(qg_fp32 + t * d.K + c0 + c) = make_float2(x[0], x[1]);
   }
 }
 

@@ -91,15 +91,6 @@ __device__ __forceinline__ void store_operand_pair(float* region, int C, int K, 
   }
 }
 
-// Element (row, col) of a [rows][cols] operand in its region, as store_operand_pair stores two.
-template <class T>
-__device__ __forceinline__ void store_operand(float* region, int rows, int cols, int row, int col, float x) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    store_parts(reinterpret_cast<__nv_bfloat16*>(region) + row * cols + col, rows * cols, x);
-  else
-    region[row * cols + col] = x;
-}
-
 // Issues cp.async copies of `rows` rows of `pieces` 16-byte pieces (a power of two dividing kBlockThreads),
 // global rows `from_stride` bytes apart into shared rows `to_stride` bytes apart. A thread's first row and
 // piece come from its index once and its later rows by pointer steps, so a piece costs a few instructions
