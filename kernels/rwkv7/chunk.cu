@@ -71,8 +71,9 @@ void forward(const ForwardCall& call) {
   float* workspace = reinterpret_cast<float*>(call.workspace.data());
   const ChunkWorkspace ws(p);
   IntraOutputs intra = intra_outputs(workspace, ws);
-  // What the backward reads: the chunked one, X, A_ak (and W, b~ in fp32 for bf16) and the states at the
-  // chunks' starts; the fused one, the states before every 16th token.
+  // What the backward reads: the chunked one, X, A_ak (and for bf16 W, b~, A_qk, A_qb and q e^Γ in fp32,
+  // which this forward holds as planes) and the states at the chunks' starts; the fused one, the states
+  // before every 16th token.
   const bool chunked = call.save_for_backward && chunked_backward(d, sizeof(T), current_device_limits());
   const bool every_checkpoint = call.save_for_backward && !chunked;
   if (chunked) {
