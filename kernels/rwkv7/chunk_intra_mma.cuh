@@ -307,7 +307,7 @@ __device__ void tail_on_planes(const IntraMmaShared<T>& s, const __nv_bfloat16* 
   __syncthreads();
   const auto split_right = [](const auto& right) {
     return [=](float(&acc)[2][4], const std::uint32_t(&af)[2][4], int k0, int n0) {
-      chunk::mma_b_split<Op, 2, Exact::both>(acc, 2, af[0], af[1], n0, k0, right);
+      chunk::mma_b_split<Op, 2, Exact::both>(acc, 2, af[0], af[1], k0, n0, right);
     };
   };
   lower_times_planes(
@@ -388,8 +388,7 @@ __global__ void __launch_bounds__(kThreads, intra_mma_blocks_per_sm(C))
     __syncthreads();
   }
   // bf16's v for U, into the slices' room past the pair matrices (tail_planes), while the pair sums finish
-  __nv_bfloat16* vs = reinterpret_cast<__nv_bfloat16*>(reinterpret_cast<char*>(s.ak) + intra_pair_bytes(C) +
-                                                       2 * 2 * 2 * C * padded_row(C, 2));
+  __nv_bfloat16* vs = reinterpret_cast<__nv_bfloat16*>(reinterpret_cast<char*>(s.ak) + intra_tail_v_at(C));
   if constexpr (tail_planes(C) && std::is_same_v<T, __nv_bfloat16>) {
     const int VP2 = padded_row(d.V, 2);
     copy_rows<kThreads>(d.V / 8, vs, VP2 * 2, p.v + token_row(d, b, t0, h) * d.V, std::int64_t(d.H) * d.V * 2,

@@ -37,9 +37,13 @@ __host__ __device__ constexpr int intra_pair_bytes(int C) {
   return 4 * 4 * C * (C + 1);  // A_ak, A_ab, A_qk (then X), A_qb (then the inverse's scratch), fp32
 }
 // The tail's operands after the pair matrices where the slices' room holds them (tail_planes): X and X A_ak
-// as two bf16 planes [2][C][C + 8] each, v as bf16 [C][V + 8].
+// as two bf16 planes [2][C][C + 8] each, from intra_pair_bytes(C), then v as bf16 [C][V + 8], from
+// intra_tail_v_at(C) (bytes from the pair matrices' start).
+__host__ __device__ constexpr int intra_tail_v_at(int C) {
+  return intra_pair_bytes(C) + 2 * 2 * 2 * C * padded_row(C, 2);
+}
 __host__ __device__ constexpr int intra_tail_bytes(int C, int V) {
-  return intra_pair_bytes(C) + 2 * 2 * 2 * C * padded_row(C, 2) + 2 * C * padded_row(V, 2);
+  return intra_tail_v_at(C) + 2 * C * padded_row(V, 2);
 }
 // Whether the tail reads X and X A_ak as planes (ldmatrix) and v staged: chunk sizes up to 32, where the
 // slices leave room for them at every V the variant takes (up to 128; C = 64's pair matrices fill it).

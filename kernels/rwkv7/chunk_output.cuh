@@ -73,7 +73,7 @@ __device__ void output_tiles(const __nv_bfloat16* qg, int qg_plane, int QP, cons
   };
   for (int k0 = 0; k0 < K; k0 += 16) {
     planes(qg, qg_plane, QP, k0);
-    chunk::mma_b_split<Op, NW, Exact::both>(acc, NW, af[0], af[1], n0, k0,
+    chunk::mma_b_split<Op, NW, Exact::both>(acc, NW, af[0], af[1], k0, n0,
                                             [&](int c, int j) { return S[c * VP + j]; });
   }
 #pragma unroll
@@ -81,7 +81,7 @@ __device__ void output_tiles(const __nv_bfloat16* qg, int qg_plane, int QP, cons
     planes(qk, a_plane, AP, j0);
     chunk::mma_b_stored_kn<Op, NW, 2>(acc, NW, af, vs, VP2, j0, n0);
     planes(qb, a_plane, AP, j0);
-    chunk::mma_b_split<Op, NW, Exact::both>(acc, NW, af[0], af[1], n0, j0,
+    chunk::mma_b_split<Op, NW, Exact::both>(acc, NW, af[0], af[1], j0, n0,
                                             [&](int m, int j) { return vnew[m * VP + j]; });
   }
   chunk::for_each_pair(acc, NW, m0, n0, store_pair);

@@ -110,7 +110,7 @@ __device__ void a_fragment(int m0, int k0, const A& a, std::uint32_t (&af)[4], s
 // two parts as it is read: af b_high, then af_low b_high, then af b_low.
 template <class Op, int NT, Exact exact, class B>
 __device__ void mma_b_split(float (&acc)[NT][4], int count, const std::uint32_t (&af)[4],
-                            const std::uint32_t (&af_low)[4], int n0, int k0, const B& b) {
+                            const std::uint32_t (&af_low)[4], int k0, int n0, const B& b) {
   const Lane lane;
   const int k = k0 + 2 * lane.pair;
 #pragma unroll
@@ -146,7 +146,7 @@ __device__ void mma_k16(float (&acc)[NT][4], int count, int m0, int n0, int k0, 
   } else {
     std::uint32_t af[4], af_low[4];
     a_fragment<Op>(m0, k0, a, af, af_low);
-    mma_b_split<Op, NT, exact>(acc, count, af, af_low, n0, k0, b);
+    mma_b_split<Op, NT, exact>(acc, count, af, af_low, k0, n0, b);
   }
 }
 
