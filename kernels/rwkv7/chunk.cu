@@ -5,15 +5,16 @@
 // says why; for bf16 inputs W, k~ and b~ are kept as two bf16 parts, about 16 bits, for the tensor cores).
 // The backward, where few heads leave the fused one's grid short of the SMs, in chunk form: the state
 // gradient's scan in reverse (chunk_backward_states.cuh), then every input's gradient per chunk in parallel
-// (chunk_backward_local.cuh), from what the forward saves (the states at the chunks' starts, V_new, its
-// intermediates, X and A_ak); elsewhere fused_recurrent's, on the states and a^T S_{t-1} terms this forward
-// saves where that backward reads them (chunk_workspace.h).
+// (chunk_backward_local.cuh, then per key channel chunk_backward_channels.cuh), from what the forward saves
+// (the states at the chunks' starts, V_new, its intermediates, X and A_ak); elsewhere fused_recurrent's, on
+// the states and a^T S_{t-1} terms this forward saves where that backward reads them (chunk_workspace.h).
 #include <optional>
 #include <string>
 #include <type_traits>
 
 #include "kernels/common/constant_dispatch.h"
 #include "kernels/common/format.h"
+#include "kernels/rwkv7/chunk_backward_channels.cuh"
 #include "kernels/rwkv7/chunk_backward_local.cuh"
 #include "kernels/rwkv7/chunk_backward_states.cuh"
 #include "kernels/rwkv7/chunk_intra.cuh"
@@ -50,8 +51,8 @@ std::size_t shared_bytes(const Problem& p) {
 // chunked backward's regions only where it runs.
 bool chunked_backward(const ChunkDims& d, int input_bytes, const DeviceLimits& device) {
   const std::size_t shared =
-      sizeof(float) *
-      std::max(dstate_shared_floats(d.C, d.K, input_bytes, kStateColumns, 1), local_shared_floats(d.C, d.K));
+      sizeof(float) * std::max({dstate_shared_floats(d.C, d.K, input_bytes, kStateColumns, 1),
+                                local_shared_floats(d.C, d.K), channel_shared_floats(d.C, input_bytes)});
   return std::int64_t(d.B) * d.H * (d.V / kStateColumns) < device.multiprocessors &&
          shared <= device.shared_memory_per_block;
 }
@@ -181,6 +182,7 @@ void backward(const BackwardCall& call) {
   }
   const BackwardRegions regions{workspace + ws.checkpoints, workspace + ws.sa,
                                 workspace + ws.dstates,     workspace + ws.dvnew,
+                                workspace + ws.pairs,       workspace + ws.terms,
                                 workspace + ws.scratch,     (ws.total - ws.scratch) / ws.slots};
   const int heads = d.B * d.H, sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
   {
@@ -208,6 +210,17 @@ void backward(const BackwardCall& call) {
     const int resident = std::max(resident_blocks(kernel, kThreads, shared), 1);
     const int blocks = int(std::min<std::size_t>(ws.slots, std::size_t(resident) * sms));
     kernel<<<blocks, kThreads, shared, call.stream>>>(pointers, grads, d, intra, regions);
+    FLA_CUDA_CHECK_LAUNCH();
+  }
+  {
+    const NvtxRange range("backward channels");
+    const std::size_t shared = sizeof(float) * channel_shared_floats(d.C, sizeof(T));
+    with_one_of<16, 32, kMaxChunk>(d.C, [&](auto chunk) {
+      auto kernel = rwkv7_chunk_channel_grads_kernel<T, decltype(chunk)::value>;
+      allow_shared_memory(kernel, shared);
+      kernel<<<dim3(d.chunks * (d.K / kKeySlice), heads), kThreads, shared, call.stream>>>(pointers, grads, d,
+                                                                                           regions);
+    });
     FLA_CUDA_CHECK_LAUNCH();
   }
 }

@@ -6,15 +6,15 @@
 //                                 dA_ab = X^T dX X^T with dX = dW (a e^Γe)^T + dV_new (A_ak V)^T,
 //                                 dW = dV_new S^T
 //   dv = A_qk^T dO + k~ dS + A_ak^T (X^T dV_new)
-//   then per key channel dq, da (a row's pairs) and dk, db (a column's), each pair's factor e^{Γ_i - Γ_j} or
-//   e^{Γe_i - Γ_j} formed from sums within 16-token steps (every exponent <= 0, as the forward's), and dw by
-//   a reverse sum of the decays' gradient terms.
+//   and the per-channel terms of dq, da, dk, db and dw the state gives (dO S^T, X^T dW, v dS^T, V_new dS^T,
+//   S . dS), which it hands with the pair matrices' gradients to the per-channel step
+//   (chunk_backward_channels.cuh).
 // The products are warps' strips (chunk_products.cuh: on the tensor cores for 16-bit inputs), every operand
 // in shared memory in padded rows so that a product reads it along either index without bank conflicts: X
 // and the pair matrices' gradients for the whole chunk, the value-side operands (dO, v, V_new, dV_new, S, dS)
-// 32 value columns at a time, the per-channel work 32 key channels at a time. (Read from global memory and
-// L2, the first version's strided operands and scratch round trips made the kernel 10-25x slower.) What does
-// not fit stays in the block's scratch, read back coalesced (L2: kLocalSlots blocks loop over the chunks).
+// 32 value columns at a time. (Read from global memory and L2, the first version's strided operands and
+// scratch round trips made the kernel 10-25x slower.) What does not fit stays in the block's scratch, read
+// back coalesced (L2: kLocalSlots blocks loop over the chunks).
 #pragma once
 
 #include <type_traits>
@@ -25,21 +25,18 @@
 
 namespace flabench::rwkv7 {
 
-constexpr int kLocalSlice = 32;  // value columns, and key channels, staged at a time
+constexpr int kLocalSlice = 32;  // value columns staged at a time
 
 // Shared memory (floats). Kept for the chunk: X [C][C + 1], the gradients of A_qk, A_qb, A_ak, A_ab and X
 // [C][C], S . dS per key channel [K]. Then, in turn: the value slices (S, dS [K][33]; dO, v, V_new, dV_new,
-// X^T dV_new, A_ak v [C][33]) with k~ [C][K]; dW and a e^{Γe} [C][K + 1] with X^T dX [C][C + 1]; a key
-// slice's decay sums, inputs and dw terms (12 of [C][32]) with the steps' totals.
+// X^T dV_new, A_ak v [C][33]) with k~ [C][K]; dW and a e^{Γe} [C][K + 1] with X^T dX [C][C + 1].
 __host__ __device__ constexpr int local_kept_floats(int C, int K) {
   return C * (C + 1) + 5 * C * C + K;
 }
 __host__ __device__ constexpr int local_shared_floats(int C, int K) {
   const int slices = (2 * K + 6 * C) * (kLocalSlice + 1) + C * K;
   const int after = 2 * C * (K + 1) + C * (C + 1);
-  const int keys = 12 * C * kLocalSlice + (C / kCheckpointTokens) * kLocalSlice;
-  return local_kept_floats(C, K) +
-         (slices > after ? (slices > keys ? slices : keys) : (after > keys ? after : keys));
+  return local_kept_floats(C, K) + (slices > after ? slices : after);
 }
 
 // Three blocks an SM for 16-bit inputs where shared memory allows (C = 32, K = 64: 75 KiB a block): the
@@ -52,12 +49,11 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
   using Phase = ProductPhase<std::conditional_t<sizeof(T) == 2, __nv_bfloat16, float>>;
   extern __shared__ __align__(16) float smem[];
   const int C = d.C, K = d.K, V = d.V, steps = C / kCheckpointTokens;
-  const int VS = min(kLocalSlice, V), KT = min(kLocalSlice, K);
+  const int VS = min(kLocalSlice, V);
   constexpr int SP = kLocalSlice + 1;  // a staged value row
   const int CP = C + 1, KP = K + 1;
   float* Xs = smem;  // [C][CP]
-  // the pairs' gradients, interleaved so the per-channel loops read both of a pair in one access:
-  // (dA_qk, dA_qb) and (dA_ak, dA_ab) [C][C] float2
+  // the pairs' gradients, a pair's four together (the workspace takes them as four planes at the chunk's end)
   float4* pairs = reinterpret_cast<float4*>(Xs + C * CP);  // (dA_qk, dA_qb, dA_ak, dA_ab) [C][C]
   float* dx = reinterpret_cast<float*>(pairs + C * C);
   float* state_dot = dx + C * C;                 // [K]
@@ -68,16 +64,11 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
   float *dakvs = dvns + C * SP, *akvs = dakvs + C * SP, *kts = akvs + C * SP;               // kts [C][K]
   // after them
   float *dws = turn, *ags = dws + C * KP, *xdx = ags + C * KP;  // [C][KP], [C][KP], [C][CP]
-  // a key slice, [C][KT] each: (l, r, k, b) and (le, e^w, scale q, a) as float4; the dw terms; the steps'
-  // totals
-  float4 *lrkb = reinterpret_cast<float4*>(turn), *lewqa = lrkb + C * KT;
-  float *grow = reinterpret_cast<float*>(lewqa + C * KT), *gexcl = grow + C * KT, *gcol = gexcl + C * KT;
-  float *gend = gcol + C * KT, *totals = gend + C * KT;
 
   const LocalScratch at(C, K);
+  const ChannelTerms at_terms(C, K);
   float* scratch = regions.scratch + blockIdx.x * regions.scratch_floats;
-  float *dw = scratch + at.dw, *qs = scratch + at.qs, *ks = scratch + at.ks, *bs = scratch + at.bs;
-  float *xdw = scratch + at.xdw, *ag = scratch + at.ag;
+  float *dw = scratch + at.dw, *ag = scratch + at.ag;
   float *l = scratch + at.l, *le = scratch + at.le, *r = scratch + at.r, *wf = scratch + at.wf;
   float* total = scratch + at.total;
 
@@ -91,14 +82,12 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
     const float* S0 = regions.states + (std::int64_t(bh) * d.checkpoints + t0 / kCheckpointTokens) * K * V;
     const float* dS = regions.dstates + block * K * V;
     const float *Aak = in.ak + block * C * C, *Aqk = in.qk + block * C * C;
+    // the per-channel terms, for the per-channel gradients
+    float* terms = regions.terms + block * at_terms.floats;
+    float *qs = terms + at_terms.qs, *ks = terms + at_terms.ks, *bs = terms + at_terms.bs;
+    float* xdw = terms + at_terms.xdw;
     const auto store = [&](T* to, int D, int i, int c, float x) {
       if (i < L) to[token_row(d, b, t0 + i, h) * D + c] = from_float<T>(x);
-    };
-    const auto steps_total = [&](const float* sums, int stride, int from, int to,
-                                 int c) {  // steps [from, to)
-      float sum = 0;
-      for (int u = from; u < to; ++u) sum += sums[u * stride + c];
-      return sum;
     };
 
     // X, and the decays' sums within each step.
@@ -241,131 +230,13 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
     }
     __syncthreads();
 
-    // Per key channel, a slice of them at a time: a row's pairs (dq, da), a column's (dk, db), then dw. The
-    // decays' gradient terms leave out the pairs whose factor is 1 whatever the decays (a token with itself;
-    // a row's exclusive pair with the token just before it; the state's term of the chunk's last token):
-    // their two terms cancel exactly, and in fp32 their roundings, O(1) against a dw that is O(e^w), would
-    // not (the battery's w = -5 case).
-    for (int c0 = 0; c0 < K; c0 += KT) {
-      for (int e = threadIdx.x; e < C * KT; e += kThreads) {
-        const int i = e / KT, c = c0 + e % KT, from = i * K + c;
-        lrkb[e] = make_float4(l[from], r[from], input(p.k, K, i, c), input(p.b, K, i, c));
-        lewqa[e] = make_float4(le[from], wf[from], d.scale * input(p.q, K, i, c), input(p.a, K, i, c));
-      }
-      for (int e = threadIdx.x; e < steps * KT; e += kThreads) totals[e] = total[e / KT * K + c0 + e % KT];
-      __syncthreads();
-      for (int e = threadIdx.x; e < 2 * C * KT; e += kThreads) {
-        const bool row_side = e < C * KT;
-        const int i = (e % (C * KT)) / KT, cl = e % KT, c = c0 + cl, si = i / kCheckpointTokens,
-                  at_i = i * KT + cl;
-        // Each loop reads a token's four values and a pair's four gradients in one access each (the pair's
-        // the same for the warp's channels); the pair (i, i - 1) is taken apart, its A_ak, A_ab factor 1.
-        // (The loops' bodies repeat on purpose: one body as a shared lambda compiled 3% slower, v22 notes.)
-        if (row_side) {
-          // dq_i and da_i: the pairs (i, m < i); token i's (le, e^w, q, a), m's (l, r, k, b)
-          const float4 own = lewqa[at_i], pair_ii = pairs[i * C + i], tk_i = lrkb[at_i];
-          // the state's terms: read here, added after the pairs
-          const float state_q = qs[i * K + c], state_a = xdw[i * K + c];
-          float dq = 0, da = 0;
-          const float4* row = pairs + i * C;
-          float da_neighbour = 0;  // e^{Γe_i - Γ_(i-1)} = 1 exactly (the sums give 2^0)
-          if (i > 0) {
-            const float4 tk = lrkb[(i - 1) * KT + cl], pair = row[i - 1];
-            dq = fmaf(fmaf(pair.x, tk.z, pair.y * tk.w), own.y, dq);
-            da_neighbour = fmaf(pair.z, tk.z, pair.w * tk.w);
-          }
-          const int s0 = si * kCheckpointTokens;
-#pragma unroll 4
-          for (int m = s0; m < i - 1; ++m) {  // i's step: e^{le_i - l_m}
-            const float4 tk = lrkb[m * KT + cl], pair = row[m];
-            const float ee = exp2_flushed(own.x - tk.x);
-            dq = fmaf(fmaf(pair.x, tk.z, pair.y * tk.w), ee * own.y, dq);
-            da = fmaf(fmaf(pair.z, tk.z, pair.w * tk.w), ee, da);
-          }
-          // the steps' totals strictly between m's and i's
-          float between = 0;
-          for (int sm = si - 1; sm >= 0; --sm) {  // earlier steps: e^{le_i + between + r_m}
-            const float base = own.x + between;
-            const int first = sm * kCheckpointTokens, last = min(first + kCheckpointTokens, i - 1);
-#pragma unroll 4
-            for (int m = first; m < last; ++m) {
-              const float4 tk = lrkb[m * KT + cl], pair = row[m];
-              const float ee = exp2_flushed(base + tk.y);
-              dq = fmaf(fmaf(pair.x, tk.z, pair.y * tk.w), ee * own.y, dq);
-              da = fmaf(fmaf(pair.z, tk.z, pair.w * tk.w), ee, da);
-            }
-            between += totals[sm * KT + cl];
-          }
-          const float start = steps_total(totals, KT, 0, si, cl);
-          dq = fmaf(state_q, exp2_flushed(tk_i.x + start), dq);
-          da = fmaf(state_a, exp2_flushed(own.x + start), da);
-          const float diagonal = fmaf(pair_ii.x, tk_i.z, pair_ii.y * tk_i.w);
-          grow[at_i] = own.z * dq;
-          gexcl[at_i] = own.w * da;
-          store(g.dq, K, i, c, d.scale * (dq + diagonal));
-          store(g.da, K, i, c, da + da_neighbour);
-        } else {
-          // dk_m and db_m: the pairs (i > m, m); token m's (l, r, k, b), i's (le, e^w, q, a)
-          const int m = i, sm = si, at_m = at_i;  // the column m = i
-          const float4 tk = lrkb[at_m], pair_mm = pairs[m * C + m];
-          const float qm = lewqa[at_m].z;
-          const float ksm = ks[m * K + c], bsm = bs[m * K + c];  // the state's terms, added after the pairs
-          float dk = 0, db = 0, dk_fixed = pair_mm.x * qm, db_fixed = pair_mm.y * qm;
-          if (m + 1 < C) {  // e^{Γe_(m+1) - Γ_m} = 1 exactly
-            const float4 next = lewqa[(m + 1) * KT + cl], pair = pairs[(m + 1) * C + m];
-            const float qe = next.z * next.y;
-            dk = fmaf(pair.x, qe, dk), db = fmaf(pair.y, qe, db);
-            dk_fixed = fmaf(pair.z, next.w, dk_fixed), db_fixed = fmaf(pair.w, next.w, db_fixed);
-          }
-          const int step_end = sm * kCheckpointTokens + kCheckpointTokens;
-#pragma unroll 4
-          for (int i2 = m + 2; i2 < step_end; ++i2) {  // m's step: e^{le_i - l_m}
-            const float4 q = lewqa[i2 * KT + cl], pair = pairs[i2 * C + m];
-            const float ee = exp2_flushed(q.x - tk.x), qe = q.z * ee * q.y, ae = q.w * ee;
-            dk = fmaf(pair.z, ae, fmaf(pair.x, qe, dk)), db = fmaf(pair.w, ae, fmaf(pair.y, qe, db));
-          }
-          // the steps' totals strictly between m's and i's
-          float between = 0;
-          for (int s = sm + 1; s < steps; ++s) {  // later steps: e^{between + r_m + le_i}
-            const float base = between + tk.y;
-            const int first = s * kCheckpointTokens;
-#pragma unroll 4
-            for (int i2 = max(m + 2, first); i2 < first + kCheckpointTokens; ++i2) {
-              const float4 q = lewqa[i2 * KT + cl], pair = pairs[i2 * C + m];
-              const float ee = exp2_flushed(base + q.x), qe = q.z * ee * q.y, ae = q.w * ee;
-              dk = fmaf(pair.z, ae, fmaf(pair.x, qe, dk)), db = fmaf(pair.w, ae, fmaf(pair.y, qe, db));
-            }
-            between += totals[s * KT + cl];
-          }
-          if (m == L - 1) {
-            dk_fixed += ksm, db_fixed += bsm;
-            gend[at_m] = 0;
-          } else {
-            const float to_end = exp2_flushed(tk.y + steps_total(totals, KT, sm + 1, steps, cl));
-            const float dk_state = ksm * to_end, db_state = bsm * to_end;
-            gend[at_m] = tk.z * dk_state + tk.w * db_state;
-            dk += dk_state, db += db_state;
-          }
-          gcol[at_m] = -(tk.z * dk + tk.w * db);
-          store(g.dk, K, m, c, dk + dk_fixed);
-          store(g.db, K, m, c, db + db_fixed);
-        }
-      }
-      __syncthreads();
-      // dw: every Γ_i with i >= m and every Γe_i with i > m; the state's decay e^{Γ_L} and the chunk-end
-      // terms count at the chunk's last token.
-      for (int cl = threadIdx.x; cl < KT; cl += kThreads) {
-        float end = state_dot[c0 + cl] * exp2_flushed(steps_total(totals, KT, 0, steps, cl));
-        for (int m = 0; m < C; ++m) end += gend[m * KT + cl];
-        float inclusive = 0, exclusive = 0;
-        for (int m = C - 1; m >= 0; --m) {
-          inclusive += grow[m * KT + cl] + gcol[m * KT + cl] + (m == L - 1 ? end : 0.0f);
-          store(g.dg, K, m, c0 + cl, inclusive + exclusive);
-          exclusive += gexcl[m * KT + cl];
-        }
-      }
-      __syncthreads();  // the slice's room is staged again
+    // What the per-channel gradients read (chunk_backward_channels.cuh): the pairs' gradients and S . dS.
+    for (int e = threadIdx.x; e < C * C; e += kThreads) {
+      const float4 x = pairs[e];
+      float* to = regions.pairs + block * 4 * C * C + e;
+      to[0] = x.x, to[C * C] = x.y, to[2 * C * C] = x.z, to[3 * C * C] = x.w;
     }
+    for (int c = threadIdx.x; c < K; c += kThreads) terms[at_terms.state_dot + c] = state_dot[c];
   }
 }
 

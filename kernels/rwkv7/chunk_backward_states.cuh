@@ -20,6 +20,8 @@ namespace flabench::rwkv7 {
 struct BackwardRegions {
   const float *states, *sa;  // the forward's: the states before every 16th token (fused layout), V_new
   float *dstates, *dvnew;    // dS at each chunk's end [K][V], dV_new [C][V]
+  float* pairs;              // dA_qk, dA_qb, dA_ak, dA_ab [4][C][C] (the local gradients' to the channels')
+  float* terms;              // ChannelTerms (the same)
   float* scratch;            // kLocalSlots blocks of LocalScratch
   std::size_t scratch_floats;
 };

@@ -18,6 +18,13 @@ namespace flabench::rwkv7 {
 constexpr int kThreads = 256;
 constexpr float kLog2e = 1.4426950408889634f;  // exponents are kept in base 2 (exp2_flushed)
 
+// The sum of the 16-token steps' log decays totals[u * stride + c] over the steps [from, to).
+__device__ __forceinline__ float steps_total(const float* totals, int stride, int from, int to, int c) {
+  float sum = 0;
+  for (int u = from; u < to; ++u) sum += totals[u * stride + c];
+  return sum;
+}
+
 // What step 1 writes (ChunkWorkspace), per (head, chunk).
 // W, k~, b~ (the state pass's operands) and A_qk, A_qb, q e^{Γ} (the output pass's) are fp32 for fp16 and
 // fp32 inputs, two bf16 planes for bf16's (store_operand_pair), which the tensor-core passes read whole.

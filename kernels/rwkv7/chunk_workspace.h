@@ -14,8 +14,10 @@
 // backward-only ones (only one backward runs): X = (I - A_ab)^{-1} and A_ak [C][C] and, for bf16 inputs, W
 // and b~ [C][K], A_qk and A_qb [C][C] and q e^{Γ} [C][K] in fp32 (the forward of a fwd+bwd writes them), the
 // gradient of the state at the chunk's end
-// [K][V] and of V_new [C][V] (the reverse scan's, chunk_backward_states.cuh), and the local gradients'
-// scratch, one per resident block (LocalScratch, chunk_backward_local.cuh).
+// [K][V] and of V_new [C][V] (the reverse scan's, chunk_backward_states.cuh), what the local gradients hand
+// the per-channel ones (chunk_backward_channels.cuh): the pair matrices' gradients [C][C] float4 and the
+// per-channel terms (ChannelTerms), and the local gradients' scratch, one per resident block (LocalScratch,
+// chunk_backward_local.cuh).
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__
@@ -57,15 +59,25 @@ inline ChunkDims chunk_dims(const Problem& p) {
 }
 
 // The local gradients' scratch of one block (chunk_backward_local.cuh), offsets in floats, all [C][K] but the
-// steps' totals [C / 16][K]: the products over the value columns that shared memory does not keep (dW, dO
-// S^T, v dS^T, V_new dS^T, X^T dW), a e^{Γe}, and the decays' sums within 16-token steps.
+// steps' totals [C / 16][K]: dW (a product over the value columns that shared memory does not keep), a
+// e^{Γe}, and the decays' sums within 16-token steps.
 struct LocalScratch {
-  std::size_t dw, qs, ks, bs, xdw, ag, l, le, r, wf, total, floats;
+  std::size_t dw, ag, l, le, r, wf, total, floats;
   __host__ __device__ LocalScratch(int C, int K) {
     const std::size_t keys = std::size_t(C) * K;
-    dw = 0, qs = dw + keys, ks = qs + keys, bs = ks + keys, xdw = bs + keys, ag = xdw + keys;
-    l = ag + keys, le = l + keys, r = le + keys, wf = r + keys, total = wf + keys;
+    dw = 0, ag = dw + keys, l = ag + keys, le = l + keys, r = le + keys, wf = r + keys, total = wf + keys;
     floats = total + std::size_t(C / kCheckpointTokens) * K;
+  }
+};
+
+// The per-channel terms the local gradients hand the per-channel ones, per (head, chunk), offsets in floats:
+// the products over the value columns dO S^T, X^T dW, v dS^T, V_new dS^T [C][K] each, and S . dS [K].
+struct ChannelTerms {
+  std::size_t qs, xdw, ks, bs, state_dot, floats;
+  __host__ __device__ ChannelTerms(int C, int K) {
+    const std::size_t keys = std::size_t(C) * K;
+    qs = 0, xdw = keys, ks = 2 * keys, bs = 3 * keys, state_dot = 4 * keys;
+    floats = state_dot + K;
   }
 };
 // Blocks of the local gradients that may be resident at once, each with its scratch (a block loops over the
@@ -76,8 +88,9 @@ constexpr int kLocalSlots = 1024;
 struct ChunkWorkspace {
   std::size_t qk, qb, w, u, kg, bg, decay, qg;           // the chunk forward's
   std::size_t fused_base, checkpoints, sa, fused_total;  // fused_recurrent's, from fused_base
-  std::size_t x, ak, w32, bg32, qk32, qb32, qg32, dstates, dvnew, scratch, total;  // the chunked backward's
-  std::size_t slots;                                                               // blocks of scratch
+  std::size_t x, ak, w32, bg32, qk32, qb32, qg32, dstates, dvnew, pairs, terms, scratch,
+      total;          // the chunked
+  std::size_t slots;  // blocks of scratch
   explicit ChunkWorkspace(const Problem& p) {
     const fused::WorkspaceLayout<Rwkv7Form> fused(p);
     const ChunkDims d = chunk_dims(p);
@@ -111,6 +124,8 @@ struct ChunkWorkspace {
     qg32 = take(d.C * d.K);
     dstates = take(d.K * d.V);
     dvnew = take(d.C * d.V);
+    pairs = take(4 * d.C * d.C);
+    terms = take(aligned(ChannelTerms(d.C, d.K).floats));
     scratch = end;
     slots = blocks < std::size_t(kLocalSlots) ? blocks : std::size_t(kLocalSlots);
     total = scratch + slots * aligned(LocalScratch(d.C, d.K).floats);

@@ -27,6 +27,7 @@ TEST(Rwkv7ChunkWorkspace, ChunkForwardThenFusedRegionsThenEitherBackwardsInOrder
           EXPECT_EQ(w.sa, w.fused_base + fused.sa);
           const std::size_t heads = 6, chunks = (T + C - 1) / C, checkpoints = (T + 15) / 16;
           const std::size_t scratch = (rwkv7::LocalScratch(C, int(K)).floats + 3) / 4 * 4;
+          const std::size_t terms = (rwkv7::ChannelTerms(C, int(K)).floats + 3) / 4 * 4;
           EXPECT_EQ(w.slots, std::min<std::size_t>(heads * chunks, rwkv7::kLocalSlots));
           const std::vector<testing::Region> forward = {{w.qk, heads * chunks * C * C},
                                                         {w.qb, heads * chunks * C * C},
@@ -49,6 +50,8 @@ TEST(Rwkv7ChunkWorkspace, ChunkForwardThenFusedRegionsThenEitherBackwardsInOrder
                                                    {w.qg32, heads * chunks * C * K},
                                                    {w.dstates, heads * chunks * K * V},
                                                    {w.dvnew, heads * chunks * C * V},
+                                                   {w.pairs, heads * chunks * 4 * C * C},
+                                                   {w.terms, heads * chunks * terms},
                                                    {w.scratch, w.slots * scratch}});
           EXPECT_EQ(testing::expect_in_order(forward, 4), w.forward_total());  // floats: 4 to 16 bytes
           EXPECT_EQ(testing::expect_in_order(with_fused, 4), w.backward_total(false));

@@ -1,0 +1,428 @@
+// rwkv7 chunk backward, its third step: per key channel c, a row's pairs (dq_i, da_i), a column's (dk_m,
+// db_m) and dw, from the pair matrices' gradients dA_qk, dA_qb, dA_ak, dA_ab and the per-channel terms the
+// local gradients hand over (chunk_backward_local.cuh); the state's and factor-1 pairs' terms aside:
+//   dq_i = sum_{m < i} (dA_qk[i,m] k_m + dA_qb[i,m] b_m) e^{Γ_i - Γ_m}
+//   da_i = sum_{m < i - 1} (dA_ak[i,m] k_m + dA_ab[i,m] b_m) e^{Γe_i - Γ_m}
+//   dk_m = sum_{i > m} dA_qk[i,m] q_i e^{Γ_i - Γ_m} + sum_{i > m + 1} dA_ak[i,m] a_i e^{Γe_i - Γ_m}
+//   db_m the same with dA_qb, dA_ab.
+// A kernel of its own, a block per (16 key channels, chunk, head): inside the local gradients' kernel these
+// sums' registers and shared memory cost that kernel a third of its resident warps (kernels/notes/
+// rwkv7_chunk.md, v21). The sums run on the tensor cores (chunk_products.cuh's operand types: two-part bf16
+// operands for 16-bit inputs, fp32 on the CUDA cores for fp32), factored through the chunk's 16-token steps
+// as the forward's intra factors its pair matrices (chunk_intra_mma.cuh): with l, le and r = total - l a
+// step's inclusive, exclusive and remaining log decay sums, a row's factor is e^{l_i} (e^{le_i}), a column's
+// e^{r_m}, and between the steps J < I the product takes e^{the totals of the steps between}; a gentle step's
+// diagonal block takes e^{-total}, a steep one (below -kSteepLog2) is summed pair by pair in fp32, every
+// exponent <= 0. So every factor stays within fp32's and bf16's range for any w < 0. The pairs whose factor
+// is exactly 1 (a token with itself, a row's exclusive pair with the token before it) stay out of the tensor
+// cores' sums and out of dw's terms: their terms cancel exactly in dw, and their roundings, O(1) against a dw
+// of O(e^w), would not (kernels/notes/rwkv7_chunk.md, v20).
+#pragma once
+
+#include <type_traits>
+
+#include "kernels/common/chunk/intra_chunk.cuh"
+#include "kernels/common/recurrence_pointers.cuh"
+#include "kernels/rwkv7/chunk_backward_states.cuh"
+#include "kernels/rwkv7/chunk_intra_mma.cuh"
+
+namespace flabench::rwkv7 {
+
+constexpr int kKeySlice = 16;           // key channels a block
+constexpr int kKeyRow = kKeySlice + 4;  // a staged operand's row: rows 4 banks apart for the B fragments
+
+// The pair matrices' gradients in shared memory, [C][C + 4] each (rows 4 banks apart for the A fragments),
+// `plane` floats apart: row i, column m <= i.
+struct PairGrads {
+  const float* base;
+  int ld, plane;
+  __device__ float qk(int i, int m) const { return base[i * ld + m]; }
+  __device__ float qb(int i, int m) const { return base[plane + i * ld + m]; }
+  __device__ float ak(int i, int m) const { return base[2 * plane + i * ld + m]; }
+  __device__ float ab(int i, int m) const { return base[3 * plane + i * ld + m]; }
+};
+__host__ __device__ constexpr int pair_grads_floats(int C) {
+  return 4 * C * (C + 4);
+}
+
+// The per-channel terms of the block's channels in shared memory (ChannelTerms' order): dO S^T, X^T dW, v
+// dS^T, V_new dS^T [C][kKeySlice] each, then S . dS [kKeySlice].
+struct StagedTerms {
+  const float* base;
+  int C;
+  __device__ float qs(int i, int cl) const { return base[i * kKeySlice + cl]; }
+  __device__ float xdw(int i, int cl) const { return base[(C + i) * kKeySlice + cl]; }
+  __device__ float ks(int i, int cl) const { return base[(2 * C + i) * kKeySlice + cl]; }
+  __device__ float bs(int i, int cl) const { return base[(3 * C + i) * kKeySlice + cl]; }
+  __device__ float state_dot(int cl) const { return base[4 * C * kKeySlice + cl]; }
+};
+__host__ __device__ constexpr int staged_terms_floats(int C) {
+  return (4 * C + 1) * kKeySlice;
+}
+enum ChannelInput { kInW, kInK, kInB, kInQ, kInA, kChannelInputs };  // raw rows staged [input][C][kKeySlice]
+__host__ __device__ constexpr int staged_inputs_floats(int C, int input_bytes) {
+  return kChannelInputs * C * kKeySlice * input_bytes / 4;
+}
+
+enum class Grad { q, a, k, b, w };  // the tensor cores' sums are kept in this order
+
+// The block's channels in shared memory, in floats: (l, r), (le, e^w), (k, b), (scale q, a) as float2
+// [C][kKeySlice]; the tensor cores' operands k e^r, b e^r, q e^l, a e^le [C][kKeyRow]; the step pairs'
+// factors [pairs][kKeySlice]; dw's terms of the rows (q . dq, a . da), of the columns (k . dk + b . db) and
+// of the state after the chunk [C][kKeySlice]; the steps' totals [C / 16][kKeySlice]; the tensor cores' sums
+// [Grad q, a, k, b][C][kKeySlice], whose room dw's sums over pieces of the chunk take after them.
+struct ChannelSlice {
+  float* base;
+  int C;
+  // (the regions are found from base and C where used: a pointer each held in registers spilled)
+  __device__ int tokens() const { return C * kKeySlice; }
+  __device__ float2* lr() const { return reinterpret_cast<float2*>(base); }
+  __device__ float2* lew() const { return lr() + tokens(); }
+  __device__ float2* kb() const { return lr() + 2 * tokens(); }
+  __device__ float2* qa() const { return lr() + 3 * tokens(); }
+  __device__ float* kr() const { return base + 8 * tokens(); }
+  __device__ float* br() const { return kr() + C * kKeyRow; }
+  __device__ float* ql() const { return kr() + 2 * C * kKeyRow; }
+  __device__ float* al() const { return kr() + 3 * C * kKeyRow; }
+  __device__ float* factor() const { return kr() + 4 * C * kKeyRow; }
+  __device__ float* grow() const { return factor() + pairs(C) * kKeySlice; }
+  __device__ float* gexcl() const { return grow() + tokens(); }
+  __device__ float* gcol() const { return grow() + 2 * tokens(); }
+  __device__ float* gend() const { return grow() + 3 * tokens(); }
+  __device__ float* totals() const { return grow() + 4 * tokens(); }
+  __device__ float* sums(Grad grad) const {
+    return totals() + (C / kCheckpointTokens) * kKeySlice + int(grad) * tokens();
+  }
+  __device__ float* piece_sums() const { return sums(Grad::q); }  // channel_dw's [3][kDwPieces][kKeySlice]
+  __host__ __device__ static constexpr int pairs(int C) {
+    return (C / kCheckpointTokens) * (C / kCheckpointTokens + 1) / 2;
+  }
+  __host__ __device__ static constexpr int floats(int C) {
+    return 16 * C * kKeySlice + 4 * C * kKeyRow + (pairs(C) + C / kCheckpointTokens) * kKeySlice;
+  }
+};
+// Shared memory in floats: the pair matrices' gradients, the staged terms and raw inputs, then the slice.
+__host__ __device__ constexpr int channel_shared_floats(int C, int input_bytes) {
+  return pair_grads_floats(C) + staged_terms_floats(C) + staged_inputs_floats(C, input_bytes) +
+         ChannelSlice::floats(C);
+}
+
+// Issues the copies of everything the block reads, all at once (the block's work is short: its loads one
+// after another in the first version were most of its time): the chunk's pair gradients (four [C][C] planes
+// in the workspace) into rows of C + 4, the channels' terms (ChannelTerms in the workspace, [C][K] each) and
+// their raw inputs, rows past the sequence's end zeroed.
+template <class T, int C>
+__device__ __forceinline__ void fetch_channel_block(float* planes, float* terms, T* raw,
+                                                    const float* pairs_from, const float* terms_from,
+                                                    const Pointers<T>& p, const ChunkDims& d, int b, int h,
+                                                    int t0, int L, int c0) {
+  const int K = d.K;
+  constexpr int row_pieces = C / 4;
+  for (int e = threadIdx.x; e < 4 * C * row_pieces; e += kThreads) {
+    const int row = e / row_pieces, piece = e % row_pieces;
+    fused::cp_async(planes + row * (C + 4) + 4 * piece, pairs_from + row * C + 4 * piece, 16);
+  }
+  constexpr int kTermPieces = kKeySlice / 4;
+  const ChannelTerms at(C, K);
+  for (int e = threadIdx.x; e < (4 * C + 1) * kTermPieces; e += kThreads) {
+    const int row = e / kTermPieces, piece = e % kTermPieces;  // row 4 C: S . dS
+    const float* from =
+        row < 4 * C ? terms_from + std::size_t(row / C) * C * K + row % C * K : terms_from + at.state_dot;
+    fused::cp_async(terms + row * kKeySlice + 4 * piece, from + c0 + 4 * piece, 16);
+  }
+  constexpr int kInputPieces = kKeySlice * sizeof(T) / 16;
+  const std::int64_t first = token_row(d, b, t0, h) * K + c0, token_stride = std::int64_t(d.H) * K;
+  for (int e = threadIdx.x; e < kChannelInputs * C * kInputPieces; e += kThreads) {
+    const int input = e / (C * kInputPieces), t = e / kInputPieces % C, piece = e % kInputPieces;
+    T* to = raw + (input * C + t) * kKeySlice + piece * (16 / sizeof(T));
+    const T* from = input == kInW   ? p.g
+                    : input == kInK ? p.k
+                    : input == kInB ? p.b
+                    : input == kInQ ? p.q
+                                    : p.a;
+    if (t < L)
+      fused::cp_async(to, from + first + t * token_stride + piece * (16 / sizeof(T)), 16);
+    else
+      *reinterpret_cast<uint4*>(to) = make_uint4(0, 0, 0, 0);
+  }
+  fused::cp_async_commit();
+}
+
+// The factor of the step pair (I, J <= I) in a slice's factor table: rows (0, 0), (1, 0), (1, 1), (2, 0), ...
+__device__ __forceinline__ int step_pair(int I, int J) {
+  return I * (I + 1) / 2 + J;
+}
+
+// The decays' sums of the block's channels within each step (a thread walks a step's 16 tokens, as the local
+// gradients do); log_decay(i, cl) gives token i's w in log2 units, zero past the sequence's end.
+template <class LogDecay>
+__device__ __forceinline__ void stage_decays(const ChannelSlice& s, int C, const LogDecay& log_decay) {
+  const int steps = C / kCheckpointTokens;
+  for (int e = threadIdx.x; e < steps * kKeySlice; e += kThreads) {
+    const int cl = e % kKeySlice, first = e / kKeySlice * kCheckpointTokens;
+    float w[kCheckpointTokens], sums[kCheckpointTokens], sum = 0;
+#pragma unroll
+    for (int t = 0; t < kCheckpointTokens; ++t) w[t] = log_decay(first + t, cl);
+#pragma unroll
+    for (int t = 0; t < kCheckpointTokens; ++t) {
+      const int at = (first + t) * kKeySlice + cl;
+      const float le = sum;
+      sum += w[t];
+      sums[t] = sum;
+      s.lew()[at] = make_float2(le, exp2_flushed(w[t]));
+    }
+#pragma unroll
+    for (int t = 0; t < kCheckpointTokens; ++t)
+      s.lr()[(first + t) * kKeySlice + cl] = make_float2(sums[t], sum - sums[t]);
+    s.totals()[e] = sum;
+  }
+}
+
+// The channels' inputs and the tensor cores' operands, and the step pairs' factors, after the decays.
+// inputs(i, cl) gives token i's (k, b, scale q, a), zero past the sequence's end.
+template <class Inputs>
+__device__ __forceinline__ void stage_channel_operands(const ChannelSlice& s, int C, const Inputs& inputs) {
+  for (int e = threadIdx.x; e < C * kKeySlice; e += kThreads) {
+    const int i = e / kKeySlice, cl = e % kKeySlice, row = i * kKeyRow + cl;
+    const float2 lr = s.lr()[e];
+    const float le = s.lew()[e].x;
+    const float4 in = inputs(i, cl);
+    s.kb()[e] = make_float2(in.x, in.y), s.qa()[e] = make_float2(in.z, in.w);
+    const float to_end = exp2_flushed(lr.y);
+    s.kr()[row] = in.x * to_end, s.br()[row] = in.y * to_end;
+    s.ql()[row] = in.z * exp2_flushed(lr.x), s.al()[row] = in.w * exp2_flushed(le);
+  }
+  for (int e = threadIdx.x; e < ChannelSlice::pairs(C) * kKeySlice; e += kThreads) {
+    const int cl = e % kKeySlice;
+    int I, J;
+    chunk::lower_pair(e / kKeySlice, I, J);
+    const float total = s.totals()[I * kKeySlice + cl];
+    float factor = 1;  // neighbouring steps
+    if (J == I)
+      factor = gentle(total) ? exp2_flushed(-total) : 0.0f;
+    else if (J < I - 1)
+      factor = exp2_flushed(steps_total(s.totals(), kKeySlice, J + 1, I, cl));
+    s.factor()[e] = factor;
+  }
+}
+
+// The tensor cores' share of the slice's dq, da, dk, db (the decayed pairs between and, for the gentle
+// channels, within the steps) into s.sums: a warp's job is one of the four (a compile-time choice, so that
+// the operands' masks and planes are chosen once) and one step's tokens, over the slice's 16 channels (the A
+// fragments, the pairs' gradients, made once for both 8-channel tiles).
+template <class Op, Grad kGrad>
+__device__ __forceinline__ void channel_tensor_job(const ChannelSlice& s, const PairGrads& dA, int steps,
+                                                   int S) {
+  const int s0 = S * kCheckpointTokens;
+  float x[2][4] = {};
+  if constexpr (kGrad == Grad::q ||
+                kGrad == Grad::a) {  // a row's pairs (i in S, m <= i), over the steps J <= S
+    constexpr bool q = kGrad == Grad::q;
+    const auto by_k = [&](int i, int m) {
+      return (q ? m < i : m < i - 1) ? (q ? dA.qk(i, m) : dA.ak(i, m)) : 0.0f;
+    };
+    const auto by_b = [&](int i, int m) {
+      return (q ? m < i : m < i - 1) ? (q ? dA.qb(i, m) : dA.ab(i, m)) : 0.0f;
+    };
+    for (int J = 0; J <= S; ++J) {
+      const float* f = s.factor() + step_pair(S, J) * kKeySlice;
+      const auto kr = [&](int m, int c) { return s.kr()[m * kKeyRow + c] * f[c]; };
+      const auto br = [&](int m, int c) { return s.br()[m * kKeyRow + c] * f[c]; };
+      chunk::mma_k16<Op, 2, chunk::Exact::both>(x, 2, s0, 0, J * kCheckpointTokens, by_k, kr);
+      chunk::mma_k16<Op, 2, chunk::Exact::both>(x, 2, s0, 0, J * kCheckpointTokens, by_b, br);
+    }
+  } else {  // a column's pairs (m in S, i > m), over the steps I >= S
+    constexpr bool k = kGrad == Grad::k;
+    const auto by_q = [&](int m, int i) { return i > m ? (k ? dA.qk(i, m) : dA.qb(i, m)) : 0.0f; };
+    const auto by_a = [&](int m, int i) { return i > m + 1 ? (k ? dA.ak(i, m) : dA.ab(i, m)) : 0.0f; };
+    for (int I = S; I < steps; ++I) {
+      const float* f = s.factor() + step_pair(I, S) * kKeySlice;
+      const auto ql = [&](int i, int c) { return s.ql()[i * kKeyRow + c] * f[c]; };
+      const auto al = [&](int i, int c) { return s.al()[i * kKeyRow + c] * f[c]; };
+      chunk::mma_k16<Op, 2, chunk::Exact::both>(x, 2, s0, 0, I * kCheckpointTokens, by_q, ql);
+      chunk::mma_k16<Op, 2, chunk::Exact::both>(x, 2, s0, 0, I * kCheckpointTokens, by_a, al);
+    }
+  }
+  float* to = s.sums(kGrad);
+  chunk::for_each_accumulator(x, 2, s0, 0, [&](int i, int cl, float& v) { to[i * kKeySlice + cl] = v; });
+}
+template <class Op>
+__device__ __forceinline__ void channel_tensor_sums(const ChannelSlice& s, const PairGrads& dA, int C) {
+  const int steps = C / kCheckpointTokens;
+  for (int job = threadIdx.x / 32; job < 4 * steps; job += kThreads / 32) {
+    const int S = job % steps;
+    switch (job / steps) {
+      case 0:
+        channel_tensor_job<Op, Grad::q>(s, dA, steps, S);
+        break;
+      case 1:
+        channel_tensor_job<Op, Grad::a>(s, dA, steps, S);
+        break;
+      case 2:
+        channel_tensor_job<Op, Grad::k>(s, dA, steps, S);
+        break;
+      default:
+        channel_tensor_job<Op, Grad::b>(s, dA, steps, S);
+    }
+  }
+}
+
+// The slice's dq, da, dk, db (emit(Grad, i, c, value), i < L) from the tensor cores' sums, with the state's
+// terms, a steep channel's diagonal pairs one by one, and the pairs of factor 1; and dw's terms: a thread per
+// (row or column, channel).
+template <class Emit>
+__device__ __forceinline__ void channel_grads(const ChannelSlice& s, const StagedTerms& t,
+                                              const PairGrads& dA, int C, int L, int c0, float scale,
+                                              const Emit& emit) {
+  const int steps = C / kCheckpointTokens;
+  for (int e = threadIdx.x; e < 2 * C * kKeySlice; e += kThreads) {
+    const bool row = e < C * kKeySlice;
+    const int at = e % (C * kKeySlice), i = at / kKeySlice, cl = at % kKeySlice, c = c0 + cl;
+    const int S = i / kCheckpointTokens, s0 = S * kCheckpointTokens;
+    const bool steep = !gentle(s.totals()[S * kKeySlice + cl]);
+    if (row) {  // dq_i, da_i
+      const float2 lr_i = s.lr()[at], lew_i = s.lew()[at], kb_i = s.kb()[at], qa_i = s.qa()[at];
+      const float start = steps_total(s.totals(), kKeySlice, 0, S, cl);
+      float dq = fmaf(t.qs(i, cl), exp2_flushed(lr_i.x + start), exp2_flushed(lr_i.x) * s.sums(Grad::q)[at]);
+      float da =
+          fmaf(t.xdw(i, cl), exp2_flushed(lew_i.x + start), exp2_flushed(lew_i.x) * s.sums(Grad::a)[at]);
+      if (steep)
+        for (int m = s0; m < i; ++m) {
+          const float2 kb_m = s.kb()[m * kKeySlice + cl];
+          const float ee = exp2_flushed(lew_i.x - s.lr()[m * kKeySlice + cl].x);
+          dq = fmaf(fmaf(dA.qk(i, m), kb_m.x, dA.qb(i, m) * kb_m.y), ee * lew_i.y, dq);
+          if (m < i - 1) da = fmaf(fmaf(dA.ak(i, m), kb_m.x, dA.ab(i, m) * kb_m.y), ee, da);
+        }
+      float neighbour = 0;  // the pair (i, i - 1), factor 1
+      if (i > 0) {
+        const float2 kb_n = s.kb()[at - kKeySlice];
+        neighbour = fmaf(dA.ak(i, i - 1), kb_n.x, dA.ab(i, i - 1) * kb_n.y);
+      }
+      s.grow()[at] = qa_i.x * dq;
+      s.gexcl()[at] = qa_i.y * da;
+      if (i < L) {
+        emit(Grad::q, i, c, scale * (dq + fmaf(dA.qk(i, i), kb_i.x, dA.qb(i, i) * kb_i.y)));
+        emit(Grad::a, i, c, da + neighbour);
+      }
+    } else {  // dk_m, db_m with m = i
+      const int m = i;
+      const float2 lr_m = s.lr()[at], kb_m = s.kb()[at];
+      const float q_m = s.qa()[at].x, ksm = t.ks(i, cl), bsm = t.bs(i, cl);
+      // the pairs of factor 1 (m, m) and (m + 1, m), and at the sequence's last token the state's term
+      float dk = 0, db = 0, dk_fixed = dA.qk(m, m) * q_m, db_fixed = dA.qb(m, m) * q_m;
+      if (m + 1 < C) {
+        const float a_next = s.qa()[at + kKeySlice].y;
+        dk_fixed = fmaf(dA.ak(m + 1, m), a_next, dk_fixed);
+        db_fixed = fmaf(dA.ab(m + 1, m), a_next, db_fixed);
+      }
+      if (m == L - 1) {
+        dk_fixed += ksm, db_fixed += bsm;
+        s.gend()[at] = 0;
+      } else {
+        const float to_end = exp2_flushed(lr_m.y + steps_total(s.totals(), kKeySlice, S + 1, steps, cl));
+        dk = ksm * to_end, db = bsm * to_end;
+        s.gend()[at] = fmaf(kb_m.x, dk, kb_m.y * db);
+      }
+      const float to_step_end = exp2_flushed(lr_m.y);
+      dk = fmaf(to_step_end, s.sums(Grad::k)[at], dk), db = fmaf(to_step_end, s.sums(Grad::b)[at], db);
+      if (steep)
+        for (int r = m + 1; r < s0 + kCheckpointTokens; ++r) {
+          const float2 lew_r = s.lew()[r * kKeySlice + cl], qa_r = s.qa()[r * kKeySlice + cl];
+          const float ee = exp2_flushed(lew_r.x - lr_m.x), qe = qa_r.x * ee * lew_r.y;
+          dk = fmaf(dA.qk(r, m), qe, dk), db = fmaf(dA.qb(r, m), qe, db);
+          if (r > m + 1) dk = fmaf(dA.ak(r, m), qa_r.y * ee, dk), db = fmaf(dA.ab(r, m), qa_r.y * ee, db);
+        }
+      s.gcol()[at] = -fmaf(kb_m.x, dk, kb_m.y * db);
+      if (m < L) {
+        emit(Grad::k, m, c, dk + dk_fixed);
+        emit(Grad::b, m, c, db + db_fixed);
+      }
+    }
+  }
+}
+
+// dw of the slice's channels from the terms channel_grads left: dw_m sums the row terms of every token i >= m
+// (their Γ_i holds w_m), the exclusive ones of i > m, the column terms of i >= m, and the state's and chunk
+// end's terms (e^{Γ_L} holds every w). The chunk's tokens in kDwPieces pieces: each piece's sums, then each
+// piece walks its tokens back from the sums of the pieces after it.
+constexpr int kDwPieces = kThreads / kKeySlice;
+static_assert(kCheckpointTokens % kDwPieces == 0, "every chunk size splits into the pieces");
+template <class Emit>
+__device__ __forceinline__ void channel_dw(const ChannelSlice& s, const StagedTerms& t, int C, int L, int c0,
+                                           const Emit& emit) {
+  const int steps = C / kCheckpointTokens, cl = threadIdx.x % kKeySlice, piece = threadIdx.x / kKeySlice;
+  const int per_piece = C / kDwPieces, first = piece * per_piece;
+  float* sums = s.piece_sums();  // [kind][piece][channel]: row and column terms, exclusive terms, chunk end
+  const auto sum = [&](int kind, int of) -> float& { return sums[(kind * kDwPieces + of) * kKeySlice + cl]; };
+  {
+    float both = 0, exclusive = 0, end = 0;
+    for (int m = first; m < first + per_piece; ++m) {
+      const int at = m * kKeySlice + cl;
+      both += s.grow()[at] + s.gcol()[at], exclusive += s.gexcl()[at], end += s.gend()[at];
+    }
+    sum(0, piece) = both, sum(1, piece) = exclusive, sum(2, piece) = end;
+  }
+  __syncthreads();
+  float end = t.state_dot(cl) * exp2_flushed(steps_total(s.totals(), kKeySlice, 0, steps, cl));
+  float inclusive = 0, exclusive = 0;
+  for (int other = 0; other < kDwPieces; ++other) {
+    end += sum(2, other);
+    if (other > piece) inclusive += sum(0, other), exclusive += sum(1, other);
+  }
+  for (int m = first + per_piece - 1; m >= first; --m) {
+    const int at = m * kKeySlice + cl;
+    inclusive += s.grow()[at] + s.gcol()[at];
+    if (m < L) emit(Grad::w, m, c0 + cl, inclusive + exclusive + end);
+    exclusive += s.gexcl()[at];
+  }
+}
+
+// A block per (slice of kKeySlice channels, chunk) in x, (batch, head) in y; the chunk size a compile-time
+// constant (its index arithmetic was a fifth of the first version's instructions).
+template <class T, int C>
+__global__ void __launch_bounds__(kThreads, 2)
+    rwkv7_chunk_channel_grads_kernel(Pointers<T> p, GradPointers<T> g, ChunkDims d, BackwardRegions regions) {
+  // 16-bit inputs on the tensor cores (two-part operands), fp32 on the CUDA cores (chunk_products.cuh)
+  using Op = std::conditional_t<sizeof(T) == 2, __nv_bfloat16, float>;
+  extern __shared__ __align__(16) float smem[];
+  const int K = d.K, slices = K / kKeySlice;
+  const int c0 = blockIdx.x % slices * kKeySlice, n = blockIdx.x / slices, bh = blockIdx.y;
+  const int b = bh / d.H, h = bh % d.H, t0 = n * C, L = min(C, d.T - t0);
+  const std::int64_t block = std::int64_t(bh) * d.chunks + n;
+  float* staged = smem + pair_grads_floats(C);
+  T* raw = reinterpret_cast<T*>(staged + staged_terms_floats(C));
+  const ChannelSlice slice{staged + staged_terms_floats(C) + staged_inputs_floats(C, sizeof(T)), C};
+  const PairGrads pairs{smem, C + 4, C * (C + 4)};
+  const StagedTerms terms{staged, C};
+  const auto input = [&](ChannelInput x, int i, int cl) {
+    return to_float(raw[(x * C + i) * kKeySlice + cl]);
+  };
+
+  fetch_channel_block<T, C>(smem, staged, raw, regions.pairs + block * 4 * C * C,
+                            regions.terms + block * ChannelTerms(C, K).floats, p, d, b, h, t0, L, c0);
+  fused::cp_async_wait<0>();
+  __syncthreads();
+  stage_decays(slice, C, [&](int i, int cl) { return input(kInW, i, cl) * kLog2e; });
+  __syncthreads();
+  stage_channel_operands(slice, C, [&](int i, int cl) {
+    return make_float4(input(kInK, i, cl), input(kInB, i, cl), d.scale * input(kInQ, i, cl),
+                       input(kInA, i, cl));
+  });
+  __syncthreads();
+  channel_tensor_sums<Op>(slice, pairs, C);
+  __syncthreads();
+  const std::int64_t first = token_row(d, b, t0, h) * K, token_stride = std::int64_t(d.H) * K;
+  const auto emit = [&](Grad grad, int i, int c, float x) {
+    T* to = grad == Grad::q   ? g.dq
+            : grad == Grad::a ? g.da
+            : grad == Grad::k ? g.dk
+            : grad == Grad::b ? g.db
+                              : g.dg;
+    to[first + i * token_stride + c] = from_float<T>(x);
+  };
+  channel_grads(slice, terms, pairs, C, L, c0, d.scale, emit);
+  __syncthreads();
+  channel_dw(slice, terms, C, L, c0, emit);
+}
+
+}  // namespace flabench::rwkv7
