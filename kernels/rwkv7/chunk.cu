@@ -17,6 +17,7 @@
 #include "kernels/rwkv7/chunk_backward_channels.cuh"
 #include "kernels/rwkv7/chunk_backward_local.cuh"
 #include "kernels/rwkv7/chunk_backward_states.cuh"
+#include "kernels/rwkv7/chunk_backward_states_mma.cuh"
 #include "kernels/rwkv7/chunk_intra.cuh"
 #include "kernels/rwkv7/chunk_intra_mma.cuh"
 #include "kernels/rwkv7/chunk_output.cuh"
@@ -43,18 +44,26 @@ std::size_t shared_bytes(const Problem& p) {
   return std::max({intra, states, std::size_t(output_shared_bytes(C, K, p.dtype == DType::bf16))});
 }
 
-// Whether the backward is the chunked one: where the fused backward's blocks (a head's 16 value columns each)
-// are fewer than the SMs and the device's shared memory holds the chunked one's blocks (else the fused one
-// runs: Ada's 99 KiB take C = 64 at K = 64 only so). Measured at the peer shapes
-// (kernels/notes/rwkv7_chunk.md, v20), the chunked backward is the faster at 1,24576,16,64 (64 such blocks on
-// 132 SMs) and the slower where there are 256. From the device's limits, so that workspace_bytes takes the
-// chunked backward's regions only where it runs.
-bool chunked_backward(const ChunkDims& d, int input_bytes, const DeviceLimits& device) {
+// Whether the backward is the chunked one, from the device's limits (so that workspace_bytes takes its
+// regions only where it runs). Measured at the peer shapes (kernels/notes/rwkv7_chunk.md, v20 and v28), it is
+// the faster where the fused backward's blocks (a head's 16 value columns each) are fewer than the SMs
+// (1,24576,16,64: 64 on 132), and, with its reverse scan on the tensor cores (bf16), at K = 128 in chunks of
+// 16 or 32 (0.88-0.98x the fused one's fwd+bwd); elsewhere the fused one runs (at K = 64 and many heads the
+// two within 4% at C = 32, the chunked one 1.1x slower at C = 16 and 1.3-1.7x at C = 64). Either needs the
+// device's shared memory to hold its blocks (Ada's 99 KiB take C = 64 at K = 64 only so).
+bool chunked_backward(const ChunkDims& d, DType dtype, const DeviceLimits& device) {
+  const int input_bytes = int(dtype_size(dtype));
+  const std::size_t limit = device.shared_memory_per_block;
   const std::size_t shared =
       sizeof(float) * std::max({dstate_shared_floats(d.C, d.K, input_bytes, kStateColumns, 1),
                                 local_shared_floats(d.C, d.K), channel_shared_floats(d.C, input_bytes)});
-  return std::int64_t(d.B) * d.H * (d.V / kStateColumns) < device.multiprocessors &&
-         shared <= device.shared_memory_per_block;
+  const std::int64_t heads = std::int64_t(d.B) * d.H;
+  const bool few_heads = heads * (d.V / kStateColumns) < device.multiprocessors;
+  const bool wide_heads =
+      dtype == DType::bf16 && d.K >= 128 && d.C <= 32 &&
+      std::size_t(mma_dstate_shared_bytes(
+          d.C, d.K, state_columns(heads, d.K, d.V, d.C, true, device.multiprocessors, limit), 1)) <= limit;
+  return (few_heads || wide_heads) && shared <= limit;
 }
 
 IntraOutputs intra_outputs(float* workspace, const ChunkWorkspace& ws) {
@@ -75,7 +84,7 @@ void forward(const ForwardCall& call) {
   // What the backward reads: the chunked one, X, A_ak (and for bf16 W, b~, A_qk, A_qb and q e^Γ in fp32,
   // which this forward holds as planes) and the states at the chunks' starts; the fused one, the states
   // before every 16th token.
-  const bool chunked = call.save_for_backward && chunked_backward(d, sizeof(T), current_device_limits());
+  const bool chunked = call.save_for_backward && chunked_backward(d, p.dtype, current_device_limits());
   const bool every_checkpoint = call.save_for_backward && !chunked;
   if (chunked) {
     intra.x = workspace + ws.x, intra.ak = workspace + ws.ak;
@@ -159,7 +168,7 @@ template <class T>
 void backward(const BackwardCall& call) {
   const Problem& p = call.problem;
   const ChunkDims d = chunk_dims(p);
-  if (!chunked_backward(d, sizeof(T), current_device_limits())) {
+  if (!chunked_backward(d, p.dtype, current_device_limits())) {
     static const auto fused = rwkv7_fused_recurrent_variant().backward;  // built once, not per timed call
     const BackwardCall on_fused_workspace{
         p,
@@ -175,6 +184,7 @@ void backward(const BackwardCall& call) {
   float* workspace = reinterpret_cast<float*>(call.workspace.data());
   const ChunkWorkspace ws(p);
   IntraOutputs intra = intra_outputs(workspace, ws);
+  const IntraOutputs planes = intra;  // for bf16 inputs the forward's planes, which the tensor cores read
   intra.x = workspace + ws.x, intra.ak = workspace + ws.ak;
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {  // the fp32 copies of what the forward holds as planes
     intra.w = workspace + ws.w32, intra.bg = workspace + ws.bg32;
@@ -188,18 +198,41 @@ void backward(const BackwardCall& call) {
   {
     const NvtxRange range("backward states");
     const std::size_t shared_limit = current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
-    const int columns = state_columns(heads, d.K, d.V, d.C, false, sms, shared_limit);  // the forward's rule
-    with_one_of<kStateColumns, kNarrowStateColumns>(columns, [&](auto cols) {
-      constexpr int COLS = decltype(cols)::value;
-      const int buffers = dstate_buffers(d.C, d.K, sizeof(T), COLS, shared_limit);
-      const std::size_t shared = sizeof(float) * dstate_shared_floats(d.C, d.K, sizeof(T), COLS, buffers);
-      with_one_of<1, 2, 4, 8>(d.K / 16, [&](auto groups) {
-        auto kernel = rwkv7_chunk_dstates_kernel<T, decltype(groups)::value, COLS>;
-        allow_shared_memory(kernel, shared);
-        kernel<<<dim3(d.V / COLS, heads), state_threads(COLS), shared, call.stream>>>(grads, d, intra,
-                                                                                      regions, buffers);
+    // bf16 on the tensor cores where a block's shared memory allows, as the forward's state pass, with its
+    // rule for the columns a block holds
+    const auto columns = [&](bool tensor_cores) {
+      return state_columns(heads, d.K, d.V, d.C, tensor_cores, sms, shared_limit);
+    };
+    const bool tensor_cores =
+        std::is_same_v<T, __nv_bfloat16> &&
+        std::size_t(mma_dstate_shared_bytes(d.C, d.K, columns(true), 1)) <= shared_limit;
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+      if (tensor_cores)
+        with_one_of<kStateColumns, kNarrowStateColumns, kWideStateColumns>(columns(true), [&](auto cols) {
+          constexpr int COLS = decltype(cols)::value;
+          const int buffers = mma_dstate_buffers(d.C, d.K, COLS, shared_limit);
+          const std::size_t shared = mma_dstate_shared_bytes(d.C, d.K, COLS, buffers);
+          with_one_of<1, 2, 4, 8>(d.K / 16, [&](auto groups) {
+            constexpr int KQ = decltype(groups)::value;
+            auto kernel = rwkv7_chunk_dstates_mma_kernel<KQ, COLS>;
+            allow_shared_memory(kernel, shared);
+            kernel<<<dim3(d.V / COLS, heads), mma_state_threads(KQ), shared, call.stream>>>(grads, d, planes,
+                                                                                            regions, buffers);
+          });
+        });
+    }
+    if (!tensor_cores)
+      with_one_of<kStateColumns, kNarrowStateColumns>(columns(false), [&](auto cols) {
+        constexpr int COLS = decltype(cols)::value;
+        const int buffers = dstate_buffers(d.C, d.K, sizeof(T), COLS, shared_limit);
+        const std::size_t shared = sizeof(float) * dstate_shared_floats(d.C, d.K, sizeof(T), COLS, buffers);
+        with_one_of<1, 2, 4, 8>(d.K / 16, [&](auto groups) {
+          auto kernel = rwkv7_chunk_dstates_kernel<T, decltype(groups)::value, COLS>;
+          allow_shared_memory(kernel, shared);
+          kernel<<<dim3(d.V / COLS, heads), state_threads(COLS), shared, call.stream>>>(grads, d, intra,
+                                                                                        regions, buffers);
+        });
       });
-    });
     FLA_CUDA_CHECK_LAUNCH();
   }
   {
@@ -258,10 +291,9 @@ Variant rwkv7_chunk_variant() {
       "chunkwise (WY form, intermediates fp32; fp32 operands in two bf16 parts on the tensor cores for the "
       "per-chunk matrices of 16-bit inputs and the state and output passes of bf16's): per-chunk matrices "
       "and (I - A_ab)^-1 in parallel, a scan over the chunks for the states, the outputs per chunk in "
-      "parallel; the backward in chunk form where few heads leave the fused one short of SMs (a reverse scan "
-      "for "
-      "the state gradient, then every input's gradient per chunk), else fused_recurrent's on the states this "
-      "forward saves";
+      "parallel; the backward in chunk form (a reverse scan for the state gradient, on the tensor cores for "
+      "bf16, then every input's gradient per chunk) where few heads leave the fused one short of SMs or, for "
+      "bf16, at K = 128 in chunks of 16 or 32; else fused_recurrent's on the states this forward saves";
   variant.backend = Backend::cuda;
   variant.support.chunk_sizes = {16, 32, 64};
   variant.support.default_chunk_size = 32;  // the fastest at every peer shape (kernels/notes/rwkv7_chunk.md)
@@ -269,8 +301,7 @@ Variant rwkv7_chunk_variant() {
   variant.workspace_bytes = [](const Problem& p, Mode mode, const DeviceLimits& device) {
     const rwkv7::ChunkWorkspace w(p);
     if (mode == Mode::fwd) return w.forward_total() * sizeof(float);
-    return w.backward_total(rwkv7::chunked_backward(rwkv7::chunk_dims(p), int(dtype_size(p.dtype)), device)) *
-           sizeof(float);
+    return w.backward_total(rwkv7::chunked_backward(rwkv7::chunk_dims(p), p.dtype, device)) * sizeof(float);
   };
   variant.forward =
       by_dtype<ForwardCall>([](auto tag, const ForwardCall& call) { rwkv7::forward<decltype(tag)>(call); });

@@ -1,7 +1,8 @@
 // Every CUDA variant sizes its workspace by mode: a forward alone never takes more than a fwd+bwd, and the
 // variants whose workspace only their backward reads (the recurrences' checkpoints) take none for it; rwkv7
 // chunk leaves out its backwards' regions from a forward alone, and a fwd+bwd takes the regions of the
-// backward the device's SMs pick (its chunked one's 2 GB at the largest peer shape only where that one runs).
+// backward the variant picks for the device and shape (its chunked one's 2 GB at the largest peer shape only
+// where that one runs).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -62,14 +63,19 @@ TEST(VariantWorkspace, Rwkv7ChunkLeavesEitherBackwardOutOfAForward) {
 
 TEST(VariantWorkspace, Rwkv7ChunkTakesTheRegionsOfTheBackwardThatRuns) {
   // 16 heads of 64 value columns: 64 fused backward blocks, fewer than a Hopper's 132 SMs, so the chunked
-  // backward runs there; on an RTX 4070 Ti's 60 SMs the fused one. 32 heads of 128: the fused one on both.
+  // backward runs there; on an RTX 4070 Ti's 60 SMs the fused one. 32 heads of 128 in bf16: the chunked one
+  // (its reverse scan on the tensor cores) in chunks of 32, the fused one in chunks of 64 and for fp16.
   const Problem few_heads{1, 24576, 16, 64, 64, DType::bf16, 32},
-      many{2, 16384, 16, 128, 128, DType::bf16, 32};
+      many{2, 16384, 16, 128, 128, DType::bf16, 32}, many_c64{2, 16384, 16, 128, 128, DType::bf16, 64},
+      many_fp16{2, 16384, 16, 128, 128, DType::fp16, 32}, many_d64{4, 4096, 16, 64, 64, DType::bf16, 32};
   const rwkv7::ChunkWorkspace a(few_heads), b(many);
   EXPECT_EQ(bytes("rwkv7", "chunk", few_heads, Mode::fwdbwd, kHopper), a.total * sizeof(float));
   EXPECT_EQ(bytes("rwkv7", "chunk", few_heads, Mode::fwdbwd, kAda), a.fused_total * sizeof(float));
-  EXPECT_EQ(bytes("rwkv7", "chunk", many, Mode::fwdbwd, kHopper), b.fused_total * sizeof(float));
-  EXPECT_GT((b.total - b.fused_total) * sizeof(float), std::size_t(1) << 30);  // the chunked one's, not taken
+  EXPECT_EQ(bytes("rwkv7", "chunk", many, Mode::fwdbwd, kHopper), b.total * sizeof(float));
+  EXPECT_GT((b.total - b.fused_total) * sizeof(float), std::size_t(1) << 30);  // the chunked one's
+  for (const Problem& fused : {many_c64, many_fp16, many_d64})
+    EXPECT_EQ(bytes("rwkv7", "chunk", fused, Mode::fwdbwd, kHopper),
+              rwkv7::ChunkWorkspace(fused).fused_total * sizeof(float));
 }
 
 }  // namespace

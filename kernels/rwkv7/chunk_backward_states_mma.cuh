@@ -1,0 +1,203 @@
+// rwkv7 chunk backward, step 1 on the tensor cores (bf16 inputs): chunk_backward_states.cuh's reverse scan
+// with the same outputs, its products as mma.sync tiles, in the shape of the forward's state pass
+// (chunk_states_mma.cuh) with other operands. A warp holds 16 rows (keys) of the state gradient dS for the
+// block's COLS value columns as fp32 accumulators; per chunk, from the last:
+//   dV_new = A_qb^T dO + b~ dS                        (b~: b decayed to the chunk's end; C x COLS tiles)
+//   dS    <- e^{Γ_L} dS + (q e^Γ)^T dO + W^T dV_new
+// A_qb, W, q e^Γ and b~ (to its step's end) are the forward's own bf16 planes (high and low parts), dO is
+// bf16 already, and dS^T, dV_new and b~ to the chunk's end are split in two parts where they are made: every
+// product keeps about 16 bits of its fp32 operands, as the forward's passes do (the state gradient and dV_new
+// are two of the backward intermediates that need more than bf16; kernels/notes/rwkv7_chunk.md).
+#pragma once
+
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+#include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/rwkv7/chunk_backward_states.cuh"
+#include "kernels/rwkv7/chunk_states_plan.h"
+
+namespace flabench::rwkv7 {
+
+// One chunk's operands in shared memory (bytes): A_qb [C][C], W, q e^Γ and b~ [C][K] as two bf16 planes each,
+// the steps' decays, dO [C][cols].
+__host__ __device__ constexpr int mma_dstate_operand_bytes(int C, int K, int cols) {
+  return 2 * C * padded_row(C, 2) * 2 + 3 * 2 * C * padded_row(K, 2) * 2 + (C / kStep) * K * 4 +
+         C * padded_row(cols, 2) * 2;
+}
+// dS^T [cols][K], dV_new [C][cols] and b~ to the chunk's end [C][K] as two planes each, and the decays from
+// each step's end to the chunk's end, then the chunk's own [C / 16 + 1][K].
+__host__ __device__ constexpr int mma_dstate_fixed_bytes(int C, int K, int cols) {
+  return 2 * cols * padded_row(K, 2) * 2 + 2 * C * padded_row(cols, 2) * 2 + 2 * C * padded_row(K, 2) * 2 +
+         (C / kStep + 1) * K * 4;
+}
+__host__ __device__ constexpr int mma_dstate_buffers(int C, int K, int cols, std::size_t limit) {
+  return std::size_t(mma_dstate_fixed_bytes(C, K, cols) + 2 * mma_dstate_operand_bytes(C, K, cols)) <= limit
+             ? 2
+             : 1;
+}
+__host__ __device__ constexpr int mma_dstate_shared_bytes(int C, int K, int cols, int buffers) {
+  return mma_dstate_fixed_bytes(C, K, cols) + buffers * mma_dstate_operand_bytes(C, K, cols);
+}
+
+struct DStatePlanes {
+  __nv_bfloat16 *qb, *W, *qg, *bg;  // the high planes; each low plane follows its high one
+  float* decay;
+  __nv_bfloat16* dout;
+  int qb_plane, plane;  // elements from a high plane to its low one
+  __device__ DStatePlanes(char* base, int C, int K, int cols)
+      : qb_plane(C * padded_row(C, 2)), plane(C * padded_row(K, 2)) {
+    qb = reinterpret_cast<__nv_bfloat16*>(base), W = qb + 2 * qb_plane, qg = W + 2 * plane,
+    bg = qg + 2 * plane;
+    decay = reinterpret_cast<float*>(bg + 2 * plane);
+    dout = reinterpret_cast<__nv_bfloat16*>(decay + (C / kStep) * K);
+  }
+};
+
+// Issues the copies of chunk n's operands into `to`, and zeroes dO's rows past the sequence's end (ldmatrix
+// reads whole 16-token steps).
+template <int K, int COLS, int kBlockThreads>
+__device__ void fetch_dstate_planes(const DStatePlanes& to, const GradPointers<__nv_bfloat16>& g,
+                                    const IntraOutputs& in, const ChunkDims& d, int n, int b, int h, int v0) {
+  constexpr int KP = padded_row(K, 2), VP = padded_row(COLS, 2);
+  const int C = d.C, t0 = n * C, L = min(C, d.T - t0);
+  const std::int64_t block = std::int64_t(b * d.H + h) * d.chunks + n;
+  // A_qb as [2][C][C] bf16 planes a chunk, W, q e^Γ and b~ as [2][C][K]: 2C rows each
+  copy_rows<kBlockThreads>(C / 8, to.qb, padded_row(C, 2) * 2,
+                           reinterpret_cast<const __nv_bfloat16*>(in.qb) + block * 2 * C * C, C * 2, 2 * C);
+  const auto planes = [&](__nv_bfloat16* to_rows, const float* region) {
+    copy_rows<kBlockThreads>(K / 8, to_rows, KP * 2,
+                             reinterpret_cast<const __nv_bfloat16*>(region) + block * 2 * C * K, K * 2,
+                             2 * C);
+  };
+  planes(to.W, in.w), planes(to.qg, in.qg), planes(to.bg, in.bg);
+  copy_rows<kBlockThreads>(K / 4, to.decay, K * 4, in.decay + block * (C / kStep) * K, K * 4, C / kStep);
+  copy_rows<kBlockThreads>(COLS * 2 / 16, to.dout, VP * 2, g.d_o + token_row(d, b, t0, h) * d.V + v0,
+                           std::int64_t(d.H) * d.V * 2, L);
+  for (int e = threadIdx.x; e < (C - L) * COLS; e += kBlockThreads)
+    to.dout[(L + e / COLS) * VP + e % COLS] = __float2bfloat16_rn(0.0f);
+}
+
+template <int KQ, int COLS>
+__global__ void __launch_bounds__(mma_state_threads(KQ))
+    rwkv7_chunk_dstates_mma_kernel(GradPointers<__nv_bfloat16> g, ChunkDims d, IntraOutputs in,
+                                   BackwardRegions out, int buffers) {
+  using Op = __nv_bfloat16;
+  constexpr int K = 16 * KQ, NT = COLS / 8, KP = padded_row(K, 2), VP = padded_row(COLS, 2);
+  constexpr int kBlockThreads = mma_state_threads(KQ);
+  extern __shared__ __align__(16) float smem[];
+  const int C = d.C, CQ = padded_row(C, 2), steps = C / kStep;
+  Op* dS = reinterpret_cast<Op*>(smem);  // dS^T [COLS][KP] at the chunk's end, then its low plane
+  Op* dvn = dS + 2 * COLS * KP;          // dV_new [C][VP], then its low plane
+  Op* bfull = dvn + 2 * C * VP;          // b~ decayed to the chunk's end [C][KP], then its low plane
+  float* later = reinterpret_cast<float*>(bfull + 2 * C * KP);  // [steps + 1][K]
+  char* operands = reinterpret_cast<char*>(later + (steps + 1) * K);
+  const int operand_bytes = mma_dstate_operand_bytes(C, K, COLS);
+  const int bh = blockIdx.y, b = bh / d.H, h = bh % d.H, v0 = blockIdx.x * COLS;
+  const int warp = threadIdx.x / 32, m0 = 16 * warp;              // the warp's keys m0 .. m0 + 15
+  const auto chunk_of = [&](int i) { return d.chunks - 1 - i; };  // the i-th chunk the scan visits
+  const auto buffer = [&](int i) {
+    return DStatePlanes(operands + (i & (buffers - 1)) * operand_bytes, C, K, COLS);
+  };
+  const auto fetch = [&](int i) {
+    fetch_dstate_planes<K, COLS, kBlockThreads>(buffer(i), g, in, d, chunk_of(i), b, h, v0);
+  };
+  const std::int64_t head_state = std::int64_t(bh) * K * d.V + v0;
+
+  float acc[NT][4];
+  chunk::for_each_pair(acc, NT, m0, 0, [&](int key, int col, float& first, float& second) {
+    float2 x = make_float2(0.0f, 0.0f);
+    if (g.d_ht) x = *reinterpret_cast<const float2*>(g.d_ht + head_state + std::int64_t(key) * d.V + col);
+    first = x.x, second = x.y;
+  });
+
+  for (int i = 0; i < d.chunks; ++i) {
+    const int n = chunk_of(i);
+    const std::int64_t block = std::int64_t(bh) * d.chunks + n;
+    await_operands(i, d.chunks, buffers, fetch);
+    const DStatePlanes x = buffer(i);
+    float* dstate = out.dstates + block * K * d.V + v0;
+    chunk::for_each_pair(acc, NT, m0, 0, [&](int key, int col, float first, float second) {
+      *reinterpret_cast<float2*>(dstate + std::int64_t(key) * d.V + col) = make_float2(first, second);
+    });
+    chunk::for_each_accumulator(acc, NT, m0, 0, [&](int key, int col, float value) {
+      store_parts(dS + col * KP + key, COLS * KP, value);
+    });
+    for (int c = threadIdx.x; c < K; c += kBlockThreads) {
+      float f = 1;
+      for (int s = steps - 1; s >= 0; --s) later[s * K + c] = f, f *= x.decay[s * K + c];
+      later[steps * K + c] = f;
+    }
+    __syncthreads();
+    // b~ to the chunk's end: the forward's b~ (to its step's end) times the decay after the step
+    for (int e = threadIdx.x; e < C * K / 2; e += kBlockThreads) {
+      const int row = e / (K / 2), c = 2 * (e % (K / 2)), at = row * KP + c;
+      const float* f = later + (row / kStep) * K + c;
+      const __nv_bfloat162 high = *reinterpret_cast<const __nv_bfloat162*>(x.bg + at);
+      const __nv_bfloat162 low = *reinterpret_cast<const __nv_bfloat162*>(x.bg + x.plane + at);
+      store_part_pairs(bfull + at, C * KP, (__low2float(high) + __low2float(low)) * f[0],
+                       (__high2float(high) + __high2float(low)) * f[1]);
+    }
+    __syncthreads();
+
+    // dV_new = A_qb^T dO + b~ dS, a 16 x 8 tile at a time; the products with a low part in a sum of their own
+    for (int tile = warp; tile < (C / 16) * NT; tile += KQ) {
+      const int i0 = 16 * (tile / NT), c0 = 8 * (tile % NT);
+      float high[1][4] = {}, low[1][4] = {};
+      for (int k0 = 0; k0 < C; k0 += 16) {
+        std::uint32_t a[1][4], a_low[1][4];
+        chunk::a_stored_km<Op>(a[0], x.qb, CQ, i0, k0);
+        chunk::a_stored_km<Op>(a_low[0], x.qb + x.qb_plane, CQ, i0, k0);
+        chunk::mma_b_stored_kn<Op, 1, 1>(high, 1, a, x.dout, VP, k0, c0);
+        chunk::mma_b_stored_kn<Op, 1, 1>(low, 1, a_low, x.dout, VP, k0, c0);
+      }
+#pragma unroll
+      for (int k0 = 0; k0 < K; k0 += 16) {
+        std::uint32_t a[4], a_low[4];
+        chunk::a_stored_mk<Op>(a, bfull, KP, i0, k0);
+        chunk::a_stored_mk<Op>(a_low, bfull + C * KP, KP, i0, k0);
+        chunk::mma_b_stored_nk<Op, 1>(high, 1, a, dS, KP, k0, c0);
+        chunk::mma_b_stored_nk<Op, 1>(low, 1, a_low, dS, KP, k0, c0);
+        chunk::mma_b_stored_nk<Op, 1>(low, 1, a, dS + COLS * KP, KP, k0, c0);
+      }
+#pragma unroll
+      for (int r = 0; r < 4; ++r) high[0][r] += low[0][r];
+      float* to = out.dvnew + block * C * d.V + v0;
+      chunk::for_each_pair(high, 1, i0, c0, [&](int row, int col, float first, float second) {
+        store_part_pairs(dvn + row * VP + col, C * VP, first, second);
+        *reinterpret_cast<float2*>(to + std::int64_t(row) * d.V + col) = make_float2(first, second);
+      });
+    }
+    __syncthreads();
+
+    // dS <- e^{Γ_L} dS + (q e^Γ)^T dO + W^T dV_new, a 16-token step a k-step
+    chunk::for_each_accumulator(acc, NT, m0, 0,
+                                [&](int key, int, float& value) { value *= later[steps * K + key]; });
+    float low[NT][4] = {};
+    for (int j0 = 0; j0 < C; j0 += kStep) {
+      std::uint32_t qh[1][4], ql[1][4], wh[1][4], wl[1][4];
+      chunk::a_stored_km<Op>(qh[0], x.qg, KP, m0, j0);
+      chunk::a_stored_km<Op>(ql[0], x.qg + x.plane, KP, m0, j0);
+      chunk::a_stored_km<Op>(wh[0], x.W, KP, m0, j0);
+      chunk::a_stored_km<Op>(wl[0], x.W + x.plane, KP, m0, j0);
+      chunk::mma_b_stored_kn<Op, NT, 1>(acc, NT, qh, x.dout, VP, j0, 0);
+      chunk::mma_b_stored_kn<Op, NT, 1>(low, NT, ql, x.dout, VP, j0, 0);
+      chunk::mma_b_stored_kn<Op, NT, 1>(acc, NT, wh, dvn, VP, j0, 0);
+      chunk::mma_b_stored_kn<Op, NT, 1>(low, NT, wl, dvn, VP, j0, 0);
+      chunk::mma_b_stored_kn<Op, NT, 1>(low, NT, wh, dvn + C * VP, VP, j0, 0);
+    }
+#pragma unroll
+    for (int t = 0; t < NT; ++t)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) acc[t][r] += low[t][r];
+    __syncthreads();  // this buffer is refilled after it, dS^T and dV_new remade
+    refill_operands(i, d.chunks, buffers, fetch);
+  }
+  chunk::for_each_pair(acc, NT, m0, 0, [&](int key, int col, float first, float second) {
+    *reinterpret_cast<float2*>(g.dh0 + head_state + std::int64_t(key) * d.V + col) =
+        make_float2(first, second);
+  });
+}
+
+}  // namespace flabench::rwkv7
