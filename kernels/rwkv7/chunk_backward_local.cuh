@@ -29,7 +29,8 @@ constexpr int kLocalSlice = 32;  // value columns staged at a time
 
 // Shared memory (floats). Kept for the chunk: X [C][C + 1], the gradients of A_qk, A_qb, A_ak, A_ab and X
 // [C][C], S . dS per key channel [K]. Then, in turn: the value slices (S, dS [K][33]; dO, v, V_new, dV_new,
-// X^T dV_new, A_ak v [C][33]) with k~ [C][K]; dW and a e^{Γe} [C][K + 1] with X^T dX [C][C + 1].
+// X^T dV_new, A_ak v [C][33]) with k~ [C][K], the decays' sums in the slices' room before them; dW and
+// a e^{Γe} [C][K + 1] with X^T dX [C][C + 1].
 __host__ __device__ constexpr int local_kept_floats(int C, int K) {
   return C * (C + 1) + 5 * C * C + K;
 }
@@ -69,15 +70,19 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
   const ChannelTerms at_terms(C, K);
   float* scratch = regions.scratch + blockIdx.x * regions.scratch_floats;
   float *dw = scratch + at.dw, *ag = scratch + at.ag;
-  float *l = scratch + at.l, *le = scratch + at.le, *r = scratch + at.r, *wf = scratch + at.wf;
-  float* total = scratch + at.total;
+  // before the value slices, in their room: the decays' exclusive sums within each step and what is left of
+  // the step after each token [C][K], and the steps' totals [C / 16][K]
+  float *le = turn, *r = le + C * K, *total = r + C * K;
 
   for (int item = blockIdx.x; item < d.chunks * d.B * d.H; item += gridDim.x) {
     const int n = item % d.chunks, bh = item / d.chunks, b = bh / d.H, h = bh % d.H;
     const int t0 = n * C, L = min(C, d.T - t0);
     const std::int64_t block = std::int64_t(bh) * d.chunks + n;
+    // token i's row of a [B, T, H, D] tensor: rows H D apart from the chunk's first (no 64-bit product a
+    // element: the staging loops' index arithmetic was a fifth of the kernel's instructions, v29)
+    const std::int64_t first_row = token_row(d, b, t0, h);
     const auto input = [&](const T* x, int D, int i, int c) {
-      return i < L ? to_float(x[token_row(d, b, t0 + i, h) * D + c]) : 0.0f;
+      return i < L ? to_float(x[(first_row + std::int64_t(i) * d.H) * D + c]) : 0.0f;
     };
     const float* S0 = regions.states + (std::int64_t(bh) * d.checkpoints + t0 / kCheckpointTokens) * K * V;
     const float* dS = regions.dstates + block * K * V;
@@ -97,14 +102,13 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
       // (the step's loads issued together, its sums kept for r rather than read back from the scratch)
       float w[kCheckpointTokens], sums[kCheckpointTokens], sum = 0;
 #pragma unroll
-      for (int t = 0; t < kCheckpointTokens; ++t) w[t] = input(p.g, K, first + t, c) * kLog2e;
+      // (w rounded before it is summed, as the per-channel kernel's decays are: no contraction into the sum)
+      for (int t = 0; t < kCheckpointTokens; ++t) w[t] = __fmul_rn(input(p.g, K, first + t, c), kLog2e);
 #pragma unroll
       for (int t = 0; t < kCheckpointTokens; ++t) {
         le[(first + t) * K + c] = sum;
         sum += w[t];
         sums[t] = sum;
-        l[(first + t) * K + c] = sum;
-        wf[(first + t) * K + c] = exp2_flushed(w[t]);
       }
 #pragma unroll
       for (int t = 0; t < kCheckpointTokens; ++t) r[(first + t) * K + c] = sum - sums[t];
@@ -116,6 +120,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
       ag[e] = input(p.a, K, i, c) * exp2_flushed(le[e] + steps_total(total, K, 0, s, c));
       kts[e] = input(p.k, K, i, c) * exp2_flushed(r[e] + steps_total(total, K, s + 1, steps, c));
     }
+    __syncthreads();  // the value slices take the decays' sums' room
 
     // The products over the value columns, a slice at a time (the first slice writes, the others add).
     for (int v0 = 0; v0 < V; v0 += VS) {
@@ -126,15 +131,16 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
       const auto put = [](float* x, int stride) {
         return [=](int i, int j, float y) { x[i * stride + j] = y; };
       };
-      for (int e = threadIdx.x; e < C * VS; e += kThreads) {
-        const int i = e / VS, j = e % VS, row = i * SP + j;
+      // a thread keeps its column j (VS, a power of two, divides the block's threads)
+      const int j = threadIdx.x % VS, rows_per_pass = kThreads / VS;
+      for (int i = threadIdx.x / VS; i < C; i += rows_per_pass) {
+        const int row = i * SP + j;
         dOs[row] = input(g.d_o, V, i, v0 + j);
         vs[row] = input(p.v, V, i, v0 + j);
-        vns[row] = i < L ? regions.sa[token_row(d, b, t0 + i, h) * V + v0 + j] : 0.0f;
+        vns[row] = i < L ? regions.sa[(first_row + std::int64_t(i) * d.H) * V + v0 + j] : 0.0f;
         dvns[row] = regions.dvnew[block * C * V + i * V + v0 + j];
       }
-      for (int e = threadIdx.x; e < K * VS; e += kThreads) {
-        const int c = e / VS, j = e % VS;
+      for (int c = threadIdx.x / VS; c < K; c += rows_per_pass) {
         S0s[c * SP + j] = S0[c * V + v0 + j];
         dSs[c * SP + j] = dS[c * V + v0 + j];
       }

@@ -58,15 +58,13 @@ inline ChunkDims chunk_dims(const Problem& p) {
   return d;
 }
 
-// The local gradients' scratch of one block (chunk_backward_local.cuh), offsets in floats, all [C][K] but the
-// steps' totals [C / 16][K]: dW (a product over the value columns that shared memory does not keep), a
-// e^{Γe}, and the decays' sums within 16-token steps.
+// The local gradients' scratch of one block (chunk_backward_local.cuh), offsets in floats, [C][K] each: dW
+// (a product over the value columns that shared memory does not keep) and a e^{Γe}.
 struct LocalScratch {
-  std::size_t dw, ag, l, le, r, wf, total, floats;
+  std::size_t dw, ag, floats;
   __host__ __device__ LocalScratch(int C, int K) {
     const std::size_t keys = std::size_t(C) * K;
-    dw = 0, ag = dw + keys, l = ag + keys, le = l + keys, r = le + keys, wf = r + keys, total = wf + keys;
-    floats = total + std::size_t(C / kCheckpointTokens) * K;
+    dw = 0, ag = keys, floats = 2 * keys;
   }
 };
 
