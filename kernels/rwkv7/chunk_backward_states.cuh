@@ -4,10 +4,12 @@
 //   dV_new = A_qb^T dO + b~ dS              (b~ = b e^{Γ_L - Γ}, the state update's b to the chunk's end)
 //   dS    <- e^{Γ_L} dS + (q e^Γ)^T dO + W^T dV_new
 // storing each chunk's dS and dV_new for the local gradients (chunk_backward_local.cuh), and dh0 at the end.
-// One block per (slice of COLS value columns, batch * head), 16 threads a column, as the forward's CUDA-core
-// pass; the next chunk's operands arrive by cp.async while the block works on this one where two buffers
-// fit. All fp32 (W and b~ from the copies a bf16 forward makes for it): the state gradient and dV_new are two
-// of the backward intermediates that need it (kernels/notes/rwkv7_chunk.md).
+// This is the CUDA-core scan, for fp16 and fp32 inputs and for bf16's where the tensor-core one
+// (chunk_backward_states_mma.cuh) does not fit a block's shared memory. One block per (slice of COLS value
+// columns, batch * head), 16 threads a column, as the forward's CUDA-core pass; the next chunk's operands
+// arrive by cp.async while the block works on this one where two buffers fit. All fp32 (W and b~ from the
+// copies a bf16 forward makes for it): the state gradient and dV_new are two of the backward intermediates
+// that need it (kernels/notes/rwkv7_chunk.md).
 #pragma once
 
 #include "kernels/common/fused_recurrent/staging.cuh"
