@@ -20,27 +20,7 @@
 
 namespace flabench::rwkv7 {
 
-// One chunk's operands in shared memory (bytes): A_qb [C][C], W, q e^Γ and b~ [C][K] as two bf16 planes each,
-// the steps' decays, dO [C][cols].
-__host__ __device__ constexpr int mma_dstate_operand_bytes(int C, int K, int cols) {
-  return 2 * C * padded_row(C, 2) * 2 + 3 * 2 * C * padded_row(K, 2) * 2 + (C / kStep) * K * 4 +
-         C * padded_row(cols, 2) * 2;
-}
-// dS^T [cols][K], dV_new [C][cols] and b~ to the chunk's end [C][K] as two planes each, and the decays from
-// each step's end to the chunk's end, then the chunk's own [C / 16 + 1][K].
-__host__ __device__ constexpr int mma_dstate_fixed_bytes(int C, int K, int cols) {
-  return 2 * cols * padded_row(K, 2) * 2 + 2 * C * padded_row(cols, 2) * 2 + 2 * C * padded_row(K, 2) * 2 +
-         (C / kStep + 1) * K * 4;
-}
-__host__ __device__ constexpr int mma_dstate_buffers(int C, int K, int cols, std::size_t limit) {
-  return std::size_t(mma_dstate_fixed_bytes(C, K, cols) + 2 * mma_dstate_operand_bytes(C, K, cols)) <= limit
-             ? 2
-             : 1;
-}
-__host__ __device__ constexpr int mma_dstate_shared_bytes(int C, int K, int cols, int buffers) {
-  return mma_dstate_fixed_bytes(C, K, cols) + buffers * mma_dstate_operand_bytes(C, K, cols);
-}
-
+// One chunk's operands in shared memory (their sizes and the block's: chunk_states_plan.h, mma_dstate_*).
 struct DStatePlanes {
   __nv_bfloat16 *qb, *W, *qg, *bg;  // the high planes; each low plane follows its high one
   float* decay;

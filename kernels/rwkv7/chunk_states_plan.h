@@ -1,5 +1,6 @@
-// The sizes of rwkv7 chunk's state pass (chunk_states.cuh, chunk_states_mma.cuh) as the host plans them: a
-// block's threads and shared memory, and the value columns a block holds. Host-safe, so
+// The sizes of rwkv7 chunk's state pass (chunk_states.cuh, chunk_states_mma.cuh) and of the backward's
+// reverse scan on the tensor cores (chunk_backward_states_mma.cuh) as the host plans them: a block's threads
+// and shared memory, and the value columns a block holds. Host-safe, so
 // tests/kernels/rwkv7_chunk_states_plan_test.cpp checks the rule on the CPU.
 #pragma once
 
@@ -65,6 +66,28 @@ __host__ __device__ constexpr int mma_operand_buffers(int C, int K, int cols, st
 __host__ __device__ constexpr int mma_states_shared_bytes(int C, int K, int cols, int buffers) {
   return mma_fixed_bytes(C, K, cols) + buffers * mma_operand_bytes(C, K, cols);
 }
+// The backward's reverse scan on the tensor cores (chunk_backward_states_mma.cuh), the same way.
+// One chunk's operands in shared memory (bytes): A_qb [C][C], W, q e^Γ and b~ [C][K] as two bf16 planes each,
+// the steps' decays, dO [C][cols].
+__host__ __device__ constexpr int mma_dstate_operand_bytes(int C, int K, int cols) {
+  return 2 * C * padded_row(C, 2) * 2 + 3 * 2 * C * padded_row(K, 2) * 2 + (C / kStep) * K * 4 +
+         C * padded_row(cols, 2) * 2;
+}
+// dS^T [cols][K], dV_new [C][cols] and b~ to the chunk's end [C][K] as two planes each, and the decays from
+// each step's end to the chunk's end, then the chunk's own [C / 16 + 1][K].
+__host__ __device__ constexpr int mma_dstate_fixed_bytes(int C, int K, int cols) {
+  return 2 * cols * padded_row(K, 2) * 2 + 2 * C * padded_row(cols, 2) * 2 + 2 * C * padded_row(K, 2) * 2 +
+         (C / kStep + 1) * K * 4;
+}
+__host__ __device__ constexpr int mma_dstate_buffers(int C, int K, int cols, std::size_t limit) {
+  return std::size_t(mma_dstate_fixed_bytes(C, K, cols) + 2 * mma_dstate_operand_bytes(C, K, cols)) <= limit
+             ? 2
+             : 1;
+}
+__host__ __device__ constexpr int mma_dstate_shared_bytes(int C, int K, int cols, int buffers) {
+  return mma_dstate_fixed_bytes(C, K, cols) + buffers * mma_dstate_operand_bytes(C, K, cols);
+}
+
 // Operand buffers for a grid of `blocks` on `sms` SMs, given the blocks an SM holds with one and with two
 // (the driver's occupancy; 0 where two do not fit): two, so that the next chunk's copies arrive during this
 // one, unless one buffer lets the grid run in fewer waves (its blocks then share SMs and hide each other's

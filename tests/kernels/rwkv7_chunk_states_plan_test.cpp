@@ -1,7 +1,7 @@
 // rwkv7 chunk's state pass as the host plans it (kernels/rwkv7/chunk_states_plan.h): the value columns a
 // block holds at the peer shapes are the ones measured fastest on an H200 (kernels/notes/rwkv7_chunk.md,
 // v13), the CUDA-core kernel (fp16, fp32) is never given the tensor cores' wide blocks, every pick divides V,
-// and the shared memory of what is picked fits the device.
+// and the shared memory of what is picked fits the device (the backward's tensor-core reverse scan's too).
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -60,6 +60,25 @@ TEST(Rwkv7ChunkStatesPlan, PicksDivideVAndFitTheDevice) {
   // an RTX 40xx holds the wide blocks at C = 32 (67 KiB), not at C = 64 (16 columns there)
   EXPECT_EQ(columns(4, 16, 128, 32, true, kAdaShared), kWideStateColumns);
   EXPECT_EQ(columns(4, 16, 128, 64, true, kAdaShared), kStateColumns);
+}
+
+// The backward's reverse scan on the tensor cores (bf16) takes the forward's columns; its block fits a Hopper
+// wherever the rule can pick it, with two operand buffers at the D = 128 peer shapes (32 columns). On an RTX
+// 40xx's 99 KiB it fits at C = 32, K = 128 with one buffer and not at C = 64, where the chunk variant keeps
+// the CUDA-core scan (chunk.cu).
+TEST(Rwkv7ChunkStatesPlan, TheTensorCoreReverseScanFitsWhereItRuns) {
+  for (int C : {16, 32, 64})
+    for (int K : {16, 32, 64, 128})
+      for (std::int64_t heads : {1, 8, 64, 1024}) {
+        const int cols = state_columns(heads, K, K, C, true, kSms, kHopperShared);
+        EXPECT_LE(std::size_t(mma_dstate_shared_bytes(C, K, cols, 1)), kHopperShared)
+            << "C" << C << " K" << K << " heads " << heads;
+      }
+  for (int C : {16, 32})
+    EXPECT_EQ(mma_dstate_buffers(C, 128, kWideStateColumns, kHopperShared), 2) << "C" << C;
+  EXPECT_LE(std::size_t(mma_dstate_shared_bytes(32, 128, kStateColumns, 1)), kAdaShared);
+  EXPECT_EQ(mma_dstate_buffers(32, 128, kStateColumns, kAdaShared), 1);
+  EXPECT_GT(std::size_t(mma_dstate_shared_bytes(64, 128, kStateColumns, 1)), kAdaShared);
 }
 
 TEST(Rwkv7ChunkStatesPlan, OneOperandBufferOnlyWhereItSavesAWave) {
