@@ -16,6 +16,7 @@
 
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/rwkv7/chunk_backward_states.cuh"
+#include "kernels/rwkv7/chunk_states_mma.cuh"
 #include "kernels/rwkv7/chunk_states_plan.h"
 
 namespace flabench::rwkv7 {
@@ -155,18 +156,8 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
     chunk::for_each_accumulator(acc, NT, m0, 0,
                                 [&](int key, int, float& value) { value *= later[steps * K + key]; });
     float low[NT][4] = {};
-    for (int j0 = 0; j0 < C; j0 += kStep) {
-      std::uint32_t qh[1][4], ql[1][4], wh[1][4], wl[1][4];
-      chunk::a_stored_km<Op>(qh[0], x.qg, KP, m0, j0);
-      chunk::a_stored_km<Op>(ql[0], x.qg + x.plane, KP, m0, j0);
-      chunk::a_stored_km<Op>(wh[0], x.W, KP, m0, j0);
-      chunk::a_stored_km<Op>(wl[0], x.W + x.plane, KP, m0, j0);
-      chunk::mma_b_stored_kn<Op, NT, 1>(acc, NT, qh, x.dout, VP, j0, 0);
-      chunk::mma_b_stored_kn<Op, NT, 1>(low, NT, ql, x.dout, VP, j0, 0);
-      chunk::mma_b_stored_kn<Op, NT, 1>(acc, NT, wh, dvn, VP, j0, 0);
-      chunk::mma_b_stored_kn<Op, NT, 1>(low, NT, wl, dvn, VP, j0, 0);
-      chunk::mma_b_stored_kn<Op, NT, 1>(low, NT, wh, dvn + C * VP, VP, j0, 0);
-    }
+    for (int j0 = 0; j0 < C; j0 += kStep)
+      add_state_products(acc, low, x.qg, x.W, x.plane, KP, x.dout, dvn, C * VP, VP, m0, j0);
 #pragma unroll
     for (int t = 0; t < NT; ++t)
 #pragma unroll

@@ -54,6 +54,31 @@ __device__ void fetch_planes(const PlaneOperands& to, const Pointers<__nv_bfloat
     to.v[(L + e / COLS) * VP + e % COLS] = __float2bfloat16_rn(0.0f);
 }
 
+// One 16-token k-step of a state update on the tensor cores, the warp's keys m0 .. m0 + 15 over its NT tiles
+// of columns: acc += A1_h^T B1 + A2_h^T B2_h and low += A1_l^T B1 + A2_l^T B2_h + A2_h^T B2_l, where A1, A2
+// are [token][key] operands in two bf16 planes (`plane` elements from high to low, rows `lda` apart), B1 is
+// exact bf16 [token][column] and B2 two planes (`b2_plane` apart), rows `ldb` apart. The products with a low
+// part go to a sum of their own, so the step's chain is 3 products deep, not 5. The forward's state update
+// (k~, v; b~, V_new) and the backward's (q e^Γ, dO; W, dV_new, chunk_backward_states_mma.cuh) are this step.
+template <int NT>
+__device__ __forceinline__ void add_state_products(float (&acc)[NT][4], float (&low)[NT][4],
+                                                   const __nv_bfloat16* a1, const __nv_bfloat16* a2,
+                                                   int plane, int lda, const __nv_bfloat16* b1,
+                                                   const __nv_bfloat16* b2, int b2_plane, int ldb, int m0,
+                                                   int j0) {
+  using Op = __nv_bfloat16;
+  std::uint32_t a1h[1][4], a1l[1][4], a2h[1][4], a2l[1][4];
+  chunk::a_stored_km<Op>(a1h[0], a1, lda, m0, j0);
+  chunk::a_stored_km<Op>(a1l[0], a1 + plane, lda, m0, j0);
+  chunk::a_stored_km<Op>(a2h[0], a2, lda, m0, j0);
+  chunk::a_stored_km<Op>(a2l[0], a2 + plane, lda, m0, j0);
+  chunk::mma_b_stored_kn<Op, NT, 1>(acc, NT, a1h, b1, ldb, j0, 0);
+  chunk::mma_b_stored_kn<Op, NT, 1>(low, NT, a1l, b1, ldb, j0, 0);
+  chunk::mma_b_stored_kn<Op, NT, 1>(acc, NT, a2h, b2, ldb, j0, 0);
+  chunk::mma_b_stored_kn<Op, NT, 1>(low, NT, a2l, b2, ldb, j0, 0);
+  chunk::mma_b_stored_kn<Op, NT, 1>(low, NT, a2h, b2 + b2_plane, ldb, j0, 0);
+}
+
 template <int KQ, int COLS>
 __global__ void __launch_bounds__(mma_state_threads(KQ))
     rwkv7_chunk_states_mma_kernel(Pointers<__nv_bfloat16> p, ChunkDims d, IntraOutputs in, float* states,
@@ -134,21 +159,9 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
         store_state(states + head_state + std::int64_t(t0 / kStep + m) * K * d.V + v0, d.V);
       const float* decay = x.decay + m * K;
       chunk::for_each_accumulator(acc, NT, m0, 0, [&](int key, int, float& value) { value *= decay[key]; });
-      const int j0 = m * kStep;
-      // k~^T's and b~^T's fragments, high and low: [k][m] planes, by ldmatrix.trans
-      std::uint32_t kh[1][4], kl[1][4], bh[1][4], bl[1][4];
-      chunk::a_stored_km<Op>(kh[0], x.kg, KP, m0, j0);
-      chunk::a_stored_km<Op>(kl[0], x.kg + x.plane, KP, m0, j0);
-      chunk::a_stored_km<Op>(bh[0], x.bg, KP, m0, j0);
-      chunk::a_stored_km<Op>(bl[0], x.bg + x.plane, KP, m0, j0);
-      // D S + k~_h^T v + b~_h^T V_new,h into the state, the three products with a low part beside it (the
-      // step's chain 3 products deep, not 5)
+      // D S + k~^T v + b~^T V_new into the state
       float low[NT][4] = {};
-      chunk::mma_b_stored_kn<Op, NT, 1>(acc, NT, kh, x.v, VP, j0, 0);
-      chunk::mma_b_stored_kn<Op, NT, 1>(low, NT, kl, x.v, VP, j0, 0);
-      chunk::mma_b_stored_kn<Op, NT, 1>(acc, NT, bh, vnew, VP, j0, 0);
-      chunk::mma_b_stored_kn<Op, NT, 1>(low, NT, bl, vnew, VP, j0, 0);
-      chunk::mma_b_stored_kn<Op, NT, 1>(low, NT, bh, vnew + C * VP, VP, j0, 0);
+      add_state_products(acc, low, x.kg, x.bg, x.plane, KP, x.v, vnew, C * VP, VP, m0, m * kStep);
 #pragma unroll
       for (int t = 0; t < NT; ++t)
 #pragma unroll
