@@ -44,6 +44,16 @@ std::size_t shared_bytes(const Problem& p) {
   return std::max({intra, states, std::size_t(output_shared_bytes(C, K, p.dtype == DType::bf16))});
 }
 
+// Whether the backward's reverse scan runs on the tensor cores (chunk_backward_states_mma.cuh): for bf16
+// inputs, where its block at the forward state pass's columns fits the device; else the CUDA-core scan.
+bool reverse_scan_on_tensor_cores(const ChunkDims& d, DType dtype, const DeviceLimits& device) {
+  if (dtype != DType::bf16) return false;
+  const std::size_t limit = device.shared_memory_per_block;
+  const int columns =
+      state_columns(std::int64_t(d.B) * d.H, d.K, d.V, d.C, true, device.multiprocessors, limit);
+  return std::size_t(mma_dstate_shared_bytes(d.C, d.K, columns, 1)) <= limit;
+}
+
 // Whether the backward is the chunked one, from the device's limits (so that workspace_bytes takes its
 // regions only where it runs). Measured at the peer shapes (kernels/notes/rwkv7_chunk.md, v20 and v28), it is
 // the faster where the fused backward's blocks (a head's 16 value columns each) are fewer than the SMs
@@ -57,12 +67,8 @@ bool chunked_backward(const ChunkDims& d, DType dtype, const DeviceLimits& devic
   const std::size_t shared =
       sizeof(float) * std::max({dstate_shared_floats(d.C, d.K, input_bytes, kStateColumns, 1),
                                 local_shared_floats(d.C, d.K), channel_shared_floats(d.C, input_bytes)});
-  const std::int64_t heads = std::int64_t(d.B) * d.H;
-  const bool few_heads = heads * (d.V / kStateColumns) < device.multiprocessors;
-  const bool wide_heads =
-      dtype == DType::bf16 && d.K >= 128 && d.C <= 32 &&
-      std::size_t(mma_dstate_shared_bytes(
-          d.C, d.K, state_columns(heads, d.K, d.V, d.C, true, device.multiprocessors, limit), 1)) <= limit;
+  const bool few_heads = std::int64_t(d.B) * d.H * (d.V / kStateColumns) < device.multiprocessors;
+  const bool wide_heads = d.K >= 128 && d.C <= 32 && reverse_scan_on_tensor_cores(d, dtype, device);
   return (few_heads || wide_heads) && shared <= limit;
 }
 
@@ -168,7 +174,8 @@ template <class T>
 void backward(const BackwardCall& call) {
   const Problem& p = call.problem;
   const ChunkDims d = chunk_dims(p);
-  if (!chunked_backward(d, p.dtype, current_device_limits())) {
+  const DeviceLimits device = current_device_limits();
+  if (!chunked_backward(d, p.dtype, device)) {
     static const auto fused = rwkv7_fused_recurrent_variant().backward;  // built once, not per timed call
     const BackwardCall on_fused_workspace{
         p,
@@ -194,18 +201,15 @@ void backward(const BackwardCall& call) {
                                 workspace + ws.dstates,     workspace + ws.dvnew,
                                 workspace + ws.pairs,       workspace + ws.terms,
                                 workspace + ws.scratch,     (ws.total - ws.scratch) / ws.slots};
-  const int heads = d.B * d.H, sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
+  const int heads = d.B * d.H, sms = device.multiprocessors;
   {
     const NvtxRange range("backward states");
-    const std::size_t shared_limit = current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
-    // bf16 on the tensor cores where a block's shared memory allows, as the forward's state pass, with its
-    // rule for the columns a block holds
+    const std::size_t shared_limit = device.shared_memory_per_block;
+    // the forward state pass's rule for the columns a block holds
     const auto columns = [&](bool tensor_cores) {
       return state_columns(heads, d.K, d.V, d.C, tensor_cores, sms, shared_limit);
     };
-    const bool tensor_cores =
-        std::is_same_v<T, __nv_bfloat16> &&
-        std::size_t(mma_dstate_shared_bytes(d.C, d.K, columns(true), 1)) <= shared_limit;
+    const bool tensor_cores = reverse_scan_on_tensor_cores(d, p.dtype, device);
     if constexpr (std::is_same_v<T, __nv_bfloat16>) {
       if (tensor_cores)
         with_one_of<kStateColumns, kNarrowStateColumns, kWideStateColumns>(columns(true), [&](auto cols) {

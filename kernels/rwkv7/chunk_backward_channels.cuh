@@ -22,9 +22,10 @@
 #include <type_traits>
 
 #include "kernels/common/chunk/intra_chunk.cuh"
+#include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/rwkv7/chunk_backward_states.cuh"
-#include "kernels/rwkv7/chunk_intra_mma.cuh"
+#include "kernels/rwkv7/chunk_tiles.cuh"
 
 namespace flabench::rwkv7 {
 
@@ -402,6 +403,8 @@ __global__ void __launch_bounds__(kThreads, 2)
                             regions.terms + block * ChannelTerms(C, K).floats, p, d, b, h, t0, L, c0);
   fused::cp_async_wait<0>();
   __syncthreads();
+  // (w log2(e) as the local gradients' log2_decay rounds it: here the product also makes e^w, so it is not
+  // contracted into the sum; log2_decay itself changes this kernel's code, not yet run on a device)
   stage_decays(slice, C, [&](int i, int cl) { return input(kInW, i, cl) * kLog2e; });
   __syncthreads();
   stage_channel_operands(slice, C, [&](int i, int cl) {

@@ -102,8 +102,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
       // (the step's loads issued together, its sums kept for r rather than read back from the scratch)
       float w[kCheckpointTokens], sums[kCheckpointTokens], sum = 0;
 #pragma unroll
-      // (w rounded before it is summed, as the per-channel kernel's decays are: no contraction into the sum)
-      for (int t = 0; t < kCheckpointTokens; ++t) w[t] = __fmul_rn(input(p.g, K, first + t, c), kLog2e);
+      for (int t = 0; t < kCheckpointTokens; ++t) w[t] = log2_decay(input(p.g, K, first + t, c));
 #pragma unroll
       for (int t = 0; t < kCheckpointTokens; ++t) {
         le[(first + t) * K + c] = sum;

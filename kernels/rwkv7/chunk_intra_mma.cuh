@@ -29,8 +29,6 @@
 
 namespace flabench::rwkv7 {
 
-constexpr int kSteepLog2 = int(chunk::kFactorLimit * kLog2e);  // a gentle sub-chunk's total, log2 units
-
 // Shared memory, in order: a e^{Γe} for the whole chunk (written slice by slice, read by W at the end), then
 // one region used twice. Per slice of keys: raw_buffers(C) buffers of the raw inputs,
 // [kInputs][C][kOperandRow] each; l as fp32 [C][kStagedRow]; the sub-chunks' totals
@@ -62,11 +60,6 @@ struct IntraMmaShared {
     return raw + ((buffer * kInputs + input) * C + t) * kOperandRow;
   }
 };
-
-// A sub-chunk's channel whose diagonal block goes through the tensor cores (total: its sum, log2 units).
-__device__ __forceinline__ bool gentle(float total) {
-  return total >= -float(kSteepLog2);
-}
 
 // Issues the copies of the slice of keys [c0, c0 + 16) into `buffer` (two 16-byte pieces a token and input),
 // zeroing the rows past the sequence's end.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/common/chunk/intra_chunk.cuh"
 #include "kernels/common/dtype_traits.cuh"
 #include "kernels/common/fast_exp.cuh"
 #include "kernels/common/fused_recurrent/staging.cuh"
@@ -17,6 +18,21 @@ namespace flabench::rwkv7 {
 
 constexpr int kThreads = 256;
 constexpr float kLog2e = 1.4426950408889634f;  // exponents are kept in base 2 (exp2_flushed)
+
+constexpr int kSteepLog2 = int(chunk::kFactorLimit * kLog2e);  // a gentle sub-chunk's total, log2 units
+
+// A sub-chunk's (16-token step's) channel whose diagonal block goes through the tensor cores (total: its sum,
+// log2 units); a steeper one is summed pair by pair.
+__device__ __forceinline__ bool gentle(float total) {
+  return total >= -float(kSteepLog2);
+}
+
+// A token's log decay in log2 units, rounded before any sum takes it: the backward's local gradients and its
+// per-channel kernel (chunk_backward_channels.cuh) each sum a step's decays and must get the same numbers (a
+// product contracted into the sum by one and not the other moved 403 check readings, v29).
+__device__ __forceinline__ float log2_decay(float w) {
+  return __fmul_rn(w, kLog2e);
+}
 
 // The sum of the 16-token steps' log decays totals[u * stride + c] over the steps [from, to).
 __device__ __forceinline__ float steps_total(const float* totals, int stride, int from, int to, int c) {

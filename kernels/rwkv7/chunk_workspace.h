@@ -15,7 +15,7 @@
 // and b~ [C][K], A_qk and A_qb [C][C] and q e^{Γ} [C][K] in fp32 (the forward of a fwd+bwd writes them), the
 // gradient of the state at the chunk's end
 // [K][V] and of V_new [C][V] (the reverse scan's, chunk_backward_states.cuh), what the local gradients hand
-// the per-channel ones (chunk_backward_channels.cuh): the pair matrices' gradients [C][C] float4 and the
+// the per-channel ones (chunk_backward_channels.cuh): the pair matrices' gradients [4][C][C] and the
 // per-channel terms (ChannelTerms), and the local gradients' scratch, one per resident block (LocalScratch,
 // chunk_backward_local.cuh).
 #pragma once
@@ -86,8 +86,8 @@ constexpr int kLocalSlots = 1024;
 struct ChunkWorkspace {
   std::size_t qk, qb, w, u, kg, bg, decay, qg;           // the chunk forward's
   std::size_t fused_base, checkpoints, sa, fused_total;  // fused_recurrent's, from fused_base
-  std::size_t x, ak, w32, bg32, qk32, qb32, qg32, dstates, dvnew, pairs, terms, scratch,
-      total;          // the chunked
+  // the chunked backward's
+  std::size_t x, ak, w32, bg32, qk32, qb32, qg32, dstates, dvnew, pairs, terms, scratch, total;
   std::size_t slots;  // blocks of scratch
   explicit ChunkWorkspace(const Problem& p) {
     const fused::WorkspaceLayout<Rwkv7Form> fused(p);
