@@ -15,7 +15,7 @@
 #include "kernels/common/constant_dispatch.h"
 #include "kernels/common/format.h"
 #include "kernels/rwkv7/chunk_backward_channels.cuh"
-#include "kernels/rwkv7/chunk_backward_local.cuh"
+#include "kernels/rwkv7/chunk_backward_local_mma.cuh"
 #include "kernels/rwkv7/chunk_backward_states.cuh"
 #include "kernels/rwkv7/chunk_backward_states_mma.cuh"
 #include "kernels/rwkv7/chunk_intra.cuh"
@@ -65,8 +65,9 @@ bool chunked_backward(const ChunkDims& d, DType dtype, const DeviceLimits& devic
   const int input_bytes = int(dtype_size(dtype));
   const std::size_t limit = device.shared_memory_per_block;
   const std::size_t shared =
-      sizeof(float) * std::max({dstate_shared_floats(d.C, d.K, input_bytes, kStateColumns, 1),
-                                local_shared_floats(d.C, d.K), channel_shared_floats(d.C, input_bytes)});
+      std::max({sizeof(float) * dstate_shared_floats(d.C, d.K, input_bytes, kStateColumns, 1),
+                std::size_t(local_shared_bytes(d.C, d.K, input_bytes)),
+                sizeof(float) * channel_shared_floats(d.C, input_bytes)});
   const bool few_heads = std::int64_t(d.B) * d.H * (d.V / kStateColumns) < device.multiprocessors;
   const bool wide_heads = d.K >= 128 && d.C <= 32 && reverse_scan_on_tensor_cores(d, dtype, device);
   return (few_heads || wide_heads) && shared <= limit;
@@ -241,12 +242,18 @@ void backward(const BackwardCall& call) {
   }
   {
     const NvtxRange range("backward local");
-    auto kernel = rwkv7_chunk_local_grads_kernel<T>;
-    const std::size_t shared = sizeof(float) * local_shared_floats(d.C, d.K);
-    allow_shared_memory(kernel, shared);
-    const int resident = std::max(resident_blocks(kernel, kThreads, shared), 1);
-    const int blocks = int(std::min<std::size_t>(ws.slots, std::size_t(resident) * sms));
-    kernel<<<blocks, kThreads, shared, call.stream>>>(pointers, grads, d, intra, regions);
+    // fp32 inputs' products on the CUDA cores, 16-bit inputs' on the tensor cores
+    const auto launch = [&](auto kernel) {
+      const std::size_t shared = local_shared_bytes(d.C, d.K, sizeof(T));
+      allow_shared_memory(kernel, shared);
+      const int resident = std::max(resident_blocks(kernel, kThreads, shared), 1);
+      const int blocks = int(std::min<std::size_t>(ws.slots, std::size_t(resident) * sms));
+      kernel<<<blocks, kThreads, shared, call.stream>>>(pointers, grads, d, intra, regions);
+    };
+    if constexpr (std::is_same_v<T, float>)
+      launch(rwkv7_chunk_local_grads_kernel);
+    else
+      launch(rwkv7_chunk_local_grads_mma_kernel<T>);
     FLA_CUDA_CHECK_LAUNCH();
   }
   {

@@ -9,15 +9,14 @@
 //   and the per-channel terms of dq, da, dk, db and dw the state gives (dO S^T, X^T dW, v dS^T, V_new dS^T,
 //   S . dS), which it hands with the pair matrices' gradients to the per-channel step
 //   (chunk_backward_channels.cuh).
-// The products are warps' strips (chunk_products.cuh: on the tensor cores for 16-bit inputs), every operand
+// This is the kernel for fp32 inputs (16-bit ones: chunk_backward_local_mma.cuh, the same steps on the tensor
+// cores). The products are warps' strips of fp32 products (chunk_products.cuh), every operand
 // in shared memory in padded rows so that a product reads it along either index without bank conflicts: X
 // and the pair matrices' gradients for the whole chunk, the value-side operands (dO, v, V_new, dV_new, S, dS)
 // 32 value columns at a time. (Read from global memory and L2, the first version's strided operands and
 // scratch round trips made the kernel 10-25x slower.) What does not fit stays in the block's scratch, read
 // back coalesced (L2: kLocalSlots blocks loop over the chunks).
 #pragma once
-
-#include <type_traits>
 
 #include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/rwkv7/chunk_backward_states.cuh"
@@ -40,16 +39,47 @@ __host__ __device__ constexpr int local_shared_floats(int C, int K) {
   return local_kept_floats(C, K) + (slices > after ? slices : after);
 }
 
-// Three blocks an SM for 16-bit inputs where shared memory allows (C = 32, K = 64: 75 KiB a block): the
-// registers are capped so (fp32's would spill).
-template <class T>
-__global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
-    rwkv7_chunk_local_grads_kernel(Pointers<T> p, GradPointers<T> g, ChunkDims d, IntraOutputs in,
+// a e^{Γe} and k~ = k e^{Γ_L - Γ}, token by token, each exponent a sum of rounded log2 decays in the order
+// the per-channel kernel takes them (chunk_backward_channels.cuh): the exclusive sums within each 16-token
+// step and what is left of the step after each token, in `room` (2 C K + C / 16 K floats; a barrier between),
+// and the steps' totals. emit(i, c, a_ic e^{Γe_ic}, k~_ic) for every token i < C and key c; the caller
+// synchronises before it reuses the room.
+template <class T, class Input, class Emit>
+__device__ void decayed_keys(const Pointers<T>& p, int C, int K, const Input& input, float* room,
+                             const Emit& emit) {
+  const int steps = C / kCheckpointTokens;
+  float *le = room, *r = le + C * K, *total = r + C * K;
+  for (int e = threadIdx.x; e < steps * K; e += kThreads) {
+    const int c = e % K, first = e / K * kCheckpointTokens;
+    // (the step's loads issued together, its sums kept for r rather than read back)
+    float w[kCheckpointTokens], sums[kCheckpointTokens], sum = 0;
+#pragma unroll
+    for (int t = 0; t < kCheckpointTokens; ++t) w[t] = log2_decay(input(p.g, K, first + t, c));
+#pragma unroll
+    for (int t = 0; t < kCheckpointTokens; ++t) {
+      le[(first + t) * K + c] = sum;
+      sum += w[t];
+      sums[t] = sum;
+    }
+#pragma unroll
+    for (int t = 0; t < kCheckpointTokens; ++t) r[(first + t) * K + c] = sum - sums[t];
+    total[e] = sum;
+  }
+  __syncthreads();
+  for (int e = threadIdx.x; e < C * K; e += kThreads) {
+    const int i = e / K, c = e % K, s = i / kCheckpointTokens;
+    emit(i, c, input(p.a, K, i, c) * exp2_flushed(le[e] + steps_total(total, K, 0, s, c)),
+         input(p.k, K, i, c) * exp2_flushed(r[e] + steps_total(total, K, s + 1, steps, c)));
+  }
+}
+
+__global__ void __launch_bounds__(kThreads, 2)
+    rwkv7_chunk_local_grads_kernel(Pointers<float> p, GradPointers<float> g, ChunkDims d, IntraOutputs in,
                                    BackwardRegions regions) {
-  // 16-bit inputs on the tensor cores (two-part operands), fp32 on the CUDA cores (chunk_products.cuh)
-  using Phase = ProductPhase<std::conditional_t<sizeof(T) == 2, __nv_bfloat16, float>>;
+  using T = float;
+  using Phase = ProductPhase<float>;
   extern __shared__ __align__(16) float smem[];
-  const int C = d.C, K = d.K, V = d.V, steps = C / kCheckpointTokens;
+  const int C = d.C, K = d.K, V = d.V;
   const int VS = min(kLocalSlice, V);
   constexpr int SP = kLocalSlice + 1;  // a staged value row
   const int CP = C + 1, KP = K + 1;
@@ -70,9 +100,6 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
   const ChannelTerms at_terms(C, K);
   float* scratch = regions.scratch + blockIdx.x * regions.scratch_floats;
   float *dw = scratch + at.dw, *ag = scratch + at.ag;
-  // before the value slices, in their room: the decays' exclusive sums within each step and what is left of
-  // the step after each token [C][K], and the steps' totals [C / 16][K]
-  float *le = turn, *r = le + C * K, *total = r + C * K;
 
   for (int item = blockIdx.x; item < d.chunks * d.B * d.H; item += gridDim.x) {
     const int n = item % d.chunks, bh = item / d.chunks, b = bh / d.H, h = bh % d.H;
@@ -95,30 +122,11 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 2 ? 3 : 2)
       if (i < L) to[token_row(d, b, t0 + i, h) * D + c] = from_float<T>(x);
     };
 
-    // X, and the decays' sums within each step.
     for (int e = threadIdx.x; e < C * C; e += kThreads) Xs[e / C * CP + e % C] = in.x[block * C * C + e];
-    for (int e = threadIdx.x; e < steps * K; e += kThreads) {
-      const int c = e % K, first = e / K * kCheckpointTokens;
-      // (the step's loads issued together, its sums kept for r rather than read back from the scratch)
-      float w[kCheckpointTokens], sums[kCheckpointTokens], sum = 0;
-#pragma unroll
-      for (int t = 0; t < kCheckpointTokens; ++t) w[t] = log2_decay(input(p.g, K, first + t, c));
-#pragma unroll
-      for (int t = 0; t < kCheckpointTokens; ++t) {
-        le[(first + t) * K + c] = sum;
-        sum += w[t];
-        sums[t] = sum;
-      }
-#pragma unroll
-      for (int t = 0; t < kCheckpointTokens; ++t) r[(first + t) * K + c] = sum - sums[t];
-      total[e] = sum;
-    }
-    __syncthreads();
-    for (int e = threadIdx.x; e < C * K; e += kThreads) {
-      const int i = e / K, c = e % K, s = i / kCheckpointTokens;
-      ag[e] = input(p.a, K, i, c) * exp2_flushed(le[e] + steps_total(total, K, 0, s, c));
-      kts[e] = input(p.k, K, i, c) * exp2_flushed(r[e] + steps_total(total, K, s + 1, steps, c));
-    }
+    decayed_keys(p, C, K, input, turn, [&](int i, int c, float a_decayed, float k_decayed) {
+      ag[i * K + c] = a_decayed;
+      kts[i * K + c] = k_decayed;
+    });
     __syncthreads();  // the value slices take the decays' sums' room
 
     // The products over the value columns, a slice at a time (the first slice writes, the others add).

@@ -1,0 +1,302 @@
+// rwkv7 chunk backward's local gradients for 16-bit inputs: chunk_backward_local.cuh's steps in its order,
+// every product on the tensor cores with its operands as bf16 planes read whole by ldmatrix
+// (chunk_products.cuh's plane_product): each fp32 operand is split into its high and low parts once, where
+// it is staged or where the product that makes it emits it, instead of by every warp that reads it (v30;
+// before, operand fragments were built element by element from fp32 shared memory and A_qk, A_ak read from
+// global memory inside the products). The sums are the same products in the same order as before, so the
+// results are bit-for-bit v29's: a part a 16-bit input does not have (bf16's low one) adds exact zeros there.
+// The gradients of A_qk, A_qb and A_ak build up over the value slices in the workspace's planes (where the
+// per-channel kernel reads them) rather than in shared memory, which the operands' padded planes fill.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <type_traits>
+
+#include "kernels/rwkv7/chunk_backward_local.cuh"
+
+namespace flabench::rwkv7 {
+
+// Where the 16-bit local gradients' block keeps what (bytes from the start of its shared memory); an fp32
+// operand is two bf16 planes (4 bytes an element), a 16-bit input `input_parts` (bf16's one, fp16's two).
+// Kept for the chunk: X (its lower triangle), A_ak (strictly lower) and A_qk [C][C + 8]; dX [C][C] and S . dS
+// [K] as fp32. Then, in turn: k~ [C][K + 8], with the decays' sums or the value slices after it (S, dS
+// [K][40]; dO, v, V_new, dV_new, X^T dV_new, A_ak v [C][40]); after the slices dW and a e^{Γe} [C][K + 8]
+// and dX, X^T dX [C][C + 8].
+struct LocalMmaPlan {
+  int CR, KR, SR;  // row lengths of the [.][C], [.][K] and slices' planes (elements)
+  int x, ak, qk, dx, state_dot, kt, sums, s0, ds, dout, v, vn, dvn, dakv, akv, dw, ag, dxp, xdx, bytes;
+  __host__ __device__ constexpr LocalMmaPlan(int C, int K, int input_parts)
+      : CR(padded_row(C, 2)),
+        KR(padded_row(K, 2)),
+        SR(padded_row(kLocalSlice, 2)),
+        x(0),
+        ak(0),
+        qk(0),
+        dx(0),
+        state_dot(0),
+        kt(0),
+        sums(0),
+        s0(0),
+        ds(0),
+        dout(0),
+        v(0),
+        vn(0),
+        dvn(0),
+        dakv(0),
+        akv(0),
+        dw(0),
+        ag(0),
+        dxp(0),
+        xdx(0),
+        bytes(0) {
+    const int square = 4 * C * CR, keys = 4 * C * KR, state_slice = 4 * K * SR, slice = 4 * C * SR;
+    ak = x + square, qk = ak + square, dx = qk + square, state_dot = dx + 4 * C * C;
+    kt = state_dot + 4 * K;
+    sums = s0 = kt + keys;
+    ds = s0 + state_slice, dout = ds + state_slice, v = dout + input_parts * slice / 2;
+    vn = v + input_parts * slice / 2, dvn = vn + slice, dakv = dvn + slice, akv = dakv + slice;
+    const int slices_end = akv + slice;
+    const int sums_end = sums + 4 * (2 * C * K + C / kCheckpointTokens * K);
+    dw = kt, ag = dw + keys, dxp = ag + keys, xdx = dxp + square;
+    const int after_end = xdx + square;
+    bytes = slices_end > sums_end ? slices_end : sums_end;
+    bytes = bytes > after_end ? bytes : after_end;
+  }
+};
+
+// The local gradients' shared memory, either kernel.
+__host__ __device__ constexpr int local_shared_bytes(int C, int K, int input_bytes) {
+  return input_bytes == 4 ? 4 * local_shared_floats(C, K)
+                          : LocalMmaPlan(C, K, input_bytes == 2 ? 2 : 1).bytes;
+}
+
+// Two neighbouring elements of a 16-bit input at `high`: bf16's as they are (one plane), fp16's in two bf16
+// parts (`plane` elements apart).
+template <class T>
+__device__ __forceinline__ void store_input_pair(__nv_bfloat16* high, int plane, T x0, T x1) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    *reinterpret_cast<__nv_bfloat162*>(high) = __halves2bfloat162(x0, x1);
+  } else {
+    store_part_pairs(high, plane, to_float(x0), to_float(x1));
+  }
+}
+
+template <class T>
+__global__ void __launch_bounds__(kThreads, 2)
+    rwkv7_chunk_local_grads_mma_kernel(Pointers<T> p, GradPointers<T> g, ChunkDims d, IntraOutputs in,
+                                       BackwardRegions regions) {
+  using bf16 = __nv_bfloat16;
+  static_assert(sizeof(T) == 2, "16-bit inputs (fp32's: chunk_backward_local.cuh)");
+  constexpr int kIn = chunk::kStateOperandParts<T>;  // a 16-bit input's planes
+  extern __shared__ __align__(16) unsigned char shared[];
+  const int C = d.C, K = d.K, V = d.V, VS = min(kLocalSlice, V);
+  const LocalMmaPlan s(C, K, kIn == 2 ? 2 : 1);
+  const auto planes = [&](int offset) { return reinterpret_cast<bf16*>(shared + offset); };
+  const auto floats = [&](int offset) { return reinterpret_cast<float*>(shared + offset); };
+  const int square = C * s.CR, keys = C * s.KR, slice = C * s.SR, state_slice = K * s.SR;  // plane sizes
+  bf16 *xp = planes(s.x), *akp = planes(s.ak), *qkp = planes(s.qk), *ktp = planes(s.kt);
+  bf16 *s0p = planes(s.s0), *dsp = planes(s.ds), *dop = planes(s.dout), *vp = planes(s.v);
+  bf16 *vnp = planes(s.vn), *dvnp = planes(s.dvn), *dakvp = planes(s.dakv), *akvp = planes(s.akv);
+  bf16 *dwp = planes(s.dw), *agp = planes(s.ag), *dxp = planes(s.dxp), *xdxp = planes(s.xdx);
+  float *dx = floats(s.dx), *state_dot = floats(s.state_dot);
+  // the operands as the products read them: fp32 ones in two parts, inputs in kIn
+  const auto fp32_rows = [](const bf16* at, int plane, int ld) { return Planes<2, false>{at, plane, ld}; };
+  const auto fp32_depth = [](const bf16* at, int plane, int ld) { return Planes<2, true>{at, plane, ld}; };
+  const auto in_rows = [](const bf16* at, int plane, int ld) { return Planes<kIn, false>{at, plane, ld}; };
+  const auto in_depth = [](const bf16* at, int plane, int ld) { return Planes<kIn, true>{at, plane, ld}; };
+  const auto to_planes = [](bf16* at, int plane, int ld) {
+    return [=](int i, int j, float x0, float x1) { store_part_pairs(at + i * ld + j, plane, x0, x1); };
+  };
+
+  const LocalScratch at(C, K);
+  const ChannelTerms at_terms(C, K);
+  float* scratch = regions.scratch + blockIdx.x * regions.scratch_floats;
+  float *dw = scratch + at.dw, *ag = scratch + at.ag;
+
+  for (int item = blockIdx.x; item < d.chunks * d.B * d.H; item += gridDim.x) {
+    const int n = item % d.chunks, bh = item / d.chunks, b = bh / d.H, h = bh % d.H;
+    const int t0 = n * C, L = min(C, d.T - t0);
+    const std::int64_t block = std::int64_t(bh) * d.chunks + n;
+    const std::int64_t first_row = token_row(d, b, t0, h);  // token i's row: first_row + i H
+    const auto input = [&](const T* x, int D, int i, int c) {
+      return i < L ? to_float(x[(first_row + std::int64_t(i) * d.H) * D + c]) : 0.0f;
+    };
+    const float* S0 = regions.states + (std::int64_t(bh) * d.checkpoints + t0 / kCheckpointTokens) * K * V;
+    const float* dS = regions.dstates + block * K * V;
+    float* terms = regions.terms + block * at_terms.floats;
+    float *qs = terms + at_terms.qs, *ks = terms + at_terms.ks, *bs = terms + at_terms.bs;
+    float* xdw = terms + at_terms.xdw;
+    // the pair matrices' gradients (dA_qk, dA_qb, dA_ak, dA_ab [4][C][C]), where the channel kernel reads
+    // them
+    float* pairs = regions.pairs + block * 4 * C * C;
+
+    // X, A_ak and A_qk as planes, each triangle as the products read it.
+    for (int e = threadIdx.x; e < C * C / 2; e += kThreads) {
+      const int i = 2 * e / C, j = 2 * e % C, at_block = block * C * C + i * C + j;
+      const float2 x = *reinterpret_cast<const float2*>(in.x + at_block);
+      const float2 ak = *reinterpret_cast<const float2*>(in.ak + at_block);
+      const float2 qk = *reinterpret_cast<const float2*>(in.qk + at_block);
+      store_part_pairs(xp + i * s.CR + j, square, j <= i ? x.x : 0.0f, j + 1 <= i ? x.y : 0.0f);
+      store_part_pairs(akp + i * s.CR + j, square, j < i ? ak.x : 0.0f, j + 1 < i ? ak.y : 0.0f);
+      store_part_pairs(qkp + i * s.CR + j, square, qk.x, qk.y);
+    }
+    decayed_keys(p, C, K, input, floats(s.sums), [&](int i, int c, float a_decayed, float k_decayed) {
+      ag[i * K + c] = a_decayed;
+      store_parts(ktp + i * s.KR + c, keys, k_decayed);
+    });
+    __syncthreads();  // the value slices take the decays' sums' room
+
+    // The products over the value columns, a slice at a time (the first slice writes, the others add).
+    for (int v0 = 0; v0 < V; v0 += VS) {
+      const bool first = v0 == 0;
+      const auto prior = [first](const float* x, int stride) {
+        return [=](int i, int j) { return first ? 0.0f : x[i * stride + j]; };
+      };
+      const auto put = [](float* x, int stride) {
+        return [=](int i, int j, float x0, float x1) {
+          *reinterpret_cast<float2*>(x + i * stride + j) = make_float2(x0, x1);
+        };
+      };
+      const auto lower = [C](float* x, bool diagonal) {  // m <= i (m < i without the diagonal) kept
+        return [=](int i, int m, float x0, float x1) {
+          const int last = diagonal ? i : i - 1;
+          *reinterpret_cast<float2*>(x + i * C + m) =
+              make_float2(m <= last ? x0 : 0.0f, m + 1 <= last ? x1 : 0.0f);
+        };
+      };
+      // A thread a row: S and dS (with S . dS summed along it in the order of the fp32 kernel), then dO, v,
+      // V_new and dV_new; past the sequence's end the inputs and V_new read as zeros.
+      for (int row = threadIdx.x; row < K + 4 * C; row += kThreads) {
+        if (row < K) {
+          const float *s0 = S0 + row * V + v0, *ds = dS + row * V + v0;
+          float sum = first ? 0.0f : state_dot[row];
+          for (int j = 0; j < VS; j += 4) {
+            const float4 x = *reinterpret_cast<const float4*>(s0 + j);
+            const float4 y = *reinterpret_cast<const float4*>(ds + j);
+            sum = fmaf(x.x, y.x, sum), sum = fmaf(x.y, y.y, sum), sum = fmaf(x.z, y.z, sum);
+            sum = fmaf(x.w, y.w, sum);
+            store_part_pairs(s0p + row * s.SR + j, state_slice, x.x, x.y);
+            store_part_pairs(s0p + row * s.SR + j + 2, state_slice, x.z, x.w);
+            store_part_pairs(dsp + row * s.SR + j, state_slice, y.x, y.y);
+            store_part_pairs(dsp + row * s.SR + j + 2, state_slice, y.z, y.w);
+          }
+          state_dot[row] = sum;
+        } else {
+          const int kind = (row - K) / C, i = (row - K) % C;
+          const std::int64_t token = first_row + std::int64_t(i) * d.H;
+          if (kind < 2) {  // dO, v
+            const T* from = (kind == 0 ? g.d_o : p.v) + token * V + v0;
+            bf16* to = (kind == 0 ? dop : vp) + i * s.SR;
+            for (int j = 0; j < VS; j += 2) {
+              const T zero = from_float<T>(0.0f);
+              store_input_pair(to + j, slice, i < L ? from[j] : zero, i < L ? from[j + 1] : zero);
+            }
+          } else {  // V_new, dV_new
+            const float* from =
+                kind == 2 ? regions.sa + token * V + v0 : regions.dvnew + block * C * V + i * V + v0;
+            bf16* to = (kind == 2 ? vnp : dvnp) + i * s.SR;
+            const bool zero = kind == 2 && i >= L;
+            for (int j = 0; j < VS; j += 4) {
+              const float4 x = zero ? make_float4(0, 0, 0, 0) : *reinterpret_cast<const float4*>(from + j);
+              store_part_pairs(to + j, slice, x.x, x.y);
+              store_part_pairs(to + j + 2, slice, x.z, x.w);
+            }
+          }
+        }
+      }
+      __syncthreads();
+      {
+        ProductPhase<bf16> phase;
+        const auto dout = in_rows(dop, slice, s.SR), v = in_rows(vp, slice, s.SR);
+        const auto vn = fp32_rows(vnp, slice, s.SR), dvn = fp32_rows(dvnp, slice, s.SR);
+        const auto s0 = fp32_rows(s0p, state_slice, s.SR), ds = fp32_rows(dsp, state_slice, s.SR);
+        plane_product(phase, C, C, lower(pairs, true), prior(pairs, C), term(dout, v, VS));
+        plane_product(phase, C, C, lower(pairs + C * C, true), prior(pairs + C * C, C), term(dout, vn, VS));
+        plane_product(phase, C, K, put(dw, K), prior(dw, K), term(dvn, s0, VS));
+        plane_product(phase, C, K, put(qs, K), prior(qs, K), term(dout, s0, VS));
+        plane_product(phase, C, K, put(ks, K), prior(ks, K), term(v, ds, VS));
+        plane_product(phase, C, K, put(bs, K), prior(bs, K), term(vn, ds, VS));
+        const auto none = [](int, int) { return 0.0f; };
+        // X^T dV_new and A_ak v, into planes for the next phase
+        plane_product(phase, C, VS, to_planes(dakvp, slice, s.SR), none,
+                      term(fp32_depth(xp, square, s.CR), fp32_depth(dvnp, slice, s.SR), C));
+        plane_product(phase, C, VS, to_planes(akvp, slice, s.SR), none,
+                      term(fp32_rows(akp, square, s.CR), in_depth(vp, slice, s.SR), C));
+      }
+      __syncthreads();
+      {
+        ProductPhase<bf16> phase;
+        plane_product(phase, C, C, lower(pairs + 2 * C * C, false), prior(pairs + 2 * C * C, C),
+                      term(fp32_rows(dakvp, slice, s.SR), in_rows(vp, slice, s.SR), VS));
+        plane_product(phase, C, C, lower(dx, false), prior(dx, C),
+                      term(fp32_rows(dvnp, slice, s.SR), fp32_rows(akvp, slice, s.SR), VS));
+        // dv = A_qk^T dO + k~ dS + A_ak^T (X^T dV_new)
+        plane_product(
+            phase, C, VS,
+            [&](int m, int j, float x0, float x1) {
+              if (m < L) {
+                T* to = g.dv + (first_row + std::int64_t(m) * d.H) * V + v0 + j;
+                to[0] = from_float<T>(x0), to[1] = from_float<T>(x1);
+              }
+            },
+            [](int, int) { return 0.0f; }, term(fp32_depth(qkp, square, s.CR), in_depth(dop, slice, s.SR), C),
+            term(fp32_rows(ktp, keys, s.KR), fp32_depth(dsp, state_slice, s.SR), K),
+            term(fp32_depth(akp, square, s.CR), fp32_depth(dakvp, slice, s.SR), C));
+      }
+      __syncthreads();  // the slices are staged again
+    }
+
+    // dX's part through W, X^T dW, then X^T dX and dA_ab = X^T dX X^T.
+    for (int e = threadIdx.x; e < C * K / 2; e += kThreads) {
+      const int i = 2 * e / K, c = 2 * e % K;
+      const float2 x = *reinterpret_cast<const float2*>(dw + i * K + c);
+      const float2 y = *reinterpret_cast<const float2*>(ag + i * K + c);
+      store_part_pairs(dwp + i * s.KR + c, keys, x.x, x.y);
+      store_part_pairs(agp + i * s.KR + c, keys, y.x, y.y);
+    }
+    __syncthreads();
+    const auto x_rows = fp32_rows(xp, square, s.CR);
+    const auto x_depth = fp32_depth(xp, square, s.CR);
+    const auto none = [](int, int) { return 0.0f; };
+    {
+      ProductPhase<bf16> phase;
+      plane_product(
+          phase, C, C,
+          [&](int i, int m, float x0, float x1) {
+            store_part_pairs(dxp + i * s.CR + m, square, m < i ? x0 : 0.0f, m + 1 < i ? x1 : 0.0f);
+          },
+          [&](int i, int m) { return dx[i * C + m]; },
+          term(fp32_rows(dwp, keys, s.KR), fp32_rows(agp, keys, s.KR), K));
+      plane_product(
+          phase, C, K,
+          [&](int i, int c, float x0, float x1) {
+            *reinterpret_cast<float2*>(xdw + i * K + c) = make_float2(x0, x1);
+          },
+          none, term(x_depth, fp32_depth(dwp, keys, s.KR), C));
+    }
+    __syncthreads();
+    {
+      ProductPhase<bf16> phase;
+      plane_product(phase, C, C, to_planes(xdxp, square, s.CR), none,
+                    term(x_depth, fp32_depth(dxp, square, s.CR), C));
+    }
+    __syncthreads();
+    {
+      ProductPhase<bf16> phase;
+      float* dab = pairs + 3 * C * C;
+      plane_product(
+          phase, C, C,
+          [&](int i, int m, float x0, float x1) {
+            *reinterpret_cast<float2*>(dab + i * C + m) =
+                make_float2(m < i ? x0 : 0.0f, m + 1 < i ? x1 : 0.0f);
+          },
+          none, term(fp32_rows(xdxp, square, s.CR), x_rows, C));
+    }
+    for (int c = threadIdx.x; c < K; c += kThreads) terms[at_terms.state_dot + c] = state_dot[c];
+    __syncthreads();  // the next chunk's staging takes the room
+  }
+}
+
+}  // namespace flabench::rwkv7
