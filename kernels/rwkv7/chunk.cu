@@ -66,7 +66,7 @@ bool chunked_backward(const ChunkDims& d, DType dtype, const DeviceLimits& devic
   const std::size_t limit = device.shared_memory_per_block;
   const std::size_t shared =
       std::max({sizeof(float) * dstate_shared_floats(d.C, d.K, input_bytes, kStateColumns, 1),
-                std::size_t(local_shared_bytes(d.C, d.K, input_bytes)),
+                std::size_t(local_shared_bytes(d.C, d.K, input_bytes, dtype == DType::fp16 ? 2 : 1)),
                 sizeof(float) * channel_shared_floats(d.C, input_bytes)});
   const bool few_heads = std::int64_t(d.B) * d.H * (d.V / kStateColumns) < device.multiprocessors;
   const bool wide_heads = d.K >= 128 && d.C <= 32 && reverse_scan_on_tensor_cores(d, dtype, device);
@@ -244,7 +244,7 @@ void backward(const BackwardCall& call) {
     const NvtxRange range("backward local");
     // fp32 inputs' products on the CUDA cores, 16-bit inputs' on the tensor cores
     const auto launch = [&](auto kernel) {
-      const std::size_t shared = local_shared_bytes(d.C, d.K, sizeof(T));
+      const std::size_t shared = local_shared_bytes(d.C, d.K, sizeof(T), chunk::kStateOperandParts<T>);
       allow_shared_memory(kernel, shared);
       const int resident = std::max(resident_blocks(kernel, kThreads, shared), 1);
       const int blocks = int(std::min<std::size_t>(ws.slots, std::size_t(resident) * sms));

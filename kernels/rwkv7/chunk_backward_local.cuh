@@ -18,6 +18,8 @@
 // back coalesced (L2: kLocalSlots blocks loop over the chunks).
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/rwkv7/chunk_backward_states.cuh"
 #include "kernels/rwkv7/chunk_products.cuh"
@@ -41,35 +43,54 @@ __host__ __device__ constexpr int local_shared_floats(int C, int K) {
 
 // a e^{Γe} and k~ = k e^{Γ_L - Γ}, token by token, each exponent a sum of rounded log2 decays in the order
 // the per-channel kernel takes them (chunk_backward_channels.cuh): the exclusive sums within each 16-token
-// step and what is left of the step after each token, in `room` (2 C K + C / 16 K floats; a barrier between),
-// and the steps' totals. emit(i, c, a_ic e^{Γe_ic}, k~_ic) for every token i < C and key c; the caller
-// synchronises before it reuses the room.
+// step, what is left of the step after each token, and the totals of the steps before or after it (`room`,
+// C / 16 x K floats in shared memory). A thread takes a step of one key channel for the step's total, then
+// (after a barrier) half of it for its tokens, with the loads issued together (v31: an element a thread at a
+// time, the loads had been a quarter of the kernel's waits on memory). emit(i, c, a_ic e^{Γe_ic}, k~_ic) for
+// every token i < C and key c; the caller synchronises before it reuses the room.
 template <class T, class Input, class Emit>
 __device__ void decayed_keys(const Pointers<T>& p, int C, int K, const Input& input, float* room,
                              const Emit& emit) {
-  const int steps = C / kCheckpointTokens;
-  float *le = room, *r = le + C * K, *total = r + C * K;
+  constexpr int kStep = kCheckpointTokens;
+  const int steps = C / kStep;
+  // the step's log2 decays and their running sums, in one order for both passes
+  const auto step_sums = [&](int first, int c, float(&sums)[kStep]) {
+    float w[kStep], sum = 0;
+#pragma unroll
+    for (int t = 0; t < kStep; ++t) w[t] = log2_decay(input(p.g, K, first + t, c));
+#pragma unroll
+    for (int t = 0; t < kStep; ++t) sums[t] = sum += w[t];
+  };
+  float* totals = room;
   for (int e = threadIdx.x; e < steps * K; e += kThreads) {
-    const int c = e % K, first = e / K * kCheckpointTokens;
-    // (the step's loads issued together, its sums kept for r rather than read back)
-    float w[kCheckpointTokens], sums[kCheckpointTokens], sum = 0;
-#pragma unroll
-    for (int t = 0; t < kCheckpointTokens; ++t) w[t] = log2_decay(input(p.g, K, first + t, c));
-#pragma unroll
-    for (int t = 0; t < kCheckpointTokens; ++t) {
-      le[(first + t) * K + c] = sum;
-      sum += w[t];
-      sums[t] = sum;
-    }
-#pragma unroll
-    for (int t = 0; t < kCheckpointTokens; ++t) r[(first + t) * K + c] = sum - sums[t];
-    total[e] = sum;
+    float sums[kStep];
+    step_sums(e / K * kStep, e % K, sums);
+    totals[e] = sums[kStep - 1];
   }
   __syncthreads();
-  for (int e = threadIdx.x; e < C * K; e += kThreads) {
-    const int i = e / K, c = e % K, s = i / kCheckpointTokens;
-    emit(i, c, input(p.a, K, i, c) * exp2_flushed(le[e] + steps_total(total, K, 0, s, c)),
-         input(p.k, K, i, c) * exp2_flushed(r[e] + steps_total(total, K, s + 1, steps, c)));
+  // then a thread a half step (all the threads busy at C = 32, K = 64), the half's offset a compile-time one
+  constexpr int kHalf = kStep / 2;
+  for (int e = threadIdx.x; e < 2 * steps * K; e += kThreads) {
+    const int c = e % K, s = e / (2 * K), first = s * kStep;
+    const float before = steps_total(totals, K, 0, s, c), after = steps_total(totals, K, s + 1, steps, c);
+    const auto tokens = [&](auto offset) {
+      constexpr int kFrom = decltype(offset)::value;
+      float sums[kStep], a[kHalf], k[kHalf];
+#pragma unroll
+      for (int t = 0; t < kHalf; ++t)
+        a[t] = input(p.a, K, first + kFrom + t, c), k[t] = input(p.k, K, first + kFrom + t, c);
+      step_sums(first, c, sums);
+#pragma unroll
+      for (int t = kFrom; t < kFrom + kHalf; ++t) {
+        const float exclusive = t == 0 ? 0.0f : sums[t - 1];
+        emit(first + t, c, a[t - kFrom] * exp2_flushed(exclusive + before),
+             k[t - kFrom] * exp2_flushed(sums[kStep - 1] - sums[t] + after));
+      }
+    };
+    if (e / K % 2 == 0)
+      tokens(std::integral_constant<int, 0>{});
+    else
+      tokens(std::integral_constant<int, kHalf>{});
   }
 }
 

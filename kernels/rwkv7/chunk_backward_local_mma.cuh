@@ -66,20 +66,23 @@ struct LocalMmaPlan {
   }
 };
 
-// The local gradients' shared memory, either kernel.
-__host__ __device__ constexpr int local_shared_bytes(int C, int K, int input_bytes) {
-  return input_bytes == 4 ? 4 * local_shared_floats(C, K)
-                          : LocalMmaPlan(C, K, input_bytes == 2 ? 2 : 1).bytes;
+// The local gradients' shared memory, either kernel: fp32 inputs', or 16-bit ones' in `input_parts` planes
+// (bf16 1, fp16 2).
+__host__ __device__ constexpr int local_shared_bytes(int C, int K, int input_bytes, int input_parts) {
+  return input_bytes == 4 ? 4 * local_shared_floats(C, K) : LocalMmaPlan(C, K, input_parts).bytes;
 }
 
-// Two neighbouring elements of a 16-bit input at `high`: bf16's as they are (one plane), fp16's in two bf16
-// parts (`plane` elements apart).
+// Eight neighbouring elements of a 16-bit input (`raw`, as loaded) at `high`: bf16's as they are (one plane),
+// fp16's in two bf16 parts (`plane` elements apart).
 template <class T>
-__device__ __forceinline__ void store_input_pair(__nv_bfloat16* high, int plane, T x0, T x1) {
+__device__ __forceinline__ void store_input_octet(__nv_bfloat16* high, int plane, uint4 raw) {
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    *reinterpret_cast<__nv_bfloat162*>(high) = __halves2bfloat162(x0, x1);
+    *reinterpret_cast<uint4*>(high) = raw;
   } else {
-    store_part_pairs(high, plane, to_float(x0), to_float(x1));
+    const __half2* x = reinterpret_cast<const __half2*>(&raw);
+    const float2 x0 = __half22float2(x[0]), x1 = __half22float2(x[1]), x2 = __half22float2(x[2]),
+                 x3 = __half22float2(x[3]);
+    store_part_octet(high, plane, make_float4(x0.x, x0.y, x1.x, x1.y), make_float4(x2.x, x2.y, x3.x, x3.y));
   }
 }
 
@@ -92,7 +95,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   constexpr int kIn = chunk::kStateOperandParts<T>;  // a 16-bit input's planes
   extern __shared__ __align__(16) unsigned char shared[];
   const int C = d.C, K = d.K, V = d.V, VS = min(kLocalSlice, V);
-  const LocalMmaPlan s(C, K, kIn == 2 ? 2 : 1);
+  const LocalMmaPlan s(C, K, kIn);
   const auto planes = [&](int offset) { return reinterpret_cast<bf16*>(shared + offset); };
   const auto floats = [&](int offset) { return reinterpret_cast<float*>(shared + offset); };
   const int square = C * s.CR, keys = C * s.KR, slice = C * s.SR, state_slice = K * s.SR;  // plane sizes
@@ -167,20 +170,32 @@ __global__ void __launch_bounds__(kThreads, 2)
         };
       };
       // A thread a row: S and dS (with S . dS summed along it in the order of the fp32 kernel), then dO, v,
-      // V_new and dV_new; past the sequence's end the inputs and V_new read as zeros.
+      // V_new and dV_new; past the sequence's end the inputs and V_new read as zeros. A row's loads are
+      // issued together (v31) and its planes stored 16 bytes at a time.
+      constexpr int kQuads = kLocalSlice / 4, kOctets = kLocalSlice / 8;
       for (int row = threadIdx.x; row < K + 4 * C; row += kThreads) {
         if (row < K) {
+          // (in halves: a whole row's sixteen loads at once take more registers than the block has)
+          constexpr int kHalf = kQuads / 2;
           const float *s0 = S0 + row * V + v0, *ds = dS + row * V + v0;
           float sum = first ? 0.0f : state_dot[row];
-          for (int j = 0; j < VS; j += 4) {
-            const float4 x = *reinterpret_cast<const float4*>(s0 + j);
-            const float4 y = *reinterpret_cast<const float4*>(ds + j);
-            sum = fmaf(x.x, y.x, sum), sum = fmaf(x.y, y.y, sum), sum = fmaf(x.z, y.z, sum);
-            sum = fmaf(x.w, y.w, sum);
-            store_part_pairs(s0p + row * s.SR + j, state_slice, x.x, x.y);
-            store_part_pairs(s0p + row * s.SR + j + 2, state_slice, x.z, x.w);
-            store_part_pairs(dsp + row * s.SR + j, state_slice, y.x, y.y);
-            store_part_pairs(dsp + row * s.SR + j + 2, state_slice, y.z, y.w);
+          for (int h0 = 0; h0 < VS / 4; h0 += kHalf) {
+            float4 x[kHalf], y[kHalf];
+#pragma unroll
+            for (int q = 0; q < kHalf; ++q) {
+              x[q] = *reinterpret_cast<const float4*>(s0 + 4 * (h0 + q));
+              y[q] = *reinterpret_cast<const float4*>(ds + 4 * (h0 + q));
+            }
+#pragma unroll
+            for (int q = 0; q < kHalf; ++q) {
+              sum = fmaf(x[q].x, y[q].x, sum), sum = fmaf(x[q].y, y[q].y, sum);
+              sum = fmaf(x[q].z, y[q].z, sum), sum = fmaf(x[q].w, y[q].w, sum);
+            }
+#pragma unroll
+            for (int q = 0; q < kHalf; q += 2) {
+              store_part_octet(s0p + row * s.SR + 4 * (h0 + q), state_slice, x[q], x[q + 1]);
+              store_part_octet(dsp + row * s.SR + 4 * (h0 + q), state_slice, y[q], y[q + 1]);
+            }
           }
           state_dot[row] = sum;
         } else {
@@ -189,19 +204,32 @@ __global__ void __launch_bounds__(kThreads, 2)
           if (kind < 2) {  // dO, v
             const T* from = (kind == 0 ? g.d_o : p.v) + token * V + v0;
             bf16* to = (kind == 0 ? dop : vp) + i * s.SR;
-            for (int j = 0; j < VS; j += 2) {
-              const T zero = from_float<T>(0.0f);
-              store_input_pair(to + j, slice, i < L ? from[j] : zero, i < L ? from[j + 1] : zero);
+            uint4 raw[kOctets];
+#pragma unroll
+            for (int q = 0; q < kOctets; ++q) {
+              if (8 * q >= VS) break;
+              raw[q] = i < L ? *reinterpret_cast<const uint4*>(from + 8 * q) : make_uint4(0, 0, 0, 0);
+            }
+#pragma unroll
+            for (int q = 0; q < kOctets; ++q) {
+              if (8 * q >= VS) break;
+              store_input_octet<T>(to + 8 * q, slice, raw[q]);
             }
           } else {  // V_new, dV_new
             const float* from =
                 kind == 2 ? regions.sa + token * V + v0 : regions.dvnew + block * C * V + i * V + v0;
             bf16* to = (kind == 2 ? vnp : dvnp) + i * s.SR;
             const bool zero = kind == 2 && i >= L;
-            for (int j = 0; j < VS; j += 4) {
-              const float4 x = zero ? make_float4(0, 0, 0, 0) : *reinterpret_cast<const float4*>(from + j);
-              store_part_pairs(to + j, slice, x.x, x.y);
-              store_part_pairs(to + j + 2, slice, x.z, x.w);
+            float4 x[kQuads];
+#pragma unroll
+            for (int q = 0; q < kQuads; ++q) {
+              if (4 * q >= VS) break;
+              x[q] = zero ? make_float4(0, 0, 0, 0) : *reinterpret_cast<const float4*>(from + 4 * q);
+            }
+#pragma unroll
+            for (int q = 0; q < kQuads; q += 2) {
+              if (4 * q >= VS) break;
+              store_part_octet(to + 4 * q, slice, x[q], x[q + 1]);
             }
           }
         }

@@ -21,14 +21,27 @@ class ProductPhase {
  public:
   static constexpr int kStrip = 16;  // output columns a warp's job holds (two 16 x 8 tiles)
 
-  // job(m0, n0) for this warp's share of the M x N output's 16 x kStrip strips.
-  template <class Job>
-  __device__ void strips(int M, int N, const Job& job) {
+  // This warp's share of the M x N output's 16 x kStrip strips (N / kStrip a power of two): jobs first,
+  // first + step, ... below count, a job's strip by shifts (v31: a division by a runtime count had been a
+  // fifth of the products' instructions).
+  struct Deal {
+    int first, count, step, shift;
+    __device__ int m0(int job) const { return job >> shift << 4; }
+    __device__ int n0(int job) const { return (job & ((1 << shift) - 1)) * kStrip; }
+  };
+  __device__ Deal deal(int M, int N) {
     const int warps = blockDim.x / 32, warp = threadIdx.x / 32;
     const int strips_n = (N + kStrip - 1) / kStrip, jobs = (M / 16) * strips_n;
     const int first = (warp - next_ % warps + warps) % warps;
     next_ += jobs;
-    for (int j = first; j < jobs; j += warps) job(j / strips_n * 16, j % strips_n * kStrip);
+    return {first, jobs, warps, __ffs(strips_n) - 1};
+  }
+
+  // job(m0, n0) for each of this warp's strips.
+  template <class Job>
+  __device__ void strips(int M, int N, const Job& job) {
+    const Deal d = deal(M, N);
+    for (int j = d.first; j < d.count; j += d.step) job(d.m0(j), d.n0(j));
   }
 
   // emit(i, j, init(i, j) + sum over t < depth of a(i, t) b(t, j)) for every (i, j) of the M x N output (N a
@@ -130,16 +143,30 @@ __device__ void add_term(float (&acc)[2][4], int m0, int n0, const PlaneTerm<A, 
 }
 
 // emit(i, j, x_ij, x_i,j+1) for every even j of the M x N output (M and N multiples of 16), x = init + the
-// terms' products in their order; init(i, j) an element's start.
+// terms' products in their order; init(i, j) an element's start, read for a warp's next strip before the
+// products of this one (v31: where the start is a sum kept in global memory over the value slices, its loads'
+// latency had been a third of the kernel's waits on memory).
 template <class Emit, class Init, class... Terms>
 __device__ void plane_product(ProductPhase<__nv_bfloat16>& phase, int M, int N, const Emit& emit,
                               const Init& init, const Terms&... terms) {
-  phase.strips(M, N, [&](int m0, int n0) {
+  const auto deal = phase.deal(M, N);
+  const auto start = [&](int job, float(&acc)[2][4]) {
+    chunk::for_each_accumulator(acc, 2, deal.m0(job), deal.n0(job),
+                                [&](int i, int j, float& x) { x = init(i, j); });
+  };
+  float next[2][4];
+  if (deal.first < deal.count) start(deal.first, next);
+  for (int job = deal.first; job < deal.count; job += deal.step) {
     float acc[2][4];
-    chunk::for_each_accumulator(acc, 2, m0, n0, [&](int i, int j, float& x) { x = init(i, j); });
+#pragma unroll
+    for (int x = 0; x < 2; ++x)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) acc[x][r] = next[x][r];
+    if (job + deal.step < deal.count) start(job + deal.step, next);
+    const int m0 = deal.m0(job), n0 = deal.n0(job);
     (add_term(acc, m0, n0, terms), ...);
     chunk::for_each_pair(acc, 2, m0, n0, [&](int i, int j, float x0, float x1) { emit(i, j, x0, x1); });
-  });
+  }
 }
 
 }  // namespace flabench::rwkv7

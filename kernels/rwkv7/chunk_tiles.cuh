@@ -100,6 +100,21 @@ __device__ __forceinline__ void store_part_pairs(__nv_bfloat16* high, int plane,
       __floats2bfloat162_rn(x0 - __low2float(rounded), x1 - __high2float(rounded));
 }
 
+// Eight neighbouring values the same way, each plane's eight in one 16-byte store (high 16-byte aligned, and
+// `plane` a multiple of eight).
+__device__ __forceinline__ void store_part_octet(__nv_bfloat16* high, int plane, float4 x0, float4 x1) {
+  const float x[8] = {x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w};
+  __nv_bfloat162 parts[2][4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    parts[0][q] = __floats2bfloat162_rn(x[2 * q], x[2 * q + 1]);
+    parts[1][q] =
+        __floats2bfloat162_rn(x[2 * q] - __low2float(parts[0][q]), x[2 * q + 1] - __high2float(parts[0][q]));
+  }
+  *reinterpret_cast<uint4*>(high) = *reinterpret_cast<const uint4*>(parts[0]);
+  *reinterpret_cast<uint4*>(high + plane) = *reinterpret_cast<const uint4*>(parts[1]);
+}
+
 // Elements (row, col) and (row, col + 1), col even, of a [C][K] operand of the state pass in its region:
 // fp32, or for bf16 inputs two bf16 planes, high then low (the same bytes), which the tensor-core pass reads
 // whole by ldmatrix (chunk_states_mma.cuh) without splitting each value again on its sequential path; one
