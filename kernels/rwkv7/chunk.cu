@@ -73,6 +73,14 @@ bool chunked_backward(const ChunkDims& d, DType dtype, const DeviceLimits& devic
   return (few_heads || wide_heads) && shared <= limit;
 }
 
+// The workspace's layout on this device: a bf16 forward's planes also in fp32 only where the chunked
+// backward's reverse scan runs on the CUDA cores (the tensor-core one and the local gradients read the
+// planes).
+ChunkWorkspace workspace_layout(const Problem& p, const DeviceLimits& device) {
+  return ChunkWorkspace(
+      p, p.dtype == DType::bf16 && !reverse_scan_on_tensor_cores(chunk_dims(p), p.dtype, device));
+}
+
 IntraOutputs intra_outputs(float* workspace, const ChunkWorkspace& ws) {
   return {workspace + ws.qk, workspace + ws.qb, workspace + ws.w,     workspace + ws.u,
           workspace + ws.kg, workspace + ws.bg, workspace + ws.decay, workspace + ws.qg};
@@ -86,19 +94,19 @@ void forward(const ForwardCall& call) {
   pointers.o = call.outputs.at(kRwkv7Binding.o).as<T>();
   pointers.ht = call.outputs.at(kRwkv7Binding.ht).as<float>();
   float* workspace = reinterpret_cast<float*>(call.workspace.data());
-  const ChunkWorkspace ws(p);
+  const DeviceLimits device = current_device_limits();
+  const ChunkWorkspace ws = workspace_layout(p, device);
   IntraOutputs intra = intra_outputs(workspace, ws);
-  // What the backward reads: the chunked one, X, A_ak (and for bf16 W, b~, A_qk, A_qb and q e^Γ in fp32,
-  // which this forward holds as planes) and the states at the chunks' starts; the fused one, the states
-  // before every 16th token.
-  const bool chunked = call.save_for_backward && chunked_backward(d, p.dtype, current_device_limits());
+  // What the backward reads: the chunked one, X, A_ak (and where its reverse scan runs on the CUDA cores, W,
+  // b~, A_qb and q e^Γ in fp32, which a bf16 forward holds as planes) and the states at the chunks' starts;
+  // the fused one, the states before every 16th token.
+  const bool chunked = call.save_for_backward && chunked_backward(d, p.dtype, device);
   const bool every_checkpoint = call.save_for_backward && !chunked;
   if (chunked) {
     intra.x = workspace + ws.x, intra.ak = workspace + ws.ak;
-    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    if (std::is_same_v<T, __nv_bfloat16> && !reverse_scan_on_tensor_cores(d, p.dtype, device)) {
       intra.w_fp32 = workspace + ws.w32, intra.bg_fp32 = workspace + ws.bg32;
-      intra.qk_fp32 = workspace + ws.qk32, intra.qb_fp32 = workspace + ws.qb32;
-      intra.qg_fp32 = workspace + ws.qg32;
+      intra.qb_fp32 = workspace + ws.qb32, intra.qg_fp32 = workspace + ws.qg32;
     }
   }
   float *states = workspace + ws.checkpoints, *sa = workspace + ws.sa;
@@ -183,20 +191,22 @@ void backward(const BackwardCall& call) {
         call.inputs,
         call.grad_outputs,
         call.grads,
-        call.workspace.subspan(sizeof(float) * ChunkWorkspace(p).fused_base),
+        call.workspace.subspan(sizeof(float) * workspace_layout(p, device).fused_base),
         call.stream};
     return fused(on_fused_workspace);
   }
   const Pointers<T> pointers = bind_inputs<T>(kRwkv7Binding, call.inputs);
   const GradPointers<T> grads = bind_grads<T>(kRwkv7Binding, call.grad_outputs, call.grads);
   float* workspace = reinterpret_cast<float*>(call.workspace.data());
-  const ChunkWorkspace ws(p);
+  const ChunkWorkspace ws = workspace_layout(p, device);
   IntraOutputs intra = intra_outputs(workspace, ws);
   const IntraOutputs planes = intra;  // for bf16 inputs the forward's planes, which the tensor cores read
   intra.x = workspace + ws.x, intra.ak = workspace + ws.ak;
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {  // the fp32 copies of what the forward holds as planes
+  // the CUDA-core scan's fp32 copies of what a bf16 forward holds as planes (A_qk stays planes: the local
+  // gradients read them)
+  if (std::is_same_v<T, __nv_bfloat16> && !reverse_scan_on_tensor_cores(d, p.dtype, device)) {
     intra.w = workspace + ws.w32, intra.bg = workspace + ws.bg32;
-    intra.qk = workspace + ws.qk32, intra.qb = workspace + ws.qb32, intra.qg = workspace + ws.qg32;
+    intra.qb = workspace + ws.qb32, intra.qg = workspace + ws.qg32;
   }
   const BackwardRegions regions{workspace + ws.checkpoints, workspace + ws.sa,
                                 workspace + ws.dstates,     workspace + ws.dvnew,
@@ -310,7 +320,7 @@ Variant rwkv7_chunk_variant() {
   variant.support.default_chunk_size = 32;  // the fastest at every peer shape (kernels/notes/rwkv7_chunk.md)
   variant.support.limits = rwkv7::limits;
   variant.workspace_bytes = [](const Problem& p, Mode mode, const DeviceLimits& device) {
-    const rwkv7::ChunkWorkspace w(p);
+    const rwkv7::ChunkWorkspace w = rwkv7::workspace_layout(p, device);
     if (mode == Mode::fwd) return w.forward_total() * sizeof(float);
     return w.backward_total(rwkv7::chunked_backward(rwkv7::chunk_dims(p), p.dtype, device)) * sizeof(float);
   };

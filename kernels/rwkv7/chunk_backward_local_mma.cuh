@@ -135,16 +135,26 @@ __global__ void __launch_bounds__(kThreads, 2)
     // them
     float* pairs = regions.pairs + block * 4 * C * C;
 
-    // X, A_ak and A_qk as planes, each triangle as the products read it.
+    // X, A_ak and A_qk as planes, each triangle as the products read it (bf16's A_qk as the forward's planes
+    // hold it: the same parts, bit for bit).
     for (int e = threadIdx.x; e < C * C / 2; e += kThreads) {
-      const int i = 2 * e / C, j = 2 * e % C, at_block = block * C * C + i * C + j;
+      const int i = 2 * e / C, j = 2 * e % C;
+      const std::int64_t at_block = block * C * C + i * C + j;
       const float2 x = *reinterpret_cast<const float2*>(in.x + at_block);
       const float2 ak = *reinterpret_cast<const float2*>(in.ak + at_block);
-      const float2 qk = *reinterpret_cast<const float2*>(in.qk + at_block);
       store_part_pairs(xp + i * s.CR + j, square, j <= i ? x.x : 0.0f, j + 1 <= i ? x.y : 0.0f);
       store_part_pairs(akp + i * s.CR + j, square, j < i ? ak.x : 0.0f, j + 1 < i ? ak.y : 0.0f);
-      store_part_pairs(qkp + i * s.CR + j, square, qk.x, qk.y);
+      if constexpr (!std::is_same_v<T, bf16>) {
+        const float2 qk = *reinterpret_cast<const float2*>(in.qk + at_block);
+        store_part_pairs(qkp + i * s.CR + j, square, qk.x, qk.y);
+      }
     }
+    if constexpr (std::is_same_v<T, bf16>)
+      for (int e = threadIdx.x; e < C * C; e += kThreads) {  // a 32-bit pair of a plane each
+        const int part = 2 * e / (C * C), i = 2 * e % (C * C) / C, j = 2 * e % C;
+        *reinterpret_cast<__nv_bfloat162*>(qkp + part * square + i * s.CR + j) =
+            reinterpret_cast<const __nv_bfloat162*>(in.qk + block * C * C)[e];
+      }
     decayed_keys(p, C, K, input, floats(s.sums), [&](int i, int c, float a_decayed, float k_decayed) {
       ag[i * K + c] = a_decayed;
       store_parts(ktp + i * s.KR + c, keys, k_decayed);

@@ -422,18 +422,15 @@ __global__ void __launch_bounds__(kThreads, intra_mma_blocks_per_sm(C))
     });
   }
   __syncthreads();
-  // A_qk and A_qb as the output pass reads them (store_operand_pair: planes for bf16), and in fp32 where the
-  // chunked backward asks for them
+  // A_qk and A_qb as the output pass reads them (store_operand_pair: planes for bf16), A_qb in fp32 too where
+  // the chunked backward's CUDA-core scan asks for it
   for (int e = 2 * threadIdx.x; e < C * C; e += 2 * kThreads) {
     const int i = e / C, j = e % C;
     const float qk0 = s.x[i * ldc + j], qk1 = s.x[i * ldc + j + 1];
     const float qb0 = s.partial[i * ldc + j], qb1 = s.partial[i * ldc + j + 1];
     store_operand_pair<T>(out.qk + block * C * C, C, C, i, j, qk0, qk1);
     store_operand_pair<T>(out.qb + block * C * C, C, C, i, j, qb0, qb1);
-    if (out.qk_fp32) {
-      *reinterpret_cast<float2*>(out.qk_fp32 + block * C * C + e) = make_float2(qk0, qk1);
-      *reinterpret_cast<float2*>(out.qb_fp32 + block * C * C + e) = make_float2(qb0, qb1);
-    }
+    if (out.qb_fp32) *reinterpret_cast<float2*>(out.qb_fp32 + block * C * C + e) = make_float2(qb0, qb1);
   }
   __syncthreads();
   invert_unit_lower(s.ab, s.x, s.partial, C);

@@ -51,9 +51,10 @@ struct IntraOutputs {
   float* decay;    // e^{Γ_e - Γ_(s-1)} of each step [s, e] [C / 16][K], fp32
   float* qg;       // q e^{Γ} (Γ from the chunk's start, scale applied) [C][K]
   // What only the chunked backward reads, written where given: X = (I - A_ab)^{-1} and A_ak [C][C]; for bf16
-  // inputs, W, b~, A_qk, A_qb and q e^{Γ} in fp32 too (the regions above hold them as planes).
+  // inputs where its reverse scan runs on the CUDA cores, W, b~, A_qb and q e^{Γ} in fp32 too (the regions
+  // above hold them as planes).
   float *x = nullptr, *ak = nullptr, *w_fp32 = nullptr, *bg_fp32 = nullptr;
-  float *qk_fp32 = nullptr, *qb_fp32 = nullptr, *qg_fp32 = nullptr;
+  float *qb_fp32 = nullptr, *qg_fp32 = nullptr;
 };
 
 // Copies X and A_ak ([C][C + 1] in shared memory) where `out` asks for them (the forward of a fwd+bwd).

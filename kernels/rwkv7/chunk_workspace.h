@@ -87,9 +87,11 @@ struct ChunkWorkspace {
   std::size_t qk, qb, w, u, kg, bg, decay, qg;           // the chunk forward's
   std::size_t fused_base, checkpoints, sa, fused_total;  // fused_recurrent's, from fused_base
   // the chunked backward's
-  std::size_t x, ak, w32, bg32, qk32, qb32, qg32, dstates, dvnew, pairs, terms, scratch, total;
+  std::size_t x, ak, w32, bg32, qb32, qg32, dstates, dvnew, pairs, terms, scratch, total;
   std::size_t slots;  // blocks of scratch
-  explicit ChunkWorkspace(const Problem& p) {
+  // fp32_copies: whether a bf16 forward also writes W, b~, A_qb and q e^Γ in fp32 (w32, bg32, qb32, qg32) for
+  // the chunked backward's CUDA-core reverse scan; else those regions are empty.
+  ChunkWorkspace(const Problem& p, bool fp32_copies) {
     const fused::WorkspaceLayout<Rwkv7Form> fused(p);
     const ChunkDims d = chunk_dims(p);
     const std::size_t blocks = std::size_t(d.B) * d.H * d.chunks;
@@ -115,11 +117,11 @@ struct ChunkWorkspace {
     end = aligned(fused_base + fused.dsa);  // what the forward writes ends here
     x = take(d.C * d.C);
     ak = take(d.C * d.C);
-    w32 = take(d.C * d.K);
-    bg32 = take(d.C * d.K);
-    qk32 = take(d.C * d.C);
-    qb32 = take(d.C * d.C);
-    qg32 = take(d.C * d.K);
+    const std::size_t copies = fp32_copies ? 1 : 0;
+    w32 = take(copies * d.C * d.K);
+    bg32 = take(copies * d.C * d.K);
+    qb32 = take(copies * d.C * d.C);
+    qg32 = take(copies * d.C * d.K);
     dstates = take(d.K * d.V);
     dvnew = take(d.C * d.V);
     pairs = take(4 * d.C * d.C);

@@ -53,7 +53,7 @@ TEST(VariantWorkspace, RecurrencesKeepCheckpointsForABackwardOnly) {
 
 TEST(VariantWorkspace, Rwkv7ChunkLeavesEitherBackwardOutOfAForward) {
   const Problem p{2, 16384, 16, 128, 128, DType::bf16, 32};
-  const rwkv7::ChunkWorkspace w(p);
+  const rwkv7::ChunkWorkspace w(p, false);
   const fused::WorkspaceLayout<Rwkv7Form> fused(p);
   EXPECT_EQ(bytes("rwkv7", "chunk", p, Mode::fwd), w.x * sizeof(float));
   EXPECT_GT((w.total - w.x) * sizeof(float), std::size_t(2) << 30);  // the chunked backward's
@@ -68,14 +68,15 @@ TEST(VariantWorkspace, Rwkv7ChunkTakesTheRegionsOfTheBackwardThatRuns) {
   const Problem few_heads{1, 24576, 16, 64, 64, DType::bf16, 32},
       many{2, 16384, 16, 128, 128, DType::bf16, 32}, many_c64{2, 16384, 16, 128, 128, DType::bf16, 64},
       many_fp16{2, 16384, 16, 128, 128, DType::fp16, 32}, many_d64{4, 4096, 16, 64, 64, DType::bf16, 32};
-  const rwkv7::ChunkWorkspace a(few_heads), b(many);
+  // (bf16 with the reverse scan on the tensor cores: no fp32 copies of the forward's planes)
+  const rwkv7::ChunkWorkspace a(few_heads, false), b(many, false);
   EXPECT_EQ(bytes("rwkv7", "chunk", few_heads, Mode::fwdbwd, kHopper), a.total * sizeof(float));
   EXPECT_EQ(bytes("rwkv7", "chunk", few_heads, Mode::fwdbwd, kAda), a.fused_total * sizeof(float));
   EXPECT_EQ(bytes("rwkv7", "chunk", many, Mode::fwdbwd, kHopper), b.total * sizeof(float));
   EXPECT_GT((b.total - b.fused_total) * sizeof(float), std::size_t(1) << 30);  // the chunked one's
   for (const Problem& fused : {many_c64, many_fp16, many_d64})
     EXPECT_EQ(bytes("rwkv7", "chunk", fused, Mode::fwdbwd, kHopper),
-              rwkv7::ChunkWorkspace(fused).fused_total * sizeof(float));
+              rwkv7::ChunkWorkspace(fused, false).fused_total * sizeof(float));
 }
 
 }  // namespace
