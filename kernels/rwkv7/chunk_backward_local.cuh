@@ -22,24 +22,10 @@
 
 #include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/rwkv7/chunk_backward_states.cuh"
+#include "kernels/rwkv7/chunk_local_plan.h"
 #include "kernels/rwkv7/chunk_products.cuh"
 
 namespace flabench::rwkv7 {
-
-constexpr int kLocalSlice = 32;  // value columns staged at a time
-
-// Shared memory (floats). Kept for the chunk: X [C][C + 1], the gradients of A_qk, A_qb, A_ak, A_ab and X
-// [C][C], S . dS per key channel [K]. Then, in turn: the value slices (S, dS [K][33]; dO, v, V_new, dV_new,
-// X^T dV_new, A_ak v [C][33]) with k~ [C][K], the decays' sums in the slices' room before them; dW and
-// a e^{Γe} [C][K + 1] with X^T dX [C][C + 1].
-__host__ __device__ constexpr int local_kept_floats(int C, int K) {
-  return C * (C + 1) + 5 * C * C + K;
-}
-__host__ __device__ constexpr int local_shared_floats(int C, int K) {
-  const int slices = (2 * K + 6 * C) * (kLocalSlice + 1) + C * K;
-  const int after = 2 * C * (K + 1) + C * (C + 1);
-  return local_kept_floats(C, K) + (slices > after ? slices : after);
-}
 
 // a e^{Γe} and k~ = k e^{Γ_L - Γ}, token by token, each exponent a sum of rounded log2 decays in the order
 // the per-channel kernel takes them (chunk_backward_channels.cuh): the exclusive sums within each 16-token

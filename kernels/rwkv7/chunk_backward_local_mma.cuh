@@ -18,60 +18,6 @@
 
 namespace flabench::rwkv7 {
 
-// Where the 16-bit local gradients' block keeps what (bytes from the start of its shared memory); an fp32
-// operand is two bf16 planes (4 bytes an element), a 16-bit input `input_parts` (bf16's one, fp16's two).
-// Kept for the chunk: X (its lower triangle), A_ak (strictly lower) and A_qk [C][C + 8]; dX [C][C] and S . dS
-// [K] as fp32. Then, in turn: k~ [C][K + 8], with the decays' sums or the value slices after it (S, dS
-// [K][40]; dO, v, V_new, dV_new, X^T dV_new, A_ak v [C][40]); after the slices dW and a e^{Γe} [C][K + 8]
-// and dX, X^T dX [C][C + 8].
-struct LocalMmaPlan {
-  int CR, KR, SR;  // row lengths of the [.][C], [.][K] and slices' planes (elements)
-  int x, ak, qk, dx, state_dot, kt, sums, s0, ds, dout, v, vn, dvn, dakv, akv, dw, ag, dxp, xdx, bytes;
-  __host__ __device__ constexpr LocalMmaPlan(int C, int K, int input_parts)
-      : CR(padded_row(C, 2)),
-        KR(padded_row(K, 2)),
-        SR(padded_row(kLocalSlice, 2)),
-        x(0),
-        ak(0),
-        qk(0),
-        dx(0),
-        state_dot(0),
-        kt(0),
-        sums(0),
-        s0(0),
-        ds(0),
-        dout(0),
-        v(0),
-        vn(0),
-        dvn(0),
-        dakv(0),
-        akv(0),
-        dw(0),
-        ag(0),
-        dxp(0),
-        xdx(0),
-        bytes(0) {
-    const int square = 4 * C * CR, keys = 4 * C * KR, state_slice = 4 * K * SR, slice = 4 * C * SR;
-    ak = x + square, qk = ak + square, dx = qk + square, state_dot = dx + 4 * C * C;
-    kt = state_dot + 4 * K;
-    sums = s0 = kt + keys;
-    ds = s0 + state_slice, dout = ds + state_slice, v = dout + input_parts * slice / 2;
-    vn = v + input_parts * slice / 2, dvn = vn + slice, dakv = dvn + slice, akv = dakv + slice;
-    const int slices_end = akv + slice;
-    const int sums_end = sums + 4 * (2 * C * K + C / kCheckpointTokens * K);
-    dw = kt, ag = dw + keys, dxp = ag + keys, xdx = dxp + square;
-    const int after_end = xdx + square;
-    bytes = slices_end > sums_end ? slices_end : sums_end;
-    bytes = bytes > after_end ? bytes : after_end;
-  }
-};
-
-// The local gradients' shared memory, either kernel: fp32 inputs', or 16-bit ones' in `input_parts` planes
-// (bf16 1, fp16 2).
-__host__ __device__ constexpr int local_shared_bytes(int C, int K, int input_bytes, int input_parts) {
-  return input_bytes == 4 ? 4 * local_shared_floats(C, K) : LocalMmaPlan(C, K, input_parts).bytes;
-}
-
 // Eight neighbouring elements of a 16-bit input (`raw`, as loaded) at `high`: bf16's as they are (one plane),
 // fp16's in two bf16 parts (`plane` elements apart).
 template <class T>
@@ -95,7 +41,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   constexpr int kIn = chunk::kStateOperandParts<T>;  // a 16-bit input's planes
   extern __shared__ __align__(16) unsigned char shared[];
   const int C = d.C, K = d.K, V = d.V, VS = min(kLocalSlice, V);
-  const LocalMmaPlan s(C, K, kIn);
+  const LocalMmaPlan s = local_mma_plan(C, K, kIn);
   const auto planes = [&](int offset) { return reinterpret_cast<bf16*>(shared + offset); };
   const auto floats = [&](int offset) { return reinterpret_cast<float*>(shared + offset); };
   const int square = C * s.CR, keys = C * s.KR, slice = C * s.SR, state_slice = K * s.SR;  // plane sizes
