@@ -58,6 +58,21 @@ __global__ void __launch_bounds__(kThreads, 2)
   const auto to_planes = [](bf16* at, int plane, int ld) {
     return [=](int i, int j, float x0, float x1) { store_part_pairs(at + i * ld + j, plane, x0, x1); };
   };
+  // what the products emit into: fp32 rows, the lower triangle of a [C][C] matrix (m <= i, or m < i without
+  // the diagonal; zeros above), and a start of zeros
+  const auto put = [](float* x, int stride) {
+    return [=](int i, int j, float x0, float x1) {
+      *reinterpret_cast<float2*>(x + i * stride + j) = make_float2(x0, x1);
+    };
+  };
+  const auto lower = [C](float* x, bool diagonal) {
+    return [=](int i, int m, float x0, float x1) {
+      const int last = diagonal ? i : i - 1;
+      *reinterpret_cast<float2*>(x + i * C + m) =
+          make_float2(m <= last ? x0 : 0.0f, m + 1 <= last ? x1 : 0.0f);
+    };
+  };
+  const auto none = [](int, int) { return 0.0f; };
 
   const LocalScratch at(C, K);
   const ChannelTerms at_terms(C, K);
@@ -112,18 +127,6 @@ __global__ void __launch_bounds__(kThreads, 2)
       const bool first = v0 == 0;
       const auto prior = [first](const float* x, int stride) {
         return [=](int i, int j) { return first ? 0.0f : x[i * stride + j]; };
-      };
-      const auto put = [](float* x, int stride) {
-        return [=](int i, int j, float x0, float x1) {
-          *reinterpret_cast<float2*>(x + i * stride + j) = make_float2(x0, x1);
-        };
-      };
-      const auto lower = [C](float* x, bool diagonal) {  // m <= i (m < i without the diagonal) kept
-        return [=](int i, int m, float x0, float x1) {
-          const int last = diagonal ? i : i - 1;
-          *reinterpret_cast<float2*>(x + i * C + m) =
-              make_float2(m <= last ? x0 : 0.0f, m + 1 <= last ? x1 : 0.0f);
-        };
       };
       // A thread a row: S and dS (with S . dS summed along it in the order of the fp32 kernel), then dO, v,
       // V_new and dV_new; past the sequence's end the inputs and V_new read as zeros. A row's loads are
@@ -202,7 +205,6 @@ __global__ void __launch_bounds__(kThreads, 2)
         plane_product(phase, C, K, put(qs, K), prior(qs, K), term(dout, s0, VS));
         plane_product(phase, C, K, put(ks, K), prior(ks, K), term(v, ds, VS));
         plane_product(phase, C, K, put(bs, K), prior(bs, K), term(vn, ds, VS));
-        const auto none = [](int, int) { return 0.0f; };
         // X^T dV_new and A_ak v, into planes for the next phase
         plane_product(phase, C, VS, to_planes(dakvp, slice, s.SR), none,
                       term(fp32_depth(xp, square, s.CR), fp32_depth(dvnp, slice, s.SR), C));
@@ -225,14 +227,16 @@ __global__ void __launch_bounds__(kThreads, 2)
                 to[0] = from_float<T>(x0), to[1] = from_float<T>(x1);
               }
             },
-            [](int, int) { return 0.0f; }, term(fp32_depth(qkp, square, s.CR), in_depth(dop, slice, s.SR), C),
+            none, term(fp32_depth(qkp, square, s.CR), in_depth(dop, slice, s.SR), C),
             term(fp32_rows(ktp, keys, s.KR), fp32_depth(dsp, state_slice, s.SR), K),
             term(fp32_depth(akp, square, s.CR), fp32_depth(dakvp, slice, s.SR), C));
       }
       __syncthreads();  // the slices are staged again
     }
 
-    // dX's part through W, X^T dW, then X^T dX and dA_ab = X^T dX X^T.
+    // dX's part through W, X^T dW, then X^T dX and dA_ab = X^T dX X^T. (X^T dW's and dA_ab's stores are
+    // written out rather than put() and lower(): those change four instructions of the kernel, not yet
+    // timed.)
     for (int e = threadIdx.x; e < C * K / 2; e += kThreads) {
       const int i = 2 * e / K, c = 2 * e % K;
       const float2 x = *reinterpret_cast<const float2*>(dw + i * K + c);
@@ -243,7 +247,6 @@ __global__ void __launch_bounds__(kThreads, 2)
     __syncthreads();
     const auto x_rows = fp32_rows(xp, square, s.CR);
     const auto x_depth = fp32_depth(xp, square, s.CR);
-    const auto none = [](int, int) { return 0.0f; };
     {
       ProductPhase<bf16> phase;
       plane_product(
