@@ -55,12 +55,13 @@ bool reverse_scan_on_tensor_cores(const ChunkDims& d, DType dtype, const DeviceL
 }
 
 // Whether the backward is the chunked one, from the device's limits (so that workspace_bytes takes its
-// regions only where it runs). Measured at the peer shapes (kernels/notes/rwkv7_chunk.md, v20 and v28), it is
-// the faster where the fused backward's blocks (a head's 16 value columns each) are fewer than the SMs
-// (1,24576,16,64: 64 on 132), and, with its reverse scan on the tensor cores (bf16), at K = 128 in chunks of
-// 16 or 32 (0.88-0.98x the fused one's fwd+bwd); elsewhere the fused one runs (at K = 64 and many heads the
-// two within 4% at C = 32, the chunked one 1.1x slower at C = 16 and 1.3-1.7x at C = 64). Either needs the
-// device's shared memory to hold its blocks (Ada's 99 KiB take C = 64 at K = 64 only so).
+// regions only where it runs). Measured at the peer shapes (kernels/notes/rwkv7_chunk.md, v20, v28 and stop
+// 52's rule), it is the faster where the fused backward's blocks (a head's 16 value columns each) are fewer
+// than the SMs (1,24576,16,64: 64 on 132), and, with its reverse scan on the tensor cores (bf16), in chunks
+// of 32 (0.89-0.92x the fused one's fwd+bwd at K = 64 and many heads) and at K = 128 (0.82-0.92x at C = 64;
+// at C = 16 and 32 since v28); elsewhere the fused one runs (at K = 64 and many heads the chunked one is
+// 1.03-1.04x slower at C = 16 and 1.2-1.25x at C = 64). Either needs the device's shared memory to hold its
+// blocks (Ada's 99 KiB take C = 64 at K = 64 only so).
 bool chunked_backward(const ChunkDims& d, DType dtype, const DeviceLimits& device) {
   const int input_bytes = int(dtype_size(dtype));
   const std::size_t limit = device.shared_memory_per_block;
@@ -69,8 +70,9 @@ bool chunked_backward(const ChunkDims& d, DType dtype, const DeviceLimits& devic
                 std::size_t(local_shared_bytes(d.C, d.K, input_bytes, dtype == DType::fp16 ? 2 : 1)),
                 sizeof(float) * channel_shared_floats(d.C, input_bytes)});
   const bool few_heads = std::int64_t(d.B) * d.H * (d.V / kStateColumns) < device.multiprocessors;
-  const bool wide_heads = d.K >= 128 && d.C <= 32 && reverse_scan_on_tensor_cores(d, dtype, device);
-  return (few_heads || wide_heads) && shared <= limit;
+  const bool faster_on_tensor_cores =
+      (d.K >= 128 || d.C == 32) && reverse_scan_on_tensor_cores(d, dtype, device);
+  return (few_heads || faster_on_tensor_cores) && shared <= limit;
 }
 
 // The workspace's layout on this device: a bf16 forward's planes also in fp32 only where the chunked

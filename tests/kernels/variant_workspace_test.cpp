@@ -63,18 +63,22 @@ TEST(VariantWorkspace, Rwkv7ChunkLeavesEitherBackwardOutOfAForward) {
 
 TEST(VariantWorkspace, Rwkv7ChunkTakesTheRegionsOfTheBackwardThatRuns) {
   // 16 heads of 64 value columns: 64 fused backward blocks, fewer than a Hopper's 132 SMs, so the chunked
-  // backward runs there; on an RTX 4070 Ti's 60 SMs the fused one. 32 heads of 128 in bf16: the chunked one
-  // (its reverse scan on the tensor cores) in chunks of 32, the fused one in chunks of 64 and for fp16.
-  const Problem few_heads{1, 24576, 16, 64, 64, DType::bf16, 32},
+  // backward runs there in chunks of 16; on an RTX 4070 Ti's 60 SMs the fused one. Many heads in bf16: the
+  // chunked one (its reverse scan on the tensor cores) in chunks of 32, and at K = 128 in chunks of 64 too;
+  // the fused one at K = 64 in chunks of 16 and 64, and for fp16.
+  const Problem few_heads{1, 24576, 16, 64, 64, DType::bf16, 16},
       many{2, 16384, 16, 128, 128, DType::bf16, 32}, many_c64{2, 16384, 16, 128, 128, DType::bf16, 64},
-      many_fp16{2, 16384, 16, 128, 128, DType::fp16, 32}, many_d64{4, 4096, 16, 64, 64, DType::bf16, 32};
+      many_d64{4, 4096, 16, 64, 64, DType::bf16, 32}, many_fp16{2, 16384, 16, 128, 128, DType::fp16, 32},
+      many_d64_c16{4, 4096, 16, 64, 64, DType::bf16, 16}, many_d64_c64{4, 4096, 16, 64, 64, DType::bf16, 64};
   // (bf16 with the reverse scan on the tensor cores: no fp32 copies of the forward's planes)
   const rwkv7::ChunkWorkspace a(few_heads, false), b(many, false);
   EXPECT_EQ(bytes("rwkv7", "chunk", few_heads, Mode::fwdbwd, kHopper), a.total * sizeof(float));
   EXPECT_EQ(bytes("rwkv7", "chunk", few_heads, Mode::fwdbwd, kAda), a.fused_total * sizeof(float));
-  EXPECT_EQ(bytes("rwkv7", "chunk", many, Mode::fwdbwd, kHopper), b.total * sizeof(float));
   EXPECT_GT((b.total - b.fused_total) * sizeof(float), std::size_t(1) << 30);  // the chunked one's
-  for (const Problem& fused : {many_c64, many_fp16, many_d64})
+  for (const Problem& chunked : {many, many_c64, many_d64})
+    EXPECT_EQ(bytes("rwkv7", "chunk", chunked, Mode::fwdbwd, kHopper),
+              rwkv7::ChunkWorkspace(chunked, false).total * sizeof(float));
+  for (const Problem& fused : {many_fp16, many_d64_c16, many_d64_c64})
     EXPECT_EQ(bytes("rwkv7", "chunk", fused, Mode::fwdbwd, kHopper),
               rwkv7::ChunkWorkspace(fused, false).fused_total * sizeof(float));
 }
