@@ -32,7 +32,9 @@ __device__ __forceinline__ void store_input_octet(__nv_bfloat16* high, int plane
   }
 }
 
-template <class T>
+// kSlice: the value columns staged at a time (kLocalSlice or kWideLocalSlice; a compile-time row length keeps
+// the planes' addressing out of the registers).
+template <class T, int kSlice>
 __global__ void __launch_bounds__(kThreads, 2)
     rwkv7_chunk_local_grads_mma_kernel(Pointers<T> p, GradPointers<T> g, ChunkDims d, IntraOutputs in,
                                        BackwardRegions regions) {
@@ -40,8 +42,10 @@ __global__ void __launch_bounds__(kThreads, 2)
   static_assert(sizeof(T) == 2, "16-bit inputs (fp32's: chunk_backward_local.cuh)");
   constexpr int kIn = chunk::kStateOperandParts<T>;  // a 16-bit input's planes
   extern __shared__ __align__(16) unsigned char shared[];
-  const int C = d.C, K = d.K, V = d.V, VS = min(kLocalSlice, V);
-  const LocalMmaPlan s = local_mma_plan(C, K, kIn);
+  // VS: a slice's columns (the host takes a wide slice only where V is a multiple of it, so that its count
+  // is known at compile time there)
+  const int C = d.C, K = d.K, V = d.V, VS = kSlice > kLocalSlice ? kSlice : min(kSlice, V);
+  const LocalMmaPlan s = local_mma_plan(C, K, kIn, kSlice);
   const auto planes = [&](int offset) { return reinterpret_cast<bf16*>(shared + offset); };
   const auto floats = [&](int offset) { return reinterpret_cast<float*>(shared + offset); };
   const int square = C * s.CR, keys = C * s.KR, slice = C * s.SR, state_slice = K * s.SR;  // plane sizes
@@ -129,10 +133,12 @@ __global__ void __launch_bounds__(kThreads, 2)
         return [=](int i, int j) { return first ? 0.0f : x[i * stride + j]; };
       };
       // A thread a row: S and dS (with S . dS summed along it in the order of the fp32 kernel), then dO, v,
-      // V_new and dV_new; past the sequence's end the inputs and V_new read as zeros. A row's loads are
-      // issued together (v31) and its planes stored 16 bytes at a time.
+      // V_new and dV_new (a thread a kLocalSlice piece of a wide slice's row); past the sequence's end the
+      // inputs and V_new read as zeros. A row's loads are issued together (v31) and its planes stored 16
+      // bytes at a time.
       constexpr int kQuads = kLocalSlice / 4, kOctets = kLocalSlice / 8;
-      for (int row = threadIdx.x; row < K + 4 * C; row += kThreads) {
+      constexpr int pieces = kSlice / kLocalSlice;  // of a token row
+      for (int row = threadIdx.x; row < K + 4 * C * pieces; row += kThreads) {
         if (row < K) {
           // (in halves: a whole row's sixteen loads at once take more registers than the block has)
           constexpr int kHalf = kQuads / 2;
@@ -158,36 +164,37 @@ __global__ void __launch_bounds__(kThreads, 2)
           }
           state_dot[row] = sum;
         } else {
-          const int kind = (row - K) / C, i = (row - K) % C;
+          const int piece = (row - K) % pieces * kLocalSlice, width = VS - piece;  // width: up to kLocalSlice
+          const int kind = (row - K) / pieces / C, i = (row - K) / pieces % C;
           const std::int64_t token = first_row + std::int64_t(i) * d.H;
           if (kind < 2) {  // dO, v
-            const T* from = (kind == 0 ? g.d_o : p.v) + token * V + v0;
-            bf16* to = (kind == 0 ? dop : vp) + i * s.SR;
+            const T* from = (kind == 0 ? g.d_o : p.v) + token * V + v0 + piece;
+            bf16* to = (kind == 0 ? dop : vp) + i * s.SR + piece;
             uint4 raw[kOctets];
 #pragma unroll
             for (int q = 0; q < kOctets; ++q) {
-              if (8 * q >= VS) break;
+              if (8 * q >= width) break;
               raw[q] = i < L ? *reinterpret_cast<const uint4*>(from + 8 * q) : make_uint4(0, 0, 0, 0);
             }
 #pragma unroll
             for (int q = 0; q < kOctets; ++q) {
-              if (8 * q >= VS) break;
+              if (8 * q >= width) break;
               store_input_octet<T>(to + 8 * q, slice, raw[q]);
             }
           } else {  // V_new, dV_new
             const float* from =
-                kind == 2 ? regions.sa + token * V + v0 : regions.dvnew + block * C * V + i * V + v0;
-            bf16* to = (kind == 2 ? vnp : dvnp) + i * s.SR;
+                (kind == 2 ? regions.sa + token * V : regions.dvnew + block * C * V + i * V) + v0 + piece;
+            bf16* to = (kind == 2 ? vnp : dvnp) + i * s.SR + piece;
             const bool zero = kind == 2 && i >= L;
             float4 x[kQuads];
 #pragma unroll
             for (int q = 0; q < kQuads; ++q) {
-              if (4 * q >= VS) break;
+              if (4 * q >= width) break;
               x[q] = zero ? make_float4(0, 0, 0, 0) : *reinterpret_cast<const float4*>(from + 4 * q);
             }
 #pragma unroll
             for (int q = 0; q < kQuads; q += 2) {
-              if (4 * q >= VS) break;
+              if (4 * q >= width) break;
               store_part_octet(to + 4 * q, slice, x[q], x[q + 1]);
             }
           }

@@ -9,7 +9,8 @@
 
 namespace flabench::rwkv7 {
 
-constexpr int kLocalSlice = 32;  // value columns staged at a time
+constexpr int kLocalSlice = 32;      // value columns staged at a time (the 16-bit kernel: a piece of a slice)
+constexpr int kWideLocalSlice = 64;  // the 16-bit kernel's slice where two blocks of it still fit an SM
 
 // The fp32 kernel, in floats. Kept for the chunk: X [C][C + 1], the gradients of A_qk, A_qb, A_ak, A_ab and X
 // [C][C], S . dS per key channel [K]. Then, in turn: the value slices (S, dS [K][33]; dO, v, V_new, dV_new,
@@ -27,10 +28,10 @@ __host__ __device__ constexpr int local_shared_floats(int C, int K) {
 // The 16-bit kernel: where its block keeps what, bytes from the start of its shared memory; an fp32 operand
 // is two bf16 planes (4 bytes an element), a 16-bit input `input_parts` (bf16's one, fp16's two). Kept for
 // the chunk: X (its lower triangle), A_ak (strictly lower) and A_qk [C][C + 8]; dX [C][C] and S . dS [K] as
-// fp32. Then, in turn: k~ [C][K + 8], with the decays' sums (fp32) or the value slices after it (S, dS
-// [K][40]; dO, v, V_new, dV_new, X^T dV_new, A_ak v [C][40]); after the slices dW and a e^{Γe} [C][K + 8] and
-// dX, X^T dX [C][C + 8]. Rows of an odd number of 16-byte vectors, so that ldmatrix's eight rows fall on
-// distinct banks.
+// fp32. Then, in turn: k~ [C][K + 8], with the decays' sums (fp32) or the value slices of `columns` columns
+// after it (S, dS [K][columns + 8]; dO, v, V_new, dV_new, X^T dV_new, A_ak v [C][columns + 8]); after the
+// slices dW and a e^{Γe} [C][K + 8] and dX, X^T dX [C][C + 8]. Rows of an odd number of 16-byte vectors, so
+// that ldmatrix's eight rows fall on distinct banks.
 struct LocalMmaPlan {
   int CR = 0, KR = 0, SR = 0;  // row lengths of the [.][C], [.][K] and slices' planes (elements)
   int x = 0, ak = 0, qk = 0, dx = 0, state_dot = 0;                        // kept
@@ -39,9 +40,10 @@ struct LocalMmaPlan {
   int dw = 0, ag = 0, dxp = 0, xdx = 0, after_end = 0;  // after the slices
   int bytes = 0;
 };
-__host__ __device__ constexpr LocalMmaPlan local_mma_plan(int C, int K, int input_parts) {
+__host__ __device__ constexpr LocalMmaPlan local_mma_plan(int C, int K, int input_parts,
+                                                          int columns = kLocalSlice) {
   LocalMmaPlan s;
-  s.CR = padded_row(C, 2), s.KR = padded_row(K, 2), s.SR = padded_row(kLocalSlice, 2);
+  s.CR = padded_row(C, 2), s.KR = padded_row(K, 2), s.SR = padded_row(columns, 2);
   const int square = 4 * C * s.CR, keys = 4 * C * s.KR, state_slice = 4 * K * s.SR, slice = 4 * C * s.SR;
   s.ak = s.x + square, s.qk = s.ak + square, s.dx = s.qk + square, s.state_dot = s.dx + 4 * C * C;
   s.kt = s.state_dot + 4 * K;
