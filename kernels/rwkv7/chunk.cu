@@ -255,31 +255,42 @@ void backward(const BackwardCall& call) {
   {
     const NvtxRange range("backward local");
     // fp32 inputs' products on the CUDA cores, 16-bit inputs' on the tensor cores
-    const auto launch = [&](auto kernel, std::size_t shared) {
+    const auto launch = [&](auto kernel, std::size_t shared, int threads) {
       allow_shared_memory(kernel, shared);
-      const int resident = std::max(resident_blocks(kernel, kThreads, shared), 1);
+      const int resident = std::max(resident_blocks(kernel, threads, shared), 1);
       const int blocks = int(std::min<std::size_t>(ws.slots, std::size_t(resident) * sms));
-      kernel<<<blocks, kThreads, shared, call.stream>>>(pointers, grads, d, intra, regions);
+      kernel<<<blocks, threads, shared, call.stream>>>(pointers, grads, d, intra, regions);
     };
     if constexpr (std::is_same_v<T, float>) {
       launch(rwkv7_chunk_local_grads_kernel,
-             std::size_t(local_shared_bytes(d.C, d.K, sizeof(T), chunk::kStateOperandParts<T>)));
+             std::size_t(local_shared_bytes(d.C, d.K, sizeof(T), chunk::kStateOperandParts<T>)), kThreads);
     } else {
       // Value slices of kWideLocalSlice columns where two blocks still fit an SM (the products' sums over
-      // the slices then go through the workspace half as often), else kLocalSlice.
+      // the slices then go through the workspace half as often); for bf16 where only one does, one block of
+      // twice the threads; else kLocalSlice.
       constexpr int kParts = chunk::kStateOperandParts<T>;
       auto wide = rwkv7_chunk_local_grads_mma_kernel<T, kWideLocalSlice>;
       const std::size_t wide_bytes = local_mma_plan(d.C, d.K, kParts, kWideLocalSlice).bytes;
+      const bool wide_columns = d.V % kWideLocalSlice == 0 && wide_bytes <= device.shared_memory_per_block;
       const auto two_resident = [&] {
-        if (d.V % kWideLocalSlice != 0 || wide_bytes > device.shared_memory_per_block) return false;
         allow_shared_memory(wide, wide_bytes);
         return resident_blocks(wide, kThreads, wide_bytes) >= 2;
       };
-      if (two_resident())
-        launch(wide, wide_bytes);
-      else
+      const auto narrow = [&] {
         launch(rwkv7_chunk_local_grads_mma_kernel<T, kLocalSlice>,
-               std::size_t(local_mma_plan(d.C, d.K, kParts).bytes));
+               std::size_t(local_mma_plan(d.C, d.K, kParts).bytes), kThreads);
+      };
+      if (wide_columns && two_resident()) {
+        launch(wide, wide_bytes, kThreads);
+      } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+        if (wide_columns)
+          launch(rwkv7_chunk_local_grads_mma_kernel<T, kWideLocalSlice, 2 * kThreads>, wide_bytes,
+                 2 * kThreads);
+        else
+          narrow();
+      } else {
+        narrow();
+      }
     }
     FLA_CUDA_CHECK_LAUNCH();
   }

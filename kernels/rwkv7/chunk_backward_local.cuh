@@ -34,7 +34,7 @@ namespace flabench::rwkv7 {
 // (after a barrier) half of it for its tokens, with the loads issued together (v31: an element a thread at a
 // time, the loads had been a quarter of the kernel's waits on memory). emit(i, c, a_ic e^{Γe_ic}, k~_ic) for
 // every token i < C and key c; the caller synchronises before it reuses the room.
-template <class T, class Input, class Emit>
+template <int kBlockThreads = kThreads, class T, class Input, class Emit>
 __device__ void decayed_keys(const Pointers<T>& p, int C, int K, const Input& input, float* room,
                              const Emit& emit) {
   constexpr int kStep = kCheckpointTokens;
@@ -48,7 +48,7 @@ __device__ void decayed_keys(const Pointers<T>& p, int C, int K, const Input& in
     for (int t = 0; t < kStep; ++t) sums[t] = sum += w[t];
   };
   float* totals = room;
-  for (int e = threadIdx.x; e < steps * K; e += kThreads) {
+  for (int e = threadIdx.x; e < steps * K; e += kBlockThreads) {
     float sums[kStep];
     step_sums(e / K * kStep, e % K, sums);
     totals[e] = sums[kStep - 1];
@@ -56,7 +56,7 @@ __device__ void decayed_keys(const Pointers<T>& p, int C, int K, const Input& in
   __syncthreads();
   // then a thread a half step (all the threads busy at C = 32, K = 64), the half's offset a compile-time one
   constexpr int kHalf = kStep / 2;
-  for (int e = threadIdx.x; e < 2 * steps * K; e += kThreads) {
+  for (int e = threadIdx.x; e < 2 * steps * K; e += kBlockThreads) {
     const int c = e % K, s = e / (2 * K), first = s * kStep;
     const float before = steps_total(totals, K, 0, s, c), after = steps_total(totals, K, s + 1, steps, c);
     const auto tokens = [&](auto offset) {

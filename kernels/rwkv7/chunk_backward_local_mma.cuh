@@ -34,8 +34,8 @@ __device__ __forceinline__ void store_input_octet(__nv_bfloat16* high, int plane
 
 // kSlice: the value columns staged at a time (kLocalSlice or kWideLocalSlice; a compile-time row length keeps
 // the planes' addressing out of the registers).
-template <class T, int kSlice>
-__global__ void __launch_bounds__(kThreads, 2)
+template <class T, int kSlice, int kBlockThreads = kThreads>
+__global__ void __launch_bounds__(kBlockThreads, 2 * kThreads / kBlockThreads)
     rwkv7_chunk_local_grads_mma_kernel(Pointers<T> p, GradPointers<T> g, ChunkDims d, IntraOutputs in,
                                        BackwardRegions regions) {
   using bf16 = __nv_bfloat16;
@@ -102,7 +102,7 @@ __global__ void __launch_bounds__(kThreads, 2)
 
     // X, A_ak and A_qk as planes, each triangle as the products read it (bf16's A_qk as the forward's planes
     // hold it: the same parts, bit for bit).
-    for (int e = threadIdx.x; e < C * C / 2; e += kThreads) {
+    for (int e = threadIdx.x; e < C * C / 2; e += kBlockThreads) {
       const int i = 2 * e / C, j = 2 * e % C;
       const std::int64_t at_block = block * C * C + i * C + j;
       const float2 x = *reinterpret_cast<const float2*>(in.x + at_block);
@@ -115,15 +115,16 @@ __global__ void __launch_bounds__(kThreads, 2)
       }
     }
     if constexpr (std::is_same_v<T, bf16>)
-      for (int e = threadIdx.x; e < C * C; e += kThreads) {  // a 32-bit pair of a plane each
+      for (int e = threadIdx.x; e < C * C; e += kBlockThreads) {  // a 32-bit pair of a plane each
         const int part = 2 * e / (C * C), i = 2 * e % (C * C) / C, j = 2 * e % C;
         *reinterpret_cast<__nv_bfloat162*>(qkp + part * square + i * s.CR + j) =
             reinterpret_cast<const __nv_bfloat162*>(in.qk + block * C * C)[e];
       }
-    decayed_keys(p, C, K, input, floats(s.sums), [&](int i, int c, float a_decayed, float k_decayed) {
-      ag[i * K + c] = a_decayed;
-      store_parts(ktp + i * s.KR + c, keys, k_decayed);
-    });
+    decayed_keys<kBlockThreads>(p, C, K, input, floats(s.sums),
+                                [&](int i, int c, float a_decayed, float k_decayed) {
+                                  ag[i * K + c] = a_decayed;
+                                  store_parts(ktp + i * s.KR + c, keys, k_decayed);
+                                });
     __syncthreads();  // the value slices take the decays' sums' room
 
     // The products over the value columns, a slice at a time (the first slice writes, the others add).
@@ -138,7 +139,7 @@ __global__ void __launch_bounds__(kThreads, 2)
       // bytes at a time.
       constexpr int kQuads = kLocalSlice / 4, kOctets = kLocalSlice / 8;
       constexpr int pieces = kSlice / kLocalSlice;  // of a token row
-      for (int row = threadIdx.x; row < K + 4 * C * pieces; row += kThreads) {
+      for (int row = threadIdx.x; row < K + 4 * C * pieces; row += kBlockThreads) {
         if (row < K) {
           // (in halves: a whole row's sixteen loads at once take more registers than the block has)
           constexpr int kHalf = kQuads / 2;
@@ -244,7 +245,7 @@ __global__ void __launch_bounds__(kThreads, 2)
     // dX's part through W, X^T dW, then X^T dX and dA_ab = X^T dX X^T. (X^T dW's and dA_ab's stores are
     // written out rather than put() and lower(): those change four instructions of the kernel, not yet
     // timed.)
-    for (int e = threadIdx.x; e < C * K / 2; e += kThreads) {
+    for (int e = threadIdx.x; e < C * K / 2; e += kBlockThreads) {
       const int i = 2 * e / K, c = 2 * e % K;
       const float2 x = *reinterpret_cast<const float2*>(dw + i * K + c);
       const float2 y = *reinterpret_cast<const float2*>(ag + i * K + c);
@@ -288,7 +289,7 @@ __global__ void __launch_bounds__(kThreads, 2)
           },
           none, term(fp32_rows(xdxp, square, s.CR), x_rows, C));
     }
-    for (int c = threadIdx.x; c < K; c += kThreads) terms[at_terms.state_dot + c] = state_dot[c];
+    for (int c = threadIdx.x; c < K; c += kBlockThreads) terms[at_terms.state_dot + c] = state_dot[c];
     __syncthreads();  // the next chunk's staging takes the room
   }
 }
