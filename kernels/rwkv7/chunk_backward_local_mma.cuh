@@ -33,7 +33,8 @@ __device__ __forceinline__ void store_input_octet(__nv_bfloat16* high, int plane
 }
 
 // kSlice: the value columns staged at a time (kLocalSlice or kWideLocalSlice; a compile-time row length keeps
-// the planes' addressing out of the registers).
+// the planes' addressing out of the registers). kBlockThreads: kThreads at two blocks an SM, or twice that
+// at one where only one block of wide slices fits (v35).
 template <class T, int kSlice, int kBlockThreads = kThreads>
 __global__ void __launch_bounds__(kBlockThreads, 2 * kThreads / kBlockThreads)
     rwkv7_chunk_local_grads_mma_kernel(Pointers<T> p, GradPointers<T> g, ChunkDims d, IntraOutputs in,
