@@ -27,44 +27,60 @@
 
 namespace flabench::rwkv7 {
 
+// Where a chunk's keys are: token i's channel c of a [B, T, H, K] input at first + i stride + c (elements);
+// tokens from L on read as zeros.
+struct KeyRows {
+  std::int64_t first, stride;
+  int L;
+};
+
 // a e^{Γe} and k~ = k e^{Γ_L - Γ}, token by token, each exponent a sum of rounded log2 decays in the order
 // the per-channel kernel takes them (chunk_backward_channels.cuh): the exclusive sums within each 16-token
 // step, what is left of the step after each token, and the totals of the steps before or after it (`room`,
 // C / 16 x K floats in shared memory). A thread takes a step of one key channel for the step's total, then
 // (after a barrier) half of it for its tokens, with the loads issued together (v31: an element a thread at a
-// time, the loads had been a quarter of the kernel's waits on memory). emit(i, c, a_ic e^{Γe_ic}, k~_ic) for
-// every token i < C and key c; the caller synchronises before it reuses the room.
-template <int kBlockThreads = kThreads, class T, class Input, class Emit>
-__device__ void decayed_keys(const Pointers<T>& p, int C, int K, const Input& input, float* room,
+// time, the loads had been a quarter of the kernel's waits on memory) from a pointer a channel (v36: each
+// element's own 64-bit address and the divisions by K had been most of this function's instructions).
+// emit(i, c, a_ic e^{Γe_ic}, k~_ic) for every token i < C and key c (K a power of two); the caller
+// synchronises before it reuses the room.
+template <int kBlockThreads = kThreads, class T, class Emit>
+__device__ void decayed_keys(const Pointers<T>& p, int C, int K, const KeyRows& rows, float* room,
                              const Emit& emit) {
   constexpr int kStep = kCheckpointTokens;
-  const int steps = C / kStep;
+  const int steps = C / kStep, k_shift = __ffs(K) - 1;
+  // `count` tokens of channel c from token `first` on
+  const auto load = [&](const T* x, int first, int c, auto count, float* to) {
+    const T* row = x + (rows.first + first * rows.stride + c);  // advanced a token at a time
+#pragma unroll
+    for (int t = 0; t < decltype(count)::value; ++t, row += rows.stride)
+      to[t] = first + t < rows.L ? to_float(*row) : 0.0f;
+  };
   // the step's log2 decays and their running sums, in one order for both passes
   const auto step_sums = [&](int first, int c, float(&sums)[kStep]) {
     float w[kStep], sum = 0;
+    load(p.g, first, c, std::integral_constant<int, kStep>{}, w);
 #pragma unroll
-    for (int t = 0; t < kStep; ++t) w[t] = log2_decay(input(p.g, K, first + t, c));
+    for (int t = 0; t < kStep; ++t) w[t] = log2_decay(w[t]);
 #pragma unroll
     for (int t = 0; t < kStep; ++t) sums[t] = sum += w[t];
   };
   float* totals = room;
   for (int e = threadIdx.x; e < steps * K; e += kBlockThreads) {
     float sums[kStep];
-    step_sums(e / K * kStep, e % K, sums);
+    step_sums((e >> k_shift) * kStep, e & (K - 1), sums);
     totals[e] = sums[kStep - 1];
   }
   __syncthreads();
   // then a thread a half step (all the threads busy at C = 32, K = 64), the half's offset a compile-time one
   constexpr int kHalf = kStep / 2;
   for (int e = threadIdx.x; e < 2 * steps * K; e += kBlockThreads) {
-    const int c = e % K, s = e / (2 * K), first = s * kStep;
+    const int c = e & (K - 1), s = e >> (k_shift + 1), first = s * kStep;
     const float before = steps_total(totals, K, 0, s, c), after = steps_total(totals, K, s + 1, steps, c);
     const auto tokens = [&](auto offset) {
       constexpr int kFrom = decltype(offset)::value;
       float sums[kStep], a[kHalf], k[kHalf];
-#pragma unroll
-      for (int t = 0; t < kHalf; ++t)
-        a[t] = input(p.a, K, first + kFrom + t, c), k[t] = input(p.k, K, first + kFrom + t, c);
+      load(p.a, first + kFrom, c, std::integral_constant<int, kHalf>{}, a);
+      load(p.k, first + kFrom, c, std::integral_constant<int, kHalf>{}, k);
       step_sums(first, c, sums);
 #pragma unroll
       for (int t = kFrom; t < kFrom + kHalf; ++t) {
@@ -73,7 +89,7 @@ __device__ void decayed_keys(const Pointers<T>& p, int C, int K, const Input& in
              k[t - kFrom] * exp2_flushed(sums[kStep - 1] - sums[t] + after));
       }
     };
-    if (e / K % 2 == 0)
+    if ((e >> k_shift & 1) == 0)
       tokens(std::integral_constant<int, 0>{});
     else
       tokens(std::integral_constant<int, kHalf>{});
@@ -130,10 +146,11 @@ __global__ void __launch_bounds__(kThreads, 2)
     };
 
     for (int e = threadIdx.x; e < C * C; e += kThreads) Xs[e / C * CP + e % C] = in.x[block * C * C + e];
-    decayed_keys(p, C, K, input, turn, [&](int i, int c, float a_decayed, float k_decayed) {
-      ag[i * K + c] = a_decayed;
-      kts[i * K + c] = k_decayed;
-    });
+    decayed_keys(p, C, K, KeyRows{first_row * K, std::int64_t(d.H) * K, L}, turn,
+                 [&](int i, int c, float a_decayed, float k_decayed) {
+                   ag[i * K + c] = a_decayed;
+                   kts[i * K + c] = k_decayed;
+                 });
     __syncthreads();  // the value slices take the decays' sums' room
 
     // The products over the value columns, a slice at a time (the first slice writes, the others add).

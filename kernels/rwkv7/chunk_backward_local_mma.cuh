@@ -89,9 +89,6 @@ __global__ void __launch_bounds__(kBlockThreads, 2 * kThreads / kBlockThreads)
     const int t0 = n * C, L = min(C, d.T - t0);
     const std::int64_t block = std::int64_t(bh) * d.chunks + n;
     const std::int64_t first_row = token_row(d, b, t0, h);  // token i's row: first_row + i H
-    const auto input = [&](const T* x, int D, int i, int c) {
-      return i < L ? to_float(x[(first_row + std::int64_t(i) * d.H) * D + c]) : 0.0f;
-    };
     const float* S0 = regions.states + (std::int64_t(bh) * d.checkpoints + t0 / kCheckpointTokens) * K * V;
     const float* dS = regions.dstates + block * K * V;
     float* terms = regions.terms + block * at_terms.floats;
@@ -121,7 +118,7 @@ __global__ void __launch_bounds__(kBlockThreads, 2 * kThreads / kBlockThreads)
         *reinterpret_cast<__nv_bfloat162*>(qkp + part * square + i * s.CR + j) =
             reinterpret_cast<const __nv_bfloat162*>(in.qk + block * C * C)[e];
       }
-    decayed_keys<kBlockThreads>(p, C, K, input, floats(s.sums),
+    decayed_keys<kBlockThreads>(p, C, K, KeyRows{first_row * K, std::int64_t(d.H) * K, L}, floats(s.sums),
                                 [&](int i, int c, float a_decayed, float k_decayed) {
                                   ag[i * K + c] = a_decayed;
                                   store_parts(ktp + i * s.KR + c, keys, k_decayed);
