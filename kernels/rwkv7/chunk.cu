@@ -265,13 +265,12 @@ void backward(const BackwardCall& call) {
       launch(rwkv7_chunk_local_grads_kernel,
              std::size_t(local_shared_bytes(d.C, d.K, sizeof(T), chunk::kStateOperandParts<T>)), kThreads);
     } else {
-      // Value slices of kWideLocalSlice columns where two blocks still fit an SM (the products' sums over
-      // the slices then go through the workspace half as often); for bf16 where only one does, one block of
-      // twice the threads; else kLocalSlice.
+      // Value slices of kWideLocalSlice columns where two blocks of them fit an SM (the products' sums over
+      // the slices then go through the workspace half as often, v34), for bf16 also where one block of twice
+      // the threads does (v35); else kLocalSlice.
       constexpr int kParts = chunk::kStateOperandParts<T>;
       auto wide = rwkv7_chunk_local_grads_mma_kernel<T, kWideLocalSlice>;
       const std::size_t wide_bytes = local_mma_plan(d.C, d.K, kParts, kWideLocalSlice).bytes;
-      const bool wide_columns = d.V % kWideLocalSlice == 0 && wide_bytes <= device.shared_memory_per_block;
       const auto two_resident = [&] {
         allow_shared_memory(wide, wide_bytes);
         return resident_blocks(wide, kThreads, wide_bytes) >= 2;
@@ -280,17 +279,15 @@ void backward(const BackwardCall& call) {
         launch(rwkv7_chunk_local_grads_mma_kernel<T, kLocalSlice>,
                std::size_t(local_mma_plan(d.C, d.K, kParts).bytes), kThreads);
       };
-      if (wide_columns && two_resident()) {
-        launch(wide, wide_bytes, kThreads);
-      } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-        if (wide_columns)
-          launch(rwkv7_chunk_local_grads_mma_kernel<T, kWideLocalSlice, 2 * kThreads>, wide_bytes,
-                 2 * kThreads);
-        else
-          narrow();
-      } else {
+      if (d.V % kWideLocalSlice != 0 || wide_bytes > device.shared_memory_per_block)
         narrow();
-      }
+      else if (two_resident())
+        launch(wide, wide_bytes, kThreads);
+      else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+        launch(rwkv7_chunk_local_grads_mma_kernel<T, kWideLocalSlice, 2 * kThreads>, wide_bytes,
+               2 * kThreads);
+      else
+        narrow();
     }
     FLA_CUDA_CHECK_LAUNCH();
   }

@@ -10,7 +10,7 @@
 namespace flabench::rwkv7 {
 
 constexpr int kLocalSlice = 32;      // value columns staged at a time (the 16-bit kernel: a piece of a slice)
-constexpr int kWideLocalSlice = 64;  // the 16-bit kernel's slice where two blocks of it still fit an SM
+constexpr int kWideLocalSlice = 64;  // the 16-bit kernel's slice where its blocks fit (chunk.cu's rule)
 
 // The fp32 kernel, in floats. Kept for the chunk: X [C][C + 1], the gradients of A_qk, A_qb, A_ak, A_ab and X
 // [C][C], S . dS per key channel [K]. Then, in turn: the value slices (S, dS [K][33]; dO, v, V_new, dV_new,

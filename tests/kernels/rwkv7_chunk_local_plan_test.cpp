@@ -65,11 +65,12 @@ TEST(Rwkv7ChunkLocalPlan, BlocksFitWhereTheChunkedBackwardRuns) {
   EXPECT_GE(blocks_per_sm(local_shared_bytes(16, 128, 2, 1)), 2u);
   EXPECT_GE(blocks_per_sm(local_shared_bytes(32, 64, 2, 1)), 2u);  // 1,24576,16,64
   // the wide slices (bf16) at K = 64 in chunks of 16 and 32, and at K = 128 in chunks of 16; at C = 32,
-  // K = 128 they would leave one block an SM
+  // K = 128 one block an SM (of 512 threads)
   EXPECT_GE(blocks_per_sm(local_mma_plan(32, 64, 1, kWideLocalSlice).bytes), 2u);
   EXPECT_GE(blocks_per_sm(local_mma_plan(16, 64, 1, kWideLocalSlice).bytes), 2u);
   EXPECT_GE(blocks_per_sm(local_mma_plan(16, 128, 1, kWideLocalSlice).bytes), 2u);
   EXPECT_LT(blocks_per_sm(local_mma_plan(32, 128, 1, kWideLocalSlice).bytes), 2u);
+  EXPECT_LE(std::size_t(local_mma_plan(32, 128, 1, kWideLocalSlice).bytes), kHopperBlock);  // one of 512
   struct Input {
     int bytes, parts;
     const char* name;
