@@ -271,17 +271,13 @@ void backward(const BackwardCall& call) {
       constexpr int kParts = chunk::kStateOperandParts<T>;
       auto wide = rwkv7_chunk_local_grads_mma_kernel<T, kWideLocalSlice>;
       const std::size_t wide_bytes = local_mma_plan(d.C, d.K, kParts, kWideLocalSlice).bytes;
-      const auto two_resident = [&] {
-        allow_shared_memory(wide, wide_bytes);
-        return resident_blocks(wide, kThreads, wide_bytes) >= 2;
-      };
       const auto narrow = [&] {
         launch(rwkv7_chunk_local_grads_mma_kernel<T, kLocalSlice>,
                std::size_t(local_mma_plan(d.C, d.K, kParts).bytes), kThreads);
       };
       if (d.V % kWideLocalSlice != 0 || wide_bytes > device.shared_memory_per_block)
         narrow();
-      else if (two_resident())
+      else if (resident_blocks(wide, kThreads, wide_bytes) >= 2)  // (it allows the kernel the bytes)
         launch(wide, wide_bytes, kThreads);
       else if constexpr (std::is_same_v<T, __nv_bfloat16>)
         launch(rwkv7_chunk_local_grads_mma_kernel<T, kWideLocalSlice, 2 * kThreads>, wide_bytes,

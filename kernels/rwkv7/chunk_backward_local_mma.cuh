@@ -85,9 +85,7 @@ __global__ void __launch_bounds__(kBlockThreads, 2 * kThreads / kBlockThreads)
   float *dw = scratch + at.dw, *ag = scratch + at.ag;
 
   for (int item = blockIdx.x; item < d.chunks * d.B * d.H; item += gridDim.x) {
-    const int n = item % d.chunks, bh = item / d.chunks, b = bh / d.H, h = bh % d.H;
-    const int t0 = n * C, L = min(C, d.T - t0);
-    const std::int64_t block = std::int64_t(bh) * d.chunks + n;
+    const auto [n, bh, b, h, t0, L, block] = local_item(d, item);
     const std::int64_t first_row = token_row(d, b, t0, h);  // token i's row: first_row + i H
     const float* S0 = regions.states + (std::int64_t(bh) * d.checkpoints + t0 / kCheckpointTokens) * K * V;
     const float* dS = regions.dstates + block * K * V;
