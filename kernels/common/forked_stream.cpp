@@ -3,6 +3,7 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include "kernels/common/cuda_check.h"
@@ -10,22 +11,25 @@
 namespace flabench {
 namespace {
 
-// kSides side streams and their two events each per device, made on first use and kept for the process:
-// creating them per call would cost more than the overlap saves at small shapes.
+// kSides side streams of each priority and their two events each per device, made on first use and kept for
+// the process: creating them per call would cost more than the overlap saves at small shapes.
 struct SideResources {
   cudaStream_t side = nullptr;
   cudaEvent_t fork = nullptr, join = nullptr;
 };
 
-const SideResources& side_resources(int side) {
+const SideResources& side_resources(int side, SidePriority priority) {
   static std::mutex mutex;
-  static std::map<std::pair<int, int>, SideResources> made;
+  static std::map<std::tuple<int, int, SidePriority>, SideResources> made;
   int device = 0;
   FLA_CUDA_CHECK(cudaGetDevice(&device));
   const std::lock_guard<std::mutex> lock(mutex);
-  SideResources& r = made[{device, side}];
+  SideResources& r = made[{device, side, priority}];
   if (r.side == nullptr) {
-    FLA_CUDA_CHECK(cudaStreamCreateWithFlags(&r.side, cudaStreamNonBlocking));
+    int least = 0, greatest = 0;
+    FLA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    FLA_CUDA_CHECK(cudaStreamCreateWithPriority(&r.side, cudaStreamNonBlocking,
+                                                priority == SidePriority::high ? greatest : least));
     FLA_CUDA_CHECK(cudaEventCreateWithFlags(&r.fork, cudaEventDisableTiming));
     FLA_CUDA_CHECK(cudaEventCreateWithFlags(&r.join, cudaEventDisableTiming));
   }
@@ -52,9 +56,9 @@ void order_streams(cudaStream_t before, cudaStream_t after) {
   FLA_CUDA_CHECK(cudaStreamWaitEvent(after, event, 0));
 }
 
-ForkedStream::ForkedStream(cudaStream_t stream, int side) : stream_(stream) {
+ForkedStream::ForkedStream(cudaStream_t stream, int side, SidePriority priority) : stream_(stream) {
   if (side < 0 || side >= kSides) throw std::invalid_argument("ForkedStream: no such side stream");
-  const SideResources& r = side_resources(side);
+  const SideResources& r = side_resources(side, priority);
   side_ = r.side, fork_ = r.fork, join_ = r.join;
   hand_over();
 }

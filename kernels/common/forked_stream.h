@@ -2,7 +2,8 @@
 // only after everything enqueued on the call's stream before the fork, and when it ends the call's stream
 // waits for the side's work. So to the caller the call still runs in order on its one stream (the variant
 // contract), and a latency-bound kernel's idle schedulers can take the other launch's warps. Each of kSides
-// side streams has one pair of events a device, so one ForkedStream a side at a time per device (the harness
+// side streams (of each priority) has one pair of events a device, so one ForkedStream a side at a time per
+// device (the harness
 // runs its cases one after another on one host thread); a call may hold one of each side at once.
 #pragma once
 
@@ -10,10 +11,14 @@
 
 namespace flabench {
 
+// A side's scheduling priority: a high one's blocks take an SM's freed room before the pending blocks of
+// other streams' launches (a long chain that must not wait behind a wide launch's waves).
+enum class SidePriority { normal, high };
+
 class ForkedStream {
  public:
   static constexpr int kSides = 6;
-  explicit ForkedStream(cudaStream_t stream, int side = 0);
+  explicit ForkedStream(cudaStream_t stream, int side = 0, SidePriority priority = SidePriority::normal);
   ~ForkedStream();  // joins; never throws (a join that fails leaves its error to the next checked call)
   ForkedStream(const ForkedStream&) = delete;
   ForkedStream& operator=(const ForkedStream&) = delete;

@@ -2,7 +2,9 @@
 // chunk_intra.cuh (per chunk, in parallel; chunk_intra_mma.cuh on the tensor cores for 16-bit inputs),
 // chunk_states.cuh (the scan over chunks; chunk_states_mma.cuh on the tensor cores for bf16 inputs),
 // chunk_output.cuh (per chunk, in parallel), with every intermediate in fp32 (kernels/notes/rwkv7_chunk.md
-// says why; for bf16 inputs W, k~ and b~ are kept as two bf16 parts, about 16 bits, for the tensor cores).
+// says why; for bf16 inputs W, k~ and b~ are kept as two bf16 parts, about 16 bits, for the tensor cores);
+// over long sequences in pieces of chunks, the three steps on streams of their own, so that the scan's chain
+// runs beside the other steps (forward_pieces, chunk_states_plan.h).
 // The backward, where few heads leave the fused one's grid short of the SMs, in chunk form: the state
 // gradient's scan in reverse (chunk_backward_states.cuh), then every input's gradient per chunk in parallel
 // (chunk_backward_local.cuh, then per key channel chunk_backward_channels.cuh), from what the forward saves
@@ -13,6 +15,7 @@
 #include <type_traits>
 
 #include "kernels/common/constant_dispatch.h"
+#include "kernels/common/forked_stream.h"
 #include "kernels/common/format.h"
 #include "kernels/rwkv7/chunk_backward_channels.cuh"
 #include "kernels/rwkv7/chunk_backward_local_mma.cuh"
@@ -113,13 +116,13 @@ void forward(const ForwardCall& call) {
   }
   float *states = workspace + ws.checkpoints, *sa = workspace + ws.sa;
   const int heads = d.B * d.H;
-  {
-    const NvtxRange range("intra");
+  const auto intra_step = [&](ChunkRange range, cudaStream_t stream) {
+    const NvtxRange nvtx("intra");
     with_one_of<16, 32, kMaxChunk>(d.C, [&](auto chunk) {
       constexpr int C = decltype(chunk)::value;
       const auto launch = [&](auto kernel, std::size_t shared) {
         allow_shared_memory(kernel, shared);
-        kernel<<<dim3(d.chunks, heads), kThreads, shared, call.stream>>>(pointers, d, intra);
+        kernel<<<dim3(range.count(), heads), kThreads, shared, stream>>>(pointers, d, range, intra);
       };
       // 16-bit inputs on the tensor cores (two-part operands keep ~16 bits); fp32 keeps fp32 products.
       if constexpr (sizeof(T) == 2)
@@ -128,12 +131,12 @@ void forward(const ForwardCall& call) {
         launch(rwkv7_chunk_intra_kernel<T, C>, sizeof(float) * intra_shared_floats(C));
     });
     FLA_CUDA_CHECK_LAUNCH();
-  }
-  {
-    const NvtxRange range("states");
+  };
+  const auto states_step = [&](ChunkRange range, cudaStream_t stream) {
+    const NvtxRange nvtx("states");
     constexpr bool kTensorCores = std::is_same_v<T, __nv_bfloat16>;  // chunk_states_mma.cuh; else CUDA cores
-    const std::size_t shared_limit = current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
-    const int sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
+    const std::size_t shared_limit = device.shared_memory_per_block;
+    const int sms = device.multiprocessors;
     const auto launch = [&](auto cols) {
       constexpr int COLS = decltype(cols)::value;
       int buffers = kTensorCores ? mma_operand_buffers(d.C, d.K, COLS, shared_limit)
@@ -150,14 +153,14 @@ void forward(const ForwardCall& call) {
             buffers = state_buffers(std::int64_t(heads) * (d.V / COLS), sms,
                                     resident_blocks(kernel, mma_state_threads(KQ), bytes(1)),
                                     resident_blocks(kernel, mma_state_threads(KQ), bytes(2)));
-          kernel<<<dim3(d.V / COLS, heads), mma_state_threads(KQ), bytes(buffers), call.stream>>>(
-              pointers, d, intra, states, sa, every_checkpoint, buffers);
+          kernel<<<dim3(d.V / COLS, heads), mma_state_threads(KQ), bytes(buffers), stream>>>(
+              pointers, d, range, intra, states, sa, every_checkpoint, buffers);
         } else {
           const std::size_t shared = sizeof(float) * states_shared_floats(d.C, d.K, sizeof(T), COLS, buffers);
           auto kernel = rwkv7_chunk_states_kernel<T, KQ, COLS>;
           allow_shared_memory(kernel, shared);
-          kernel<<<dim3(d.V / COLS, heads), state_threads(COLS), shared, call.stream>>>(
-              pointers, d, intra, states, sa, every_checkpoint, buffers);
+          kernel<<<dim3(d.V / COLS, heads), state_threads(COLS), shared, stream>>>(
+              pointers, d, range, intra, states, sa, every_checkpoint, buffers);
         }
       });
     };
@@ -167,17 +170,35 @@ void forward(const ForwardCall& call) {
     else
       with_one_of<kStateColumns, kNarrowStateColumns>(columns, launch);  // state_columns' CUDA-core picks
     FLA_CUDA_CHECK_LAUNCH();
-  }
-  {
-    const NvtxRange range("outputs");
+  };
+  const auto output_step = [&](ChunkRange range, cudaStream_t stream) {
+    const NvtxRange nvtx("outputs");
     const std::size_t shared = output_shared_bytes(d.C, d.K, std::is_same_v<T, __nv_bfloat16>);
     with_one_of<16, 32, kMaxChunk>(d.C, [&](auto chunk) {
       auto kernel = rwkv7_chunk_output_kernel<T, decltype(chunk)::value>;
       allow_shared_memory(kernel, shared);
-      kernel<<<dim3(d.chunks * (d.V / output_columns(d.V)), heads), kThreads, shared, call.stream>>>(
-          pointers, d, states, sa, intra);
+      kernel<<<dim3(range.count() * (d.V / output_columns(d.V)), heads), kThreads, shared, stream>>>(
+          pointers, d, range, states, sa, intra);
     });
     FLA_CUDA_CHECK_LAUNCH();
+  };
+  const int pieces = forward_pieces(heads, d.V, d.chunks, device.multiprocessors);
+  if (pieces == 1) {  // (forking costs a small forward a few microseconds)
+    const ChunkRange all{0, d.chunks};
+    intra_step(all, call.stream), states_step(all, call.stream), output_step(all, call.stream);
+    return;
+  }
+  // The steps piece by piece, each on a stream of its own: a piece's state pass waits for its intra and the
+  // piece before it, its outputs for its state pass, so the scan's chain runs beside the next pieces' intra
+  // and the earlier pieces' outputs; its stream's high priority gives its blocks an SM's freed room first.
+  ForkedStream scan(call.stream, 0, SidePriority::high), outputs(call.stream, 1);
+  for (int k = 0; k < pieces; ++k) {
+    const ChunkRange range{d.chunks * k / pieces, d.chunks * (k + 1) / pieces};
+    intra_step(range, call.stream);
+    scan.hand_over();
+    states_step(range, scan.side());
+    order_streams(scan.side(), outputs.side());
+    output_step(range, outputs.side());
   }
 }
 

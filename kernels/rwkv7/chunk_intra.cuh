@@ -122,15 +122,16 @@ constexpr int intra_blocks_per_sm(int C) {
   return C == 16 ? 4 : C == 32 ? 3 : 2;
 }
 
-// One block per (chunk, batch * head); writes what IntraOutputs holds, all fp32 (the CUDA-core state pass's).
+// One block per (chunk of the range, batch * head); writes what IntraOutputs holds, all fp32 (the CUDA-core
+// state pass's).
 template <class T, int C>
 __global__ void __launch_bounds__(kThreads, intra_blocks_per_sm(C))
-    rwkv7_chunk_intra_kernel(Pointers<T> p, ChunkDims d, IntraOutputs out) {
+    rwkv7_chunk_intra_kernel(Pointers<T> p, ChunkDims d, ChunkRange range, IntraOutputs out) {
   static_assert(C % 16 == 0 && C <= kMaxChunk);
   constexpr int R = C / 16;  // rows and columns of the pair sums per thread: i = ti + 16 r, j = tj + 16 c
   extern __shared__ float smem[];
   const IntraShared s(smem, C);
-  const int n = blockIdx.x, bh = blockIdx.y, b = bh / d.H, h = bh % d.H;
+  const int n = range.first + blockIdx.x, bh = blockIdx.y, b = bh / d.H, h = bh % d.H;
   const int t0 = n * C, L = min(C, d.T - t0);
   const int stride = C + 1;
   const int ti = threadIdx.x / 16, tj = threadIdx.x % 16;

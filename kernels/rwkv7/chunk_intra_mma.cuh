@@ -336,16 +336,17 @@ __device__ void tail_on_planes(const IntraMmaShared<T>& s, const __nv_bfloat16* 
       });
 }
 
-// One block per (chunk, batch * head); writes what rwkv7_chunk_intra_kernel writes (IntraOutputs).
+// One block per (chunk of the range, batch * head); writes what rwkv7_chunk_intra_kernel writes
+// (IntraOutputs).
 template <class T, int C>
 __global__ void __launch_bounds__(kThreads, intra_mma_blocks_per_sm(C))
-    rwkv7_chunk_intra_mma_kernel(Pointers<T> p, ChunkDims d, IntraOutputs out) {
+    rwkv7_chunk_intra_mma_kernel(Pointers<T> p, ChunkDims d, ChunkRange range, IntraOutputs out) {
   static_assert(C % 16 == 0 && C <= kMaxChunk);
   constexpr int subs = C / 16, jobs = 4 * subs * (subs + 1) / 2, warps = kThreads / 32;
   constexpr int kJobs = (jobs + warps - 1) / warps;  // a warp's jobs, the same in every slice
   extern __shared__ float smem[];
   const IntraMmaShared<T> s(smem, C, d.K);
-  const int n = blockIdx.x, bh = blockIdx.y, b = bh / d.H, h = bh % d.H;
+  const int n = range.first + blockIdx.x, bh = blockIdx.y, b = bh / d.H, h = bh % d.H;
   const int t0 = n * C, L = min(C, d.T - t0), warp = threadIdx.x / 32;
   const std::int64_t block = std::int64_t(bh) * d.chunks + n;
 

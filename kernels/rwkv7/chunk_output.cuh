@@ -138,14 +138,14 @@ __device__ void output_block_planes(const Pointers<__nv_bfloat16>& p, const Chun
 // CUDA-core path's numbers (v10); bf16's output_tiles compiles within the same bounds without spills (v14).
 template <class T, int C>
 __global__ void __launch_bounds__(kThreads, C == 64 ? 3 : 4)
-    rwkv7_chunk_output_kernel(Pointers<T> p, ChunkDims d, const float* states, const float* sa,
-                              IntraOutputs in) {
+    rwkv7_chunk_output_kernel(Pointers<T> p, ChunkDims d, ChunkRange range, const float* states,
+                              const float* sa, IntraOutputs in) {
   extern __shared__ __align__(16) float smem[];
   constexpr int CP = padded_row(C);
   const int K = d.K, VO = output_columns(d.V), KP = padded_row(K), VP = padded_row(VO);
   // A chunk's value slices are neighbours in the grid, so they run together and read the chunk's q, decays,
   // A_qk and A_qb from L2 once it holds them (the slices last in the grid re-read them from DRAM).
-  const int slices = d.V / VO, n = blockIdx.x / slices, v0 = blockIdx.x % slices * VO;
+  const int slices = d.V / VO, n = range.first + blockIdx.x / slices, v0 = blockIdx.x % slices * VO;
   const int bh = blockIdx.y, b = bh / d.H, h = bh % d.H;
   const int t0 = n * C, L = min(C, d.T - t0);
   const std::int64_t block = std::int64_t(bh) * d.chunks + n;

@@ -55,6 +55,24 @@ __device__ void fetch_operands(const ChunkOperands<T>& to, const Pointers<T>& p,
                                                  n, b, h, v0);
 }
 
+// Where a launch of the scan over a range of chunks takes its first state and leaves its last, [K][V] floats
+// of head bh: h0 and ht where the range starts or ends the sequence, else the states saved at the chunk
+// starts (the launch before it left the first there; the one after takes the last from there).
+struct StateEnds {
+  const float* start;
+  float* end;
+  template <class T>
+  __device__ StateEnds(const Pointers<T>& p, const ChunkDims& d, ChunkRange range, float* states, int bh,
+                       int K) {
+    const auto saved = [&](int n) {
+      return states + (std::int64_t(bh) * d.checkpoints + n * d.C / kStep) * K * d.V;
+    };
+    const std::int64_t head = std::int64_t(bh) * K * d.V;
+    start = range.first == 0 ? p.h0 + head : saved(range.first);
+    end = range.end == d.chunks ? p.ht + head : saved(range.end);
+  }
+};
+
 // Chunk n's operands made ready for the block (chunk 0's copies issued here), with two buffers issuing chunk
 // n + 1's copies first (they arrive while the block works on chunk n); ends with the block synchronised.
 template <class Fetch>
@@ -141,8 +159,8 @@ __device__ __forceinline__ void decay_and_add_tokens(float (&mine)[KQ], const fl
 // each product in turn), its keys read as runs of four.
 template <class T, int KQ, int COLS>
 __global__ void __launch_bounds__(state_threads(COLS), 2)
-    rwkv7_chunk_states_kernel(Pointers<T> p, ChunkDims d, IntraOutputs in, float* states, float* sa,
-                              bool every_checkpoint, int buffers) {
+    rwkv7_chunk_states_kernel(Pointers<T> p, ChunkDims d, ChunkRange range, IntraOutputs in, float* states,
+                              float* sa, bool every_checkpoint, int buffers) {
   constexpr int K = 16 * KQ;
   extern __shared__ __align__(16) float smem[];
   const int C = d.C;
@@ -156,24 +174,25 @@ __global__ void __launch_bounds__(state_threads(COLS), 2)
   const int first_key = KQ * row_group;
   const std::int64_t head_state = std::int64_t(bh) * d.checkpoints * K * d.V;
   const auto state_at = [&](int q) { return std::int64_t(first_key + q) * d.V + v0 + col; };
-  const auto buffer = [&](int n) {  // chunk n's (buffers is 1 or 2)
-    return ChunkOperands<T>(operands + (n & (buffers - 1)) * operand_size, C, K, COLS);
+  const auto buffer = [&](int i) {  // the range's chunk i's (buffers is 1 or 2)
+    return ChunkOperands<T>(operands + (i & (buffers - 1)) * operand_size, C, K, COLS);
   };
-  const auto fetch = [&](int n) {
-    fetch_operands<T, K, COLS, state_threads(COLS)>(buffer(n), p, in, d, n, b, h, v0);
+  const auto fetch = [&](int i) {
+    fetch_operands<T, K, COLS, state_threads(COLS)>(buffer(i), p, in, d, range.first + i, b, h, v0);
   };
+  const StateEnds ends(p, d, range, states, bh, K);
 
   float mine[KQ];
 #pragma unroll
   for (int q = 0; q < KQ; ++q) {
-    mine[q] = p.h0[std::int64_t(bh) * K * d.V + state_at(q)];
+    mine[q] = ends.start[state_at(q)];
     S[(first_key + q) * SS + col] = mine[q];
   }
 
-  for (int n = 0; n < d.chunks; ++n) {
-    const int t0 = n * C, L = min(C, d.T - t0), steps = (L + kStep - 1) / kStep;
-    await_operands(n, d.chunks, buffers, fetch);
-    const ChunkOperands<T> x = buffer(n);
+  for (int i = 0; i < range.count(); ++i) {
+    const int n = range.first + i, t0 = n * C, L = min(C, d.T - t0), steps = (L + kStep - 1) / kStep;
+    await_operands(i, range.count(), buffers, fetch);
+    const ChunkOperands<T> x = buffer(i);
 
     // V_new = U + W S
     with_row_count(steps, [&](auto count) {
@@ -206,10 +225,10 @@ __global__ void __launch_bounds__(state_threads(COLS), 2)
 #pragma unroll
     for (int q = 0; q < KQ; ++q) S[(first_key + q) * SS + col] = mine[q];
     __syncthreads();  // S for the next V_new; this buffer is refilled after it
-    refill_operands(n, d.chunks, buffers, fetch);
+    refill_operands(i, range.count(), buffers, fetch);
   }
 #pragma unroll
-  for (int q = 0; q < KQ; ++q) p.ht[std::int64_t(bh) * K * d.V + state_at(q)] = mine[q];
+  for (int q = 0; q < KQ; ++q) ends.end[state_at(q)] = mine[q];
 }
 
 }  // namespace flabench::rwkv7

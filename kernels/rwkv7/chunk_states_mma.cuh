@@ -81,8 +81,8 @@ __device__ __forceinline__ void add_state_products(float (&acc)[NT][4], float (&
 
 template <int KQ, int COLS>
 __global__ void __launch_bounds__(mma_state_threads(KQ))
-    rwkv7_chunk_states_mma_kernel(Pointers<__nv_bfloat16> p, ChunkDims d, IntraOutputs in, float* states,
-                                  float* sa, bool every_checkpoint, int buffers) {
+    rwkv7_chunk_states_mma_kernel(Pointers<__nv_bfloat16> p, ChunkDims d, ChunkRange range, IntraOutputs in,
+                                  float* states, float* sa, bool every_checkpoint, int buffers) {
   using Op = __nv_bfloat16;
   constexpr int K = 16 * KQ, NT = COLS / 8, KP = padded_row(K, 2), VP = padded_row(COLS, 2);
   extern __shared__ __align__(16) float smem[];
@@ -94,11 +94,11 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
   const int bh = blockIdx.y, b = bh / d.H, h = bh % d.H, v0 = blockIdx.x * COLS;
   const int warp = threadIdx.x / 32, m0 = 16 * warp;  // the warp's keys m0 .. m0 + 15
   const std::int64_t head_state = std::int64_t(bh) * d.checkpoints * K * d.V;
-  const auto buffer = [&](int n) {  // chunk n's (buffers is 1 or 2)
-    return PlaneOperands(operands + (n & (buffers - 1)) * operand_bytes, C, K, COLS);
+  const auto buffer = [&](int i) {  // the range's chunk i's (buffers is 1 or 2)
+    return PlaneOperands(operands + (i & (buffers - 1)) * operand_bytes, C, K, COLS);
   };
-  const auto fetch = [&](int n) {
-    fetch_planes<K, COLS, mma_state_threads(KQ)>(buffer(n), p, in, d, n, b, h, v0);
+  const auto fetch = [&](int i) {
+    fetch_planes<K, COLS, mma_state_threads(KQ)>(buffer(i), p, in, d, range.first + i, b, h, v0);
   };
   float acc[NT][4];
   const auto store_state = [&](float* to, std::int64_t ld) {  // [K][ld] floats from the block's first column
@@ -111,17 +111,17 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
         acc, NT, m0, 0, [&](int key, int col, float x) { store_parts(S + col * KP + key, COLS * KP, x); });
   };
 
-  const float* h0 = p.h0 + std::int64_t(bh) * K * d.V + v0;
+  const StateEnds ends(p, d, range, states, bh, K);
   chunk::for_each_pair(acc, NT, m0, 0, [&](int key, int col, float& first, float& second) {
-    const float2 x = *reinterpret_cast<const float2*>(h0 + std::int64_t(key) * d.V + col);
+    const float2 x = *reinterpret_cast<const float2*>(ends.start + std::int64_t(key) * d.V + v0 + col);
     first = x.x, second = x.y;
   });
   keep_state();
 
-  for (int n = 0; n < d.chunks; ++n) {
-    const int t0 = n * C, L = min(C, d.T - t0), steps = (L + kStep - 1) / kStep;
-    await_operands(n, d.chunks, buffers, fetch);
-    const PlaneOperands x = buffer(n);
+  for (int i = 0; i < range.count(); ++i) {
+    const int n = range.first + i, t0 = n * C, L = min(C, d.T - t0), steps = (L + kStep - 1) / kStep;
+    await_operands(i, range.count(), buffers, fetch);
+    const PlaneOperands x = buffer(i);
 
     // V_new = U + W S, a 16 x 8 tile at a time. The products of high parts and those with a low part go to
     // separate sums, and the k-steps alternate between two pairs of them: the chain a quarter as deep.
@@ -169,9 +169,9 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
     }
     keep_state();
     __syncthreads();  // S for the next V_new; this buffer is refilled after it
-    refill_operands(n, d.chunks, buffers, fetch);
+    refill_operands(i, range.count(), buffers, fetch);
   }
-  store_state(p.ht + std::int64_t(bh) * K * d.V + v0, d.V);
+  store_state(ends.end + v0, d.V);
 }
 
 }  // namespace flabench::rwkv7

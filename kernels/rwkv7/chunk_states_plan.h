@@ -116,4 +116,14 @@ inline int state_columns(std::int64_t heads, int K, int V, int C, bool tensor_co
   return kStateColumns;
 }
 
+// The pieces the forward runs in (chunk.cu: a piece's state pass beside the next piece's intra, on streams of
+// their own): eight where the scan's blocks are fewer than the SMs (few heads: its chain of latency-bound
+// steps leaves most of the GPU idle), else two; at least 64 chunks a piece (each piece costs three launches).
+// Measured on an H200 at C32 (kernels/notes/rwkv7_chunk.md, v38): 1,24576,16,64 0.93x with eight pieces (two
+// 0.97x), the many-heads shapes 0.96-1.00x with two and slower with eight, 8,1024,8,64 slower with any.
+inline int forward_pieces(std::int64_t heads, int V, int chunks, int sms) {
+  const int wanted = heads * (V / kStateColumns) < sms ? 8 : 2, most = chunks / 64;
+  return most < 1 ? 1 : wanted < most ? wanted : most;
+}
+
 }  // namespace flabench::rwkv7

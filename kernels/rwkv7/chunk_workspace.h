@@ -48,6 +48,13 @@ struct ChunkDims {
   float scale = 1;
 };
 
+// The chunks [first, end) one launch of the forward's steps covers: the forward runs in pieces of
+// consecutive chunks so that one piece's state pass overlaps the next piece's intra (chunk.cu).
+struct ChunkRange {
+  int first = 0, end = 0;
+  __host__ __device__ int count() const { return end - first; }
+};
+
 inline ChunkDims chunk_dims(const Problem& p) {
   ChunkDims d;
   d.B = int(p.B), d.T = int(p.T), d.H = int(p.H), d.K = int(p.K), d.V = int(p.V);

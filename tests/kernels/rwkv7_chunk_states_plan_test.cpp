@@ -92,5 +92,24 @@ TEST(Rwkv7ChunkStatesPlan, OneOperandBufferOnlyWhereItSavesAWave) {
   EXPECT_EQ(state_buffers(1000, kSms, 2, 0), 1);  // two do not fit
 }
 
+// The forward's pieces at the peer shapes (C32) are the counts measured fastest on an H200 (v38): eight at
+// few heads, two at the other long shapes, one at 8,1024,8,64; every piece keeps 64 chunks or more.
+TEST(Rwkv7ChunkStatesPlan, ForwardPiecesAtThePeerShapes) {
+  const auto pieces = [](std::int64_t B, std::int64_t H, int D, int T, int C = 32) {
+    return forward_pieces(B * H, D, (T + C - 1) / C, kSms);
+  };
+  EXPECT_EQ(pieces(1, 16, 64, 24576), 8);
+  EXPECT_EQ(pieces(4, 16, 64, 4096), 2);
+  EXPECT_EQ(pieces(2, 16, 128, 16384), 2);
+  EXPECT_EQ(pieces(4, 16, 128, 4096), 2);
+  EXPECT_EQ(pieces(8, 8, 64, 1024), 1);
+  for (int chunks : {1, 63, 64, 127, 128, 500, 4096})
+    for (std::int64_t heads : {1, 16, 64, 1024}) {
+      const int n = forward_pieces(heads, 64, chunks, kSms);
+      EXPECT_GE(n, 1);
+      EXPECT_TRUE(n == 1 || chunks / n >= 64) << chunks << " chunks in " << n;
+    }
+}
+
 }  // namespace
 }  // namespace flabench::rwkv7
