@@ -34,25 +34,61 @@ struct PlaneOperands {
   }
 };
 
-// Issues the copies of chunk n's operands into `to`, and zeroes v's rows past the sequence's end (ldmatrix
-// reads whole 16-token steps).
+// Issues the copies of a head's chunks' operands (PlaneOperands), each thread's share of every address worked
+// out once for the block: the per-piece 64-bit addresses, rebuilt in loops whose trip count was the thread's,
+// were 214 of a warp's 524 instructions a chunk at 1,24576,16,64 (v39). W, k~ and b~ come as [2][C][K] bf16
+// planes a chunk, 16 of their rows a pass of the block; the steps' decays, U and v a 16-byte piece a thread
+// (or a few); v's rows past the sequence's end are zeroed (ldmatrix reads whole 16-token steps).
 template <int K, int COLS, int kBlockThreads>
-__device__ void fetch_planes(const PlaneOperands& to, const Pointers<__nv_bfloat16>& p,
-                             const IntraOutputs& in, const ChunkDims& d, int n, int b, int h, int v0) {
-  constexpr int KP = padded_row(K, 2), VP = padded_row(COLS, 2);
-  const int C = d.C;
-  // W, k~ and b~ as [2][C][K] bf16 planes a chunk: 2C rows each
-  const std::int64_t at = (std::int64_t(b * d.H + h) * d.chunks + n) * 2 * C * K;
-  const auto planes = [&](__nv_bfloat16* to_rows, const float* region) {
-    copy_rows<kBlockThreads>(K / 8, to_rows, KP * 2, reinterpret_cast<const __nv_bfloat16*>(region) + at,
-                             K * 2, 2 * C);
-  };
-  planes(to.W, in.w), planes(to.kg, in.kg), planes(to.bg, in.bg);
-  fetch_step_operands<__nv_bfloat16, K, COLS, kBlockThreads>(to.decay, to.U, to.v, VP, p, in, d, n, b, h, v0);
-  const int L = min(C, d.T - n * C);
-  for (int e = threadIdx.x; e < (C - L) * COLS; e += kBlockThreads)
-    to.v[(L + e / COLS) * VP + e % COLS] = __float2bfloat16_rn(0.0f);
-}
+struct PlaneFetch {
+  static constexpr int KP = padded_row(K, 2), VP = padded_row(COLS, 2);
+  static constexpr int kPieces = K / 8, kRows = kBlockThreads / kPieces;  // a pass: 16 rows of 16-byte pieces
+  static_assert(kRows == 16, "a warp a 16-key group: 32 KQ threads, 2 KQ pieces a row");
+  int plane_from, plane_at;  // the thread's element of a chunk's plane in global and in shared memory
+  int v0;                    // the block's first value column
+  std::int64_t first_block;  // the head's first chunk's, (b H + h) chunks
+  std::int64_t first_token;  // the head's first token's element of v, column v0
+
+  __device__ PlaneFetch(const ChunkDims& d, int b, int h, int v0_) : v0(v0_) {
+    const int row = threadIdx.x / kPieces, piece = 8 * (threadIdx.x % kPieces);
+    plane_from = row * K + piece, plane_at = row * KP + piece;
+    first_block = std::int64_t(b * d.H + h) * d.chunks;
+    first_token = token_row(d, b, 0, h) * d.V + v0;
+  }
+
+  __device__ void issue(const PlaneOperands& to, const Pointers<__nv_bfloat16>& p, const IntraOutputs& in,
+                        const ChunkDims& d, int n) const {
+    using bf16 = __nv_bfloat16;
+    const int C = d.C;
+    const std::int64_t block = first_block + n, planes = block * 2 * C * K + plane_from;
+    const bf16 *w = reinterpret_cast<const bf16*>(in.w) + planes,
+               *kg = reinterpret_cast<const bf16*>(in.kg) + planes,
+               *bg = reinterpret_cast<const bf16*>(in.bg) + planes;
+    for (int pass = 0; pass < C / 8; ++pass) {  // 2C rows
+      const int from = pass * kRows * K, at = plane_at + pass * kRows * KP;
+      fused::cp_async(to.W + at, w + from, 16);
+      fused::cp_async(to.kg + at, kg + from, 16);
+      fused::cp_async(to.bg + at, bg + from, 16);
+    }
+    if (threadIdx.x < C * K / 64)  // the steps' decays, [C / 16][K] floats in a row
+      fused::cp_async(to.decay + 4 * threadIdx.x, in.decay + block * (C / kStep) * K + 4 * threadIdx.x, 16);
+    constexpr int kUPieces = COLS / 4, kVPieces = COLS / 8;  // a row's 16-byte pieces
+    const float* u = in.u + block * C * d.V + v0;
+    for (int e = threadIdx.x; e < C * kUPieces; e += kBlockThreads) {
+      const int i = e / kUPieces, c = 4 * (e % kUPieces);
+      fused::cp_async(to.U + i * COLS + c, u + i * d.V + c, 16);
+    }
+    const int L = min(C, d.T - n * C), token_stride = d.H * d.V;
+    const bf16* v = p.v + first_token + std::int64_t(n) * C * token_stride;
+    for (int e = threadIdx.x; e < L * kVPieces; e += kBlockThreads) {
+      const int i = e / kVPieces, c = 8 * (e % kVPieces);
+      fused::cp_async(to.v + i * VP + c, v + std::int64_t(i) * token_stride + c, 16);
+    }
+    if (L < C)
+      for (int e = threadIdx.x; e < (C - L) * COLS; e += kBlockThreads)
+        to.v[(L + e / COLS) * VP + e % COLS] = __float2bfloat16_rn(0.0f);
+  }
+};
 
 // One 16-token k-step of a state update on the tensor cores, the warp's keys m0 .. m0 + 15 over its NT tiles
 // of columns: acc += A1_h^T B1 + A2_h^T B2_h and low += A1_l^T B1 + A2_l^T B2_h + A2_h^T B2_l, where A1, A2
@@ -79,8 +115,10 @@ __device__ __forceinline__ void add_state_products(float (&acc)[NT][4], float (&
   chunk::mma_b_stored_kn<Op, NT, 1>(low, NT, a2h, b2 + b2_plane, ldb, j0, 0);
 }
 
+// At K = 128 two blocks an SM where one operand buffer lets them (state_buffers: 4,4096,16,128), so 128
+// registers; ptxas took 174 there once the copies' loops no longer diverged (v39).
 template <int KQ, int COLS>
-__global__ void __launch_bounds__(mma_state_threads(KQ))
+__global__ void __launch_bounds__(mma_state_threads(KQ), KQ == 8 ? 2 : 0)
     rwkv7_chunk_states_mma_kernel(Pointers<__nv_bfloat16> p, ChunkDims d, ChunkRange range, IntraOutputs in,
                                   float* states, float* sa, bool every_checkpoint, int buffers) {
   using Op = __nv_bfloat16;
@@ -97,9 +135,8 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
   const auto buffer = [&](int i) {  // the range's chunk i's (buffers is 1 or 2)
     return PlaneOperands(operands + (i & (buffers - 1)) * operand_bytes, C, K, COLS);
   };
-  const auto fetch = [&](int i) {
-    fetch_planes<K, COLS, mma_state_threads(KQ)>(buffer(i), p, in, d, range.first + i, b, h, v0);
-  };
+  const PlaneFetch<K, COLS, mma_state_threads(KQ)> copies(d, b, h, v0);
+  const auto fetch = [&](int i) { copies.issue(buffer(i), p, in, d, range.first + i); };
   float acc[NT][4];
   const auto store_state = [&](float* to, std::int64_t ld) {  // [K][ld] floats from the block's first column
     chunk::for_each_pair(acc, NT, m0, 0, [&](int key, int col, float first, float second) {
