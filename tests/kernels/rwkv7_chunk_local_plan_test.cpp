@@ -54,7 +54,9 @@ TEST(Rwkv7ChunkLocalPlan, PlanesAlignedAndPhasesDisjoint) {
           EXPECT_LE(testing::expect_in_order(slices, 16), std::size_t(s.bytes));
           EXPECT_LE(testing::expect_in_order(after, 16), std::size_t(s.bytes));
           EXPECT_GE(std::size_t(s.kt), kept_end);
-          if (columns == kLocalSlice) EXPECT_EQ(local_shared_bytes(C, K, 2, parts), s.bytes);
+          if (columns == kLocalSlice) {
+            EXPECT_EQ(local_shared_bytes(C, K, 2, parts), s.bytes);
+          }
         }
 }
 
