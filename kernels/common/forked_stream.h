@@ -3,8 +3,8 @@
 // waits for the side's work. So to the caller the call still runs in order on its one stream (the variant
 // contract), and a latency-bound kernel's idle schedulers can take the other launch's warps. Each of kSides
 // side streams (of each priority) has one pair of events a device, so one ForkedStream a side at a time per
-// device (the harness
-// runs its cases one after another on one host thread); a call may hold one of each side at once.
+// device (the harness runs its cases one after another on one host thread); a call may hold one of each side
+// at once.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -72,10 +72,10 @@ bool chunked_backward(const ChunkDims& d, DType dtype, const DeviceLimits& devic
       std::max({sizeof(float) * dstate_shared_floats(d.C, d.K, input_bytes, kStateColumns, 1),
                 std::size_t(local_shared_bytes(d.C, d.K, input_bytes, dtype == DType::fp16 ? 2 : 1)),
                 sizeof(float) * channel_shared_floats(d.C, input_bytes)});
-  const bool few_heads = std::int64_t(d.B) * d.H * (d.V / kStateColumns) < device.multiprocessors;
   const bool faster_on_tensor_cores =
       (d.K >= 128 || d.C == 32) && reverse_scan_on_tensor_cores(d, dtype, device);
-  return (few_heads || faster_on_tensor_cores) && shared <= limit;
+  return (few_heads(std::int64_t(d.B) * d.H, d.V, device.multiprocessors) || faster_on_tensor_cores) &&
+         shared <= limit;
 }
 
 // The workspace's layout on this device: a bf16 forward's planes also in fp32 only where the chunked

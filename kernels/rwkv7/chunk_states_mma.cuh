@@ -116,7 +116,7 @@ __device__ __forceinline__ void add_state_products(float (&acc)[NT][4], float (&
 }
 
 // At K = 128 two blocks an SM where one operand buffer lets them (state_buffers: 4,4096,16,128), so 128
-// registers; ptxas took 174 there once the copies' loops no longer diverged (v39).
+// registers; ptxas took 174 there once the copies' loops no longer diverged (v39). Elsewhere no minimum (0).
 template <int KQ, int COLS>
 __global__ void __launch_bounds__(mma_state_threads(KQ), KQ == 8 ? 2 : 0)
     rwkv7_chunk_states_mma_kernel(Pointers<__nv_bfloat16> p, ChunkDims d, ChunkRange range, IntraOutputs in,

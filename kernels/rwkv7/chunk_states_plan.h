@@ -102,6 +102,12 @@ constexpr int state_buffers(std::int64_t blocks, int sms, int resident_one, int 
   return resident_one > resident_two && waves(resident_one) < waves(resident_two) ? 1 : 2;
 }
 
+// Few heads: blocks of a head's 16 value columns fewer than the SMs (1,24576,16,64: 64 for 132). The state
+// pass then narrows its blocks, the forward runs in more pieces and the backward takes its chunk form.
+inline bool few_heads(std::int64_t heads, int V, int sms) {
+  return heads * (V / kStateColumns) < sms;
+}
+
 // The value columns a block holds: 8 where 16 would leave SMs without a block (few heads: 1,24576,16,64
 // has 64 blocks of 16 for 132 SMs), so that a block's sequential chain covers half as many columns; 32 on
 // the tensor cores at K = 128, where a block (8 warps, its two operand buffers 120-140 KiB) has an SM to
@@ -109,7 +115,7 @@ constexpr int state_buffers(std::int64_t blocks, int sms, int resident_one, int 
 // kernels/notes/rwkv7_chunk.md, v13); else 16.
 inline int state_columns(std::int64_t heads, int K, int V, int C, bool tensor_cores, int sms,
                          std::size_t shared_limit) {
-  if (heads * (V / kStateColumns) < sms) return kNarrowStateColumns;
+  if (few_heads(heads, V, sms)) return kNarrowStateColumns;
   if (tensor_cores && K >= 128 && V % kWideStateColumns == 0 &&
       std::size_t(mma_states_shared_bytes(C, K, kWideStateColumns, 1)) <= shared_limit)
     return kWideStateColumns;
@@ -122,7 +128,7 @@ inline int state_columns(std::int64_t heads, int K, int V, int C, bool tensor_co
 // Measured on an H200 at C32 (kernels/notes/rwkv7_chunk.md, v38): 1,24576,16,64 0.93x with eight pieces (two
 // 0.97x), the many-heads shapes 0.96-1.00x with two and slower with eight, 8,1024,8,64 slower with any.
 inline int forward_pieces(std::int64_t heads, int V, int chunks, int sms) {
-  const int wanted = heads * (V / kStateColumns) < sms ? 8 : 2, most = chunks / 64;
+  const int wanted = few_heads(heads, V, sms) ? 8 : 2, most = chunks / 64;
   return most < 1 ? 1 : wanted < most ? wanted : most;
 }
 
