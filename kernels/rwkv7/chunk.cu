@@ -132,15 +132,24 @@ void forward(const ForwardCall& call) {
     });
     FLA_CUDA_CHECK_LAUNCH();
   };
-  const auto states_step = [&](ChunkRange range, cudaStream_t stream) {
-    const NvtxRange nvtx("states");
+  // The state pass's kernel, block and operand buffers, planned once for every piece (allow_shared_memory and
+  // the occupancy queries are host work a piece need not repeat).
+  using StatesKernel = void (*)(Pointers<T>, ChunkDims, ChunkRange, IntraOutputs, float*, float*, bool, int);
+  struct {
+    StatesKernel kernel = nullptr;
+    dim3 grid;
+    int threads = 0, buffers = 0;
+    std::size_t shared = 0;
+  } states_plan;
+  {
     constexpr bool kTensorCores = std::is_same_v<T, __nv_bfloat16>;  // chunk_states_mma.cuh; else CUDA cores
     const std::size_t shared_limit = device.shared_memory_per_block;
     const int sms = device.multiprocessors;
-    const auto launch = [&](auto cols) {
+    const auto plan = [&](auto cols) {
       constexpr int COLS = decltype(cols)::value;
       int buffers = kTensorCores ? mma_operand_buffers(d.C, d.K, COLS, shared_limit)
                                  : operand_buffers(d.C, d.K, sizeof(T), COLS, shared_limit);
+      states_plan.grid = dim3(d.V / COLS, heads);
       with_one_of<1, 2, 4, 8>(d.K / 16, [&](auto groups) {  // K / 16
         constexpr int KQ = decltype(groups)::value;
         if constexpr (kTensorCores) {
@@ -153,22 +162,27 @@ void forward(const ForwardCall& call) {
             buffers = state_buffers(std::int64_t(heads) * (d.V / COLS), sms,
                                     resident_blocks(kernel, mma_state_threads(KQ), bytes(1)),
                                     resident_blocks(kernel, mma_state_threads(KQ), bytes(2)));
-          kernel<<<dim3(d.V / COLS, heads), mma_state_threads(KQ), bytes(buffers), stream>>>(
-              pointers, d, range, intra, states, sa, every_checkpoint, buffers);
+          states_plan.kernel = kernel, states_plan.threads = mma_state_threads(KQ);
+          states_plan.shared = bytes(buffers);
         } else {
-          const std::size_t shared = sizeof(float) * states_shared_floats(d.C, d.K, sizeof(T), COLS, buffers);
           auto kernel = rwkv7_chunk_states_kernel<T, KQ, COLS>;
-          allow_shared_memory(kernel, shared);
-          kernel<<<dim3(d.V / COLS, heads), state_threads(COLS), shared, stream>>>(
-              pointers, d, range, intra, states, sa, every_checkpoint, buffers);
+          states_plan.shared = sizeof(float) * states_shared_floats(d.C, d.K, sizeof(T), COLS, buffers);
+          allow_shared_memory(kernel, states_plan.shared);
+          states_plan.kernel = kernel, states_plan.threads = state_threads(COLS);
         }
+        states_plan.buffers = buffers;
       });
     };
     const int columns = state_columns(heads, d.K, d.V, d.C, kTensorCores, sms, shared_limit);
     if constexpr (kTensorCores)
-      with_one_of<kStateColumns, kNarrowStateColumns, kWideStateColumns>(columns, launch);
+      with_one_of<kStateColumns, kNarrowStateColumns, kWideStateColumns>(columns, plan);
     else
-      with_one_of<kStateColumns, kNarrowStateColumns>(columns, launch);  // state_columns' CUDA-core picks
+      with_one_of<kStateColumns, kNarrowStateColumns>(columns, plan);  // state_columns' CUDA-core picks
+  }
+  const auto states_step = [&](ChunkRange range, cudaStream_t stream) {
+    const NvtxRange nvtx("states");
+    states_plan.kernel<<<states_plan.grid, states_plan.threads, states_plan.shared, stream>>>(
+        pointers, d, range, intra, states, sa, every_checkpoint, states_plan.buffers);
     FLA_CUDA_CHECK_LAUNCH();
   };
   const auto output_step = [&](ChunkRange range, cudaStream_t stream) {

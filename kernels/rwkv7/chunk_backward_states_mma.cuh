@@ -5,9 +5,10 @@
 //   dV_new = A_qb^T dO + b~ dS                        (b~: b decayed to the chunk's end; C x COLS tiles)
 //   dS    <- e^{Γ_L} dS + (q e^Γ)^T dO + W^T dV_new
 // A_qb, W, q e^Γ and b~ (to its step's end) are the forward's own bf16 planes (high and low parts), dO is
-// bf16 already, and dS^T, dV_new and b~ to the chunk's end are split in two parts where they are made: every
-// product keeps about 16 bits of its fp32 operands, as the forward's passes do (the state gradient and dV_new
-// are two of the backward intermediates that need more than bf16; kernels/notes/rwkv7_chunk.md).
+// bf16 already, and dS^T (decayed to each step's end, for that step's rows of b~) and dV_new are split in two
+// parts where they are made: every product keeps about 16 bits of its fp32 operands, as the forward's passes
+// do (the state gradient and dV_new are two of the backward intermediates that need more than bf16;
+// kernels/notes/rwkv7_chunk.md).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -36,29 +37,37 @@ struct DStatePlanes {
   }
 };
 
-// Issues the copies of chunk n's operands into `to`, and zeroes dO's rows past the sequence's end (ldmatrix
-// reads whole 16-token steps).
+// Issues the copies of a head's chunks' operands (DStatePlanes): W, q e^Γ and b~ by PlanePieces (the forward
+// state pass's copies), A_qb's planes, the steps' decays and dO; dO's rows past the sequence's end are zeroed
+// (ldmatrix reads whole 16-token steps).
 template <int K, int COLS, int kBlockThreads>
-__device__ void fetch_dstate_planes(const DStatePlanes& to, const GradPointers<__nv_bfloat16>& g,
-                                    const IntraOutputs& in, const ChunkDims& d, int n, int b, int h, int v0) {
-  constexpr int KP = padded_row(K, 2), VP = padded_row(COLS, 2);
-  const int C = d.C, t0 = n * C, L = min(C, d.T - t0);
-  const std::int64_t block = std::int64_t(b * d.H + h) * d.chunks + n;
-  // A_qb as [2][C][C] bf16 planes a chunk, W, q e^Γ and b~ as [2][C][K]: 2C rows each
-  copy_rows<kBlockThreads>(C / 8, to.qb, padded_row(C, 2) * 2,
-                           reinterpret_cast<const __nv_bfloat16*>(in.qb) + block * 2 * C * C, C * 2, 2 * C);
-  const auto planes = [&](__nv_bfloat16* to_rows, const float* region) {
-    copy_rows<kBlockThreads>(K / 8, to_rows, KP * 2,
-                             reinterpret_cast<const __nv_bfloat16*>(region) + block * 2 * C * K, K * 2,
-                             2 * C);
-  };
-  planes(to.W, in.w), planes(to.qg, in.qg), planes(to.bg, in.bg);
-  copy_rows<kBlockThreads>(K / 4, to.decay, K * 4, in.decay + block * (C / kStep) * K, K * 4, C / kStep);
-  copy_rows<kBlockThreads>(COLS * 2 / 16, to.dout, VP * 2, g.d_o + token_row(d, b, t0, h) * d.V + v0,
-                           std::int64_t(d.H) * d.V * 2, L);
-  for (int e = threadIdx.x; e < (C - L) * COLS; e += kBlockThreads)
-    to.dout[(L + e / COLS) * VP + e % COLS] = __float2bfloat16_rn(0.0f);
-}
+struct DStateFetch {
+  static constexpr int VP = padded_row(COLS, 2);
+  PlanePieces<K, kBlockThreads> planes;
+  std::int64_t first_block;  // the head's first chunk's, (b H + h) chunks
+  std::int64_t first_token;  // the head's first token's element of dO, column v0
+
+  __device__ DStateFetch(const ChunkDims& d, int b, int h, int v0) {
+    first_block = std::int64_t(b * d.H + h) * d.chunks;
+    first_token = token_row(d, b, 0, h) * d.V + v0;
+  }
+
+  __device__ void issue(const DStatePlanes& to, const GradPointers<__nv_bfloat16>& g, const IntraOutputs& in,
+                        const ChunkDims& d, int n) const {
+    const int C = d.C, L = min(C, d.T - n * C);
+    const std::int64_t block = first_block + n;
+    // A_qb as [2][C][C] bf16 planes a chunk: 2C rows
+    copy_rows<kBlockThreads>(C / 8, to.qb, padded_row(C, 2) * 2,
+                             reinterpret_cast<const __nv_bfloat16*>(in.qb) + block * 2 * C * C, C * 2, 2 * C);
+    planes.issue(C, block, {to.W, to.qg, to.bg}, {in.w, in.qg, in.bg});
+    issue_decays(to.decay, in.decay, C, K, block);
+    const std::int64_t token_stride = std::int64_t(d.H) * d.V;
+    copy_rows<kBlockThreads>(COLS * 2 / 16, to.dout, VP * 2, g.d_o + first_token + n * C * token_stride,
+                             token_stride * 2, L);
+    for (int e = threadIdx.x; e < (C - L) * COLS; e += kBlockThreads)
+      to.dout[(L + e / COLS) * VP + e % COLS] = __float2bfloat16_rn(0.0f);
+  }
+};
 
 template <int KQ, int COLS>
 __global__ void __launch_bounds__(mma_state_threads(KQ))
@@ -69,11 +78,10 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
   constexpr int kBlockThreads = mma_state_threads(KQ);
   extern __shared__ __align__(16) float smem[];
   const int C = d.C, CQ = padded_row(C, 2), steps = C / kStep;
-  Op* dS = reinterpret_cast<Op*>(smem);  // dS^T [COLS][KP] at the chunk's end, then its low plane
-  Op* dvn = dS + 2 * COLS * KP;          // dV_new [C][VP], then its low plane
-  Op* bfull = dvn + 2 * C * VP;          // b~ decayed to the chunk's end [C][KP], then its low plane
-  float* later = reinterpret_cast<float*>(bfull + 2 * C * KP);  // [steps + 1][K]
-  char* operands = reinterpret_cast<char*>(later + (steps + 1) * K);
+  // dS^T [COLS][KP] at the chunk's end decayed to each step's end, [steps][2][COLS][KP] (two planes a step)
+  Op* dS = reinterpret_cast<Op*>(smem);
+  Op* dvn = dS + steps * 2 * COLS * KP;  // dV_new [C][VP], then its low plane
+  char* operands = reinterpret_cast<char*>(dvn + 2 * C * VP);
   const int operand_bytes = mma_dstate_operand_bytes(C, K, COLS);
   const int bh = blockIdx.y, b = bh / d.H, h = bh % d.H, v0 = blockIdx.x * COLS;
   const int warp = threadIdx.x / 32, m0 = 16 * warp;              // the warp's keys m0 .. m0 + 15
@@ -81,9 +89,8 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
   const auto buffer = [&](int i) {
     return DStatePlanes(operands + (i & (buffers - 1)) * operand_bytes, C, K, COLS);
   };
-  const auto fetch = [&](int i) {
-    fetch_dstate_planes<K, COLS, kBlockThreads>(buffer(i), g, in, d, chunk_of(i), b, h, v0);
-  };
+  const DStateFetch<K, COLS, kBlockThreads> copies(d, b, h, v0);
+  const auto fetch = [&](int i) { copies.issue(buffer(i), g, in, d, chunk_of(i)); };
   const std::int64_t head_state = std::int64_t(bh) * K * d.V + v0;
 
   float acc[NT][4];
@@ -102,23 +109,19 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
     chunk::for_each_pair(acc, NT, m0, 0, [&](int key, int col, float first, float second) {
       *reinterpret_cast<float2*>(dstate + std::int64_t(key) * d.V + col) = make_float2(first, second);
     });
-    chunk::for_each_accumulator(acc, NT, m0, 0, [&](int key, int col, float value) {
-      store_parts(dS + col * KP + key, COLS * KP, value);
-    });
-    for (int c = threadIdx.x; c < K; c += kBlockThreads) {
-      float f = 1;
-      for (int s = steps - 1; s >= 0; --s) later[s * K + c] = f, f *= x.decay[s * K + c];
-      later[steps * K + c] = f;
-    }
-    __syncthreads();
-    // b~ to the chunk's end: the forward's b~ (to its step's end) times the decay after the step
-    for (int e = threadIdx.x; e < C * K / 2; e += kBlockThreads) {
-      const int row = e / (K / 2), c = 2 * (e % (K / 2)), at = row * KP + c;
-      const float* f = later + (row / kStep) * K + c;
-      const __nv_bfloat162 high = *reinterpret_cast<const __nv_bfloat162*>(x.bg + at);
-      const __nv_bfloat162 low = *reinterpret_cast<const __nv_bfloat162*>(x.bg + x.plane + at);
-      store_part_pairs(bfull + at, C * KP, (__low2float(high) + __low2float(low)) * f[0],
-                       (__high2float(high) + __high2float(low)) * f[1]);
+    // dS^T times the decay from each step's end to the chunk's end, per key (b~'s rows are decayed to their
+    // step's end only; the factor goes with dS, K x COLS a step, not with b~, C x K); the chunk's whole
+    // decay left in `decay` for the update
+    const chunk::Lane lane;
+    float decay[2] = {1.0f, 1.0f};  // keys m0 + group and m0 + group + 8, the thread's accumulator rows
+    for (int s = steps - 1; s >= 0; --s) {
+      Op* to = dS + s * 2 * COLS * KP;
+      chunk::for_each_pair(acc, NT, m0, 0, [&](int key, int col, float first, float second) {
+        const float f = key < m0 + 8 ? decay[0] : decay[1];
+        store_parts(to + col * KP + key, COLS * KP, first * f);
+        store_parts(to + (col + 1) * KP + key, COLS * KP, second * f);
+      });
+      decay[0] *= x.decay[s * K + m0 + lane.group], decay[1] *= x.decay[s * K + m0 + lane.group + 8];
     }
     __syncthreads();
 
@@ -133,14 +136,15 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
         chunk::mma_b_stored_kn<Op, 1, 1>(high, 1, a, x.dout, VP, k0, c0);
         chunk::mma_b_stored_kn<Op, 1, 1>(low, 1, a_low, x.dout, VP, k0, c0);
       }
+      const Op* step_dS = dS + (i0 / kStep) * 2 * COLS * KP;
 #pragma unroll
       for (int k0 = 0; k0 < K; k0 += 16) {
         std::uint32_t a[4], a_low[4];
-        chunk::a_stored_mk<Op>(a, bfull, KP, i0, k0);
-        chunk::a_stored_mk<Op>(a_low, bfull + C * KP, KP, i0, k0);
-        chunk::mma_b_stored_nk<Op, 1>(high, 1, a, dS, KP, k0, c0);
-        chunk::mma_b_stored_nk<Op, 1>(low, 1, a_low, dS, KP, k0, c0);
-        chunk::mma_b_stored_nk<Op, 1>(low, 1, a, dS + COLS * KP, KP, k0, c0);
+        chunk::a_stored_mk<Op>(a, x.bg, KP, i0, k0);
+        chunk::a_stored_mk<Op>(a_low, x.bg + x.plane, KP, i0, k0);
+        chunk::mma_b_stored_nk<Op, 1>(high, 1, a, step_dS, KP, k0, c0);
+        chunk::mma_b_stored_nk<Op, 1>(low, 1, a_low, step_dS, KP, k0, c0);
+        chunk::mma_b_stored_nk<Op, 1>(low, 1, a, step_dS + COLS * KP, KP, k0, c0);
       }
 #pragma unroll
       for (int r = 0; r < 4; ++r) high[0][r] += low[0][r];
@@ -153,8 +157,8 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
     __syncthreads();
 
     // dS <- e^{Γ_L} dS + (q e^Γ)^T dO + W^T dV_new, a 16-token step a k-step
-    chunk::for_each_accumulator(acc, NT, m0, 0,
-                                [&](int key, int, float& value) { value *= later[steps * K + key]; });
+    chunk::for_each_accumulator(
+        acc, NT, m0, 0, [&](int key, int, float& value) { value *= key < m0 + 8 ? decay[0] : decay[1]; });
     float low[NT][4] = {};
     for (int j0 = 0; j0 < C; j0 += kStep)
       add_state_products(acc, low, x.qg, x.W, x.plane, KP, x.dout, dvn, C * VP, VP, m0, j0);

@@ -34,24 +34,60 @@ struct PlaneOperands {
   }
 };
 
-// Issues the copies of a head's chunks' operands (PlaneOperands), each thread's share of every address worked
-// out once for the block: the per-piece 64-bit addresses, rebuilt in loops whose trip count was the thread's,
-// were 214 of a warp's 524 instructions a chunk at 1,24576,16,64 (v39). W, k~ and b~ come as [2][C][K] bf16
-// planes a chunk, 16 of their rows a pass of the block; the steps' decays, U and v a 16-byte piece a thread
-// (or a few); v's rows past the sequence's end are zeroed (ldmatrix reads whole 16-token steps).
+// A thread's 16-byte pieces of three [2][C][K] bf16 plane regions a chunk (high plane, then low: 2C rows of K
+// in global memory, of padded_row(K, 2) in shared memory), its offsets worked out once for the block: the
+// per-piece 64-bit addresses, rebuilt in loops whose trip count was the thread's, were 214 of a warp's 524
+// instructions a chunk in the forward's state pass at 1,24576,16,64 (v39). A pass of the block copies 16 rows
+// of each region, the same for every thread. The forward's state pass copies W, k~ and b~ so, the backward's
+// reverse scan W, q e^Γ and b~.
+template <int K, int kBlockThreads>
+struct PlanePieces {
+  static constexpr int KP = padded_row(K, 2);
+  static constexpr int kPieces = K / 8, kRows = kBlockThreads / kPieces;
+  static_assert(kRows == 16, "a warp a 16-key group: 32 KQ threads, 2 KQ pieces a row");
+  int from, at;  // the thread's element of a chunk's plane in global and in shared memory
+
+  __device__ PlanePieces() {
+    const int row = threadIdx.x / kPieces, piece = 8 * (threadIdx.x % kPieces);
+    from = row * K + piece, at = row * KP + piece;
+  }
+
+  // Chunk `block`'s planes of the three regions (each [chunks][2][C][K]) into `to` (each [2][C][KP]).
+  __device__ void issue(int C, std::int64_t block, __nv_bfloat16* const (&to)[3],
+                        const float* const (&regions)[3]) const {
+    using bf16 = __nv_bfloat16;
+    const std::int64_t first = block * 2 * C * K + from;
+    const bf16 *r0 = reinterpret_cast<const bf16*>(regions[0]) + first,
+               *r1 = reinterpret_cast<const bf16*>(regions[1]) + first,
+               *r2 = reinterpret_cast<const bf16*>(regions[2]) + first;
+    for (int pass = 0; pass < C / 8; ++pass) {  // 2C rows
+      const int f = pass * kRows * K, a = at + pass * kRows * KP;
+      fused::cp_async(to[0] + a, r0 + f, 16);
+      fused::cp_async(to[1] + a, r1 + f, 16);
+      fused::cp_async(to[2] + a, r2 + f, 16);
+    }
+  }
+};
+
+// The steps' decays of chunk `block`, [C / 16][K] floats in a row, a 16-byte piece a thread.
+__device__ __forceinline__ void issue_decays(float* to, const float* decay, int C, int K,
+                                             std::int64_t block) {
+  if (threadIdx.x < C * K / 64)
+    fused::cp_async(to + 4 * threadIdx.x, decay + block * (C / kStep) * K + 4 * threadIdx.x, 16);
+}
+
+// Issues the copies of a head's chunks' operands (PlaneOperands): W, k~ and b~ by PlanePieces, the steps'
+// decays, U and v a 16-byte piece a thread (or a few); v's rows past the sequence's end are zeroed (ldmatrix
+// reads whole 16-token steps).
 template <int K, int COLS, int kBlockThreads>
 struct PlaneFetch {
-  static constexpr int KP = padded_row(K, 2), VP = padded_row(COLS, 2);
-  static constexpr int kPieces = K / 8, kRows = kBlockThreads / kPieces;  // a pass: 16 rows of 16-byte pieces
-  static_assert(kRows == 16, "a warp a 16-key group: 32 KQ threads, 2 KQ pieces a row");
-  int plane_from, plane_at;  // the thread's element of a chunk's plane in global and in shared memory
+  static constexpr int VP = padded_row(COLS, 2);
+  PlanePieces<K, kBlockThreads> planes;
   int v0;                    // the block's first value column
   std::int64_t first_block;  // the head's first chunk's, (b H + h) chunks
   std::int64_t first_token;  // the head's first token's element of v, column v0
 
   __device__ PlaneFetch(const ChunkDims& d, int b, int h, int v0_) : v0(v0_) {
-    const int row = threadIdx.x / kPieces, piece = 8 * (threadIdx.x % kPieces);
-    plane_from = row * K + piece, plane_at = row * KP + piece;
     first_block = std::int64_t(b * d.H + h) * d.chunks;
     first_token = token_row(d, b, 0, h) * d.V + v0;
   }
@@ -60,18 +96,9 @@ struct PlaneFetch {
                         const ChunkDims& d, int n) const {
     using bf16 = __nv_bfloat16;
     const int C = d.C;
-    const std::int64_t block = first_block + n, planes = block * 2 * C * K + plane_from;
-    const bf16 *w = reinterpret_cast<const bf16*>(in.w) + planes,
-               *kg = reinterpret_cast<const bf16*>(in.kg) + planes,
-               *bg = reinterpret_cast<const bf16*>(in.bg) + planes;
-    for (int pass = 0; pass < C / 8; ++pass) {  // 2C rows
-      const int from = pass * kRows * K, at = plane_at + pass * kRows * KP;
-      fused::cp_async(to.W + at, w + from, 16);
-      fused::cp_async(to.kg + at, kg + from, 16);
-      fused::cp_async(to.bg + at, bg + from, 16);
-    }
-    if (threadIdx.x < C * K / 64)  // the steps' decays, [C / 16][K] floats in a row
-      fused::cp_async(to.decay + 4 * threadIdx.x, in.decay + block * (C / kStep) * K + 4 * threadIdx.x, 16);
+    const std::int64_t block = first_block + n;
+    planes.issue(C, block, {to.W, to.kg, to.bg}, {in.w, in.kg, in.bg});
+    issue_decays(to.decay, in.decay, C, K, block);
     constexpr int kUPieces = COLS / 4, kVPieces = COLS / 8;  // a row's 16-byte pieces
     const float* u = in.u + block * C * d.V + v0;
     for (int e = threadIdx.x; e < C * kUPieces; e += kBlockThreads) {

@@ -73,11 +73,9 @@ __host__ __device__ constexpr int mma_dstate_operand_bytes(int C, int K, int col
   return 2 * C * padded_row(C, 2) * 2 + 3 * 2 * C * padded_row(K, 2) * 2 + (C / kStep) * K * 4 +
          C * padded_row(cols, 2) * 2;
 }
-// dS^T [cols][K], dV_new [C][cols] and b~ to the chunk's end [C][K] as two planes each, and the decays from
-// each step's end to the chunk's end, then the chunk's own [C / 16 + 1][K].
+// dS^T [cols][K] decayed to each 16-token step's end and dV_new [C][cols], two planes each.
 __host__ __device__ constexpr int mma_dstate_fixed_bytes(int C, int K, int cols) {
-  return 2 * cols * padded_row(K, 2) * 2 + 2 * C * padded_row(cols, 2) * 2 + 2 * C * padded_row(K, 2) * 2 +
-         (C / kStep + 1) * K * 4;
+  return (C / kStep) * 2 * cols * padded_row(K, 2) * 2 + 2 * C * padded_row(cols, 2) * 2;
 }
 __host__ __device__ constexpr int mma_dstate_buffers(int C, int K, int cols, std::size_t limit) {
   return std::size_t(mma_dstate_fixed_bytes(C, K, cols) + 2 * mma_dstate_operand_bytes(C, K, cols)) <= limit
