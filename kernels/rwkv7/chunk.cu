@@ -328,8 +328,7 @@ void backward(const BackwardCall& call) {
     with_one_of<16, 32, kMaxChunk>(d.C, [&](auto chunk) {
       auto kernel = rwkv7_chunk_channel_grads_kernel<T, decltype(chunk)::value>;
       allow_shared_memory(kernel, shared);
-      kernel<<<dim3(d.chunks * (d.K / kKeySlice), heads), kThreads, shared, call.stream>>>(pointers, grads, d,
-                                                                                           regions);
+      kernel<<<dim3(d.chunks, heads), kThreads, shared, call.stream>>>(pointers, grads, d, regions);
     });
     FLA_CUDA_CHECK_LAUNCH();
   }

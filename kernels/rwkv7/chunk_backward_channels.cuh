@@ -108,21 +108,19 @@ __host__ __device__ constexpr int channel_shared_floats(int C, int input_bytes) 
          ChannelSlice::floats(C);
 }
 
-// Issues the copies of everything the block reads, all at once (the block's work is short: its loads one
-// after another in the first version were most of its time): the chunk's pair gradients (four [C][C] planes
-// in the workspace) into rows of C + 4, the channels' terms (ChannelTerms in the workspace, [C][K] each) and
-// their raw inputs, rows past the sequence's end zeroed.
-template <class T, int C>
-__device__ __forceinline__ void fetch_channel_block(float* planes, float* terms, T* raw,
-                                                    const float* pairs_from, const float* terms_from,
-                                                    const Pointers<T>& p, const ChunkDims& d, int b, int h,
-                                                    int t0, int L, int c0) {
-  const int K = d.K;
+// The copies a block issues (the caller commits them): the chunk's pair gradients (four [C][C] planes in the
+// workspace) into rows of C + 4, once a chunk; a slice's terms (ChannelTerms in the workspace, [C][K] each)
+// and its channels' raw inputs, rows past the sequence's end zeroed.
+template <int C>
+__device__ __forceinline__ void fetch_pair_grads(float* planes, const float* pairs_from) {
   constexpr int row_pieces = C / 4;
   for (int e = threadIdx.x; e < 4 * C * row_pieces; e += kThreads) {
     const int row = e / row_pieces, piece = e % row_pieces;
     fused::cp_async(planes + row * (C + 4) + 4 * piece, pairs_from + row * C + 4 * piece, 16);
   }
+}
+template <int C>
+__device__ __forceinline__ void fetch_slice_terms(float* terms, const float* terms_from, int K, int c0) {
   constexpr int kTermPieces = kKeySlice / 4;
   const ChannelTerms at(C, K);
   for (int e = threadIdx.x; e < (4 * C + 1) * kTermPieces; e += kThreads) {
@@ -131,8 +129,12 @@ __device__ __forceinline__ void fetch_channel_block(float* planes, float* terms,
         row < 4 * C ? terms_from + std::size_t(row / C) * C * K + row % C * K : terms_from + at.state_dot;
     fused::cp_async(terms + row * kKeySlice + 4 * piece, from + c0 + 4 * piece, 16);
   }
+}
+// first: the chunk's first token's element of channel 0 in the [B, T, H, K] inputs.
+template <class T, int C>
+__device__ __forceinline__ void fetch_slice_inputs(T* raw, const Pointers<T>& p, std::int64_t first,
+                                                   std::int64_t token_stride, int L, int c0) {
   constexpr int kInputPieces = kKeySlice * sizeof(T) / 16;
-  const std::int64_t first = token_row(d, b, t0, h) * K + c0, token_stride = std::int64_t(d.H) * K;
   for (int e = threadIdx.x; e < kChannelInputs * C * kInputPieces; e += kThreads) {
     const int input = e / (C * kInputPieces), t = e / kInputPieces % C, piece = e % kInputPieces;
     T* to = raw + (input * C + t) * kKeySlice + piece * (16 / sizeof(T));
@@ -142,11 +144,10 @@ __device__ __forceinline__ void fetch_channel_block(float* planes, float* terms,
                     : input == kInQ ? p.q
                                     : p.a;
     if (t < L)
-      fused::cp_async(to, from + first + t * token_stride + piece * (16 / sizeof(T)), 16);
+      fused::cp_async(to, from + first + c0 + t * token_stride + piece * (16 / sizeof(T)), 16);
     else
       *reinterpret_cast<uint4*>(to) = make_uint4(0, 0, 0, 0);
   }
-  fused::cp_async_commit();
 }
 
 // The factor of the step pair (I, J <= I) in a slice's factor table: rows (0, 0), (1, 0), (1, 1), (2, 0), ...
@@ -378,16 +379,21 @@ __device__ __forceinline__ void channel_dw(const ChannelSlice& s, const StagedTe
   }
 }
 
-// A block per (slice of kKeySlice channels, chunk) in x, (batch, head) in y; the chunk size a compile-time
-// constant (its index arithmetic was a fifth of the first version's instructions).
+// A block per chunk in x, (batch, head) in y, its slices of kKeySlice channels one after another (a block a
+// slice fetched the chunk's pair gradients and decoded its item once a slice, and waited for its copies: a
+// quarter of the kernel's instructions at K = 64, kernels/notes/rwkv7_chunk.md, v42); the chunk size a
+// compile-time constant (its index arithmetic was a fifth of the first version's instructions). A slice's raw
+// inputs and terms share one stage each: the next slice's inputs are copied once this one's operands are
+// made, its terms once this one's gradients are out, each landing during the other half of a slice.
+// Three blocks an SM where shared memory holds them (C <= 32), as the block a slice had at 72 registers; the
+// slice loop's live values would otherwise take 128.
 template <class T, int C>
-__global__ void __launch_bounds__(kThreads, 2)
+__global__ void __launch_bounds__(kThreads, C <= 32 ? 3 : 2)
     rwkv7_chunk_channel_grads_kernel(Pointers<T> p, GradPointers<T> g, ChunkDims d, BackwardRegions regions) {
   // 16-bit inputs on the tensor cores (two-part operands), fp32 on the CUDA cores (chunk_products.cuh)
   using Op = std::conditional_t<sizeof(T) == 2, __nv_bfloat16, float>;
   extern __shared__ __align__(16) float smem[];
-  const int K = d.K, slices = K / kKeySlice;
-  const int c0 = blockIdx.x % slices * kKeySlice, n = blockIdx.x / slices, bh = blockIdx.y;
+  const int K = d.K, slices = K / kKeySlice, n = blockIdx.x, bh = blockIdx.y;
   const int b = bh / d.H, h = bh % d.H, t0 = n * C, L = min(C, d.T - t0);
   const std::int64_t block = std::int64_t(bh) * d.chunks + n;
   float* staged = smem + pair_grads_floats(C);
@@ -398,22 +404,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   const auto input = [&](ChannelInput x, int i, int cl) {
     return to_float(raw[(x * C + i) * kKeySlice + cl]);
   };
-
-  fetch_channel_block<T, C>(smem, staged, raw, regions.pairs + block * 4 * C * C,
-                            regions.terms + block * ChannelTerms(C, K).floats, p, d, b, h, t0, L, c0);
-  fused::cp_async_wait<0>();
-  __syncthreads();
-  // (w log2(e) as the local gradients' log2_decay rounds it: here the product also makes e^w, so it is not
-  // contracted into the sum; log2_decay itself changes this kernel's code, not yet run on a device)
-  stage_decays(slice, C, [&](int i, int cl) { return input(kInW, i, cl) * kLog2e; });
-  __syncthreads();
-  stage_channel_operands(slice, C, [&](int i, int cl) {
-    return make_float4(input(kInK, i, cl), input(kInB, i, cl), d.scale * input(kInQ, i, cl),
-                       input(kInA, i, cl));
-  });
-  __syncthreads();
-  channel_tensor_sums<Op>(slice, pairs, C);
-  __syncthreads();
+  const float* terms_from = regions.terms + block * ChannelTerms(C, K).floats;
   const std::int64_t first = token_row(d, b, t0, h) * K, token_stride = std::int64_t(d.H) * K;
   const auto emit = [&](Grad grad, int i, int c, float x) {
     T* to = grad == Grad::q   ? g.dq
@@ -423,9 +414,40 @@ __global__ void __launch_bounds__(kThreads, 2)
                               : g.dg;
     to[first + i * token_stride + c] = from_float<T>(x);
   };
-  channel_grads(slice, terms, pairs, C, L, c0, d.scale, emit);
-  __syncthreads();
-  channel_dw(slice, terms, C, L, c0, emit);
+
+  fetch_pair_grads<C>(smem, regions.pairs + block * 4 * C * C);
+  fetch_slice_terms<C>(staged, terms_from, K, 0);
+  fetch_slice_inputs<T, C>(raw, p, first, token_stride, L, 0);
+  fused::cp_async_commit();
+  // Each slice commits two groups, possibly empty: the next slice's inputs, then its terms.
+  for (int at = 0; at < slices; ++at) {
+    const int c0 = at * kKeySlice;
+    if (at == 0)
+      fused::cp_async_wait<0>();
+    else
+      fused::cp_async_wait<1>();  // this slice's inputs (its terms may still be on their way)
+    __syncthreads();
+    // (w log2(e) as the local gradients' log2_decay rounds it: here the product also makes e^w, so it is not
+    // contracted into the sum; log2_decay itself changes this kernel's code, not yet run on a device)
+    stage_decays(slice, C, [&](int i, int cl) { return input(kInW, i, cl) * kLog2e; });
+    __syncthreads();
+    stage_channel_operands(slice, C, [&](int i, int cl) {
+      return make_float4(input(kInK, i, cl), input(kInB, i, cl), d.scale * input(kInQ, i, cl),
+                         input(kInA, i, cl));
+    });
+    __syncthreads();  // the raw inputs are read
+    if (at + 1 < slices) fetch_slice_inputs<T, C>(raw, p, first, token_stride, L, c0 + kKeySlice);
+    fused::cp_async_commit();
+    channel_tensor_sums<Op>(slice, pairs, C);
+    fused::cp_async_wait<1>();  // this slice's terms
+    __syncthreads();
+    channel_grads(slice, terms, pairs, C, L, c0, d.scale, emit);
+    __syncthreads();
+    channel_dw(slice, terms, C, L, c0, emit);
+    __syncthreads();  // the terms are read, the slice's room free
+    if (at + 1 < slices) fetch_slice_terms<C>(staged, terms_from, K, c0 + kKeySlice);
+    fused::cp_async_commit();
+  }
 }
 
 }  // namespace flabench::rwkv7
