@@ -304,21 +304,24 @@ void backward(const BackwardCall& call) {
       // the slices then go through the workspace half as often, v34), for bf16 also where one block of twice
       // the threads does (v35); else kLocalSlice.
       constexpr int kParts = chunk::kStateOperandParts<T>;
-      auto wide = rwkv7_chunk_local_grads_mma_kernel<T, kWideLocalSlice>;
-      const std::size_t wide_bytes = local_mma_plan(d.C, d.K, kParts, kWideLocalSlice).bytes;
-      const auto narrow = [&] {
-        launch(rwkv7_chunk_local_grads_mma_kernel<T, kLocalSlice>,
-               std::size_t(local_mma_plan(d.C, d.K, kParts).bytes), kThreads);
-      };
-      if (d.V % kWideLocalSlice != 0 || wide_bytes > device.shared_memory_per_block)
-        narrow();
-      else if (resident_blocks(wide, kThreads, wide_bytes) >= 2)  // (it allows the kernel the bytes)
-        launch(wide, wide_bytes, kThreads);
-      else if constexpr (std::is_same_v<T, __nv_bfloat16>)
-        launch(rwkv7_chunk_local_grads_mma_kernel<T, kWideLocalSlice, 2 * kThreads>, wide_bytes,
-               2 * kThreads);
-      else
-        narrow();
+      with_one_of<16, 32, kMaxChunk>(d.C, [&](auto chunk) {
+        constexpr int C = decltype(chunk)::value;
+        auto wide = rwkv7_chunk_local_grads_mma_kernel<T, C, kWideLocalSlice>;
+        const std::size_t wide_bytes = local_mma_plan(C, d.K, kParts, kWideLocalSlice).bytes;
+        const auto narrow = [&] {
+          launch(rwkv7_chunk_local_grads_mma_kernel<T, C, kLocalSlice>,
+                 std::size_t(local_mma_plan(C, d.K, kParts).bytes), kThreads);
+        };
+        if (d.V % kWideLocalSlice != 0 || wide_bytes > device.shared_memory_per_block)
+          narrow();
+        else if (resident_blocks(wide, kThreads, wide_bytes) >= 2)  // (it allows the kernel the bytes)
+          launch(wide, wide_bytes, kThreads);
+        else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+          launch(rwkv7_chunk_local_grads_mma_kernel<T, C, kWideLocalSlice, 2 * kThreads>, wide_bytes,
+                 2 * kThreads);
+        else
+          narrow();
+      });
     }
     FLA_CUDA_CHECK_LAUNCH();
   }

@@ -35,7 +35,10 @@ __device__ __forceinline__ void store_input_octet(__nv_bfloat16* high, int plane
 // kSlice: the value columns staged at a time (kLocalSlice or kWideLocalSlice; a compile-time row length keeps
 // the planes' addressing out of the registers). kBlockThreads: kThreads at two blocks an SM, or twice that
 // at one where only one block of wide slices fits (v35).
-template <class T, int kSlice, int kBlockThreads = kThreads>
+// C: the chunk size at compile time, so that the chunk's index arithmetic (the pair matrices' decode, the
+// planes' offsets, the products' tile loops) folds into shifts and constants without holding them in
+// registers (v43; shifts held at run time spilled, v36).
+template <class T, int C, int kSlice, int kBlockThreads = kThreads>
 __global__ void __launch_bounds__(kBlockThreads, 2 * kThreads / kBlockThreads)
     rwkv7_chunk_local_grads_mma_kernel(Pointers<T> p, GradPointers<T> g, ChunkDims d, IntraOutputs in,
                                        BackwardRegions regions) {
@@ -45,7 +48,7 @@ __global__ void __launch_bounds__(kBlockThreads, 2 * kThreads / kBlockThreads)
   extern __shared__ __align__(16) unsigned char shared[];
   // VS: a slice's columns (the host takes a wide slice only where V is a multiple of it, so that its count
   // is known at compile time there)
-  const int C = d.C, K = d.K, V = d.V, VS = kSlice > kLocalSlice ? kSlice : min(kSlice, V);
+  const int K = d.K, V = d.V, VS = kSlice > kLocalSlice ? kSlice : min(kSlice, V);
   const LocalMmaPlan s = local_mma_plan(C, K, kIn, kSlice);
   const auto planes = [&](int offset) { return reinterpret_cast<bf16*>(shared + offset); };
   const auto floats = [&](int offset) { return reinterpret_cast<float*>(shared + offset); };
@@ -70,7 +73,7 @@ __global__ void __launch_bounds__(kBlockThreads, 2 * kThreads / kBlockThreads)
       *reinterpret_cast<float2*>(x + i * stride + j) = make_float2(x0, x1);
     };
   };
-  const auto lower = [C](float* x, bool diagonal) {
+  const auto lower = [](float* x, bool diagonal) {
     return [=](int i, int m, float x0, float x1) {
       const int last = diagonal ? i : i - 1;
       *reinterpret_cast<float2*>(x + i * C + m) =
