@@ -132,8 +132,9 @@ void forward(const ForwardCall& call) {
     });
     FLA_CUDA_CHECK_LAUNCH();
   };
-  // The state pass's kernel, block and operand buffers, planned once for every piece (allow_shared_memory and
-  // the occupancy queries are host work a piece need not repeat).
+  // The state pass's kernel, block and operand buffers, planned once for every piece (its two occupancy
+  // queries are host work a piece need not repeat; allow_shared_memory remembers what it granted, so the
+  // other steps call it per piece at the cost of a lookup).
   using StatesKernel = void (*)(Pointers<T>, ChunkDims, ChunkRange, IntraOutputs, float*, float*, bool, int);
   struct {
     StatesKernel kernel = nullptr;

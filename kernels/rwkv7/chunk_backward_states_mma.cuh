@@ -114,10 +114,11 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
     // decay left in `decay` for the update
     const chunk::Lane lane;
     float decay[2] = {1.0f, 1.0f};  // keys m0 + group and m0 + group + 8, the thread's accumulator rows
+    const auto decay_of = [&](int key) { return key < m0 + 8 ? decay[0] : decay[1]; };
     for (int s = steps - 1; s >= 0; --s) {
       Op* to = dS + s * 2 * COLS * KP;
       chunk::for_each_pair(acc, NT, m0, 0, [&](int key, int col, float first, float second) {
-        const float f = key < m0 + 8 ? decay[0] : decay[1];
+        const float f = decay_of(key);
         store_parts(to + col * KP + key, COLS * KP, first * f);
         store_parts(to + (col + 1) * KP + key, COLS * KP, second * f);
       });
@@ -157,8 +158,7 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
     __syncthreads();
 
     // dS <- e^{Γ_L} dS + (q e^Γ)^T dO + W^T dV_new, a 16-token step a k-step
-    chunk::for_each_accumulator(
-        acc, NT, m0, 0, [&](int key, int, float& value) { value *= key < m0 + 8 ? decay[0] : decay[1]; });
+    chunk::for_each_accumulator(acc, NT, m0, 0, [&](int key, int, float& value) { value *= decay_of(key); });
     float low[NT][4] = {};
     for (int j0 = 0; j0 < C; j0 += kStep)
       add_state_products(acc, low, x.qg, x.W, x.plane, KP, x.dout, dvn, C * VP, VP, m0, j0);
