@@ -37,17 +37,18 @@ struct DStatePlanes {
   }
 };
 
-// Issues the copies of a head's chunks' operands (DStatePlanes): W, q e^Γ and b~ by PlanePieces (the forward
-// state pass's copies), A_qb's planes, the steps' decays and dO; dO's rows past the sequence's end are zeroed
-// (ldmatrix reads whole 16-token steps).
+// Issues the copies of a head's chunks' operands (DStatePlanes) by the kBlockThreads copying threads
+// (`thread` numbers them): W, q e^Γ and b~ by PlanePieces (the forward state pass's copies), A_qb's planes,
+// the steps' decays and dO (issue_token_rows).
 template <int K, int COLS, int kBlockThreads>
 struct DStateFetch {
-  static constexpr int VP = padded_row(COLS, 2);
   PlanePieces<K, kBlockThreads> planes;
+  int thread;                // the thread's number among the copying ones
   std::int64_t first_block;  // the head's first chunk's, (b H + h) chunks
   std::int64_t first_token;  // the head's first token's element of dO, column v0
 
-  __device__ DStateFetch(const ChunkDims& d, int b, int h, int v0) {
+  __device__ DStateFetch(const ChunkDims& d, int b, int h, int v0, int thread_)
+      : planes(thread_), thread(thread_) {
     first_block = std::int64_t(b * d.H + h) * d.chunks;
     first_token = token_row(d, b, 0, h) * d.V + v0;
   }
@@ -58,24 +59,25 @@ struct DStateFetch {
     const std::int64_t block = first_block + n;
     // A_qb as [2][C][C] bf16 planes a chunk: 2C rows
     copy_rows<kBlockThreads>(C / 8, to.qb, padded_row(C, 2) * 2,
-                             reinterpret_cast<const __nv_bfloat16*>(in.qb) + block * 2 * C * C, C * 2, 2 * C);
+                             reinterpret_cast<const __nv_bfloat16*>(in.qb) + block * 2 * C * C, C * 2, 2 * C,
+                             thread);
     planes.issue(C, block, {to.W, to.qg, to.bg}, {in.w, in.qg, in.bg});
-    issue_decays(to.decay, in.decay, C, K, block);
+    issue_decays(to.decay, in.decay, C, K, block, thread);
     const std::int64_t token_stride = std::int64_t(d.H) * d.V;
-    copy_rows<kBlockThreads>(COLS * 2 / 16, to.dout, VP * 2, g.d_o + first_token + n * C * token_stride,
-                             token_stride * 2, L);
-    for (int e = threadIdx.x; e < (C - L) * COLS; e += kBlockThreads)
-      to.dout[(L + e / COLS) * VP + e % COLS] = __float2bfloat16_rn(0.0f);
+    issue_token_rows<COLS, kBlockThreads>(to.dout, g.d_o + first_token + n * C * token_stride, token_stride,
+                                          C, L, thread);
   }
 };
 
+// Copy warps beside the scan's where mma_state_copy_warps(KQ) (chunk_states_feed.cuh).
 template <int KQ, int COLS>
 __global__ void __launch_bounds__(mma_state_threads(KQ))
     rwkv7_chunk_dstates_mma_kernel(GradPointers<__nv_bfloat16> g, ChunkDims d, IntraOutputs in,
                                    BackwardRegions out, int buffers) {
   using Op = __nv_bfloat16;
   constexpr int K = 16 * KQ, NT = COLS / 8, KP = padded_row(K, 2), VP = padded_row(COLS, 2);
-  constexpr int kBlockThreads = mma_state_threads(KQ);
+  constexpr int kScanThreads = mma_scan_threads(KQ);
+  using Feed = StateFeed<kScanThreads, mma_state_copy_warps(KQ)>;
   extern __shared__ __align__(16) float smem[];
   const int C = d.C, CQ = padded_row(C, 2), steps = C / kStep;
   // dS^T [COLS][KP] at the chunk's end decayed to each step's end, [steps][2][COLS][KP] (two planes a step)
@@ -89,8 +91,10 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
   const auto buffer = [&](int i) {
     return DStatePlanes(operands + (i & (buffers - 1)) * operand_bytes, C, K, COLS);
   };
-  const DStateFetch<K, COLS, kBlockThreads> copies(d, b, h, v0);
+  const DStateFetch<K, COLS, kScanThreads> copies(d, b, h, v0, Feed::copy_thread());
   const auto fetch = [&](int i) { copies.issue(buffer(i), g, in, d, chunk_of(i)); };
+  const Feed feed{d.chunks, buffers};
+  if (Feed::is_copier()) return feed.run_copier(fetch);
   const std::int64_t head_state = std::int64_t(bh) * K * d.V + v0;
 
   float acc[NT][4];
@@ -103,7 +107,7 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
   for (int i = 0; i < d.chunks; ++i) {
     const int n = chunk_of(i);
     const std::int64_t block = std::int64_t(bh) * d.chunks + n;
-    await_operands(i, d.chunks, buffers, fetch);
+    feed.acquire(i, fetch);
     const DStatePlanes x = buffer(i);
     float* dstate = out.dstates + block * K * d.V + v0;
     chunk::for_each_pair(acc, NT, m0, 0, [&](int key, int col, float first, float second) {
@@ -124,7 +128,7 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
       });
       decay[0] *= x.decay[s * K + m0 + lane.group], decay[1] *= x.decay[s * K + m0 + lane.group + 8];
     }
-    __syncthreads();
+    Feed::sync();
 
     // dV_new = A_qb^T dO + b~ dS, a 16 x 8 tile at a time; the products with a low part in a sum of their own
     for (int tile = warp; tile < (C / 16) * NT; tile += KQ) {
@@ -155,7 +159,7 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
         *reinterpret_cast<float2*>(to + std::int64_t(row) * d.V + col) = make_float2(first, second);
       });
     }
-    __syncthreads();
+    Feed::sync();
 
     // dS <- e^{Γ_L} dS + (q e^Γ)^T dO + W^T dV_new, a 16-token step a k-step
     chunk::for_each_accumulator(acc, NT, m0, 0, [&](int key, int, float& value) { value *= decay_of(key); });
@@ -166,8 +170,8 @@ __global__ void __launch_bounds__(mma_state_threads(KQ))
     for (int t = 0; t < NT; ++t)
 #pragma unroll
       for (int r = 0; r < 4; ++r) acc[t][r] += low[t][r];
-    __syncthreads();  // this buffer is refilled after it, dS^T and dV_new remade
-    refill_operands(i, d.chunks, buffers, fetch);
+    Feed::sync();  // this buffer is refilled after it, dS^T and dV_new remade
+    feed.release(i, fetch);
   }
   chunk::for_each_pair(acc, NT, m0, 0, [&](int key, int col, float first, float second) {
     *reinterpret_cast<float2*>(g.dh0 + head_state + std::int64_t(key) * d.V + col) =

@@ -17,6 +17,7 @@
 
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/rwkv7/chunk_states.cuh"
+#include "kernels/rwkv7/chunk_states_feed.cuh"
 
 namespace flabench::rwkv7 {
 
@@ -37,9 +38,9 @@ struct PlaneOperands {
 // A thread's 16-byte pieces of three [2][C][K] bf16 plane regions a chunk (high plane, then low: 2C rows of K
 // in global memory, of padded_row(K, 2) in shared memory), its offsets worked out once for the block: the
 // per-piece 64-bit addresses, rebuilt in loops whose trip count was the thread's, were 214 of a warp's 524
-// instructions a chunk in the forward's state pass at 1,24576,16,64 (v39). A pass of the block copies 16 rows
-// of each region, the same for every thread. The forward's state pass copies W, k~ and b~ so, the backward's
-// reverse scan W, q e^Γ and b~.
+// instructions a chunk in the forward's state pass at 1,24576,16,64 (v39). A pass of the kBlockThreads
+// copying threads (`thread` numbers them) copies 16 rows of each region, the same for every thread. The
+// forward's state pass copies W, k~ and b~ so, the backward's reverse scan W, q e^Γ and b~.
 template <int K, int kBlockThreads>
 struct PlanePieces {
   static constexpr int KP = padded_row(K, 2);
@@ -47,8 +48,8 @@ struct PlanePieces {
   static_assert(kRows == 16, "a warp a 16-key group: 32 KQ threads, 2 KQ pieces a row");
   int from, at;  // the thread's element of a chunk's plane in global and in shared memory
 
-  __device__ PlanePieces() {
-    const int row = threadIdx.x / kPieces, piece = 8 * (threadIdx.x % kPieces);
+  __device__ explicit PlanePieces(int thread) {
+    const int row = thread / kPieces, piece = 8 * (thread % kPieces);
     from = row * K + piece, at = row * KP + piece;
   }
 
@@ -69,25 +70,40 @@ struct PlanePieces {
   }
 };
 
-// The steps' decays of chunk `block`, [C / 16][K] floats in a row, a 16-byte piece a thread.
-__device__ __forceinline__ void issue_decays(float* to, const float* decay, int C, int K,
-                                             std::int64_t block) {
-  if (threadIdx.x < C * K / 64)
-    fused::cp_async(to + 4 * threadIdx.x, decay + block * (C / kStep) * K + 4 * threadIdx.x, 16);
+// The steps' decays of chunk `block`, [C / 16][K] floats in a row, a 16-byte piece a copying thread.
+__device__ __forceinline__ void issue_decays(float* to, const float* decay, int C, int K, std::int64_t block,
+                                             int thread) {
+  if (thread < C * K / 64) fused::cp_async(to + 4 * thread, decay + block * (C / kStep) * K + 4 * thread, 16);
 }
 
-// Issues the copies of a head's chunks' operands (PlaneOperands): W, k~ and b~ by PlanePieces, the steps'
-// decays, U and v a 16-byte piece a thread (or a few); v's rows past the sequence's end are zeroed (ldmatrix
-// reads whole 16-token steps).
+// A chunk's L token rows of COLS bf16 columns (`first`: its first token's, rows `token_stride` elements
+// apart) into shared rows of padded_row(COLS, 2), a 16-byte piece a copying thread; the rows from L to C
+// zeroed (ldmatrix reads whole 16-token steps). The forward's v, the backward's dO.
+template <int COLS, int kBlockThreads>
+__device__ void issue_token_rows(__nv_bfloat16* to, const __nv_bfloat16* first, std::int64_t token_stride,
+                                 int C, int L, int thread) {
+  constexpr int kPieces = COLS / 8, VP = padded_row(COLS, 2);
+  for (int e = thread; e < L * kPieces; e += kBlockThreads) {
+    const int i = e / kPieces, c = 8 * (e % kPieces);
+    fused::cp_async(to + i * VP + c, first + i * token_stride + c, 16);
+  }
+  for (int e = thread; e < (C - L) * COLS; e += kBlockThreads)
+    to[(L + e / COLS) * VP + e % COLS] = __float2bfloat16_rn(0.0f);
+}
+
+// Issues the copies of a head's chunks' operands (PlaneOperands) by the kBlockThreads copying threads
+// (`thread` numbers them): W, k~ and b~ by PlanePieces, the steps' decays, U and v (issue_token_rows) a
+// 16-byte piece a thread (or a few).
 template <int K, int COLS, int kBlockThreads>
 struct PlaneFetch {
-  static constexpr int VP = padded_row(COLS, 2);
   PlanePieces<K, kBlockThreads> planes;
   int v0;                    // the block's first value column
+  int thread;                // the thread's number among the copying ones
   std::int64_t first_block;  // the head's first chunk's, (b H + h) chunks
   std::int64_t first_token;  // the head's first token's element of v, column v0
 
-  __device__ PlaneFetch(const ChunkDims& d, int b, int h, int v0_) : v0(v0_) {
+  __device__ PlaneFetch(const ChunkDims& d, int b, int h, int v0_, int thread_)
+      : planes(thread_), v0(v0_), thread(thread_) {
     first_block = std::int64_t(b * d.H + h) * d.chunks;
     first_token = token_row(d, b, 0, h) * d.V + v0;
   }
@@ -98,22 +114,16 @@ struct PlaneFetch {
     const int C = d.C;
     const std::int64_t block = first_block + n;
     planes.issue(C, block, {to.W, to.kg, to.bg}, {in.w, in.kg, in.bg});
-    issue_decays(to.decay, in.decay, C, K, block);
-    constexpr int kUPieces = COLS / 4, kVPieces = COLS / 8;  // a row's 16-byte pieces
+    issue_decays(to.decay, in.decay, C, K, block, thread);
+    constexpr int kUPieces = COLS / 4;  // a row's 16-byte pieces
     const float* u = in.u + block * C * d.V + v0;
-    for (int e = threadIdx.x; e < C * kUPieces; e += kBlockThreads) {
+    for (int e = thread; e < C * kUPieces; e += kBlockThreads) {
       const int i = e / kUPieces, c = 4 * (e % kUPieces);
       fused::cp_async(to.U + i * COLS + c, u + i * d.V + c, 16);
     }
-    const int L = min(C, d.T - n * C), token_stride = d.H * d.V;
-    const bf16* v = p.v + first_token + std::int64_t(n) * C * token_stride;
-    for (int e = threadIdx.x; e < L * kVPieces; e += kBlockThreads) {
-      const int i = e / kVPieces, c = 8 * (e % kVPieces);
-      fused::cp_async(to.v + i * VP + c, v + std::int64_t(i) * token_stride + c, 16);
-    }
-    if (L < C)
-      for (int e = threadIdx.x; e < (C - L) * COLS; e += kBlockThreads)
-        to.v[(L + e / COLS) * VP + e % COLS] = __float2bfloat16_rn(0.0f);
+    const std::int64_t token_stride = std::int64_t(d.H) * d.V;
+    issue_token_rows<COLS, kBlockThreads>(to.v, p.v + first_token + n * C * token_stride, token_stride, C,
+                                          min(C, d.T - n * C), thread);
   }
 };
 
@@ -144,12 +154,15 @@ __device__ __forceinline__ void add_state_products(float (&acc)[NT][4], float (&
 
 // At K = 128 two blocks an SM where one operand buffer lets them (state_buffers: 4,4096,16,128), so 128
 // registers; ptxas took 174 there once the copies' loops no longer diverged (v39). Elsewhere no minimum (0).
+// Copy warps beside the scan's where mma_state_copy_warps(KQ) (chunk_states_feed.cuh).
 template <int KQ, int COLS>
 __global__ void __launch_bounds__(mma_state_threads(KQ), KQ == 8 ? 2 : 0)
     rwkv7_chunk_states_mma_kernel(Pointers<__nv_bfloat16> p, ChunkDims d, ChunkRange range, IntraOutputs in,
                                   float* states, float* sa, bool every_checkpoint, int buffers) {
   using Op = __nv_bfloat16;
   constexpr int K = 16 * KQ, NT = COLS / 8, KP = padded_row(K, 2), VP = padded_row(COLS, 2);
+  constexpr int kScanThreads = mma_scan_threads(KQ);
+  using Feed = StateFeed<kScanThreads, mma_state_copy_warps(KQ)>;
   extern __shared__ __align__(16) float smem[];
   const int C = d.C;
   Op* S = reinterpret_cast<Op*>(smem);  // S^T [COLS][KP], the state at the chunk's start; its low plane after
@@ -162,8 +175,10 @@ __global__ void __launch_bounds__(mma_state_threads(KQ), KQ == 8 ? 2 : 0)
   const auto buffer = [&](int i) {  // the range's chunk i's (buffers is 1 or 2)
     return PlaneOperands(operands + (i & (buffers - 1)) * operand_bytes, C, K, COLS);
   };
-  const PlaneFetch<K, COLS, mma_state_threads(KQ)> copies(d, b, h, v0);
+  const PlaneFetch<K, COLS, kScanThreads> copies(d, b, h, v0, Feed::copy_thread());
   const auto fetch = [&](int i) { copies.issue(buffer(i), p, in, d, range.first + i); };
+  const Feed feed{range.count(), buffers};
+  if (Feed::is_copier()) return feed.run_copier(fetch);
   float acc[NT][4];
   const auto store_state = [&](float* to, std::int64_t ld) {  // [K][ld] floats from the block's first column
     chunk::for_each_pair(acc, NT, m0, 0, [&](int key, int col, float first, float second) {
@@ -184,7 +199,7 @@ __global__ void __launch_bounds__(mma_state_threads(KQ), KQ == 8 ? 2 : 0)
 
   for (int i = 0; i < range.count(); ++i) {
     const int n = range.first + i, t0 = n * C, L = min(C, d.T - t0), steps = (L + kStep - 1) / kStep;
-    await_operands(i, range.count(), buffers, fetch);
+    feed.acquire(i, fetch);
     const PlaneOperands x = buffer(i);
 
     // V_new = U + W S, a 16 x 8 tile at a time. The products of high parts and those with a low part go to
@@ -216,7 +231,7 @@ __global__ void __launch_bounds__(mma_state_threads(KQ), KQ == 8 ? 2 : 0)
               make_float2(first, second);
       });
     }
-    __syncthreads();
+    Feed::sync();
 
     for (int m = 0; m < steps; ++m) {
       if (every_checkpoint || m == 0)
@@ -232,8 +247,8 @@ __global__ void __launch_bounds__(mma_state_threads(KQ), KQ == 8 ? 2 : 0)
         for (int r = 0; r < 4; ++r) acc[t][r] += low[t][r];
     }
     keep_state();
-    __syncthreads();  // S for the next V_new; this buffer is refilled after it
-    refill_operands(i, range.count(), buffers, fetch);
+    Feed::sync();  // S for the next V_new; this buffer is refilled after it
+    feed.release(i, fetch);
   }
   store_state(ends.end + v0, d.V);
 }

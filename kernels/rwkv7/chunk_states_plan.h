@@ -19,9 +19,17 @@ constexpr int kStep = kCheckpointTokens;  // tokens per state update
 __host__ __device__ constexpr int state_threads(int columns) {
   return 16 * columns;  // 16 row groups
 }
-// The tensor-core kernel's threads at K = 16 KQ: a warp per 16 keys.
-__host__ __device__ constexpr int mma_state_threads(int KQ) {
+// The tensor-core passes' (chunk_states_mma.cuh, chunk_backward_states_mma.cuh) scanning threads at K = 16
+// KQ: a warp per 16 keys; then as many copy threads at K <= 64 (chunk_states_feed.cuh), not at K = 128, where
+// the forward's 256 scanning threads take 128 registers each at two blocks an SM (v39), all a block's share.
+__host__ __device__ constexpr int mma_scan_threads(int KQ) {
   return 32 * KQ;
+}
+__host__ __device__ constexpr bool mma_state_copy_warps(int KQ) {
+  return KQ <= 4;
+}
+__host__ __device__ constexpr int mma_state_threads(int KQ) {
+  return (mma_state_copy_warps(KQ) ? 2 : 1) * mma_scan_threads(KQ);
 }
 
 // Shared rows are padded_row()'s (chunk_workspace.h): the CUDA-core pass's (fp16 and fp32 inputs) W, k~, b~

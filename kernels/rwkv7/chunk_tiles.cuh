@@ -134,12 +134,13 @@ __device__ __forceinline__ void store_operand_pair(float* region, int C, int K, 
 // global rows `from_stride` bytes apart into shared rows `to_stride` bytes apart. A thread's first row and
 // piece come from its index once and its later rows by pointer steps, so a piece costs a few instructions
 // (the state pass's per-piece index arithmetic had been most of its instructions before the first barrier;
-// kernels/notes/rwkv7_chunk.md, v18). The caller commits and waits.
+// kernels/notes/rwkv7_chunk.md, v18). `thread` numbers the copying threads (kBlockThreads of them) where
+// not all of a block's threads copy. The caller commits and waits.
 template <int kBlockThreads>
 __device__ __forceinline__ void copy_rows(int pieces, void* to, int to_stride, const void* from,
-                                          std::int64_t from_stride, int rows) {
+                                          std::int64_t from_stride, int rows, int thread = threadIdx.x) {
   const int shift = __ffs(pieces) - 1, rows_per_pass = kBlockThreads >> shift;
-  const int first = threadIdx.x >> shift, piece = 16 * (threadIdx.x & (pieces - 1));
+  const int first = thread >> shift, piece = 16 * (thread & (pieces - 1));
   char* t = static_cast<char*>(to) + first * to_stride + piece;
   const char* f = static_cast<const char*>(from) + first * from_stride + piece;
   for (int r = first; r < rows; r += rows_per_pass) {
