@@ -86,6 +86,16 @@ ChunkWorkspace workspace_layout(const Problem& p, const DeviceLimits& device) {
       p, p.dtype == DType::bf16 && !reverse_scan_on_tensor_cores(chunk_dims(p), p.dtype, device));
 }
 
+// f(std::bool_constant<copy_warps>) for the tensor-core state passes at K = 16 KQ, instantiating their
+// kernels without copy warps only at K = 128, the one place mma_state_copy_warps may say so.
+template <int KQ, class F>
+void with_copy_warps(bool copy_warps, const F& f) {
+  if constexpr (KQ == 8) {
+    if (!copy_warps) return f(std::false_type{});
+  }
+  f(std::true_type{});
+}
+
 IntraOutputs intra_outputs(float* workspace, const ChunkWorkspace& ws) {
   return {workspace + ws.qk, workspace + ws.qb, workspace + ws.w,     workspace + ws.u,
           workspace + ws.kg, workspace + ws.bg, workspace + ws.decay, workspace + ws.qg};
@@ -154,17 +164,21 @@ void forward(const ForwardCall& call) {
       with_one_of<1, 2, 4, 8>(d.K / 16, [&](auto groups) {  // K / 16
         constexpr int KQ = decltype(groups)::value;
         if constexpr (kTensorCores) {
-          auto kernel = rwkv7_chunk_states_mma_kernel<KQ, COLS>;
-          const auto bytes = [&](int count) {
-            return std::size_t(mma_states_shared_bytes(d.C, d.K, COLS, count));
-          };
-          allow_shared_memory(kernel, bytes(buffers));
-          if (buffers == 2)  // one buffer where that takes the grid in fewer waves
-            buffers = state_buffers(std::int64_t(heads) * (d.V / COLS), sms,
-                                    resident_blocks(kernel, mma_state_threads(KQ), bytes(1)),
-                                    resident_blocks(kernel, mma_state_threads(KQ), bytes(2)));
-          states_plan.kernel = kernel, states_plan.threads = mma_state_threads(KQ);
-          states_plan.shared = bytes(buffers);
+          const std::int64_t blocks = std::int64_t(heads) * (d.V / COLS);
+          with_copy_warps<KQ>(mma_state_copy_warps(KQ, blocks, sms), [&](auto copy_warps) {
+            constexpr bool kCopyWarps = decltype(copy_warps)::value;
+            auto kernel = rwkv7_chunk_states_mma_kernel<KQ, COLS, kCopyWarps>;
+            const int threads = mma_state_threads(KQ, kCopyWarps);
+            const auto bytes = [&](int count) {
+              return std::size_t(mma_states_shared_bytes(d.C, d.K, COLS, count));
+            };
+            allow_shared_memory(kernel, bytes(buffers));
+            if (buffers == 2)  // one buffer where that takes the grid in fewer waves
+              buffers = state_buffers(blocks, sms, resident_blocks(kernel, threads, bytes(1)),
+                                      resident_blocks(kernel, threads, bytes(2)));
+            states_plan.kernel = kernel, states_plan.threads = threads;
+            states_plan.shared = bytes(buffers);
+          });
         } else {
           auto kernel = rwkv7_chunk_states_kernel<T, KQ, COLS>;
           states_plan.shared = sizeof(float) * states_shared_floats(d.C, d.K, sizeof(T), COLS, buffers);
@@ -267,10 +281,14 @@ void backward(const BackwardCall& call) {
           const std::size_t shared = mma_dstate_shared_bytes(d.C, d.K, COLS, buffers);
           with_one_of<1, 2, 4, 8>(d.K / 16, [&](auto groups) {
             constexpr int KQ = decltype(groups)::value;
-            auto kernel = rwkv7_chunk_dstates_mma_kernel<KQ, COLS>;
-            allow_shared_memory(kernel, shared);
-            kernel<<<dim3(d.V / COLS, heads), mma_state_threads(KQ), shared, call.stream>>>(grads, d, planes,
-                                                                                            regions, buffers);
+            const std::int64_t blocks = std::int64_t(heads) * (d.V / COLS);
+            with_copy_warps<KQ>(mma_state_copy_warps(KQ, blocks, sms), [&](auto copy_warps) {
+              constexpr bool kCopyWarps = decltype(copy_warps)::value;
+              auto kernel = rwkv7_chunk_dstates_mma_kernel<KQ, COLS, kCopyWarps>;
+              allow_shared_memory(kernel, shared);
+              kernel<<<dim3(d.V / COLS, heads), mma_state_threads(KQ, kCopyWarps), shared, call.stream>>>(
+                  grads, d, planes, regions, buffers);
+            });
           });
         });
     }

@@ -69,15 +69,15 @@ struct DStateFetch {
   }
 };
 
-// Copy warps beside the scan's where mma_state_copy_warps(KQ) (chunk_states_feed.cuh).
-template <int KQ, int COLS>
-__global__ void __launch_bounds__(mma_state_threads(KQ))
+// kCopyWarps: copy warps beside the scan's (chunk_states_feed.cuh; mma_state_copy_warps picks).
+template <int KQ, int COLS, bool kCopyWarps>
+__global__ void __launch_bounds__(mma_state_threads(KQ, kCopyWarps))
     rwkv7_chunk_dstates_mma_kernel(GradPointers<__nv_bfloat16> g, ChunkDims d, IntraOutputs in,
                                    BackwardRegions out, int buffers) {
   using Op = __nv_bfloat16;
   constexpr int K = 16 * KQ, NT = COLS / 8, KP = padded_row(K, 2), VP = padded_row(COLS, 2);
   constexpr int kScanThreads = mma_scan_threads(KQ);
-  using Feed = StateFeed<kScanThreads, mma_state_copy_warps(KQ)>;
+  using Feed = StateFeed<kScanThreads, kCopyWarps>;
   extern __shared__ __align__(16) float smem[];
   const int C = d.C, CQ = padded_row(C, 2), steps = C / kStep;
   // dS^T [COLS][KP] at the chunk's end decayed to each step's end, [steps][2][COLS][KP] (two planes a step)

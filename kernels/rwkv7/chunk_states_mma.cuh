@@ -154,15 +154,16 @@ __device__ __forceinline__ void add_state_products(float (&acc)[NT][4], float (&
 
 // At K = 128 two blocks an SM where one operand buffer lets them (state_buffers: 4,4096,16,128), so 128
 // registers; ptxas took 174 there once the copies' loops no longer diverged (v39). Elsewhere no minimum (0).
-// Copy warps beside the scan's where mma_state_copy_warps(KQ) (chunk_states_feed.cuh).
-template <int KQ, int COLS>
-__global__ void __launch_bounds__(mma_state_threads(KQ), KQ == 8 ? 2 : 0)
+// kCopyWarps: copy warps beside the scan's (chunk_states_feed.cuh; mma_state_copy_warps picks), a block an SM
+// at K = 128 then.
+template <int KQ, int COLS, bool kCopyWarps>
+__global__ void __launch_bounds__(mma_state_threads(KQ, kCopyWarps), KQ == 8 ? (kCopyWarps ? 1 : 2) : 0)
     rwkv7_chunk_states_mma_kernel(Pointers<__nv_bfloat16> p, ChunkDims d, ChunkRange range, IntraOutputs in,
                                   float* states, float* sa, bool every_checkpoint, int buffers) {
   using Op = __nv_bfloat16;
   constexpr int K = 16 * KQ, NT = COLS / 8, KP = padded_row(K, 2), VP = padded_row(COLS, 2);
   constexpr int kScanThreads = mma_scan_threads(KQ);
-  using Feed = StateFeed<kScanThreads, mma_state_copy_warps(KQ)>;
+  using Feed = StateFeed<kScanThreads, kCopyWarps>;
   extern __shared__ __align__(16) float smem[];
   const int C = d.C;
   Op* S = reinterpret_cast<Op*>(smem);  // S^T [COLS][KP], the state at the chunk's start; its low plane after

@@ -20,16 +20,18 @@ __host__ __device__ constexpr int state_threads(int columns) {
   return 16 * columns;  // 16 row groups
 }
 // The tensor-core passes' (chunk_states_mma.cuh, chunk_backward_states_mma.cuh) scanning threads at K = 16
-// KQ: a warp per 16 keys; then as many copy threads at K <= 64 (chunk_states_feed.cuh), not at K = 128, where
-// the forward's 256 scanning threads take 128 registers each at two blocks an SM (v39), all a block's share.
+// KQ: a warp per 16 keys; then, with copy warps (chunk_states_feed.cuh), as many copy threads.
 __host__ __device__ constexpr int mma_scan_threads(int KQ) {
   return 32 * KQ;
 }
-__host__ __device__ constexpr bool mma_state_copy_warps(int KQ) {
-  return KQ <= 4;
+__host__ __device__ constexpr int mma_state_threads(int KQ, bool copy_warps) {
+  return (copy_warps ? 2 : 1) * mma_scan_threads(KQ);
 }
-__host__ __device__ constexpr int mma_state_threads(int KQ) {
-  return (mma_state_copy_warps(KQ) ? 2 : 1) * mma_scan_threads(KQ);
+// Copy warps at K <= 64 always (v44); at K = 128 where a grid of `blocks` has an SM a block (v46): the
+// forward's 256 scanning threads there take 128 registers each at two blocks an SM (4,4096,16,128; v39),
+// which copy warps would halve.
+inline bool mma_state_copy_warps(int KQ, std::int64_t blocks, int sms) {
+  return KQ <= 4 || blocks <= sms;
 }
 
 // Shared rows are padded_row()'s (chunk_workspace.h): the CUDA-core pass's (fp16 and fp32 inputs) W, k~, b~
