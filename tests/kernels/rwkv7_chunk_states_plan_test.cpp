@@ -92,6 +92,21 @@ TEST(Rwkv7ChunkStatesPlan, OneOperandBufferOnlyWhereItSavesAWave) {
   EXPECT_EQ(state_buffers(1000, kSms, 2, 0), 1);  // two do not fit
 }
 
+// Copy warps (chunk_states_feed.cuh) wherever K <= 64, and at K = 128 only where the pass's grid has an SM a
+// block (v44, v46): 2,16384,16,128's 128 blocks of 32 columns take them, 4,4096,16,128's 256 keep two blocks
+// an SM without them; a block with copy warps has twice the scan's threads.
+TEST(Rwkv7ChunkStatesPlan, CopyWarpsWhereTheScanHasRoomForThem) {
+  for (int KQ : {1, 2, 4})
+    for (std::int64_t blocks : {8, 128, 256, 4096}) EXPECT_TRUE(mma_state_copy_warps(KQ, blocks, kSms));
+  EXPECT_TRUE(mma_state_copy_warps(8, 128, kSms));
+  EXPECT_TRUE(mma_state_copy_warps(8, kSms, kSms));
+  EXPECT_FALSE(mma_state_copy_warps(8, kSms + 1, kSms));
+  EXPECT_FALSE(mma_state_copy_warps(8, 256, kSms));
+  EXPECT_EQ(mma_state_threads(4, true), 256);
+  EXPECT_EQ(mma_state_threads(8, false), 256);
+  EXPECT_EQ(mma_state_threads(8, true), 512);
+}
+
 // The forward's pieces at the peer shapes (C32) are the counts measured fastest on an H200 (v38): eight at
 // few heads, two at the other long shapes, one at 8,1024,8,64; every piece keeps 64 chunks or more.
 TEST(Rwkv7ChunkStatesPlan, ForwardPiecesAtThePeerShapes) {
