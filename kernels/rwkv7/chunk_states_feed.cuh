@@ -10,7 +10,7 @@
 //   warps hand their records over the same way, column_feed.cuh). kernels/notes/rwkv7_chunk.md, v44.
 #pragma once
 
-#include "kernels/common/fused_recurrent/column_feed.cuh"
+#include "kernels/common/named_barrier.cuh"
 #include "kernels/rwkv7/chunk_states.cuh"
 
 namespace flabench::rwkv7 {
@@ -28,7 +28,7 @@ struct StateFeed {
   // A barrier of the scanning warps alone (the copy warps run apart).
   __device__ static void sync() {
     if constexpr (kCopyWarps)
-      fused::NamedBarrier{1, kScanThreads}.sync();
+      NamedBarrier{1, kScanThreads}.sync();
     else
       __syncthreads();
   }
@@ -76,8 +76,8 @@ struct StateFeed {
 
  private:
   static constexpr int kThreads = 2 * kScanThreads;
-  __device__ fused::NamedBarrier full(int i) const { return {2 + (i & (buffers - 1)), kThreads}; }
-  __device__ fused::NamedBarrier empty(int i) const { return {4 + (i & (buffers - 1)), kThreads}; }
+  __device__ NamedBarrier full(int i) const { return {2 + (i & (buffers - 1)), kThreads}; }
+  __device__ NamedBarrier empty(int i) const { return {4 + (i & (buffers - 1)), kThreads}; }
 };
 
 }  // namespace flabench::rwkv7

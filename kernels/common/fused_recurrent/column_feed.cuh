@@ -9,17 +9,9 @@
 #pragma once
 
 #include "kernels/common/fused_recurrent/column_chunk.cuh"
+#include "kernels/common/named_barrier.cuh"
 
 namespace flabench::fused {
-
-// A named barrier of `threads` threads (a multiple of 32): sync() waits for all of them, arrive() counts the
-// caller in without waiting. Both order the caller's earlier shared-memory accesses before the barrier
-// completes for the threads that wait on it. Id 0 is __syncthreads's.
-struct NamedBarrier {
-  int id, threads;
-  __device__ void sync() const { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory"); }
-  __device__ void arrive() const { asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory"); }
-};
 
 // kConverter: whether the block has converter warps (kernels whose block converts carry no converter code).
 // The geometry comes with each call, as the kernel's parameter: a copy held here would cost the kernels
