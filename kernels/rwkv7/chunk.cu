@@ -17,6 +17,7 @@
 #include "kernels/common/constant_dispatch.h"
 #include "kernels/common/forked_stream.h"
 #include "kernels/common/format.h"
+#include "kernels/rwkv7/backward_in_chunks.h"
 #include "kernels/rwkv7/chunk_backward_channels.cuh"
 #include "kernels/rwkv7/chunk_backward_local_mma.cuh"
 #include "kernels/rwkv7/chunk_backward_states.cuh"
@@ -101,6 +102,40 @@ IntraOutputs intra_outputs(float* workspace, const ChunkWorkspace& ws) {
           workspace + ws.kg, workspace + ws.bg, workspace + ws.decay, workspace + ws.qg};
 }
 
+// Intra's step over the chunks in `range`: the per-chunk matrices and factors into `intra`.
+template <class T>
+void launch_intra(const Pointers<T>& pointers, const ChunkDims& d, ChunkRange range,
+                  const IntraOutputs& intra, cudaStream_t stream) {
+  const NvtxRange nvtx("intra");
+  with_one_of<16, 32, kMaxChunk>(d.C, [&](auto chunk) {
+    constexpr int C = decltype(chunk)::value;
+    const auto launch = [&](auto kernel, std::size_t shared) {
+      allow_shared_memory(kernel, shared);
+      kernel<<<dim3(range.count(), d.B * d.H), kThreads, shared, stream>>>(pointers, d, range, intra);
+    };
+    // 16-bit inputs on the tensor cores (two-part operands keep ~16 bits); fp32 keeps fp32 products.
+    if constexpr (sizeof(T) == 2)
+      launch(rwkv7_chunk_intra_mma_kernel<T, C>, intra_mma_shared_bytes(C, d.K));
+    else
+      launch(rwkv7_chunk_intra_kernel<T, C>, sizeof(float) * intra_shared_floats(C));
+  });
+  FLA_CUDA_CHECK_LAUNCH();
+}
+
+// What intra writes where the chunked backward follows: also X and A_ak, and where that backward's reverse
+// scan runs on the CUDA cores, W, b~, A_qb and q e^Γ in fp32 (a bf16 forward holds them as planes).
+template <class T>
+IntraOutputs intra_outputs_for_chunked_backward(float* workspace, const ChunkWorkspace& ws,
+                                                const ChunkDims& d, const DeviceLimits& device) {
+  IntraOutputs intra = intra_outputs(workspace, ws);
+  intra.x = workspace + ws.x, intra.ak = workspace + ws.ak;
+  if (std::is_same_v<T, __nv_bfloat16> && !reverse_scan_on_tensor_cores(d, DType::bf16, device)) {
+    intra.w_fp32 = workspace + ws.w32, intra.bg_fp32 = workspace + ws.bg32;
+    intra.qb_fp32 = workspace + ws.qb32, intra.qg_fp32 = workspace + ws.qg32;
+  }
+  return intra;
+}
+
 template <class T>
 void forward(const ForwardCall& call) {
   const Problem& p = call.problem;
@@ -111,36 +146,16 @@ void forward(const ForwardCall& call) {
   float* workspace = reinterpret_cast<float*>(call.workspace.data());
   const DeviceLimits device = current_device_limits();
   const ChunkWorkspace ws = workspace_layout(p, device);
-  IntraOutputs intra = intra_outputs(workspace, ws);
-  // What the backward reads: the chunked one, X, A_ak (and where its reverse scan runs on the CUDA cores, W,
-  // b~, A_qb and q e^Γ in fp32, which a bf16 forward holds as planes) and the states at the chunks' starts;
-  // the fused one, the states before every 16th token.
+  // What the backward reads: the chunked one, intra's extra outputs and the states at the chunks' starts; the
+  // fused one, the states before every 16th token.
   const bool chunked = call.save_for_backward && chunked_backward(d, p.dtype, device);
   const bool every_checkpoint = call.save_for_backward && !chunked;
-  if (chunked) {
-    intra.x = workspace + ws.x, intra.ak = workspace + ws.ak;
-    if (std::is_same_v<T, __nv_bfloat16> && !reverse_scan_on_tensor_cores(d, p.dtype, device)) {
-      intra.w_fp32 = workspace + ws.w32, intra.bg_fp32 = workspace + ws.bg32;
-      intra.qb_fp32 = workspace + ws.qb32, intra.qg_fp32 = workspace + ws.qg32;
-    }
-  }
+  const IntraOutputs intra = chunked ? intra_outputs_for_chunked_backward<T>(workspace, ws, d, device)
+                                     : intra_outputs(workspace, ws);
   float *states = workspace + ws.checkpoints, *sa = workspace + ws.sa;
   const int heads = d.B * d.H;
   const auto intra_step = [&](ChunkRange range, cudaStream_t stream) {
-    const NvtxRange nvtx("intra");
-    with_one_of<16, 32, kMaxChunk>(d.C, [&](auto chunk) {
-      constexpr int C = decltype(chunk)::value;
-      const auto launch = [&](auto kernel, std::size_t shared) {
-        allow_shared_memory(kernel, shared);
-        kernel<<<dim3(range.count(), heads), kThreads, shared, stream>>>(pointers, d, range, intra);
-      };
-      // 16-bit inputs on the tensor cores (two-part operands keep ~16 bits); fp32 keeps fp32 products.
-      if constexpr (sizeof(T) == 2)
-        launch(rwkv7_chunk_intra_mma_kernel<T, C>, intra_mma_shared_bytes(C, d.K));
-      else
-        launch(rwkv7_chunk_intra_kernel<T, C>, sizeof(float) * intra_shared_floats(C));
-    });
-    FLA_CUDA_CHECK_LAUNCH();
+    launch_intra(pointers, d, range, intra, stream);
   };
   // The state pass's kernel, block and operand buffers, planned once for every piece (its two occupancy
   // queries are host work a piece need not repeat; allow_shared_memory remembers what it granted, so the
@@ -231,22 +246,11 @@ void forward(const ForwardCall& call) {
   }
 }
 
+// The chunked backward's kernels (call.problem's chunk size), on what its forward saved in the workspace.
 template <class T>
-void backward(const BackwardCall& call) {
+void run_chunked_backward(const BackwardCall& call, const DeviceLimits& device) {
   const Problem& p = call.problem;
   const ChunkDims d = chunk_dims(p);
-  const DeviceLimits device = current_device_limits();
-  if (!chunked_backward(d, p.dtype, device)) {
-    static const auto fused = rwkv7_fused_recurrent_variant().backward;  // built once, not per timed call
-    const BackwardCall on_fused_workspace{
-        p,
-        call.inputs,
-        call.grad_outputs,
-        call.grads,
-        call.workspace.subspan(sizeof(float) * workspace_layout(p, device).fused_base),
-        call.stream};
-    return fused(on_fused_workspace);
-  }
   const Pointers<T> pointers = bind_inputs<T>(kRwkv7Binding, call.inputs);
   const GradPointers<T> grads = bind_grads<T>(kRwkv7Binding, call.grad_outputs, call.grads);
   float* workspace = reinterpret_cast<float*>(call.workspace.data());
@@ -356,6 +360,22 @@ void backward(const BackwardCall& call) {
   }
 }
 
+template <class T>
+void backward(const BackwardCall& call) {
+  const DeviceLimits device = current_device_limits();
+  if (chunked_backward(chunk_dims(call.problem), call.problem.dtype, device))
+    return run_chunked_backward<T>(call, device);
+  static const auto scan = scan_backward();  // built once, not per timed call
+  const BackwardCall on_scan_workspace{
+      call.problem,
+      call.inputs,
+      call.grad_outputs,
+      call.grads,
+      call.workspace.subspan(sizeof(float) * workspace_layout(call.problem, device).fused_base),
+      call.stream};
+  scan(on_scan_workspace);
+}
+
 std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimits& device) {
   if (p.chunk_size != 16 && p.chunk_size != 32 && p.chunk_size != kMaxChunk)
     return format("chunk takes chunk sizes 16, 32 and 64, not %d", p.chunk_size);
@@ -378,7 +398,48 @@ std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimit
   return std::nullopt;
 }
 
+// fused_recurrent's problem as the chunked backward after its scan takes it: in chunks of kBackwardChunk.
+Problem in_chunks(const Problem& p) {
+  Problem chunked = p;
+  chunked.chunk_size = kBackwardChunk;
+  return chunked;
+}
+
 }  // namespace
+
+// Where the chunk variant's chunked backward runs (for fp16 few heads only), but for fp32 inputs: with its
+// products on the CUDA cores it is no faster than the scan's (fused_recurrent.md, version 58).
+bool backward_in_chunks(const Problem& p, const DeviceLimits& device) {
+  const Problem chunked = in_chunks(p);
+  return p.dtype != DType::fp32 && !limits(chunked, Mode::fwd, device) &&
+         chunked_backward(chunk_dims(chunked), p.dtype, device);
+}
+
+std::size_t backward_in_chunks_workspace_bytes(const Problem& p, const DeviceLimits& device) {
+  return sizeof(float) * workspace_layout(in_chunks(p), device).backward_total(true);
+}
+
+std::size_t scan_workspace_offset(const Problem& p, const DeviceLimits& device) {
+  return sizeof(float) * workspace_layout(in_chunks(p), device).fused_base;
+}
+
+void run_backward_in_chunks(const BackwardCall& call) {
+  static const auto run = by_dtype<BackwardCall>([](auto tag, const BackwardCall& call) {
+    using T = decltype(tag);
+    const Problem chunked = in_chunks(call.problem);
+    const DeviceLimits device = current_device_limits();
+    const ChunkDims d = chunk_dims(chunked);
+    float* workspace = reinterpret_cast<float*>(call.workspace.data());
+    launch_intra(
+        bind_inputs<T>(kRwkv7Binding, call.inputs), d, ChunkRange{0, d.chunks},
+        intra_outputs_for_chunked_backward<T>(workspace, workspace_layout(chunked, device), d, device),
+        call.stream);
+    run_chunked_backward<T>(
+        {chunked, call.inputs, call.grad_outputs, call.grads, call.workspace, call.stream}, device);
+  });
+  run(call);
+}
+
 }  // namespace rwkv7
 
 Variant rwkv7_chunk_variant() {

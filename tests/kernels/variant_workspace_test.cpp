@@ -2,13 +2,16 @@
 // variants whose workspace only their backward reads (the recurrences' checkpoints) take none for it; rwkv7
 // chunk leaves out its backwards' regions from a forward alone, and a fwd+bwd takes the regions of the
 // backward the variant picks for the device and shape (its chunked one's 2 GB at the largest peer shape only
-// where that one runs).
+// where that one runs); rwkv7 fused_recurrent's fwd+bwd takes that chunked backward's regions, in chunks of
+// 32, where its backward runs in chunk form.
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "kernels/common/fused_recurrent/workspace.h"
 #include "kernels/registry.h"
+#include "kernels/rwkv7/backward_in_chunks.h"
 #include "kernels/rwkv7/chunk_workspace.h"
 
 namespace flabench {
@@ -81,6 +84,42 @@ TEST(VariantWorkspace, Rwkv7ChunkTakesTheRegionsOfTheBackwardThatRuns) {
   for (const Problem& fused : {many_fp16, many_d64_c16, many_d64_c64})
     EXPECT_EQ(bytes("rwkv7", "chunk", fused, Mode::fwdbwd, kHopper),
               rwkv7::ChunkWorkspace(fused, false).fused_total * sizeof(float));
+}
+
+TEST(VariantWorkspace, Rwkv7FusedRecurrentTakesTheChunkedBackwardsRegionsWhereItsBackwardRunsInChunks) {
+  // bf16 wherever the chunk variant's chunked backward runs in chunks of 32 (every peer shape on a Hopper);
+  // fp16 only where heads are few (its reverse scan has no tensor-core form); fp32 never; nor K = 256, which
+  // the chunk variant does not take.
+  const auto problem = [](std::int64_t B, std::int64_t T, std::int64_t D, DType dtype) {
+    return Problem{B, T, 16, D, D, dtype};
+  };
+  const auto in_chunks = [](Problem p) {
+    p.chunk_size = rwkv7::kBackwardChunk;
+    return rwkv7::ChunkWorkspace(p, false);
+  };
+  const auto scan_bytes = [](const Problem& p) {
+    return fused::WorkspaceLayout<Rwkv7Form>(p).total * sizeof(float);
+  };
+  const std::vector<Problem> chunked = {problem(4, 4096, 64, DType::bf16), problem(1, 24576, 64, DType::bf16),
+                                        problem(2, 16384, 128, DType::bf16),
+                                        problem(4, 4096, 128, DType::bf16),
+                                        problem(1, 24576, 64, DType::fp16)};
+  for (const Problem& p : chunked) {
+    SCOPED_TRACE(std::to_string(p.T) + " " + std::string(dtype_name(p.dtype)));
+    EXPECT_TRUE(rwkv7::backward_in_chunks(p, kHopper));
+    const rwkv7::ChunkWorkspace w = in_chunks(p);
+    EXPECT_EQ(bytes("rwkv7", "fused_recurrent", p, Mode::fwdbwd), w.total * sizeof(float));
+    EXPECT_EQ(rwkv7::scan_workspace_offset(p, kHopper), w.fused_base * sizeof(float));
+    EXPECT_EQ(bytes("rwkv7", "fused_recurrent", p, Mode::fwd), 0u);
+  }
+  const std::vector<Problem> scanned = {problem(4, 4096, 64, DType::fp16), problem(1, 24576, 64, DType::fp32),
+                                        problem(2, 16384, 128, DType::fp32),
+                                        problem(1, 1000, 256, DType::bf16)};
+  for (const Problem& p : scanned) {
+    SCOPED_TRACE(std::to_string(p.T) + " " + std::string(dtype_name(p.dtype)));
+    EXPECT_FALSE(rwkv7::backward_in_chunks(p, kHopper));
+    EXPECT_EQ(bytes("rwkv7", "fused_recurrent", p, Mode::fwdbwd), scan_bytes(p));
+  }
 }
 
 }  // namespace
