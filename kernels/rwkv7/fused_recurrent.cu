@@ -1,6 +1,7 @@
 // rwkv7's fused_recurrent: the scan of kernels/common/fused_recurrent, forward and backward, but for the
 // backward in chunk form where that is the faster (backward_in_chunks.h): then the forward of a fwd+bwd saves
-// into the chunk variant's workspace, which holds the scan's own at scan_workspace_offset.
+// into the chunk variant's workspace, which holds the scan's own at scan_workspace_offset (the checkpoints at
+// the chunks' starts only).
 #include "kernels/common/fused_recurrent/variant.cuh"
 #include "kernels/rwkv7/backward_in_chunks.h"
 #include "kernels/rwkv7/rwkv7.h"
@@ -37,9 +38,14 @@ Variant rwkv7_fused_recurrent_variant() {
     const DeviceLimits device = current_device_limits();
     if (!call.save_for_backward || !rwkv7::backward_in_chunks(call.problem, device))
       return scan.forward(call);
-    scan.forward({call.problem, call.inputs, call.outputs,
-                  call.workspace.subspan(rwkv7::scan_workspace_offset(call.problem, device)), call.stream,
-                  true});
+    // the checkpoints at the chunks' starts only: the chunked backward reads no others
+    static_assert(rwkv7::kBackwardChunk % fused::kChunk == 0, "chunks of whole checkpoint intervals");
+    static const auto save_chunk_starts = by_dtype<ForwardCall>([](auto tag, const ForwardCall& call) {
+      fused::forward<Rwkv7Form, decltype(tag)>(kRwkv7Binding, call, rwkv7::kBackwardChunk / fused::kChunk);
+    });
+    save_chunk_starts({call.problem, call.inputs, call.outputs,
+                       call.workspace.subspan(rwkv7::scan_workspace_offset(call.problem, device)),
+                       call.stream, true});
   };
   variant.backward = [scan](const BackwardCall& call) {
     if (rwkv7::backward_in_chunks(call.problem, current_device_limits()))

@@ -18,9 +18,9 @@ template <class Form, class T>
 using ForwardOutput = std::conditional_t<KeyVectors<Form>::per_value_gate, float, T>;
 
 // Chunks of g.column_tokens tokens (16 or 32) are staged and converted at a time, and scanned kChunk tokens
-// at a time. kSaves (save for backward): `checkpoints` receives the state before every kChunk-th token,
-// [B*H, chunks, K, V] (a per-value gate's transposed, [B*H, chunks, V, K]), and `sa_store` (low rank)
-// a^T S_{t-1} per token, [B, T, H, V].
+// at a time. kSaves (save for backward): `checkpoints` receives the state before every kChunk-th token (but
+// where g.checkpoint_every says a backward reads fewer), [B*H, chunks, K, V] (a per-value gate's transposed,
+// [B*H, chunks, V, K]), and `sa_store` (low rank) a^T S_{t-1} per token, [B, T, H, V].
 // At 8 and 4 keys a lane, and with converter warps, the launch bound asks for one block an SM: those scans
 // are latency-bound, or have an SM each, and left to itself ptxas traded their registers for occupancy they
 // cannot use (rwkv7 at 4 keys 73 -> 64 registers, gla fp32 63 -> 48: 1.04-1.12x slower; rwkv6's converter
@@ -91,9 +91,10 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
              at.gate + shift + s * at.record);
     };
     for (int part = 0; part < span.length; part += kChunk) {  // a checkpoint before every kChunk tokens
+      const int checkpoint_index = (span.t0 + part) / kChunk;
       float* checkpoint =
-          kSaves
-              ? checkpoints + (std::int64_t(bh) * g.checkpoint_stride + (span.t0 + part) / kChunk) * g.K * g.V
+          kSaves && (checkpoint_index & (g.checkpoint_every - 1)) == 0
+              ? checkpoints + (std::int64_t(bh) * g.checkpoint_stride + checkpoint_index) * g.K * g.V
               : nullptr;
       // At 16 keys a lane the checkpoint leaves two keys' stores at a time, before every other token of the
       // part, from a copy of the state: a lane's 16 or 32 stores at once (1 or 2 columns) filled the memory
@@ -112,10 +113,12 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
           for (int i = 0; i < KPT; ++i) saved[m][i] = S[m][i];
       }
       for_each_constant<kBursts>([&](auto burst) {
-        if constexpr (kSaves && KV::per_value_gate)  // gsa's pass 1: Hk^T, for its backward on gla's kernels
-          store_state_transposed<burst.value, kBursts>(checkpoint, saved, g.K, lane);
-        else if constexpr (kSaves)
-          store_state_columns<burst.value, kBursts>(checkpoint, saved, g.V, lane);
+        if (checkpoint) {  // gsa's pass 1 saves Hk^T, for its backward on gla's kernels
+          if constexpr (kSaves && KV::per_value_gate)
+            store_state_transposed<burst.value, kBursts>(checkpoint, saved, g.K, lane);
+          else if constexpr (kSaves)
+            store_state_columns<burst.value, kBursts>(checkpoint, saved, g.V, lane);
+        }
         const int first = part + burst.value * kBurstTokens;
         scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(
             max(0, min(kBurstTokens, span.length - first)), /*reverse=*/false,

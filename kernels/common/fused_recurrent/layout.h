@@ -124,6 +124,9 @@ struct Geometry {
   // chunks, or the whole sequence's where a pass runs over a segment (the checkpoints pointer at the
   // segment's first)
   int checkpoint_stride = 0;
+  // the forward saves every checkpoint_every-th checkpoint (a power of two; the others stay unwritten): 1,
+  // but where a backward reads fewer (rwkv7's in chunk form reads one a chunk)
+  int checkpoint_every = 1;
   float scale = 1;
   // column passes: KPT keys per lane, KG lanes per column, BV columns per warp, W warps per block
   int KPT = 8, CPL = 1, KG = 1, BV = 1, W = 1;  // CPL: columns per lane; BV counts columns

@@ -204,8 +204,9 @@ void launch_forward(const Pointers<T>& pointers, const Geometry& layout, float* 
   FLA_CUDA_CHECK_LAUNCH();
 }
 
+// The forward; where it saves for a backward, every checkpoint_every-th checkpoint (forward.cuh).
 template <class Form, class T>
-void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
+void forward(const RecurrenceBinding& binding, const ForwardCall& call, int checkpoint_every = 1) {
   const Problem& p = call.problem;
   Pointers<T> pointers = bind_inputs<T>(binding, call.inputs);
   pointers.o = call.outputs.at(binding.o).as<T>();
@@ -214,7 +215,9 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   const WorkspaceLayout<Form> layout(p);
   float* checkpoints = call.save_for_backward ? workspace + layout.checkpoints : nullptr;
   float* sa = call.save_for_backward && Form::value.low_rank ? workspace + layout.sa : nullptr;
-  launch_forward<Form, T>(pointers, launch_geometry(p), checkpoints, sa, call.stream);
+  Geometry g = launch_geometry(p);
+  g.checkpoint_every = checkpoint_every;
+  launch_forward<Form, T>(pointers, g, checkpoints, sa, call.stream);
 }
 
 // What the backward reads and writes beside the op's tensors: the forward's checkpoints (and rwkv7's
