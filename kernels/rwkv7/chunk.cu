@@ -10,6 +10,7 @@
 // (chunk_backward_local.cuh, then per key channel chunk_backward_channels.cuh), from what the forward saves
 // (the states at the chunks' starts, V_new, its intermediates, X and A_ak); elsewhere fused_recurrent's, on
 // the states and a^T S_{t-1} terms this forward saves where that backward reads them (chunk_workspace.h).
+// The chunked backward also serves fused_recurrent's fwd+bwd, after its scan (backward_in_chunks.h).
 #include <optional>
 #include <string>
 #include <type_traits>
