@@ -122,5 +122,27 @@ TEST(VariantWorkspace, Rwkv7FusedRecurrentTakesTheChunkedBackwardsRegionsWhereIt
   }
 }
 
+TEST(VariantWorkspace, Rwkv7FusedRecurrentRunsInChunksExactlyWhereTheChunkVariantsChunkedBackwardDoes) {
+  // On either device, for 16-bit inputs, fused_recurrent's fwd+bwd takes the chunk form where rwkv7 chunk at
+  // C = 32 runs its chunked backward (the same workspace), and the scan's own backward elsewhere.
+  for (const DeviceLimits& device : {kHopper, kAda})
+    for (const DType dtype : {DType::bf16, DType::fp16})
+      for (const Problem& shape : {Problem{8, 1024, 8, 64, 64}, Problem{1, 24576, 16, 64, 64},
+                                   Problem{4, 4096, 16, 128, 128}, Problem{1, 100, 2, 64, 16}}) {
+        Problem p = shape;
+        p.dtype = dtype;
+        Problem c32 = p;
+        c32.chunk_size = rwkv7::kBackwardChunk;
+        SCOPED_TRACE(std::to_string(device.multiprocessors) + " SMs " + std::string(dtype_name(dtype)) +
+                     " T" + std::to_string(p.T));
+        const bool chunked = bytes("rwkv7", "chunk", c32, Mode::fwdbwd, device) >
+                             rwkv7::ChunkWorkspace(c32, false).fused_total * sizeof(float);
+        EXPECT_EQ(rwkv7::backward_in_chunks(p, device), chunked);
+        EXPECT_EQ(bytes("rwkv7", "fused_recurrent", p, Mode::fwdbwd, device) ==
+                      bytes("rwkv7", "chunk", c32, Mode::fwdbwd, device),
+                  chunked);
+      }
+}
+
 }  // namespace
 }  // namespace flabench
