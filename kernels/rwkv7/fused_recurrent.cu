@@ -39,9 +39,11 @@ Variant rwkv7_fused_recurrent_variant() {
     if (!call.save_for_backward || !rwkv7::backward_in_chunks(call.problem, device))
       return scan.forward(call);
     // the checkpoints at the chunks' starts only: the chunked backward reads no others
-    static_assert(rwkv7::kBackwardChunk % fused::kChunk == 0, "chunks of whole checkpoint intervals");
+    constexpr int kEvery = rwkv7::kBackwardChunk / fused::kChunk;
+    static_assert(rwkv7::kBackwardChunk % fused::kChunk == 0 && (kEvery & (kEvery - 1)) == 0,
+                  "a chunk is a power of two of checkpoint intervals (Geometry::checkpoint_every)");
     static const auto save_chunk_starts = by_dtype<ForwardCall>([](auto tag, const ForwardCall& call) {
-      fused::forward<Rwkv7Form, decltype(tag)>(kRwkv7Binding, call, rwkv7::kBackwardChunk / fused::kChunk);
+      fused::forward<Rwkv7Form, decltype(tag)>(kRwkv7Binding, call, kEvery);
     });
     save_chunk_starts({call.problem, call.inputs, call.outputs,
                        call.workspace.subspan(rwkv7::scan_workspace_offset(call.problem, device)),
