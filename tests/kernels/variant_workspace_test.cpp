@@ -20,6 +20,12 @@ namespace {
 constexpr DeviceLimits kHopper{227 * 1024, 90, 132};
 constexpr DeviceLimits kAda{99 * 1024, 89, 60};  // RTX 4070 Ti
 
+// p as rwkv7 fused_recurrent's chunk-form backward takes it
+Problem in_backward_chunks(Problem p) {
+  p.chunk_size = rwkv7::kBackwardChunk;
+  return p;
+}
+
 std::size_t bytes(const std::string& op, const std::string& variant, const Problem& p, Mode mode,
                   const DeviceLimits& device = kHopper) {
   return product_registry().find_variant(op, variant)->workspace_bytes(p, mode, device);
@@ -93,10 +99,6 @@ TEST(VariantWorkspace, Rwkv7FusedRecurrentTakesTheChunkedBackwardsRegionsWhereIt
   const auto problem = [](std::int64_t B, std::int64_t T, std::int64_t D, DType dtype) {
     return Problem{B, T, 16, D, D, dtype};
   };
-  const auto in_chunks = [](Problem p) {
-    p.chunk_size = rwkv7::kBackwardChunk;
-    return rwkv7::ChunkWorkspace(p, false);
-  };
   const auto scan_bytes = [](const Problem& p) {
     return fused::WorkspaceLayout<Rwkv7Form>(p).total * sizeof(float);
   };
@@ -107,7 +109,7 @@ TEST(VariantWorkspace, Rwkv7FusedRecurrentTakesTheChunkedBackwardsRegionsWhereIt
   for (const Problem& p : chunked) {
     SCOPED_TRACE(std::to_string(p.T) + " " + std::string(dtype_name(p.dtype)));
     EXPECT_TRUE(rwkv7::backward_in_chunks(p, kHopper));
-    const rwkv7::ChunkWorkspace w = in_chunks(p);
+    const rwkv7::ChunkWorkspace w(in_backward_chunks(p), false);
     EXPECT_EQ(bytes("rwkv7", "fused_recurrent", p, Mode::fwdbwd), w.total * sizeof(float));
     EXPECT_EQ(rwkv7::scan_workspace_offset(p, kHopper), w.fused_base * sizeof(float));
     EXPECT_EQ(bytes("rwkv7", "fused_recurrent", p, Mode::fwd), 0u);
@@ -131,8 +133,7 @@ TEST(VariantWorkspace, Rwkv7FusedRecurrentRunsInChunksExactlyWhereTheChunkVarian
                                    Problem{4, 4096, 16, 128, 128}, Problem{1, 100, 2, 64, 16}}) {
         Problem p = shape;
         p.dtype = dtype;
-        Problem c32 = p;
-        c32.chunk_size = rwkv7::kBackwardChunk;
+        const Problem c32 = in_backward_chunks(p);
         SCOPED_TRACE(std::to_string(device.multiprocessors) + " SMs " + std::string(dtype_name(dtype)) +
                      " T" + std::to_string(p.T));
         const bool chunked = bytes("rwkv7", "chunk", c32, Mode::fwdbwd, device) >
