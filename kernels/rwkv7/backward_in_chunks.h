@@ -3,8 +3,9 @@
 // states at the chunks' starts and V_new: chunk_workspace.h lays them out alike); so where the chunk
 // variant's chunked backward is the faster (kernels/notes/fused_recurrent.md, version 58), fused_recurrent's
 // fwd+bwd runs its scan forward inside the chunk variant's workspace, then intra's per-chunk matrices
-// recomputed and the chunked backward (chunk.cu), in chunks of kBackwardChunk tokens. (Intra beside the scan,
-// on a stream of its own, was 1.05-1.07x slower at many heads: version 58b.)
+// recomputed (those the chunked backward reads: not U and k~, version 60) and the chunked backward
+// (chunk.cu), in chunks of kBackwardChunk tokens. (Intra beside the scan, on a stream of its own,
+// was 1.05-1.07x slower at many heads: version 58b.)
 #pragma once
 
 #include <cstddef>

@@ -98,6 +98,18 @@ void with_copy_warps(bool copy_warps, const F& f) {
   f(std::true_type{});
 }
 
+// The operand buffers a tensor-core state pass's `kernel` runs with: `buffers` (what fits a block), but one
+// where that takes its grid of `blocks` in fewer waves (state_buffers); bytes(n) is its block's shared memory
+// with n, which the kernel is allowed.
+template <class Kernel, class Bytes>
+int buffers_in_fewest_waves(Kernel kernel, int threads, const Bytes& bytes, int buffers, std::int64_t blocks,
+                            int sms) {
+  allow_shared_memory(kernel, bytes(buffers));
+  if (buffers != 2) return buffers;
+  return state_buffers(blocks, sms, resident_blocks(kernel, threads, bytes(1)),
+                       resident_blocks(kernel, threads, bytes(2)));
+}
+
 IntraOutputs intra_outputs(float* workspace, const ChunkWorkspace& ws) {
   return {workspace + ws.qk, workspace + ws.qb, workspace + ws.w,     workspace + ws.u,
           workspace + ws.kg, workspace + ws.bg, workspace + ws.decay, workspace + ws.qg};
@@ -188,10 +200,7 @@ void forward(const ForwardCall& call) {
             const auto bytes = [&](int count) {
               return std::size_t(mma_states_shared_bytes(d.C, d.K, COLS, count));
             };
-            allow_shared_memory(kernel, bytes(buffers));
-            if (buffers == 2)  // one buffer where that takes the grid in fewer waves
-              buffers = state_buffers(blocks, sms, resident_blocks(kernel, threads, bytes(1)),
-                                      resident_blocks(kernel, threads, bytes(2)));
+            buffers = buffers_in_fewest_waves(kernel, threads, bytes, buffers, blocks, sms);
             states_plan.kernel = kernel, states_plan.threads = threads;
             states_plan.shared = bytes(buffers);
           });
@@ -282,17 +291,21 @@ void run_chunked_backward(const BackwardCall& call, const DeviceLimits& device) 
       if (tensor_cores)
         with_one_of<kStateColumns, kNarrowStateColumns, kWideStateColumns>(columns(true), [&](auto cols) {
           constexpr int COLS = decltype(cols)::value;
-          const int buffers = mma_dstate_buffers(d.C, d.K, COLS, shared_limit);
-          const std::size_t shared = mma_dstate_shared_bytes(d.C, d.K, COLS, buffers);
+          const auto bytes = [&](int count) {
+            return std::size_t(mma_dstate_shared_bytes(d.C, d.K, COLS, count));
+          };
           with_one_of<1, 2, 4, 8>(d.K / 16, [&](auto groups) {
             constexpr int KQ = decltype(groups)::value;
             const std::int64_t blocks = std::int64_t(heads) * (d.V / COLS);
             with_copy_warps<KQ>(mma_state_copy_warps(KQ, blocks, sms), [&](auto copy_warps) {
               constexpr bool kCopyWarps = decltype(copy_warps)::value;
               auto kernel = rwkv7_chunk_dstates_mma_kernel<KQ, COLS, kCopyWarps>;
-              allow_shared_memory(kernel, shared);
-              kernel<<<dim3(d.V / COLS, heads), mma_state_threads(KQ, kCopyWarps), shared, call.stream>>>(
-                  grads, d, planes, regions, buffers);
+              const int threads = mma_state_threads(KQ, kCopyWarps);
+              // the forward state pass's rule (v49: 4,4096,16,128's 256 blocks in one wave, two an SM)
+              const int buffers = buffers_in_fewest_waves(
+                  kernel, threads, bytes, mma_dstate_buffers(d.C, d.K, COLS, shared_limit), blocks, sms);
+              kernel<<<dim3(d.V / COLS, heads), threads, bytes(buffers), call.stream>>>(grads, d, planes,
+                                                                                        regions, buffers);
             });
           });
         });
@@ -431,10 +444,10 @@ void run_backward_in_chunks(const BackwardCall& call) {
     const DeviceLimits device = current_device_limits();
     const ChunkDims d = chunk_dims(chunked);
     float* workspace = reinterpret_cast<float*>(call.workspace.data());
-    launch_intra(
-        bind_inputs<T>(kRwkv7Binding, call.inputs), d, ChunkRange{0, d.chunks},
-        intra_outputs_for_chunked_backward<T>(workspace, workspace_layout(chunked, device), d, device),
-        call.stream);
+    IntraOutputs intra =
+        intra_outputs_for_chunked_backward<T>(workspace, workspace_layout(chunked, device), d, device);
+    intra.u = intra.kg = nullptr;  // the state pass's operands: the scan made the states
+    launch_intra(bind_inputs<T>(kRwkv7Binding, call.inputs), d, ChunkRange{0, d.chunks}, intra, call.stream);
     run_chunked_backward<T>(
         {chunked, call.inputs, call.grad_outputs, call.grads, call.workspace, call.stream}, device);
   });

@@ -69,9 +69,10 @@ struct DStateFetch {
   }
 };
 
-// kCopyWarps: copy warps beside the scan's (chunk_states_feed.cuh; mma_state_copy_warps picks).
+// kCopyWarps: copy warps beside the scan's (chunk_states_feed.cuh; mma_state_copy_warps picks). At K = 128
+// without them two blocks an SM where one operand buffer lets them (the forward state pass's bounds, v49).
 template <int KQ, int COLS, bool kCopyWarps>
-__global__ void __launch_bounds__(mma_state_threads(KQ, kCopyWarps))
+__global__ void __launch_bounds__(mma_state_threads(KQ, kCopyWarps), KQ == 8 ? (kCopyWarps ? 1 : 2) : 0)
     rwkv7_chunk_dstates_mma_kernel(GradPointers<__nv_bfloat16> g, ChunkDims d, IntraOutputs in,
                                    BackwardRegions out, int buffers) {
   using Op = __nv_bfloat16;

@@ -88,12 +88,12 @@ template <class T>
 __device__ void write_step_factors(const IntraShared& s, const ChunkDims& d, std::int64_t block, int c0,
                                    const IntraOutputs& out) {
   const int C = d.C, stride = C + 1;
-  float* kg = out.kg + block * C * d.K;
+  float* kg = out.kg ? out.kg + block * C * d.K : nullptr;
   float* bg = out.bg + block * C * d.K;
   for (int e = threadIdx.x; e < C * kSliceKeys; e += kThreads) {
     const int j = e / kSliceKeys, c = e % kSliceKeys;
     const float f = exp2_flushed(s.r[c * stride + j]);
-    kg[j * d.K + c0 + c] = s.k[c * stride + j] * f;
+    if (kg) kg[j * d.K + c0 + c] = s.k[c * stride + j] * f;
     bg[j * d.K + c0 + c] = s.b[c * stride + j] * f;
   }
   const int steps = C / kCheckpointTokens;
@@ -198,33 +198,36 @@ __global__ void __launch_bounds__(kThreads, intra_blocks_per_sm(C))
 
   // Below, a thread sums one column of rows row_group + groups * r (sum_rows). X is zero above its diagonal
   // and A_ak on and above it, so every sum runs over all C rows unmasked.
-  // X A_ak into A_ab's place: (X A_ak)[i][j] = sum_m X[i][m] A_ak[m][j].
-  {
-    constexpr int groups = kThreads / C, rows = C / groups;
-    const int j = threadIdx.x % C, row_group = threadIdx.x / C;
-    float acc[rows] = {};
-    sum_rows(acc, s.x, stride, row_group, groups, C, [&](int m) { return s.ak[m * stride + j]; });
-    __syncthreads();  // every thread's reads of A_ab are done (the inverse's)
+  // X A_ak into A_ab's place: (X A_ak)[i][j] = sum_m X[i][m] A_ak[m][j], then U = (X A_ak) v, where U is
+  // asked for.
+  if (out.u) {
+    {
+      constexpr int groups = kThreads / C, rows = C / groups;
+      const int j = threadIdx.x % C, row_group = threadIdx.x / C;
+      float acc[rows] = {};
+      sum_rows(acc, s.x, stride, row_group, groups, C, [&](int m) { return s.ak[m * stride + j]; });
+      __syncthreads();  // every thread's reads of A_ab are done (the inverse's)
 #pragma unroll
-    for (int r = 0; r < rows; ++r) s.ab[(row_group + groups * r) * stride + j] = acc[r];
-    __syncthreads();
-  }
+      for (int r = 0; r < rows; ++r) s.ab[(row_group + groups * r) * stride + j] = acc[r];
+      __syncthreads();
+    }
 
-  // U = (X A_ak) v, a slice of value columns at a time.
-  float* u_block = out.u + block * C * d.V;
-  const int vstride = kValueSlice + 1;
-  for (int v0 = 0; v0 < d.V; v0 += kValueSlice) {
-    const int cols = min(kValueSlice, d.V - v0);
-    stage_rows(s.v, vstride, 1, p.v, d, d.V, b, h, t0, C, L, v0, cols);
-    __syncthreads();
-    constexpr int groups = kThreads / kValueSlice, rows = C / groups;
-    const int col = threadIdx.x % kValueSlice, row_group = threadIdx.x / kValueSlice;
-    float acc[rows] = {};
-    sum_rows(acc, s.ab, stride, row_group, groups, C, [&](int m) { return s.v[m * vstride + col]; });
+    // U, a slice of value columns at a time.
+    float* u_block = out.u + block * C * d.V;
+    const int vstride = kValueSlice + 1;
+    for (int v0 = 0; v0 < d.V; v0 += kValueSlice) {
+      const int cols = min(kValueSlice, d.V - v0);
+      stage_rows(s.v, vstride, 1, p.v, d, d.V, b, h, t0, C, L, v0, cols);
+      __syncthreads();
+      constexpr int groups = kThreads / kValueSlice, rows = C / groups;
+      const int col = threadIdx.x % kValueSlice, row_group = threadIdx.x / kValueSlice;
+      float acc[rows] = {};
+      sum_rows(acc, s.ab, stride, row_group, groups, C, [&](int m) { return s.v[m * vstride + col]; });
 #pragma unroll
-    for (int r = 0; r < rows; ++r)
-      if (col < cols) u_block[(row_group + groups * r) * d.V + v0 + col] = acc[r];
-    __syncthreads();
+      for (int r = 0; r < rows; ++r)
+        if (col < cols) u_block[(row_group + groups * r) * d.V + v0 + col] = acc[r];
+      __syncthreads();
+    }
   }
 
   // W = X (a e^{Γe}), a slice of keys at a time.

@@ -86,10 +86,11 @@ __device__ __forceinline__ float2 input_pair(const T* at) {
   return make_float2(to_float(at[0]), to_float(at[1]));
 }
 
-// The slice's operands (the file's comment) into their planes, k~ and b~ into the state pass's regions, each
-// sub-chunk's decay: an item per (sub-chunk, pair of keys, token), a sub-chunk's 16 tokens on 16 neighbouring
-// lanes, which sum the log decays down the sub-chunk by shuffles (l into s.l, the totals into s.total).
-// Returns whether any channel of the slice is steep in its sub-chunk (the caller synchronises).
+// The slice's operands (the file's comment) into their planes, k~ (where kg is given) and b~ into the state
+// pass's regions, each sub-chunk's decay: an item per (sub-chunk, pair of keys, token), a sub-chunk's 16
+// tokens on 16 neighbouring lanes, which sum the log decays down the sub-chunk by shuffles (l into s.l, the
+// totals into s.total). Returns whether any channel of the slice is steep in its sub-chunk (the caller
+// synchronises).
 template <class T, int C>
 __device__ bool make_operands(const IntraMmaShared<T>& s, int buffer, const ChunkDims& d, int c0, float* kg,
                               float* bg, float* decay, float* bg_fp32) {
@@ -137,7 +138,7 @@ __device__ bool make_operands(const IntraMmaShared<T>& s, int buffer, const Chun
     store_part_pairs(s.bt + row, s.plane, bt[0], bt[1]);
     store_part_pairs(s.kd + row, s.plane, kd[0], kd[1]);
     store_part_pairs(s.bd + row, s.plane, bd[0], bd[1]);
-    store_operand_pair<T>(kg, C, d.K, t, c0 + c, kt[0], kt[1]);
+    if (kg) store_operand_pair<T>(kg, C, d.K, t, c0 + c, kt[0], kt[1]);
     store_operand_pair<T>(bg, C, d.K, t, c0 + c, bt[0], bt[1]);
     if (bg_fp32) *reinterpret_cast<float2*>(bg_fp32 + t * d.K + c0 + c) = make_float2(bt[0], bt[1]);
   }
@@ -280,7 +281,8 @@ __device__ void lower_times_planes(int rows, int cols, const __nv_bfloat16* left
   }
 }
 
-// The tail after the inverse (X in s.x): X A_ak, U = (X A_ak) v and W = X (a e^{Γe}), each right operand
+// The tail after the inverse (X in s.x): X A_ak and U = (X A_ak) v where U is asked for, and W =
+// X (a e^{Γe}), each right operand
 // split in two parts as it is read (v too for fp16; bf16's v is exact and read from `vs` by ldmatrix), every
 // product the tensor cores' as lower_times does them, in the same order. X and X A_ak as planes in the
 // slices' free room (tail_planes), written once rather than split by every job.
@@ -303,28 +305,30 @@ __device__ void tail_on_planes(const IntraMmaShared<T>& s, const __nv_bfloat16* 
       chunk::mma_b_split<Op, 2, Exact::both>(acc, 2, af[0], af[1], k0, n0, right);
     };
   };
-  lower_times_planes(
-      C, C, xp, plane, XP, split_right([&](int m, int j) { return s.ak[m * ldc + j]; }),
-      [&](int i, int j, float x0, float x1) { store_part_pairs(yp + i * XP + j, plane, x0, x1); });
-  fused::cp_async_wait<0>();  // v (bf16)
-  __syncthreads();
-  float* u_block = out.u + block * C * d.V;
-  const auto store_u = [&](int i, int j, float x0, float x1) {
-    *reinterpret_cast<float2*>(u_block + i * d.V + j) = make_float2(x0, x1);
-  };
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+  if (out.u) {
     lower_times_planes(
-        C, d.V, yp, plane, XP,
-        [&](float(&acc)[2][4], const std::uint32_t(&af)[2][4], int k0, int n0) {
-          chunk::mma_b_stored_kn<Op, 2, 2>(acc, 2, af, vs, padded_row(d.V, 2), k0, n0);
-        },
-        store_u);
-  } else {  // fp16's v in two bf16 parts, read where it is (zero past the sequence's end)
-    const T* v = p.v + token_row(d, b, t0, h) * d.V;
-    const std::int64_t v_stride = std::int64_t(d.H) * d.V;
-    lower_times_planes(
-        C, d.V, yp, plane, XP,
-        split_right([&](int m, int j) { return m < L ? to_float(v[m * v_stride + j]) : 0.0f; }), store_u);
+        C, C, xp, plane, XP, split_right([&](int m, int j) { return s.ak[m * ldc + j]; }),
+        [&](int i, int j, float x0, float x1) { store_part_pairs(yp + i * XP + j, plane, x0, x1); });
+    fused::cp_async_wait<0>();  // v (bf16)
+    __syncthreads();
+    float* u_block = out.u + block * C * d.V;
+    const auto store_u = [&](int i, int j, float x0, float x1) {
+      *reinterpret_cast<float2*>(u_block + i * d.V + j) = make_float2(x0, x1);
+    };
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+      lower_times_planes(
+          C, d.V, yp, plane, XP,
+          [&](float(&acc)[2][4], const std::uint32_t(&af)[2][4], int k0, int n0) {
+            chunk::mma_b_stored_kn<Op, 2, 2>(acc, 2, af, vs, padded_row(d.V, 2), k0, n0);
+          },
+          store_u);
+    } else {  // fp16's v in two bf16 parts, read where it is (zero past the sequence's end)
+      const T* v = p.v + token_row(d, b, t0, h) * d.V;
+      const std::int64_t v_stride = std::int64_t(d.H) * d.V;
+      lower_times_planes(
+          C, d.V, yp, plane, XP,
+          split_right([&](int m, int j) { return m < L ? to_float(v[m * v_stride + j]) : 0.0f; }), store_u);
+    }
   }
   float* w_block = out.w + block * C * d.K;
   lower_times_planes(
@@ -367,8 +371,8 @@ __global__ void __launch_bounds__(kThreads, intra_mma_blocks_per_sm(C))
     }
     __syncthreads();
     const bool any_steep = __syncthreads_or(make_operands<T, C>(
-        s, buffer, d, c0, out.kg + block * C * d.K, out.bg + block * C * d.K, out.decay + block * subs * d.K,
-        out.bg_fp32 ? out.bg_fp32 + block * C * d.K : nullptr));
+        s, buffer, d, c0, out.kg ? out.kg + block * C * d.K : nullptr, out.bg + block * C * d.K,
+        out.decay + block * subs * d.K, out.bg_fp32 ? out.bg_fp32 + block * C * d.K : nullptr));
     if constexpr (subs > 2) {
       make_far_columns<T, C>(s, buffer);
       __syncthreads();
@@ -384,12 +388,14 @@ __global__ void __launch_bounds__(kThreads, intra_mma_blocks_per_sm(C))
   // bf16's v for U, into the slices' room past the pair matrices (tail_planes), while the pair sums finish
   __nv_bfloat16* vs = reinterpret_cast<__nv_bfloat16*>(reinterpret_cast<char*>(s.ak) + intra_tail_v_at(C));
   if constexpr (tail_planes(C) && std::is_same_v<T, __nv_bfloat16>) {
-    const int VP2 = padded_row(d.V, 2);
-    copy_rows<kThreads>(d.V / 8, vs, VP2 * 2, p.v + token_row(d, b, t0, h) * d.V, std::int64_t(d.H) * d.V * 2,
-                        L);
-    fused::cp_async_commit();
-    for (int e = threadIdx.x; e < (C - L) * d.V; e += kThreads)  // rows past the sequence's end
-      vs[(L + e / d.V) * VP2 + e % d.V] = __float2bfloat16_rn(0.0f);
+    if (out.u) {
+      const int VP2 = padded_row(d.V, 2);
+      copy_rows<kThreads>(d.V / 8, vs, VP2 * 2, p.v + token_row(d, b, t0, h) * d.V,
+                          std::int64_t(d.H) * d.V * 2, L);
+      fused::cp_async_commit();
+      for (int e = threadIdx.x; e < (C - L) * d.V; e += kThreads)  // rows past the sequence's end
+        vs[(L + e / d.V) * VP2 + e % d.V] = __float2bfloat16_rn(0.0f);
+    }
   }
 
   // The four pair matrices into shared memory: the steep sums (or zero) on the diagonal blocks and zero above
@@ -439,22 +445,24 @@ __global__ void __launch_bounds__(kThreads, intra_mma_blocks_per_sm(C))
   if constexpr (tail_planes(C)) {
     tail_on_planes<T, C>(s, vs, p, d, out, block, b, h, t0, L);
   } else {  // C = 64: its pair matrices fill the slices' room, so each job splits its operands
-    // X A_ak into A_ab's place (the inverse was its last reader).
     const auto x_rows = [&](int i, int m) { return s.x[i * ldc + m]; };
-    lower_times(
-        C, C, x_rows, [&](int m, int j) { return s.ak[m * ldc + j]; },
-        [&](int i, int j, float x0, float x1) { s.ab[i * ldc + j] = x0, s.ab[i * ldc + j + 1] = x1; });
-    __syncthreads();
-    // U = (X A_ak) v, v read where it is (zero past the sequence's end).
-    const T* v = p.v + token_row(d, b, t0, h) * d.V;
-    const std::int64_t v_stride = std::int64_t(d.H) * d.V;
-    float* u_block = out.u + block * C * d.V;
-    lower_times(
-        C, d.V, [&](int i, int m) { return s.ab[i * ldc + m]; },
-        [&](int m, int j) { return m < L ? to_float(v[m * v_stride + j]) : 0.0f; },
-        [&](int i, int j, float x0, float x1) {
-          *reinterpret_cast<float2*>(u_block + i * d.V + j) = make_float2(x0, x1);
-        });
+    if (out.u) {
+      // X A_ak into A_ab's place (the inverse was its last reader).
+      lower_times(
+          C, C, x_rows, [&](int m, int j) { return s.ak[m * ldc + j]; },
+          [&](int i, int j, float x0, float x1) { s.ab[i * ldc + j] = x0, s.ab[i * ldc + j + 1] = x1; });
+      __syncthreads();
+      // U = (X A_ak) v, v read where it is (zero past the sequence's end).
+      const T* v = p.v + token_row(d, b, t0, h) * d.V;
+      const std::int64_t v_stride = std::int64_t(d.H) * d.V;
+      float* u_block = out.u + block * C * d.V;
+      lower_times(
+          C, d.V, [&](int i, int m) { return s.ab[i * ldc + m]; },
+          [&](int m, int j) { return m < L ? to_float(v[m * v_stride + j]) : 0.0f; },
+          [&](int i, int j, float x0, float x1) {
+            *reinterpret_cast<float2*>(u_block + i * d.V + j) = make_float2(x0, x1);
+          });
+    }
     // W = X (a e^{Γe}).
     float* w_block = out.w + block * C * d.K;
     lower_times(

@@ -50,6 +50,8 @@ struct IntraOutputs {
   float *kg, *bg;  // k and b times e^{Γ_e - Γ_j}, e the last token of j's 16-token step [C][K]
   float* decay;    // e^{Γ_e - Γ_(s-1)} of each step [s, e] [C / 16][K], fp32
   float* qg;       // q e^{Γ} (Γ from the chunk's start, scale applied) [C][K]
+  // (U and k~ feed only the forward's state pass: null where intra is recomputed for the chunked backward,
+  // which reads neither, and they are then neither made nor written.)
   // What only the chunked backward reads, written where given: X = (I - A_ab)^{-1} and A_ak [C][C]; for bf16
   // inputs where its reverse scan runs on the CUDA cores, W, b~, A_qb and q e^{Γ} in fp32 too (the regions
   // above hold them as planes).

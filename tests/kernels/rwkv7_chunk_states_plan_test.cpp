@@ -90,6 +90,18 @@ TEST(Rwkv7ChunkStatesPlan, OneOperandBufferOnlyWhereItSavesAWave) {
   EXPECT_EQ(state_buffers(256, kSms, 4, 3), 2);
   EXPECT_EQ(state_buffers(1000, kSms, 2, 2), 2);  // no more blocks an SM with one: keep the prefetch
   EXPECT_EQ(state_buffers(1000, kSms, 2, 0), 1);  // two do not fit
+  // the backward's reverse scan by the same rule (v49): at 4,4096,16,128 its blocks fit two an SM with one
+  // buffer and one with two (shared memory; 128 registers a thread allow two), so it takes one
+  constexpr std::size_t kHopperSm = 228 * 1024, kReservedPerBlock = 1024;
+  const auto per_sm = [&](int buffers) {
+    const int cols = columns(4, 16, 128);
+    return int(kHopperSm /
+               (std::size_t(mma_dstate_shared_bytes(32, 128, cols, buffers)) + kReservedPerBlock));
+  };
+  EXPECT_EQ(per_sm(1), 2);
+  EXPECT_EQ(per_sm(2), 1);
+  EXPECT_EQ(mma_dstate_buffers(32, 128, columns(4, 16, 128), kHopperShared), 2);
+  EXPECT_EQ(state_buffers(std::int64_t(4 * 16) * (128 / columns(4, 16, 128)), kSms, per_sm(1), per_sm(2)), 1);
 }
 
 // Copy warps (chunk_states_feed.cuh) wherever K <= 64, and at K = 128 only where the pass's grid has an SM a
