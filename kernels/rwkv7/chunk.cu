@@ -390,24 +390,39 @@ void backward(const BackwardCall& call) {
   scan(on_scan_workspace);
 }
 
-std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimits& device) {
-  if (p.chunk_size != 16 && p.chunk_size != 32 && p.chunk_size != kMaxChunk)
-    return format("chunk takes chunk sizes 16, 32 and 64, not %d", p.chunk_size);
+// What keeps the forward from `p` on `device`, if anything (limits says it in words; backward_in_chunks,
+// asked on every call of fused_recurrent, needs only whether).
+enum class Refusal { none, chunk_size, head_dims, grid_rows, shared_memory };
+Refusal forward_refusal(const Problem& p, const DeviceLimits& device) {
   const auto head_dim = [](std::int64_t n) { return n == 16 || n == 32 || n == 64 || n == 128; };
-  if (!head_dim(p.K) || !head_dim(p.V))
-    return format(
-        "chunk takes K and V in {16, 32, 64, 128} (a chunk's tiles of either stay in shared memory), not "
-        "K=%lld V=%lld",
-        static_cast<long long>(p.K), static_cast<long long>(p.V));
+  if (p.chunk_size != 16 && p.chunk_size != 32 && p.chunk_size != kMaxChunk) return Refusal::chunk_size;
+  if (!head_dim(p.K) || !head_dim(p.V)) return Refusal::head_dims;
   // Every step's grid takes (batch, head) as its y index, which CUDA caps at 65535.
-  if (p.B * p.H > kMaxGridRows)
-    return format("chunk takes a grid row per (batch, head), at most %d: B*H = %lld", kMaxGridRows,
-                  static_cast<long long>(p.B * p.H));
-  const std::size_t bytes = shared_bytes(p);
-  if (bytes > device.shared_memory_per_block)
-    return format("chunk needs %zu KiB of shared memory per block at C=%d K=%lld, the device allows %zu KiB",
-                  bytes / 1024, p.chunk_size, static_cast<long long>(p.K),
-                  device.shared_memory_per_block / 1024);
+  if (p.B * p.H > kMaxGridRows) return Refusal::grid_rows;
+  if (shared_bytes(p) > device.shared_memory_per_block) return Refusal::shared_memory;
+  return Refusal::none;
+}
+
+std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimits& device) {
+  switch (forward_refusal(p, device)) {
+    case Refusal::chunk_size:
+      return format("chunk takes chunk sizes 16, 32 and 64, not %d", p.chunk_size);
+    case Refusal::head_dims:
+      return format(
+          "chunk takes K and V in {16, 32, 64, 128} (a chunk's tiles of either stay in shared memory), not "
+          "K=%lld V=%lld",
+          static_cast<long long>(p.K), static_cast<long long>(p.V));
+    case Refusal::grid_rows:
+      return format("chunk takes a grid row per (batch, head), at most %d: B*H = %lld", kMaxGridRows,
+                    static_cast<long long>(p.B * p.H));
+    case Refusal::shared_memory:
+      return format(
+          "chunk needs %zu KiB of shared memory per block at C=%d K=%lld, the device allows %zu KiB",
+          shared_bytes(p) / 1024, p.chunk_size, static_cast<long long>(p.K),
+          device.shared_memory_per_block / 1024);
+    case Refusal::none:
+      break;
+  }
   if (mode == Mode::fwdbwd) return rwkv7_fused_recurrent_variant().support.limits(p, mode, device);
   return std::nullopt;
 }
@@ -425,7 +440,7 @@ Problem in_chunks(const Problem& p) {
 // products on the CUDA cores it is no faster than the scan's (fused_recurrent.md, version 58).
 bool backward_in_chunks(const Problem& p, const DeviceLimits& device) {
   const Problem chunked = in_chunks(p);
-  return p.dtype != DType::fp32 && !limits(chunked, Mode::fwd, device) &&
+  return p.dtype != DType::fp32 && forward_refusal(chunked, device) == Refusal::none &&
          chunked_backward(chunk_dims(chunked), p.dtype, device);
 }
 

@@ -105,6 +105,18 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
       constexpr int kBursts = kSaves && KPT >= 16 ? KPT / (KV::per_value_gate ? 4 : 2) : 1,
                     kBurstTokens = kChunk / kBursts;
       static_assert(kChunk % kBursts == 0);
+      // A part with nothing to store (checkpoint_every > 1, which only rwkv7's chunk-form backward asks for:
+      // kernels/rwkv7/backward_in_chunks.h) runs one loop without the state's copy (version 62). The other
+      // forms keep the one path: that second copy of the scan loop, never taken there, made gla's fwd+bwd at
+      // D = 128 0.7-0.9% slower.
+      if constexpr (kBursts > 1 && Form::value.low_rank) {
+        if (!checkpoint) {
+          scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(
+              max(0, min(kChunk, span.length - part)), /*reverse=*/false,
+              [&](auto& x, int s) { load(x, part + s); }, [&](const auto& x, int s) { step(x, part + s); });
+          continue;
+        }
+      }
       float saved[CPL][KPT];
       if constexpr (kSaves) {
 #pragma unroll
