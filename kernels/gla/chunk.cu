@@ -7,4 +7,8 @@ Variant gla_chunk_variant() {
   return chunk::make_variant<GlaForm>("gla", kGlaBinding);
 }
 
+ChunkedBackward gla_chunked_backward() {
+  return chunk::chunked_backward<GlaForm>(kGlaBinding);
+}
+
 }  // namespace flabench

@@ -3,6 +3,7 @@
 // g is a per-key-channel log decay.
 #pragma once
 
+#include "kernels/common/chunked_backward.h"
 #include "kernels/common/recurrence.h"
 #include "kernels/registry.h"
 
@@ -20,5 +21,7 @@ void register_gla(Registry& registry);
 Variant gla_naive_variant();
 Variant gla_fused_recurrent_variant();
 Variant gla_chunk_variant();
+// The chunk variant's backward from the states alone, which fused_recurrent's fwd+bwd runs where it can.
+ChunkedBackward gla_chunked_backward();
 
 }  // namespace flabench

@@ -3,6 +3,7 @@
 // The output reads the state before this token's update; w is the log decay.
 #pragma once
 
+#include "kernels/common/chunked_backward.h"
 #include "kernels/common/recurrence.h"
 #include "kernels/registry.h"
 
@@ -22,5 +23,7 @@ void register_rwkv6(Registry& registry);
 Variant rwkv6_naive_variant();
 Variant rwkv6_fused_recurrent_variant();
 Variant rwkv6_chunk_variant();
+// The chunk variant's backward from the states alone, which fused_recurrent's fwd+bwd runs where it can.
+ChunkedBackward rwkv6_chunked_backward();
 
 }  // namespace flabench

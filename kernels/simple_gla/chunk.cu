@@ -119,4 +119,16 @@ Variant simple_gla_chunk_variant() {
   return variant;
 }
 
+// The general backward from the states, or the scalar gate's (which reads no more of the forward).
+ChunkedBackward simple_gla_chunked_backward() {
+  ChunkedBackward chunked = chunk::chunked_backward<SimpleGlaForm>(kSimpleGlaBinding);
+  chunked.backward = [general = chunked.backward](const BackwardCall& call) {
+    if (scalar_backward_runs(call.problem))
+      scalar_backward(call);
+    else
+      general(call);
+  };
+  return chunked;
+}
+
 }  // namespace flabench

@@ -2,6 +2,7 @@
 //   S_t = exp(g_t) S_{t-1} + k_t v_t^T,   o_t = scale * S_t^T q_t      (g: [B, T, H] log decay)
 #pragma once
 
+#include "kernels/common/chunked_backward.h"
 #include "kernels/common/recurrence.h"
 #include "kernels/registry.h"
 
@@ -20,5 +21,7 @@ void register_simple_gla(Registry& registry);
 Variant simple_gla_naive_variant();
 Variant simple_gla_fused_recurrent_variant();
 Variant simple_gla_chunk_variant();
+// The chunk variant's backward from the states alone, which fused_recurrent's fwd+bwd runs where it can.
+ChunkedBackward simple_gla_chunked_backward();
 
 }  // namespace flabench

@@ -22,10 +22,13 @@ TEST(GpuProfile, CountersAndKernelTimesOfAMultiKernelCase) {
   if (profiler.summary().rfind("counters unavailable", 0) == 0) GTEST_SKIP() << profiler.summary();
 
   Case c;
-  c.op = &testing::op_named("gla");
-  c.variant = product_registry().find_variant("gla", "fused_recurrent");
+  // rwkv7 in fp32: the scan's own backward, over segments (gla's, simple_gla's and rwkv6's take the chunk
+  // variant's backward at this shape, kernels/common/fused_recurrent/backward_in_chunks.cuh; rwkv7's 16-bit
+  // inputs its chunk form, kernels/rwkv7/backward_in_chunks.h)
+  c.op = &testing::op_named("rwkv7");
+  c.variant = product_registry().find_variant("rwkv7", "fused_recurrent");
   c.mode = Mode::fwdbwd;
-  c.problem = testing::small_problem(*c.op, 4, 4096, 16, 64, 64, DType::bf16);
+  c.problem = testing::small_problem(*c.op, 4, 4096, 16, 64, 64, DType::fp32);
   c.name = case_name(*c.op, *c.variant, c.mode, c.problem);
   RunSettings settings;
   settings.timing.min_time_s = 0.2;

@@ -3,16 +3,21 @@
 // chunk leaves out its backwards' regions from a forward alone, and a fwd+bwd takes the regions of the
 // backward the variant picks for the device and shape (its chunked one's 2 GB at the largest peer shape only
 // where that one runs); rwkv7 fused_recurrent's fwd+bwd takes that chunked backward's regions, in chunks of
-// 32, where its backward runs in chunk form.
+// 32, where its backward runs in chunk form, and gla's, simple_gla's and rwkv6's the chunk variant's, in
+// chunks of 64, where theirs does.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "kernels/common/chunk/workspace.cuh"
 #include "kernels/common/fused_recurrent/workspace.h"
+#include "kernels/gla/gla.h"
 #include "kernels/registry.h"
+#include "kernels/rwkv6/rwkv6.h"
 #include "kernels/rwkv7/backward_in_chunks.h"
 #include "kernels/rwkv7/chunk_workspace.h"
+#include "kernels/simple_gla/simple_gla.h"
 
 namespace flabench {
 namespace {
@@ -143,6 +148,39 @@ TEST(VariantWorkspace, Rwkv7FusedRecurrentRunsInChunksExactlyWhereTheChunkVarian
                       bytes("rwkv7", "chunk", c32, Mode::fwdbwd, device),
                   chunked);
       }
+}
+
+TEST(VariantWorkspace, GatedFusedRecurrentTakesTheChunkVariantsWorkspaceWhereItsBackwardRunsInChunks) {
+  // Wherever the chunk variant runs a fwd+bwd in chunks of 64 (every peer shape on a Hopper, in every dtype;
+  // on an RTX 4070 Ti's 99 KiB not at D = 128): its workspace (the scan's forward saves the states before
+  // its chunks at its head), else the scan's own.
+  const auto scan_bytes = [](const std::string& op, const Problem& p) {
+    if (op == "gla") return fused::WorkspaceLayout<GlaForm>(p).total * sizeof(float);
+    if (op == "simple_gla") return fused::WorkspaceLayout<SimpleGlaForm>(p).total * sizeof(float);
+    return fused::WorkspaceLayout<Rwkv6Form>(p).total * sizeof(float);
+  };
+  int chunked_cases = 0, scanned_cases = 0;
+  for (const std::string op : {"gla", "simple_gla", "rwkv6"})
+    for (const DeviceLimits& device : {kHopper, kAda})
+      for (const DType dtype : kAllDTypes)
+        for (const Problem& shape :
+             {Problem{8, 1024, 8, 64, 64}, Problem{1, 24576, 16, 64, 64}, Problem{4, 4096, 16, 128, 128},
+              Problem{1, 100, 2, 64, 16}, Problem{1, 1000, 2, 256, 256}}) {
+          Problem p = shape;
+          p.dtype = dtype;
+          Problem c64 = p;
+          c64.chunk_size = 64;
+          SCOPED_TRACE(op + " " + std::to_string(device.multiprocessors) + " SMs " +
+                       std::string(dtype_name(dtype)) + " K" + std::to_string(p.K));
+          const bool chunked =
+              !why_unsupported(*product_registry().find_variant(op, "chunk"), c64, Mode::fwdbwd, device);
+          (chunked ? chunked_cases : scanned_cases)++;
+          EXPECT_EQ(bytes(op, "fused_recurrent", p, Mode::fwdbwd, device),
+                    chunked ? chunk::workspace_bytes(c64) : scan_bytes(op, p));
+          EXPECT_EQ(bytes(op, "fused_recurrent", p, Mode::fwd, device), 0u);
+        }
+  EXPECT_GT(chunked_cases, 0);
+  EXPECT_GT(scanned_cases, 0);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "kernels/common/chunk/launch.cuh"
+#include "kernels/common/chunked_backward.h"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/format.h"
 #include "kernels/variant.h"
@@ -63,6 +64,45 @@ inline std::optional<std::string> limits(const Problem& p, Mode mode, const Devi
         "chunk stages a %d-token chunk of K = %lld in %zu KiB of shared memory, the device allows %zu KiB",
         p.chunk_size, static_cast<long long>(p.K), bytes / 1024, device.shared_memory_per_block / 1024);
   return std::nullopt;
+}
+
+// The backward where the workspace holds nothing of the forward but the states before the chunks (another
+// variant's forward saved them: ChunkedBackward): the forward's prepared keys and chunk decays made again,
+// the intra-chunk scores rebuilt by the value gradients.
+template <class Form, class T>
+void backward_from_states(const RecurrenceBinding& binding, const BackwardCall& call) {
+  const Problem& p = call.problem;
+  const Pointers<T> pointers = bind_inputs<T>(binding, call.inputs);
+  const Dims d = make_dims(p);
+  const Workspace ws = carve_workspace(call.workspace, p);
+  {
+    const NvtxRange range("decays");
+    launch_prepare<Form, T, Operand::keys_to_end>(pointers, d, ws, call.stream);
+  }
+  launch_backward<Form, T>(pointers, bind_grads<T>(binding, call.grad_outputs, call.grads), d, ws,
+                           call.stream);
+}
+
+// backward_from_states for another variant's fwd+bwd: in chunks of kMaxChunk tokens (the chunk variant's
+// fastest at every peer shape, kernels/notes/chunk.md), where the chunk variant runs that chunk size and the
+// value gradients' room for rebuilding A fits.
+template <class Form>
+ChunkedBackward chunked_backward(const RecurrenceBinding& binding) {
+  ChunkedBackward chunked;
+  chunked.chunk = kMaxChunk;
+  chunked.runs = [](const Problem& p, const DeviceLimits& device) {
+    Problem in_chunks = p;
+    in_chunks.chunk_size = kMaxChunk;
+    const int C = kMaxChunk, K = int(p.K);
+    return !limits(in_chunks, Mode::fwdbwd, device) &&
+           value_grads_shared_bytes(value_grads_scores(false, C, K), C, K, dtype_size(p.dtype)) <=
+               device.shared_memory_per_block;
+  };
+  chunked.workspace_bytes = workspace_bytes;
+  chunked.backward = by_dtype<BackwardCall>([binding](auto tag, const BackwardCall& call) {
+    backward_from_states<Form, decltype(tag)>(binding, call);
+  });
+  return chunked;
 }
 
 // The chunk variant of an op whose math is `binding` (Form::value == binding.form).

@@ -19,13 +19,13 @@ using ForwardOutput = std::conditional_t<KeyVectors<Form>::per_value_gate, float
 
 // Chunks of g.column_tokens tokens (16 or 32) are staged and converted at a time, and scanned kChunk tokens
 // at a time. kSaves (save for backward): `checkpoints` receives the state before every kChunk-th token (but
-// where g.checkpoint_every says a backward reads fewer), [B*H, chunks, K, V] (a per-value gate's transposed,
-// [B*H, chunks, V, K]), and `sa_store` (low rank) a^T S_{t-1} per token, [B, T, H, V].
-// At 8 and 4 keys a lane, and with converter warps, the launch bound asks for one block an SM: those scans
-// are latency-bound, or have an SM each, and left to itself ptxas traded their registers for occupancy they
-// cannot use (rwkv7 at 4 keys 73 -> 64 registers, gla fp32 63 -> 48: 1.04-1.12x slower; rwkv6's converter
-// forward 80 registers and 48 bytes of spills; kernels/notes/fused_recurrent.md, version 50). 0 elsewhere:
-// no bound, ptxas's choice as before.
+// where g.checkpoint_every says a backward reads fewer, packed where g.checkpoint_shift says), [B*H, chunks,
+// K, V] (a per-value gate's transposed, [B*H, chunks, V, K]), and `sa_store` (low rank) a^T S_{t-1} per
+// token, [B, T, H, V]. At 8 and 4 keys a lane, and with converter warps, the launch bound asks for one block
+// an SM: those scans are latency-bound, or have an SM each, and left to itself ptxas traded their registers
+// for occupancy they cannot use (rwkv7 at 4 keys 73 -> 64 registers, gla fp32 63 -> 48: 1.04-1.12x slower;
+// rwkv6's converter forward 80 registers and 48 bytes of spills; kernels/notes/fused_recurrent.md, version
+// 50). 0 elsewhere: no bound, ptxas's choice as before.
 template <class Form, class T, int KPT, int CPL, bool kSaves, bool kConverter>
 __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConverterWarps : 0)),
                                   KPT < 16 || kConverter ? 1 : 0)
@@ -92,10 +92,11 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
     };
     for (int part = 0; part < span.length; part += kChunk) {  // a checkpoint before every kChunk tokens
       const int checkpoint_index = (span.t0 + part) / kChunk;
-      float* checkpoint =
-          kSaves && (checkpoint_index & (g.checkpoint_every - 1)) == 0
-              ? checkpoints + (std::int64_t(bh) * g.checkpoint_stride + checkpoint_index) * g.K * g.V
-              : nullptr;
+      float* checkpoint = kSaves && (checkpoint_index & (g.checkpoint_every - 1)) == 0
+                              ? checkpoints + (std::int64_t(bh) * g.checkpoint_stride +
+                                               (checkpoint_index >> g.checkpoint_shift)) *
+                                                  g.K * g.V
+                              : nullptr;
       // At 16 keys a lane the checkpoint leaves two keys' stores at a time, before every other token of the
       // part, from a copy of the state: a lane's 16 or 32 stores at once (1 or 2 columns) filled the memory
       // instruction queue (ncu: stall_lg) and held the scan (kernels/notes/fused_recurrent.md, version 27).
@@ -105,11 +106,11 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
       constexpr int kBursts = kSaves && KPT >= 16 ? KPT / (KV::per_value_gate ? 4 : 2) : 1,
                     kBurstTokens = kChunk / kBursts;
       static_assert(kChunk % kBursts == 0);
-      // A part with nothing to store (checkpoint_every > 1, which only rwkv7's chunk-form backward asks for:
-      // kernels/rwkv7/backward_in_chunks.h) runs one loop without the state's copy (version 62). The other
-      // forms keep the one path: that second copy of the scan loop, never taken there, made gla's fwd+bwd at
-      // D = 128 0.7-0.9% slower.
-      if constexpr (kBursts > 1 && Form::value.low_rank) {
+      // A part with nothing to store (checkpoint_every > 1: a backward in chunk form follows) runs one loop
+      // without the state's copy (version 62; for the recurrences' forms since version 63, when gla,
+      // simple_gla and rwkv6 took that backward: before, never taken there, it made gla's
+      // fwd+bwd at D = 128 0.7-0.9% slower). Not for gsa's passes (a per-value gate), which never take it.
+      if constexpr (kBursts > 1 && !KV::per_value_gate) {
         if (!checkpoint) {
           scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(
               max(0, min(kChunk, span.length - part)), /*reverse=*/false,

@@ -125,7 +125,7 @@ struct Geometry {
   // segment's first)
   int checkpoint_stride = 0;
   // the forward saves every checkpoint_every-th checkpoint (a power of two; the others stay unwritten): 1,
-  // but where a backward reads fewer (rwkv7's in chunk form reads one a chunk)
+  // but where a backward reads fewer (one in chunk form reads one a chunk); at checkpoint_shift below
   int checkpoint_every = 1;
   float scale = 1;
   // column passes: KPT keys per lane, KG lanes per column, BV columns per warp, W warps per block
@@ -141,6 +141,12 @@ struct Geometry {
   // the column passes' chunks: column_tokens tokens each (column_chunk_tokens), column_chunks of them
   int column_tokens = kChunk, column_chunks = 0;
   bool wide_chunks_pay = false;  // wide_chunks_at_16_keys: variant.cuh widens them where they fit
+  // checkpoint j is saved at index j >> checkpoint_shift: 0, or log2(checkpoint_every) where the saved ones
+  // are packed (the chunk variant's states, one before every chunk: checkpoint_stride counts them). Last:
+  // the fields before it keep their offsets in the kernels' parameters (placed among them, it moved every
+  // later field and changed the registers of kernels that never read it, kernels/notes/fused_recurrent.md,
+  // version 63)
+  int checkpoint_shift = 0;
   __host__ __device__ int block_columns() const { return BV * W; }
   __host__ __device__ int block_rows() const { return BK * W_rows; }
 };

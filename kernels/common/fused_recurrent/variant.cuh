@@ -204,9 +204,11 @@ void launch_forward(const Pointers<T>& pointers, const Geometry& layout, float* 
   FLA_CUDA_CHECK_LAUNCH();
 }
 
-// The forward; where it saves for a backward, every checkpoint_every-th checkpoint (forward.cuh).
+// The forward; where it saves for a backward, every checkpoint_every-th checkpoint (forward.cuh), `packed`
+// one after another (the chunk variant's states: backward_in_chunks.cuh) or else in their own places.
 template <class Form, class T>
-void forward(const RecurrenceBinding& binding, const ForwardCall& call, int checkpoint_every = 1) {
+void forward(const RecurrenceBinding& binding, const ForwardCall& call, int checkpoint_every = 1,
+             bool packed = false) {
   const Problem& p = call.problem;
   Pointers<T> pointers = bind_inputs<T>(binding, call.inputs);
   pointers.o = call.outputs.at(binding.o).as<T>();
@@ -217,6 +219,10 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call, int chec
   float* sa = call.save_for_backward && Form::value.low_rank ? workspace + layout.sa : nullptr;
   Geometry g = launch_geometry(p);
   g.checkpoint_every = checkpoint_every;
+  if (packed) {
+    g.checkpoint_shift = log2_of(checkpoint_every);
+    g.checkpoint_stride = (g.chunks + checkpoint_every - 1) / checkpoint_every;
+  }
   launch_forward<Form, T>(pointers, g, checkpoints, sa, call.stream);
 }
 
