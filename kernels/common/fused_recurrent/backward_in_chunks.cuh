@@ -7,6 +7,7 @@
 // fused_recurrent.md, version 63).
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -15,21 +16,33 @@
 
 namespace flabench::fused {
 
+// Where the chunk form is also the faster. fp32's chunked backward runs on the CUDA cores: measured on an
+// H200 (kernels/notes/fused_recurrent.md, version 63) it took 0.64-0.93x the scan's fwd+bwd where the
+// state has fewer than 2^20 elements (B H K V: few heads, long sequences, where the scan's backward leaves
+// schedulers idle) and 1.04-1.08x at 4,4096,16,128 (2^20), whose scan fills the GPU. 16-bit inputs run it
+// on the tensor cores: 0.38-0.76x at every peer shape.
+inline bool faster_in_chunks(const Problem& p) {
+  return p.dtype != DType::fp32 || p.B * p.H * p.K * p.V < (std::int64_t(1) << 20);
+}
+
 template <class Form>
 Variant with_backward_in_chunks(Variant variant, const RecurrenceBinding& binding, ChunkedBackward chunked) {
   static_assert(!Form::value.low_rank, "rwkv7's backward in chunk form reads a^T S too: its own");
   const Variant scan = variant;
+  const auto runs = [chunked](const Problem& p, const DeviceLimits& device) {
+    return faster_in_chunks(p) && chunked.runs(p, device);
+  };
   const auto in_chunks = [chunk = chunked.chunk](const Problem& p) {
     Problem q = p;
     q.chunk_size = chunk;
     return q;
   };
-  variant.description +=
-      "; the backward the chunk variant's (in chunks of " + std::to_string(chunked.chunk) +
-      ", from the scan's checkpoints at the chunks' starts) where that variant takes the shape";
-  variant.workspace_bytes = [scan, chunked, in_chunks](const Problem& p, Mode mode,
-                                                       const DeviceLimits& device) {
-    if (mode == Mode::fwdbwd && chunked.runs(p, device)) return chunked.workspace_bytes(in_chunks(p));
+  variant.description += "; the backward the chunk variant's (in chunks of " + std::to_string(chunked.chunk) +
+                         ", from the scan's checkpoints at the chunks' starts) where that variant takes the "
+                         "shape and, for fp32, where the state has fewer than 2^20 elements";
+  variant.workspace_bytes = [scan, chunked, runs, in_chunks](const Problem& p, Mode mode,
+                                                             const DeviceLimits& device) {
+    if (mode == Mode::fwdbwd && runs(p, device)) return chunked.workspace_bytes(in_chunks(p));
     return scan.workspace_bytes(p, mode, device);
   };
   const int every = chunked.chunk / kChunk;
@@ -38,13 +51,12 @@ Variant with_backward_in_chunks(Variant variant, const RecurrenceBinding& bindin
   const auto save_chunk_starts = by_dtype<ForwardCall>([binding, every](auto tag, const ForwardCall& call) {
     forward<Form, decltype(tag)>(binding, call, every, /*packed=*/true);
   });
-  variant.forward = [scan, chunked, save_chunk_starts](const ForwardCall& call) {
-    if (call.save_for_backward && chunked.runs(call.problem, current_device_limits()))
-      return save_chunk_starts(call);
+  variant.forward = [scan, runs, save_chunk_starts](const ForwardCall& call) {
+    if (call.save_for_backward && runs(call.problem, current_device_limits())) return save_chunk_starts(call);
     scan.forward(call);
   };
-  variant.backward = [scan, chunked, in_chunks](const BackwardCall& call) {
-    if (!chunked.runs(call.problem, current_device_limits())) return scan.backward(call);
+  variant.backward = [scan, chunked, runs, in_chunks](const BackwardCall& call) {
+    if (!runs(call.problem, current_device_limits())) return scan.backward(call);
     const Problem p = in_chunks(call.problem);
     chunked.backward({p, call.inputs, call.grad_outputs, call.grads, call.workspace, call.stream});
   };
