@@ -25,10 +25,12 @@ using ForwardOutput = std::conditional_t<KeyVectors<Form>::per_value_gate, float
 // an SM: those scans are latency-bound, or have an SM each, and left to itself ptxas traded their registers
 // for occupancy they cannot use (rwkv7 at 4 keys 73 -> 64 registers, gla fp32 63 -> 48: 1.04-1.12x slower;
 // rwkv6's converter forward 80 registers and 48 bytes of spills; kernels/notes/fused_recurrent.md, version
-// 50). 0 elsewhere: no bound, ptxas's choice as before.
+// 50). So does the saving forward at 16 keys: with version 63's second scan loop ptxas cut it to 128
+// registers and 32-60 bytes of spills at two columns a lane (159-167 registers before; 140-142 with the
+// bound, no spills). 0 elsewhere: no bound, ptxas's choice as before.
 template <class Form, class T, int KPT, int CPL, bool kSaves, bool kConverter>
 __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConverterWarps : 0)),
-                                  KPT < 16 || kConverter ? 1 : 0)
+                                  KPT < 16 || kConverter || kSaves ? 1 : 0)
     fused_recurrent_fwd_kernel(Pointers<T> p, Geometry g, StagePlan plan, float* checkpoints,
                                float* sa_store) {
   using KV = KeyVectors<Form>;
