@@ -17,10 +17,10 @@
 namespace flabench::fused {
 
 // Where the chunk form is also the faster. fp32's chunked backward runs on the CUDA cores: measured on an
-// H200 (kernels/notes/fused_recurrent.md, version 63) it took 0.64-0.93x the scan's fwd+bwd where the
-// state has fewer than 2^20 elements (B H K V: few heads, long sequences, where the scan's backward leaves
-// schedulers idle) and 1.04-1.08x at 4,4096,16,128 (2^20), whose scan fills the GPU. 16-bit inputs run it
-// on the tensor cores: 0.38-0.76x at every peer shape.
+// H200 (kernels/notes/fused_recurrent.md, version 63) its fwd+bwd took 0.64-0.93x the scan's at few heads
+// and long sequences (1,24576,16,64 and 2,16384,16,128, where the scan's backward leaves schedulers idle),
+// 0.88-1.03x at 2^18 state elements (B H K V) and 1.04-1.08x at 4,4096,16,128 (2^20), whose scan fills
+// the GPU. 16-bit inputs run it on the tensor cores: 0.38-0.76x at every peer shape.
 inline bool faster_in_chunks(const Problem& p) {
   return p.dtype != DType::fp32 || p.B * p.H * p.K * p.V < (std::int64_t(1) << 20);
 }
