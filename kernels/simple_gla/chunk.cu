@@ -5,6 +5,9 @@
 //   backward  the factors of q, the scalar-gate scan in reverse (state gradients), the gradients kernel.
 // A forward that saves for a backward the general kernels will run (the scalar one does not fit) is the
 // general forward: that backward reads its prepared keys, decays, states and intra-chunk scores.
+// fused_recurrent's fwd+bwd runs the backward from the states alone (simple_gla_chunked_backward).
+#include <functional>
+
 #include "kernels/common/chunk/variant.cuh"
 #include "kernels/common/constant_dispatch.h"
 #include "kernels/simple_gla/chunk_backward.cuh"
@@ -98,6 +101,17 @@ void scalar_backward(const BackwardCall& call) {
   });
 }
 
+// The scalar gate's backward where it runs, else `general`.
+std::function<void(const BackwardCall&)> scalar_backward_or(
+    std::function<void(const BackwardCall&)> general) {
+  return [general](const BackwardCall& call) {
+    if (scalar_backward_runs(call.problem))
+      scalar_backward(call);
+    else
+      general(call);
+  };
+}
+
 }  // namespace
 
 Variant simple_gla_chunk_variant() {
@@ -110,24 +124,14 @@ Variant simple_gla_chunk_variant() {
     else
       general(call);
   };
-  variant.backward = [general = variant.backward](const BackwardCall& call) {
-    if (scalar_backward_runs(call.problem))
-      scalar_backward(call);
-    else
-      general(call);
-  };
+  variant.backward = scalar_backward_or(variant.backward);
   return variant;
 }
 
 // The general backward from the states, or the scalar gate's (which reads no more of the forward).
 ChunkedBackward simple_gla_chunked_backward() {
   ChunkedBackward chunked = chunk::chunked_backward<SimpleGlaForm>(kSimpleGlaBinding);
-  chunked.backward = [general = chunked.backward](const BackwardCall& call) {
-    if (scalar_backward_runs(call.problem))
-      scalar_backward(call);
-    else
-      general(call);
-  };
+  chunked.backward = scalar_backward_or(chunked.backward);
   return chunked;
 }
 
