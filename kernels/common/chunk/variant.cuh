@@ -83,9 +83,9 @@ void backward_from_states(const RecurrenceBinding& binding, const BackwardCall& 
                            call.stream);
 }
 
-// backward_from_states for another variant's fwd+bwd: in chunks of kMaxChunk tokens (the chunk variant's
-// fastest at every peer shape, kernels/notes/chunk.md), where the chunk variant runs that chunk size and the
-// value gradients' room for rebuilding A fits.
+// backward_from_states for another variant's fwd+bwd: in chunks of kMaxChunk tokens (the chunk size of the
+// chunk variant's fastest fwd+bwd at every peer shape, kernels/notes/chunk.md), where the chunk variant runs
+// that chunk size and the value gradients' room for rebuilding A fits.
 template <class Form>
 ChunkedBackward chunked_backward(const RecurrenceBinding& binding) {
   ChunkedBackward chunked;
