@@ -8,6 +8,7 @@
 
 #include <set>
 #include <tuple>
+#include <vector>
 
 #include "kernels/common/fused_recurrent/layout.h"
 #include "kernels/common/fused_recurrent/segments.h"
@@ -143,6 +144,28 @@ TEST(FusedLayout, TheBatteryReachesEveryLayoutTheH100Picks) {
 
 // The column passes stage 32 tokens at a time only at 8 keys per lane with bf16 inputs (where their shared
 // memory stays within 90 KiB); their chunks cover the sequence whatever its length.
+TEST(FusedLayout, PackedCheckpointsAreTheChunkVariantsStatesInOrder) {
+  // The forward saves checkpoint j (the state before token 16 j) where j % every == 0, at index
+  // j >> checkpoint_shift of checkpoint_stride a head (forward.cuh). Packed for a chunk form of every * 16
+  // tokens, chunk n's state must land at index n, every chunk of the sequence once, within the stride; not
+  // packed, at j itself.
+  for (int every : {1, 2, 4})
+    for (std::int64_t T : {1, 15, 16, 17, 63, 64, 65, 127, 128, 1000, 4096})
+      for (bool packed : {false, true}) {
+        SCOPED_TRACE(testing::Message() << "every " << every << " T " << T << (packed ? " packed" : ""));
+        const Geometry g = with_checkpoints_every(
+            make_geometry(1, T, 2, 64, 64, 1.0, kChunk, kH100Schedulers, true), every, packed);
+        const int chunk_tokens = every * kChunk, chunks = int((T + chunk_tokens - 1) / chunk_tokens);
+        std::vector<int> saved;
+        for (int j = 0; j < g.chunks; ++j)
+          if (j % g.checkpoint_every == 0) saved.push_back(j >> g.checkpoint_shift);
+        ASSERT_EQ(int(saved.size()), chunks);
+        for (int n = 0; n < chunks; ++n) EXPECT_EQ(saved[n], packed ? n : n * every);
+        EXPECT_EQ(g.checkpoint_stride, packed ? chunks : g.chunks);
+        EXPECT_LT(saved.back(), g.checkpoint_stride);
+      }
+}
+
 TEST(FusedLayout, ColumnChunksAreWideOnlyAt8KeysPerLaneWithBf16Inputs) {
   for (bool bf16 : {true, false})
     for (int K : kHeadDims)

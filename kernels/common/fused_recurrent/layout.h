@@ -195,6 +195,17 @@ inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, st
   return g;
 }
 
+// g saving every `every`-th checkpoint (a power of two), `packed` one after another (the chunk variant's
+// states, one before every chunk of every * kChunk tokens) or else in their own places.
+inline Geometry with_checkpoints_every(Geometry g, int every, bool packed) {
+  g.checkpoint_every = every;
+  if (packed) {
+    g.checkpoint_shift = log2_of(every);
+    g.checkpoint_stride = (g.chunks + every - 1) / every;
+  }
+  return g;
+}
+
 // g with the column passes' chunks at kWideChunk tokens.
 inline Geometry with_wide_column_chunks(const Geometry& g) {
   return with_column_chunks(g, kWideChunk);

@@ -217,12 +217,7 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call, int chec
   const WorkspaceLayout<Form> layout(p);
   float* checkpoints = call.save_for_backward ? workspace + layout.checkpoints : nullptr;
   float* sa = call.save_for_backward && Form::value.low_rank ? workspace + layout.sa : nullptr;
-  Geometry g = launch_geometry(p);
-  g.checkpoint_every = checkpoint_every;
-  if (packed) {
-    g.checkpoint_shift = log2_of(checkpoint_every);
-    g.checkpoint_stride = (g.chunks + checkpoint_every - 1) / checkpoint_every;
-  }
+  const Geometry g = with_checkpoints_every(launch_geometry(p), checkpoint_every, packed);
   launch_forward<Form, T>(pointers, g, checkpoints, sa, call.stream);
 }
 
