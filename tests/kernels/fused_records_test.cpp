@@ -1,7 +1,7 @@
 // What fused_recurrent's blocks stage and keep per token, on the CPU: the stage plan groups consecutive
 // segments of one shape into runs (one address computation per copy for the whole run) and lays each
 // segment out on 16-byte boundaries; the column passes' converted records keep every vector a lane reads
-// 16-byte aligned (float4 and uint4 reads) and spread the key groups of a quarter warp over distinct banks.
+// 16-byte aligned (float4 and uint4 reads) and spread the key groups a warp reads over distinct banks.
 #include <gtest/gtest.h>
 
 #include <cuda_fp16.h>
@@ -73,7 +73,8 @@ TEST(StagePlan, ARunPastItsLimitStartsAGroupAndTooManyShapesAreRefused) {
 
 // Every form and dtype: each vector's keys start at a 16-byte boundary of their group (the lanes' float4
 // and uint4 reads, the conversion's stores), a group is a whole number of 16-byte units, and the first keys
-// of eight neighbouring groups (the lanes of a quarter warp) lie in eight distinct 4-bank quads.
+// of eight neighbouring groups (a warp's at K / KPT = 8; ColumnLane puts at most four in a quarter warp) lie
+// in eight distinct 4-bank quads.
 template <class Form, class T>
 void expect_record_reads_align(const char* name) {
   using R = ColumnRecord<Form, T>;

@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
         }
         at.partials[partial_index(s, m, g)] = dot(dS[m], x.k);  // o_t's bonus joins at the chunk's end
         float dsa = 0;
-        if constexpr (Form::value.low_rank) dsa = sum_over_lanes(dot(x.b, dS[m]), g.KG);
+        if constexpr (Form::value.low_rank) dsa = lane.sum_over_key_groups(dot(x.b, dS[m]));
 #pragma unroll
         for (int i = 0; i < KPT; ++i) {  // dS <- dL/dS_{t-1}
           float prev = x.decay[i] * dS[m][i];

@@ -115,24 +115,35 @@ __device__ void convert_column_chunk(const StagePlan& plan, const char* slot, in
   }
 }
 
-// The lanes of a column pass: lane = column slot * KG + key group within the warp; a lane holds keys
-// [k0, k0 + KPT) of the CPL neighbouring columns from `column`. Lanes past the warp's BV columns (small V)
-// only help stage and convert.
+// The lanes of a column pass: lane = key group * slots + column slot within the warp (slots = 32 / KG); a
+// lane holds keys [k0, k0 + KPT) of the CPL neighbouring columns from `column`. Lanes past the warp's BV
+// columns (small V) only help stage and convert. Key groups run in the lane's high bits so that a quarter
+// warp reads few distinct pieces of a token's record: a 16-byte shared-memory read costs a warp 2
+// wavefronts where each quarter reads at most two, 4 where each reads eight (measured on an H200, ncu;
+// kernels/notes/fused_recurrent.md, version 64), and the key vectors' reads are most of the passes' shared
+// traffic.
 struct ColumnLane {
   int column;     // the first of the lane's columns, within the block
   int key_group;  // which KPT keys
   bool active;
   int k0, v;  // the first key, and the first column in the head
+  int slots;  // column slots a warp: a column's KG lanes are this many apart
+  int place;  // where its partial sums sit among the warp's: a column slot's KG side by side
 
   __device__ explicit ColumnLane(const Geometry& g) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int slot = lane / g.KG;
-    key_group = lane % g.KG;
+    slots = 32 / g.KG;
+    const int slot = lane % slots;
+    key_group = lane / slots;
     active = slot * g.CPL < g.BV;
     column = warp * g.BV + (active ? slot * g.CPL : 0);
     k0 = key_group * g.KPT;
     v = blockIdx.y * g.block_columns() + column;
+    place = warp * 32 + slot * g.KG + key_group;
   }
+
+  // The sum of x over the KG lanes that share this lane's columns (the whole warp must call it).
+  __device__ float sum_over_key_groups(float x) const { return sum_over_strided_lanes(x, slots); }
 };
 
 // KPT keys of one vector from a key group of a record: fp32, or packed bf16 (ColumnRecord).
@@ -215,7 +226,7 @@ struct ColumnPlaces {
       : keys(chunk + lane.key_group * ColumnRecord<Form, T>::group_floats(KPT)),
         slice(chunk + ColumnRecord<Form, T>::slice_offset(g, KPT) + lane.column),
         gate(chunk + ColumnRecord<Form, T>::gate_offset(g, KPT) + lane.column),
-        partials(all_partials + threadIdx.x),
+        partials(all_partials + lane.place),
         record(ColumnRecord<Form, T>::floats(g, KPT)) {}
 };
 
@@ -247,8 +258,8 @@ __device__ __forceinline__ void scan_chunk_tokens(int length, bool reverse, Load
 }
 
 // How far from its first partial sum (ColumnPlaces::partials) a lane leaves the one of token s and its column
-// m (of CPL): per token and column the block's lanes sit side by side, so a column slot's KG lanes are
-// neighbours.
+// m (of CPL): per token and column the block's lanes' partials sit side by side, a column slot's KG of them
+// neighbours (ColumnLane::place).
 __device__ __forceinline__ int partial_index(int s, int m, const Geometry& g) {
   return (s * g.CPL + m) * (32 * g.W);
 }

@@ -29,8 +29,8 @@ struct KeyVectors {
 
 // floats of one key group's part of a token record (the KPT keys of every key vector side by side: a lane
 // reads all of its keys from one address) rounded up so that the group's size in 16-byte units is odd: then
-// eight neighbouring groups (a quarter warp's float4 reads, one shared-memory wavefront) start in distinct
-// banks.
+// eight neighbouring groups (a warp's at 8 keys a lane and K = 64, or 16 and K = 128) start in distinct
+// banks, and the few a quarter warp reads (ColumnLane) never share one.
 __host__ __device__ constexpr int padded_key_group(int floats) {
   floats = (floats + 3) / 4 * 4;
   return floats / 4 % 2 == 1 ? floats : floats + 4;

@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
 #pragma unroll
       for (int m = 0; m < CPL; ++m) {
         float sa = 0, out;
-        if constexpr (Form::value.low_rank) sa = sum_over_lanes(dot(x.a, S[m]), g.KG);
+        if constexpr (Form::value.low_rank) sa = lane.sum_over_key_groups(dot(x.a, S[m]));
         if constexpr (Form::value.output_before_update)
           out = dot(x.q, S[m]);  // o_t reads S_{t-1}, + the bonus
 #pragma unroll
