@@ -76,19 +76,33 @@ GradPointers<T> bind_grads(const RecurrenceBinding& r, const TensorMap& grad_out
 }
 
 // Lets `kernel` take `bytes` of dynamic shared memory on the current device. Variants call it before every
-// launch, inside the timed region: the driver call is made only when a kernel needs more than it was last
-// granted on that device (the attribute lasts as long as the process's context).
+// launch, inside the timed region: the driver calls are made only when a kernel needs more than it was last
+// granted on that device (the attributes last as long as the process's context). `whole_carveout` also asks
+// (once) that the kernel's SMs give shared memory their largest carveout. Left to the driver, an SM's
+// carveout follows each kernel's own occupancy, so a few registers more or less can give two kernels that
+// run side by side different carveouts, and an SM runs blocks of different carveouts one after the other
+// only: gsa's two fused passes lost their overlap that way (1.3x slower at 1,24576,16,64;
+// kernels/notes/fused_recurrent.md, version 64).
 template <class Kernel>
-void allow_shared_memory(Kernel kernel, std::size_t bytes) {
+void allow_shared_memory(Kernel kernel, std::size_t bytes, bool whole_carveout = false) {
+  struct Granted {
+    std::size_t bytes = 0;
+    bool whole_carveout = false;
+  };
   static std::mutex mutex;
-  static std::map<std::pair<const void*, int>, std::size_t> granted;
+  static std::map<std::pair<const void*, int>, Granted> granted;
   int device = 0;
   FLA_CUDA_CHECK(cudaGetDevice(&device));
   const std::lock_guard<std::mutex> lock(mutex);
-  std::size_t& done = granted[{reinterpret_cast<const void*>(kernel), device}];
-  if (bytes <= done) return;
+  Granted& done = granted[{reinterpret_cast<const void*>(kernel), device}];
+  if (whole_carveout && !done.whole_carveout) {
+    FLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                        int(cudaSharedmemCarveoutMaxShared)));
+    done.whole_carveout = true;
+  }
+  if (bytes <= done.bytes) return;
   FLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  done = bytes;
+  done.bytes = bytes;
 }
 
 // Whether `extra` more bytes of dynamic shared memory a block leave `kernel` (at `threads` a block) as many

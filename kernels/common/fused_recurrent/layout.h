@@ -7,9 +7,9 @@
 // Column passes (forward, backward dS^T reductions): lane = key group * 32 / KG + column slot; a lane keeps
 // KPT keys of CPL (1 or 2) state columns in registers (KPT = 4 or 8 for K <= 64, 16 above), KG = K / KPT
 // lanes share their columns and reduce over K, a warp holds BV columns, a block W warps, and the blocks of a
-// head split V. Row pass (backward reductions over V): lane = row * VG + value group; a lane keeps SPAN (8 or 16)
-// columns of one state row, VG = V / SPAN lanes share a row, a warp holds BK rows, a block W_rows warps, and
-// the blocks split K. kernels/notes/fused_recurrent.md has the measurements behind these choices.
+// head split V. Row pass (backward reductions over V): lane = row * VG + value group; a lane keeps SPAN (8
+// or 16) columns of one state row, VG = V / SPAN lanes share a row, a warp holds BK rows, a block W_rows
+// warps, and the blocks split K. kernels/notes/fused_recurrent.md has the measurements behind these choices.
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__

@@ -188,7 +188,7 @@ void launch_forward(const Pointers<T>& pointers, const Geometry& layout, float* 
   const std::size_t shared = column_shared_bytes<Form, T>(plan, g, pass.converters);
   with_column_layout(g, [&](auto keys, auto columns) {
     const auto launch = [&](auto kernel) {
-      allow_shared_memory(kernel, shared);
+      allow_shared_memory(kernel, shared, /*whole_carveout=*/true);
       kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), pass.threads(), shared, stream>>>(pointers, g, plan,
                                                                                            checkpoints, sa);
     };
@@ -297,7 +297,7 @@ struct BackwardPasses {
         const NvtxRange range("columns");  // each launch of the backward is its own range for nsys and ncu
         auto kernel = fused_recurrent_bwd_columns_kernel<Form, T, KPT, decltype(lane_columns)::value,
                                                          decltype(converter)::value>;
-        allow_shared_memory(kernel, shared);
+        allow_shared_memory(kernel, shared, /*whole_carveout=*/true);
         kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), pass.threads(), shared, stream>>>(
             pointers, grads, pass.g, plan, room.dsa, column_handoff);
       });
@@ -319,7 +319,7 @@ struct BackwardPasses {
       const std::size_t wide = rows_shared_bytes<Form>(plan, g, kWideSums);
       if (shared_memory_is_free(kernel, 32 * g.W_rows, shared, wide - shared))
         rows_g.row_sum_tokens = kWideSums, shared = wide;
-      allow_shared_memory(kernel, shared);
+      allow_shared_memory(kernel, shared, /*whole_carveout=*/true);
       const NvtxRange range("rows");
       kernel<<<dim3(g.B * g.H, g.K / g.block_rows()), 32 * g.W_rows, shared, stream>>>(
           pointers, grads, rows_g, plan, room.checkpoints, room.dg_rows, room.du_partial);
