@@ -12,9 +12,9 @@ __device__ __forceinline__ float sum_over_lanes(float x, int lanes) {
   return x;
 }
 
-// Sum of x over the lanes `stride` apart from this one (a power of two, at most 16; lanes whose indices
-// differ only in the bits from stride up), summed in the order sum_over_lanes takes for neighbours; every
-// one of them gets it.
+// Sum of x over the lanes `stride` apart from this one (a power of two, at most 32, where the sum is x
+// itself: the lanes whose indices differ only in the bits from stride up), summed in the order
+// sum_over_lanes takes for neighbours; every one of them gets it.
 __device__ __forceinline__ float sum_over_strided_lanes(float x, int stride) {
 #pragma unroll
   for (int m = 1; m < 32; m <<= 1)
