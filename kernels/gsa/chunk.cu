@@ -47,6 +47,8 @@ std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimit
   return std::nullopt;
 }
 
+constexpr int kChunkedBackwardTokens = 32;  // the chunk size of gsa chunk's fastest fwd+bwd (gsa.md)
+
 }  // namespace
 }  // namespace gsa
 
@@ -70,6 +72,20 @@ Variant gsa_chunk_variant() {
   variant.backward =
       by_dtype<BackwardCall>([](auto tag, const BackwardCall& call) { gsa::backward<decltype(tag)>(call); });
   return variant;
+}
+
+ChunkedBackward gsa_chunked_backward() {
+  ChunkedBackward chunked;
+  chunked.chunk = gsa::kChunkedBackwardTokens;
+  chunked.runs = [](const Problem& p, const DeviceLimits& device) {
+    Problem in_chunks = p;
+    in_chunks.chunk_size = gsa::kChunkedBackwardTokens;
+    return !gsa::limits(in_chunks, Mode::fwdbwd, device);
+  };
+  chunked.workspace_bytes = [](const Problem& p) { return gsa::workspace_of(p).total; };
+  chunked.backward = by_dtype<BackwardCall>(
+      [](auto tag, const BackwardCall& call) { gsa::backward_from_states<decltype(tag)>(call); });
+  return chunked;
 }
 
 }  // namespace flabench

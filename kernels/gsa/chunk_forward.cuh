@@ -53,6 +53,21 @@ inline ChunkWorkspace workspace_of(const Problem& p) {
   return ChunkWorkspace(p, chunk::prepared_size(p.dtype), dtype_size(p.dtype));
 }
 
+// The decays both passes' scans and backwards read (GLA's prepare, with the slots as its keys): each chunk's
+// summed log decay per slot and the scan's operand s e^{decay after it to its chunk's end}.
+template <class T>
+void prepare_decays(const gsa::Pointers<T>& in, const Problem& p, std::byte* base, cudaStream_t stream) {
+  const NvtxRange range("decays");
+  const ChunkWorkspace w = workspace_of(p);
+  const chunk::Dims slots{int(p.B), int(p.T),     int(p.H),       int(p.M),
+                          int(p.V), p.chunk_size, float(p.scale), int(p.G)};
+  flabench::Pointers<T> decays{};
+  decays.k = in.s, decays.g = in.f;
+  chunk::Workspace ws{};
+  ws.whole = reinterpret_cast<float*>(base + w.whole), ws.keys_to_end = base + w.slots_to_end;
+  chunk::launch_prepare<GlaForm, T, chunk::Operand::keys_to_end>(decays, slots, ws, stream);
+}
+
 template <class T>
 void forward(const ForwardCall& call) {
   const Problem& p = call.problem;
@@ -66,14 +81,7 @@ void forward(const ForwardCall& call) {
   chunk::Dims keys = slots;
   keys.V = K;
   const auto* operand = reinterpret_cast<const chunk::Prepared<T>*>(base + w.slots_to_end);
-  {
-    const NvtxRange range("decays");
-    flabench::Pointers<T> decays{};
-    decays.k = in.s, decays.g = in.f;
-    chunk::Workspace ws{};
-    ws.whole = floats(w.whole), ws.keys_to_end = base + w.slots_to_end;
-    chunk::launch_prepare<GlaForm, T, chunk::Operand::keys_to_end>(decays, slots, ws, call.stream);
-  }
+  prepare_decays<T>(in, p, base, call.stream);
   T* const weights = reinterpret_cast<T*>(base + w.weights);
   {
     // Hv's scan on a side stream beside Hk's scan and the logits, which do not read it: both scans are

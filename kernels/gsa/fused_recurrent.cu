@@ -10,14 +10,22 @@
 // With grouped queries (G > 1) the joint kernel holds pass 1 (K x M) in at most 512 threads: past 8 keys per
 // thread (K x M > 4096) the split form is faster; at K x M <= 4096 the joint kernel is, where its block holds
 // both passes (not, e.g., K = 32, M = V = 128 or V = 256: 640 threads). kernels/notes/gsa.md, versions 8, 11.
-// The backward follows the forward's form: after the gla passes, gla's fused backward for pass 2 and, taken
-// transposed, for pass 1 (gla_passes_backward.cuh; their forward leaves the logits, p and Hv's checkpoints);
-// after the split form (grouped queries), seven scans of gsa's own (fused_backward.cuh; that forward leaves
-// the logits and Hk's checkpoints).
+// The backward follows the forward's form: after the gla passes, where the chunk variant's backward takes
+// the shape (every peer shape on a Hopper), that backward, from the states the gla passes save before its
+// chunks and p (InChunks below); elsewhere gla's fused backward for pass 2 and, taken transposed, for pass 1
+// (gla_passes_backward.cuh; their forward leaves the logits, p and both passes' checkpoints); after the
+// split form (grouped queries), seven scans of gsa's own (fused_backward.cuh; that forward leaves the logits
+// and Hk's checkpoints).
+#include <algorithm>
+#include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <utility>
 
+#include "kernels/common/chunk/workspace.cuh"
 #include "kernels/common/format.h"
+#include "kernels/gsa/chunk_workspace.h"
 #include "kernels/gsa/fused_backward.cuh"
 #include "kernels/gsa/fused_joint.cuh"
 #include "kernels/gsa/fused_split.cuh"
@@ -34,16 +42,72 @@ bool split_form(const Problem& p) {
   return p.K * p.M > 8 * joint::kMaxPassThreads || !joint::threads_fit(p);
 }
 
+// A fwd+bwd's backward in chunk form, as gla's fused_recurrent takes its chunk variant's (kernels/notes/
+// fused_recurrent.md, version 63; here kernels/notes/gsa.md, version 34): where the gla passes run the
+// fwd+bwd and gsa chunk's backward takes the shape in its chunks, the forward is the gla passes saving Hk^T
+// and Hv before every chunk, the logits and then p (in the dtype and in fp32) where the chunk variant keeps
+// them (ChunkWorkspace), and the backward is the chunk variant's from those: every chunk's gradients on the
+// tensor cores (16-bit inputs) instead of two more scans. The method is checkpoints with recomputation, the
+// recomputation in chunk form. The shapes it takes are a subset of the gla passes' backward's: support is
+// unchanged.
+struct InChunks {
+  ChunkedBackward chunked;
+
+  Problem problem(const Problem& p) const {
+    Problem in_chunks = p;
+    in_chunks.chunk_size = chunked.chunk;
+    return in_chunks;
+  }
+  bool runs(const Problem& p, const DeviceLimits& device) const {
+    return gla_passes::fits(p, /*backward=*/true, device) && chunked.runs(p, device);
+  }
+  ChunkWorkspace workspace(const Problem& p) const {
+    return ChunkWorkspace(problem(p), chunk::prepared_size(p.dtype), dtype_size(p.dtype));
+  }
+  // The chunk variant's workspace, then the states the forward's segments hand on (gla_passes::forward).
+  std::size_t bytes(const Problem& p) const {
+    return workspace(p).total + sizeof(float) * 2 * p.B * p.H * p.M * (p.K + p.V);
+  }
+  gla_passes::CheckpointPlan saves() const { return {chunked.chunk / fused::kChunk}; }
+};
+
+InChunks in_chunks_of(ChunkedBackward chunked) {
+  const InChunks in_chunks{std::move(chunked)};
+  const int every = in_chunks.saves().every;
+  // a chunk a power of two of checkpoints, and segments (whole wide chunks) starting at a chunk
+  if (in_chunks.chunked.chunk % fused::kChunk != 0 || (every & (every - 1)) != 0 ||
+      fused::kWideChunk % in_chunks.chunked.chunk != 0)
+    throw std::logic_error(
+        "gsa fused_recurrent: a chunk must be a power of two of checkpoints in a wide chunk");
+  return in_chunks;
+}
+
 template <class T>
-void backward(const BackwardCall& call) {  // after the forward the same test chose
-  if (gla_passes::runs(call.problem, /*backward=*/true))
+void forward_in_chunks(const ForwardCall& call, const InChunks& in_chunks) {
+  const ChunkWorkspace w = in_chunks.workspace(call.problem);
+  std::byte* const base = call.workspace.data();
+  const auto floats = [&](std::size_t at) { return reinterpret_cast<float*>(base + at); };
+  float* const weights_fp32 = floats(w.saved_weights);  // the logits first, p there in place
+  gla_passes::forward<T>(call, weights_fp32, reinterpret_cast<T*>(base + w.weights), floats(w.total),
+                         {floats(w.key_states), floats(w.value_states), in_chunks.saves(), weights_fp32});
+}
+
+template <class T>
+void backward(const BackwardCall& call, const InChunks& in_chunks) {  // after the forward the same test chose
+  const Problem& p = call.problem;
+  if (in_chunks.runs(p, current_device_limits()))
+    in_chunks.chunked.backward(
+        {in_chunks.problem(p), call.inputs, call.grad_outputs, call.grads, call.workspace, call.stream});
+  else if (gla_passes::runs(p, /*backward=*/true))
     gla_passes::backward<T>(call);
   else
     split::backward<T>(call);
 }
 
 template <class T>
-void forward(const ForwardCall& call) {
+void forward(const ForwardCall& call, const InChunks& in_chunks) {
+  if (call.save_for_backward && in_chunks.runs(call.problem, current_device_limits()))
+    return forward_in_chunks<T>(call, in_chunks);
   const FusedWorkspace w(call.problem);
   float* const base = reinterpret_cast<float*>(call.workspace.data());
   if (gla_passes::runs(call.problem, call.save_for_backward))
@@ -94,16 +158,21 @@ Variant gsa_fused_recurrent_variant() {
       "kernels (pass 1 with its decay on the slots, and transposed for the backward), joined by fp32 "
       "logits and a softmax kernel and pipelined over segments of the sequence where heads are few; with "
       "grouped queries both passes in one kernel, or two where pass 1 is large, and a backward from Hk and "
-      "Hv checkpoints every 16 tokens in seven scans";
+      "Hv checkpoints every 16 tokens in seven scans; a fwd+bwd on the gla passes takes the chunk "
+      "variant's backward (in chunks of 32, from Hk and Hv saved before them) where that variant takes the "
+      "shape";
   variant.backend = Backend::cuda;
   variant.support.limits = gsa::limits;
-  variant.workspace_bytes = [](const Problem& p, Mode, const DeviceLimits&) {
-    return gsa::FusedWorkspace(p).bytes();
+  const gsa::InChunks in_chunks = gsa::in_chunks_of(gsa_chunked_backward());
+  // (a fwd+bwd's workspace also holds a forward alone: the checks run the inference forward on it)
+  variant.workspace_bytes = [in_chunks](const Problem& p, Mode mode, const DeviceLimits& device) {
+    const std::size_t alone = gsa::FusedWorkspace(p).bytes();
+    return mode == Mode::fwdbwd && in_chunks.runs(p, device) ? std::max(alone, in_chunks.bytes(p)) : alone;
   };
-  variant.forward =
-      by_dtype<ForwardCall>([](auto tag, const ForwardCall& call) { gsa::forward<decltype(tag)>(call); });
-  variant.backward =
-      by_dtype<BackwardCall>([](auto tag, const BackwardCall& call) { gsa::backward<decltype(tag)>(call); });
+  variant.forward = by_dtype<ForwardCall>(
+      [in_chunks](auto tag, const ForwardCall& call) { gsa::forward<decltype(tag)>(call, in_chunks); });
+  variant.backward = by_dtype<BackwardCall>(
+      [in_chunks](auto tag, const BackwardCall& call) { gsa::backward<decltype(tag)>(call, in_chunks); });
   return variant;
 }
 

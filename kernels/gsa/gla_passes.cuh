@@ -28,9 +28,11 @@ namespace flabench::gsa::gla_passes {
 // p = softmax(z) over each row of M logits: M / 8 lanes a row, eight neighbouring logits a lane (two 16-byte
 // loads, one 16-byte store of 16-bit weights), so a warp keeps several rows' bytes in flight (one logit a
 // lane and row ran at 2.1 TB/s). Rows come in `runs` (a segment of every sequence).
+// Where `weights_fp32` is set, p goes there in fp32 too (it may be `logits` itself: each lane reads its
+// eight before it writes them).
 template <class T>
-__global__ void __launch_bounds__(256)
-    softmax_kernel(const float* logits, T* weights, std::int64_t rows, RowRuns runs, int M) {
+__global__ void __launch_bounds__(256) softmax_kernel(const float* logits, T* weights, float* weights_fp32,
+                                                      std::int64_t rows, RowRuns runs, int M) {
   const int lanes = M / 8;  // a power of two: M in {32, 64, 128}
   const std::int64_t thread = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x, index = thread / lanes;
   const bool valid = index < rows;  // every lane takes part in the shuffles; a row's lanes are neighbours
@@ -38,7 +40,9 @@ __global__ void __launch_bounds__(256)
   float x[8] = {};
   if (valid) load_eight(logits + at, x);
   softmax_of_eight(x, lanes);
-  if (valid) store_eight(weights + at, x);
+  if (!valid) return;
+  store_eight(weights + at, x);
+  if (weights_fp32) store_eight(weights_fp32 + at, x);
 }
 
 // Whether this form takes `p`'s forward (and, with `backward`, the backward that follows it:
@@ -63,25 +67,29 @@ flabench::Pointers<T> pass_pointers(const T* q, const T* k, const T* v, const T*
   return {q, k, v, g, nullptr, nullptr, nullptr, h0, o, ht};
 }
 
-// Where a backward follows, the rooms of both passes' checkpoints: Hk^T's [B H, T / kChunk, M, K] (the
-// per-value-gate forward saves its state transposed, as gla's backward reads pass 1 taken transposed) and
-// Hv's [B H, T / kChunk, M, V]. Null where none follows.
+// Where a backward follows, what it reads of the forward: the rooms of both passes' checkpoints, Hk^T's
+// [B H, checkpoints, M, K] (the per-value-gate forward saves its state transposed, as both backwards read
+// pass 1) and Hv's [B H, checkpoints, M, V], which of them `plan` saves, and p in fp32 (`weights_fp32`,
+// [B, T, H, M]) where the backward reads it (the chunk variant's). Null where none follows.
 struct Checkpoints {
   float *keys = nullptr, *values = nullptr;
+  CheckpointPlan plan;
+  float* weights_fp32 = nullptr;
 };
 
 // The layout gla's kernels pick for `pass` over a segment of sequences of T tokens (pass.T the segment's):
-// the sequences T tokens apart, the checkpoints at their places in the whole sequence's.
-inline fused::Geometry segment_geometry(const Problem& pass, std::int64_t T) {
-  fused::Geometry g = fused::launch_geometry(pass);
+// the sequences T tokens apart, the checkpoints `saves` keeps at their places in the whole sequence's.
+inline fused::Geometry segment_geometry(const Problem& pass, std::int64_t T, const CheckpointPlan& saves) {
+  fused::Geometry g =
+      fused::with_checkpoints_every(fused::launch_geometry(pass), saves.every, /*packed=*/saves.every > 1);
   g.sequence_stride = int(T);
-  g.checkpoint_stride = int((T + fused::kChunk - 1) / fused::kChunk);
+  g.checkpoint_stride = int(saves.per_sequence(T));
   return g;
 }
 
-// The first checkpoint of a segment from token t0 (whole chunks) in `room`, of states of `state` floats.
-inline float* segment_checkpoints(float* room, int t0, std::int64_t state) {
-  return room ? room + std::int64_t(t0) / fused::kChunk * state : nullptr;
+// The first checkpoint of a segment from token t0 (whole wide chunks) in `room`, of states of `state` floats.
+inline float* segment_checkpoints(float* room, int t0, std::int64_t state, const CheckpointPlan& saves) {
+  return room ? room + saves.first(t0) * state : nullptr;
 }
 
 // Pass 1, the softmax and pass 2 of tokens [t0, t0 + length) of every sequence, from the states in hk0 and
@@ -97,17 +105,20 @@ void run_passes(const Problem& p, const gsa::Pointers<T>& in, float* logits, T* 
   const flabench::Pointers<T> keys =
       pass_pointers<T>(in.q + row * p.K, in.k + row * p.K, in.s + row * p.M, in.f + row * p.M, hk0,
                        reinterpret_cast<T*>(logits + row * p.M), hkt);
-  fused::launch_forward<KeysForm, T>(keys, segment_geometry(first_pass(part), p.T),
-                                     segment_checkpoints(saves.keys, t0, p.K * p.M), nullptr, keys_stream);
+  fused::launch_forward<KeysForm, T>(keys, segment_geometry(first_pass(part), p.T, saves.plan),
+                                     segment_checkpoints(saves.keys, t0, p.K * p.M, saves.plan), nullptr,
+                                     keys_stream);
   if (handoff) handoff->hand_over();
   const std::int64_t rows = part.B * part.T * part.H;
   softmax_kernel<T><<<unsigned((rows * (p.M / 8) + 255) / 256), 256, 0, values_stream>>>(
-      logits + row * p.M, weights + row * p.M, rows, RowRuns{part.T * p.H, p.T * p.H}, int(p.M));
+      logits + row * p.M, weights + row * p.M, saves.weights_fp32 ? saves.weights_fp32 + row * p.M : nullptr,
+      rows, RowRuns{part.T * p.H, p.T * p.H}, int(p.M));
   FLA_CUDA_CHECK_LAUNCH();
   const flabench::Pointers<T> values = pass_pointers<T>(
       weights + row * p.M, in.s + row * p.M, in.v + row * p.V, in.f + row * p.M, hv0, in.o + row * p.V, hvt);
-  fused::launch_forward<GlaForm, T>(values, segment_geometry(second_pass(part), p.T),
-                                    segment_checkpoints(saves.values, t0, p.M * p.V), nullptr, values_stream);
+  fused::launch_forward<GlaForm, T>(values, segment_geometry(second_pass(part), p.T, saves.plan),
+                                    segment_checkpoints(saves.values, t0, p.M * p.V, saves.plan), nullptr,
+                                    values_stream);
 }
 
 // The forward: `logits` (fp32) and `weights` (T) hold [B, T, H, M] each, kept for the backward where one

@@ -41,6 +41,21 @@ inline Problem first_pass_transposed(const Problem& p) {
   return transposed;
 }
 
+// Which of a forward's checkpoints (one before every kChunk tokens) it saves for the backward that follows,
+// and where: every one in its own place for gla's fused backward (gla_passes_backward.cuh), or one of every
+// `every` packed one after another, the chunk variant's states before its chunks of every * kChunk tokens,
+// for its backward (kernels/gsa/fused_recurrent.cu). The forward's segments start at whole wide chunks, so
+// at a saved checkpoint wherever every * kChunk divides kWideChunk.
+struct CheckpointPlan {
+  int every = 1;
+  // Checkpoints saved for a sequence of T tokens: from one head's first to the next's.
+  std::int64_t per_sequence(std::int64_t T) const {
+    return ((T + fused::kChunk - 1) / fused::kChunk + every - 1) / every;
+  }
+  // The index of the first one a segment from token t0 saves, in its sequence's.
+  std::int64_t first(std::int64_t t0) const { return t0 / (std::int64_t(fused::kChunk) * every); }
+};
+
 // Warps a pass launches for `pass` on a GPU of `schedulers` (SMs x 4), in gla's forward layout.
 inline std::int64_t pass_warps(const Problem& pass, int schedulers) {
   const fused::Geometry g = fused::make_geometry(pass.B, pass.T, pass.H, pass.K, pass.V, pass.scale,

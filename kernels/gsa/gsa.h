@@ -9,6 +9,7 @@
 // hv [B,H,M,V]) in fp32.
 #pragma once
 
+#include "kernels/common/chunked_backward.h"
 #include "kernels/op.h"
 #include "kernels/registry.h"
 
@@ -25,5 +26,8 @@ Variant gsa_fused_recurrent_variant();
 // these limits, else on its own forms (grouped queries, or where gla's kernels do not fit).
 bool gsa_fused_takes_gla_passes(const Problem& p, Mode mode, const DeviceLimits& device);
 Variant gsa_chunk_variant();
+// gsa chunk's backward as fused_recurrent's fwd+bwd runs it: from the states before every chunk, p in the
+// dtype and in fp32 (kernels/gsa/chunk_workspace.h's value_states, key_states, weights, saved_weights).
+ChunkedBackward gsa_chunked_backward();
 
 }  // namespace flabench

@@ -66,6 +66,27 @@ TEST(GsaGlaPasses, SegmentsCoverTheSequenceInWholeWideChunks) {
     }
 }
 
+// A forward saving for the chunk variant's backward (kernels/gsa/fused_recurrent.cu, InChunks) keeps one
+// checkpoint a chunk, packed: as many as that variant has chunks, each segment's first at its chunk's index.
+TEST(GsaGlaPasses, PackedCheckpointsAreTheChunksStatesAndSegmentsStartAtOne) {
+  EXPECT_EQ(CheckpointPlan{}.per_sequence(100), 7) << "unpacked: every 16 tokens' checkpoint";
+  EXPECT_EQ(CheckpointPlan{}.first(96), 6);
+  for (int chunk : {16, 32}) {
+    const CheckpointPlan plan{chunk / fused::kChunk};
+    for (std::int64_t T : {1, 15, 16, 17, 31, 32, 33, 63, 4096, 24577})
+      EXPECT_EQ(plan.per_sequence(T), (T + chunk - 1) / chunk) << "chunk=" << chunk << " T=" << T;
+    for (std::int64_t T : {4096, 5000, 24576, 24577})
+      for (int n = 2; n <= std::min<std::int64_t>(kMaxSegments, T / kSegmentTokens); ++n) {
+        const int tokens = segment_tokens(T, n);
+        for (std::int64_t t0 = 0; t0 < T; t0 += tokens) {
+          SCOPED_TRACE(testing::Message() << "chunk=" << chunk << " T=" << T << " n=" << n << " t0=" << t0);
+          EXPECT_EQ(t0 % chunk, 0) << "a segment starting inside a chunk would save no state before it";
+          EXPECT_EQ(plan.first(t0), t0 / chunk);
+        }
+      }
+  }
+}
+
 TEST(GsaGlaPasses, TheBackwardIsPipelinedWhereSequencesAreLong) {
   // about 512 tokens a segment at every head count (64, 128 and 256 heads measured), at least four
   EXPECT_EQ(backward_segments(gsa_problem(8, 1024, 8, 64, 64)), 4);
