@@ -38,6 +38,7 @@ TEST(FusedLayout, EveryLayoutIsWhole) {
           EXPECT_TRUE(g.CPL == 1 || (g.CPL == 2 && g.KPT == 16));
           EXPECT_EQ(g.K % g.KPT, 0);
           EXPECT_EQ(g.KG * g.KPT, g.K);
+          EXPECT_TRUE(key_groups_instantiated(g.KPT, g.KG)) << "rwkv7's forward takes KG at compile time";
           EXPECT_LE(g.BV / g.CPL * g.KG, 32);
           EXPECT_EQ(g.BV % g.CPL, 0);
           EXPECT_EQ(g.V % g.block_columns(), 0);

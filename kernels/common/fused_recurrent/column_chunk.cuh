@@ -144,6 +144,12 @@ struct ColumnLane {
 
   // The sum of x over the KG lanes that share this lane's columns (the whole warp must call it).
   __device__ float sum_over_key_groups(float x) const { return sum_over_strided_lanes(x, slots); }
+  // The same for KG known when compiling: the shuffles then run without a branch per level, so ptxas can
+  // place other work in their latency (kernels/notes/fused_recurrent.md, version 65).
+  template <int KG>
+  __device__ float sum_over_key_groups(float x) const {
+    return sum_over_strided_lanes(x, 32 / KG);
+  }
 };
 
 // KPT keys of one vector from a key group of a record: fp32, or packed bf16 (ColumnRecord).

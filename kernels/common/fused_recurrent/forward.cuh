@@ -12,6 +12,13 @@
 
 namespace flabench::fused {
 
+// fn(std::integral_constant<int, KG>) for the count among `counts` that equals KG (a layout's: the
+// launch takes only layouts KeyGroupCounts covers, tests/kernels/fused_layout_test.cpp).
+template <int... Counts, class Fn>
+__device__ __forceinline__ void with_key_groups(std::integer_sequence<int, Counts...>, int KG, Fn&& fn) {
+  with_one_of<Counts...>(KG, fn);
+}
+
 // What the forward writes: the inputs' type, or fp32 for a per-value gate (gsa's logits, whose softmax
 // follows: Pointers::o then holds fp32 memory).
 template <class Form, class T>
@@ -57,100 +64,110 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
   feed.prime();
   HeadGates<KV, T> gates(p.g, g, b, h, g.column_chunks, g.column_tokens, /*reverse=*/false);
 
-  for (int index = 0; index < g.column_chunks; ++index) {
-    feed.acquire(index, g);
-    const ChunkSpan span = chunk_span(index, g.column_chunks, g.T, false, g.column_tokens);
-    gates.advance(index);
-    feed.convert(index, span.length, g, bonus, chunk);
-    const int shift = Feed::offset(index, g);  // chunk index's records: shift floats from the first
-    const float* records = chunk + shift;
-    // rows of the chunk's first token; later tokens are H rows on
-    const std::int64_t first_row = token_row(b, span.t0, h, g);
-    const int token_stride = g.H * g.V;
+  // The scan, for a low-rank update with the count of a column's key groups (lanes) known when compiling
+  // (key_groups: KG; 0 elsewhere, where nothing sums over them per token).
+  const auto scan = [&](auto key_groups) {
+    for (int index = 0; index < g.column_chunks; ++index) {
+      feed.acquire(index, g);
+      const ChunkSpan span = chunk_span(index, g.column_chunks, g.T, false, g.column_tokens);
+      gates.advance(index);
+      feed.convert(index, span.length, g, bonus, chunk);
+      const int shift = Feed::offset(index, g);  // chunk index's records: shift floats from the first
+      const float* records = chunk + shift;
+      // rows of the chunk's first token; later tokens are H rows on
+      const std::int64_t first_row = token_row(b, span.t0, h, g);
+      const int token_stride = g.H * g.V;
 
-    // Token s's arithmetic.
-    auto step = [&](const ColumnKeys<Form, T, KPT, CPL>& x, int s) {
+      // Token s's arithmetic.
+      auto step = [&](const ColumnKeys<Form, T, KPT, CPL>& x, int s) {
 #pragma unroll
-      for (int m = 0; m < CPL; ++m) {
-        float sa = 0, out;
-        if constexpr (Form::value.low_rank) sa = lane.sum_over_key_groups(dot(x.a, S[m]));
-        if constexpr (Form::value.output_before_update)
-          out = dot(x.q, S[m]);  // o_t reads S_{t-1}, + the bonus
+        for (int m = 0; m < CPL; ++m) {
+          float sa = 0, out;
+          if constexpr (Form::value.low_rank)
+            sa = lane.template sum_over_key_groups<decltype(key_groups)::value>(dot(x.a, S[m]));
+          if constexpr (Form::value.output_before_update)
+            out = dot(x.q, S[m]);  // o_t reads S_{t-1}, + the bonus
 #pragma unroll
-        for (int i = 0; i < KPT; ++i) {
-          float updated = fmaf(x.decay_of(i, m), S[m][i], x.k[i] * x.slice[m]);
-          if constexpr (Form::value.low_rank) updated = fmaf(x.b[i], sa, updated);
-          S[m][i] = updated;
+          for (int i = 0; i < KPT; ++i) {
+            float updated = fmaf(x.decay_of(i, m), S[m][i], x.k[i] * x.slice[m]);
+            if constexpr (Form::value.low_rank) updated = fmaf(x.b[i], sa, updated);
+            S[m][i] = updated;
+          }
+          if constexpr (!Form::value.output_before_update) out = dot(x.q, S[m]);
+          at.partials[partial_index(s, m, g)] = out;
+          if constexpr (Form::value.low_rank && kSaves)  // (sa_store is set only where checkpoints are)
+            if (sa_store && lane.active && lane.key_group == 0)
+              sa_store[first_row * g.V + s * token_stride + lane.v + m] = sa;
         }
-        if constexpr (!Form::value.output_before_update) out = dot(x.q, S[m]);
-        at.partials[partial_index(s, m, g)] = out;
-        if (Form::value.low_rank && sa_store && lane.active && lane.key_group == 0)
-          sa_store[first_row * g.V + s * token_stride + lane.v + m] = sa;
-      }
-    };
-    auto load = [&](ColumnKeys<Form, T, KPT, CPL>& x, int s) {
-      x.load(at.keys + shift + s * at.record, at.slice + shift + s * at.record, gates.decay(s),
-             at.gate + shift + s * at.record);
-    };
-    for (int part = 0; part < span.length; part += kChunk) {  // a checkpoint before every kChunk tokens
-      const int checkpoint_index = (span.t0 + part) / kChunk;
-      float* checkpoint = kSaves && (checkpoint_index & (g.checkpoint_every - 1)) == 0
-                              ? checkpoints + (std::int64_t(bh) * g.checkpoint_stride +
-                                               (checkpoint_index >> g.checkpoint_shift)) *
-                                                  g.K * g.V
-                              : nullptr;
-      // At 16 keys a lane the checkpoint leaves two keys' stores at a time, before every other token of the
-      // part, from a copy of the state: a lane's 16 or 32 stores at once (1 or 2 columns) filled the memory
-      // instruction queue (ncu: stall_lg) and held the scan (kernels/notes/fused_recurrent.md, version 27).
-      // At 8 keys or 4 (as many stores) they stay at the part's start, and one scan loop keeps the next
-      // token's loads in flight across it.
-      // (A per-value gate's transposed store takes four keys at a time: one 16-byte store a column.)
-      constexpr int kBursts = kSaves && KPT >= 16 ? KPT / (KV::per_value_gate ? 4 : 2) : 1,
-                    kBurstTokens = kChunk / kBursts;
-      static_assert(kChunk % kBursts == 0);
-      // A part with nothing to store (checkpoint_every > 1: a backward in chunk form follows) runs one loop
-      // without the state's copy (version 62; for the recurrences' forms since version 63, when gla,
-      // simple_gla and rwkv6 took that backward: before, never taken there, it made gla's
-      // fwd+bwd at D = 128 0.7-0.9% slower). Not for gsa's passes (a per-value gate), which never take it.
-      if constexpr (kBursts > 1 && !KV::per_value_gate) {
-        if (!checkpoint) {
+      };
+      auto load = [&](ColumnKeys<Form, T, KPT, CPL>& x, int s) {
+        x.load(at.keys + shift + s * at.record, at.slice + shift + s * at.record, gates.decay(s),
+               at.gate + shift + s * at.record);
+      };
+      for (int part = 0; part < span.length; part += kChunk) {  // a checkpoint before every kChunk tokens
+        const int checkpoint_index = (span.t0 + part) / kChunk;
+        float* checkpoint = kSaves && (checkpoint_index & (g.checkpoint_every - 1)) == 0
+                                ? checkpoints + (std::int64_t(bh) * g.checkpoint_stride +
+                                                 (checkpoint_index >> g.checkpoint_shift)) *
+                                                    g.K * g.V
+                                : nullptr;
+        // At 16 keys a lane the checkpoint leaves two keys' stores at a time, before every other token of the
+        // part, from a copy of the state: a lane's 16 or 32 stores at once (1 or 2 columns) filled the memory
+        // instruction queue (ncu: stall_lg) and held the scan (kernels/notes/fused_recurrent.md, version 27).
+        // At 8 keys or 4 (as many stores) they stay at the part's start, and one scan loop keeps the next
+        // token's loads in flight across it.
+        // (A per-value gate's transposed store takes four keys at a time: one 16-byte store a column.)
+        constexpr int kBursts = kSaves && KPT >= 16 ? KPT / (KV::per_value_gate ? 4 : 2) : 1,
+                      kBurstTokens = kChunk / kBursts;
+        static_assert(kChunk % kBursts == 0);
+        // A part with nothing to store (checkpoint_every > 1: a backward in chunk form follows) runs one loop
+        // without the state's copy (version 62; for the recurrences' forms since version 63, when gla,
+        // simple_gla and rwkv6 took that backward: before, never taken there, it made gla's
+        // fwd+bwd at D = 128 0.7-0.9% slower). Not for gsa's passes (a per-value gate), which never take it.
+        if constexpr (kBursts > 1 && !KV::per_value_gate) {
+          if (!checkpoint) {
+            scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(
+                max(0, min(kChunk, span.length - part)), /*reverse=*/false,
+                [&](auto& x, int s) { load(x, part + s); }, [&](const auto& x, int s) { step(x, part + s); });
+            continue;
+          }
+        }
+        float saved[CPL][KPT];
+        if constexpr (kSaves) {
+#pragma unroll
+          for (int m = 0; m < CPL; ++m)
+#pragma unroll
+            for (int i = 0; i < KPT; ++i) saved[m][i] = S[m][i];
+        }
+        for_each_constant<kBursts>([&](auto burst) {
+          if (checkpoint) {  // gsa's pass 1 saves Hk^T, for its backward on gla's kernels
+            if constexpr (kSaves && KV::per_value_gate)
+              store_state_transposed<burst.value, kBursts>(checkpoint, saved, g.K, lane);
+            else if constexpr (kSaves)
+              store_state_columns<burst.value, kBursts>(checkpoint, saved, g.V, lane);
+          }
+          const int first = part + burst.value * kBurstTokens;
           scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(
-              max(0, min(kChunk, span.length - part)), /*reverse=*/false,
-              [&](auto& x, int s) { load(x, part + s); }, [&](const auto& x, int s) { step(x, part + s); });
-          continue;
-        }
+              max(0, min(kBurstTokens, span.length - first)), /*reverse=*/false,
+              [&](auto& x, int s) { load(x, first + s); }, [&](const auto& x, int s) { step(x, first + s); });
+        });
       }
-      float saved[CPL][KPT];
-      if constexpr (kSaves) {
-#pragma unroll
-        for (int m = 0; m < CPL; ++m)
-#pragma unroll
-          for (int i = 0; i < KPT; ++i) saved[m][i] = S[m][i];
-      }
-      for_each_constant<kBursts>([&](auto burst) {
-        if (checkpoint) {  // gsa's pass 1 saves Hk^T, for its backward on gla's kernels
-          if constexpr (kSaves && KV::per_value_gate)
-            store_state_transposed<burst.value, kBursts>(checkpoint, saved, g.K, lane);
-          else if constexpr (kSaves)
-            store_state_columns<burst.value, kBursts>(checkpoint, saved, g.V, lane);
+      Out* o = reinterpret_cast<Out*>(p.o) + first_row * g.V + blockIdx.y * g.block_columns();
+      finish_column_sums(partials, span.length, g, [&](int s, int column, float sum) {
+        if constexpr (Form::value.bonus) {  // (q_t . (u o k_t)) v_t
+          const float* row = records + s * record;
+          sum = fmaf(row[ColumnRecord<Form, T>::bonus_offset(g, KPT)],
+                     row[ColumnRecord<Form, T>::slice_offset(g, KPT) + column], sum);
         }
-        const int first = part + burst.value * kBurstTokens;
-        scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(
-            max(0, min(kBurstTokens, span.length - first)), /*reverse=*/false,
-            [&](auto& x, int s) { load(x, first + s); }, [&](const auto& x, int s) { step(x, first + s); });
+        o[s * token_stride + column] = from_float<Out>(g.scale * sum);
       });
+      feed.release(index, g);
     }
-    Out* o = reinterpret_cast<Out*>(p.o) + first_row * g.V + blockIdx.y * g.block_columns();
-    finish_column_sums(partials, span.length, g, [&](int s, int column, float sum) {
-      if constexpr (Form::value.bonus) {  // (q_t . (u o k_t)) v_t
-        const float* row = records + s * record;
-        sum = fmaf(row[ColumnRecord<Form, T>::bonus_offset(g, KPT)],
-                   row[ColumnRecord<Form, T>::slice_offset(g, KPT) + column], sum);
-      }
-      o[s * token_stride + column] = from_float<Out>(g.scale * sum);
-    });
-    feed.release(index, g);
-  }
+  };
+  if constexpr (Form::value.low_rank)
+    with_key_groups(KeyGroupCounts<KPT>{}, g.KG, scan);
+  else
+    scan(std::integral_constant<int, 0>{});
   store_state_columns(p.ht + state_base, S, g.V, lane);
 }
 

@@ -15,6 +15,8 @@
 #include <cuda_runtime.h>  // __host__ __device__
 
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 namespace flabench::fused {
 
@@ -33,6 +35,26 @@ constexpr int kStages = 2;  // chunks staged (staging.cuh): one in flight while 
 __host__ __device__ constexpr int keys_per_lane(int K, std::int64_t state_elements, std::int64_t schedulers) {
   if (K > 64) return 16;
   return K >= 16 && state_elements / (32 * 8) < schedulers ? 4 : 8;
+}
+
+// The key groups (K / KPT) a head dim of 16 to 256 leaves at each KPT keys_per_lane picks: what a kernel
+// that takes KG at compile time is instantiated for (rwkv7's forward, whose per-token sum of a^T S over a
+// column's KG lanes then needs no branch per shuffle level: forward.cuh).
+template <int KPT>
+using KeyGroupCounts = std::conditional_t<
+    KPT == 4, std::integer_sequence<int, 4, 8, 16>,
+    std::conditional_t<KPT == 8, std::integer_sequence<int, 2, 4, 8>, std::integer_sequence<int, 8, 16>>>;
+
+template <int... Counts>
+__host__ __device__ constexpr bool is_one_of(std::integer_sequence<int, Counts...>, int n) {
+  return ((n == Counts) || ...);
+}
+
+// Whether KeyGroupCounts<KPT> has KG (tests/kernels/fused_layout_test.cpp checks every layout's).
+__host__ __device__ constexpr bool key_groups_instantiated(int KPT, int KG) {
+  return KPT == 4   ? is_one_of(KeyGroupCounts<4>{}, KG)
+         : KPT == 8 ? is_one_of(KeyGroupCounts<8>{}, KG)
+                    : KPT == 16 && is_one_of(KeyGroupCounts<16>{}, KG);
 }
 
 __host__ __device__ constexpr int log2_of(int n) {
