@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
       gates.advance(index);
       feed.convert(index, span.length, g, bonus, chunk);
       const int shift = Feed::offset(index, g);  // chunk index's records: shift floats from the first
-      const float* records = chunk + shift;
+      [[maybe_unused]] const float* records = chunk + shift;  // (the bonus's)
       // rows of the chunk's first token; later tokens are H rows on
       const std::int64_t first_row = token_row(b, span.t0, h, g);
       const int token_stride = g.H * g.V;
@@ -82,7 +82,8 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
       auto step = [&](const ColumnKeys<Form, T, KPT, CPL>& x, int s) {
 #pragma unroll
         for (int m = 0; m < CPL; ++m) {
-          float sa = 0, out;
+          [[maybe_unused]] float sa = 0;  // (a low-rank update's)
+          float out;
           if constexpr (Form::value.low_rank)
             sa = lane.template sum_over_key_groups<decltype(key_groups)::value>(dot(x.a, S[m]));
           if constexpr (Form::value.output_before_update)
@@ -132,7 +133,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
             continue;
           }
         }
-        float saved[CPL][KPT];
+        [[maybe_unused]] float saved[CPL][KPT];  // (a saving forward's)
         if constexpr (kSaves) {
 #pragma unroll
           for (int m = 0; m < CPL; ++m)
