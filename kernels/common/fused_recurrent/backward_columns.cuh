@@ -39,55 +39,62 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
   feed.prime();
   HeadGates<KV, T> gates(p.g, g, b, h, g.column_chunks, g.column_tokens, /*reverse=*/true);
 
-  for (int index = 0; index < g.column_chunks; ++index) {
-    feed.acquire(index, g);
-    const ChunkSpan span = chunk_span(index, g.column_chunks, g.T, true, g.column_tokens);
-    gates.advance(index);
-    feed.convert(index, span.length, g, bonus, chunk);
-    const int shift = Feed::offset(index, g);  // chunk index's records: shift floats from the first
-    const float* records = chunk + shift;
-    // rows of the chunk's first token; later tokens are H rows on
-    const std::int64_t first_row = token_row(b, span.t0, h, g);
-    const int token_stride = g.H * g.V;
+  // The scan, for a low-rank update with the count of a column's key groups known when compiling
+  // (key_groups: KG; 0 elsewhere), as the forward's (kernels/notes/fused_recurrent.md, version 66).
+  const auto scan = [&](auto key_groups) {
+    for (int index = 0; index < g.column_chunks; ++index) {
+      feed.acquire(index, g);
+      const ChunkSpan span = chunk_span(index, g.column_chunks, g.T, true, g.column_tokens);
+      gates.advance(index);
+      feed.convert(index, span.length, g, bonus, chunk);
+      const int shift = Feed::offset(index, g);  // chunk index's records: shift floats from the first
+      [[maybe_unused]] const float* records = chunk + shift;  // (the bonus's)
+      // rows of the chunk's first token; later tokens are H rows on
+      const std::int64_t first_row = token_row(b, span.t0, h, g);
+      const int token_stride = g.H * g.V;
 
-    // Token s's arithmetic (backwards in time).
-    auto step = [&](const ColumnKeys<Form, T, KPT, CPL>& x, int s) {
+      // Token s's arithmetic (backwards in time).
+      auto step = [&](const ColumnKeys<Form, T, KPT, CPL>& x, int s) {
 #pragma unroll
-      for (int m = 0; m < CPL; ++m) {
-        const float scaled_do = g.scale * x.slice[m];       // the slice is do_t here
-        if constexpr (!Form::value.output_before_update) {  // o_t = scale S_t^T q_t feeds dS_t
+        for (int m = 0; m < CPL; ++m) {
+          const float scaled_do = g.scale * x.slice[m];       // the slice is do_t here
+          if constexpr (!Form::value.output_before_update) {  // o_t = scale S_t^T q_t feeds dS_t
 #pragma unroll
-          for (int i = 0; i < KPT; ++i) dS[m][i] = fmaf(x.q[i], scaled_do, dS[m][i]);
+            for (int i = 0; i < KPT; ++i) dS[m][i] = fmaf(x.q[i], scaled_do, dS[m][i]);
+          }
+          at.partials[partial_index(s, m, g)] = dot(dS[m], x.k);  // o_t's bonus joins at the chunk's end
+          [[maybe_unused]] float dsa = 0;                         // (a low-rank update's)
+          if constexpr (Form::value.low_rank)
+            dsa = lane.template sum_over_key_groups<decltype(key_groups)::value>(dot(x.b, dS[m]));
+#pragma unroll
+          for (int i = 0; i < KPT; ++i) {  // dS <- dL/dS_{t-1}
+            float prev = x.decay[i] * dS[m][i];
+            if constexpr (Form::value.low_rank) prev = fmaf(x.a[i], dsa, prev);
+            if constexpr (Form::value.output_before_update) prev = fmaf(x.q[i], scaled_do, prev);
+            dS[m][i] = prev;
+          }
+          if constexpr (Form::value.low_rank)
+            if (lane.active && lane.key_group == 0)
+              dsa_store[first_row * g.V + s * token_stride + lane.v + m] = dsa;
         }
-        at.partials[partial_index(s, m, g)] = dot(dS[m], x.k);  // o_t's bonus joins at the chunk's end
-        float dsa = 0;
-        if constexpr (Form::value.low_rank) dsa = lane.sum_over_key_groups(dot(x.b, dS[m]));
-#pragma unroll
-        for (int i = 0; i < KPT; ++i) {  // dS <- dL/dS_{t-1}
-          float prev = x.decay[i] * dS[m][i];
-          if constexpr (Form::value.low_rank) prev = fmaf(x.a[i], dsa, prev);
-          if constexpr (Form::value.output_before_update) prev = fmaf(x.q[i], scaled_do, prev);
-          dS[m][i] = prev;
+      };
+      auto load = [&](ColumnKeys<Form, T, KPT, CPL>& x, int s) {
+        x.load(at.keys + shift + s * at.record, at.slice + shift + s * at.record, gates.decay(s));
+      };
+      scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(span.length, /*reverse=*/true, load, step);
+      T* dv = d.dv + first_row * g.V + blockIdx.y * g.block_columns();
+      finish_column_sums(partials, span.length, g, [&](int s, int column, float sum) {
+        if constexpr (Form::value.bonus) {  // o_t's bonus (q_t . (u o k_t)) v_t
+          const float* row = records + s * record;
+          sum = fmaf(row[ColumnRecord<Form, T>::bonus_offset(g, KPT)],
+                     g.scale * row[ColumnRecord<Form, T>::slice_offset(g, KPT) + column], sum);
         }
-        if (Form::value.low_rank && lane.active && lane.key_group == 0)
-          dsa_store[first_row * g.V + s * token_stride + lane.v + m] = dsa;
-      }
-    };
-    auto load = [&](ColumnKeys<Form, T, KPT, CPL>& x, int s) {
-      x.load(at.keys + shift + s * at.record, at.slice + shift + s * at.record, gates.decay(s));
-    };
-    scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(span.length, /*reverse=*/true, load, step);
-    T* dv = d.dv + first_row * g.V + blockIdx.y * g.block_columns();
-    finish_column_sums(partials, span.length, g, [&](int s, int column, float sum) {
-      if constexpr (Form::value.bonus) {  // o_t's bonus (q_t . (u o k_t)) v_t
-        const float* row = records + s * record;
-        sum = fmaf(row[ColumnRecord<Form, T>::bonus_offset(g, KPT)],
-                   g.scale * row[ColumnRecord<Form, T>::slice_offset(g, KPT) + column], sum);
-      }
-      dv[s * token_stride + column] = from_float<T>(sum);
-    });
-    feed.release(index, g);
-  }
+        dv[s * token_stride + column] = from_float<T>(sum);
+      });
+      feed.release(index, g);
+    }
+  };
+  with_key_groups<Form, KPT>(g, scan);
   if (handoff) store_state_columns(handoff + state_base, dS, g.V, lane);
 }
 

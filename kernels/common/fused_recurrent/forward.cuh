@@ -12,13 +12,6 @@
 
 namespace flabench::fused {
 
-// fn(std::integral_constant<int, KG>) for the count among `counts` that equals KG (a layout's: the
-// launch takes only layouts KeyGroupCounts covers, tests/kernels/fused_layout_test.cpp).
-template <int... Counts, class Fn>
-__device__ __forceinline__ void with_key_groups(std::integer_sequence<int, Counts...>, int KG, Fn&& fn) {
-  with_one_of<Counts...>(KG, fn);
-}
-
 // What the forward writes: the inputs' type, or fp32 for a per-value gate (gsa's logits, whose softmax
 // follows: Pointers::o then holds fp32 memory).
 template <class Form, class T>
@@ -165,10 +158,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
       feed.release(index, g);
     }
   };
-  if constexpr (Form::value.low_rank)
-    with_key_groups(KeyGroupCounts<KPT>{}, g.KG, scan);
-  else
-    scan(std::integral_constant<int, 0>{});
+  with_key_groups<Form, KPT>(g, scan);
   store_state_columns(p.ht + state_base, S, g.V, lane);
 }
 
