@@ -57,6 +57,49 @@ TEST(FusedLayout, EveryLayoutIsWhole) {
         }
 }
 
+// The column passes' lanes (column_lane_place): in every layout, each warp's active lanes hold each of its
+// columns' keys once, a column's KG lanes are `slots` apart (what sum_over_strided_lanes sums over), and a
+// lane's partial sums sit where finish_column_sums reads its column's key groups.
+TEST(FusedLayout, ColumnLanesCoverTheirColumnsOnceAndSumWhereTheyAreRead) {
+  for (int K : kHeadDims)
+    for (int V : kHeadDims)
+      for (std::int64_t heads : {1, 16, 64, 256})
+        for (int schedulers : {0, kH100Schedulers, 1 << 30}) {
+          const Geometry g = layout_of(1, heads, K, V, schedulers);
+          SCOPED_TRACE(testing::Message()
+                       << "K=" << K << " V=" << V << " heads=" << heads << " schedulers=" << schedulers);
+          const int block_column = V / g.block_columns() - 1;  // the last block of a head's columns
+          std::vector<int> held(std::size_t(g.block_columns()) * K, 0), owner(32 * g.W, -1);
+          for (int thread = 0; thread < 32 * g.W; ++thread) {
+            const ColumnLanePlace at = column_lane_place(g, thread, block_column);
+            const int warp = thread / 32, lane = thread % 32;
+            ASSERT_EQ(at.slots * g.KG, 32);
+            EXPECT_EQ(lane, at.key_group * at.slots + lane % at.slots);
+            EXPECT_EQ(at.k0, at.key_group * g.KPT);
+            EXPECT_EQ(at.v, block_column * g.block_columns() + at.column);
+            ASSERT_GE(at.place - warp * 32, 0);
+            ASSERT_LT(at.place - warp * 32, 32);
+            EXPECT_EQ(owner[at.place], -1) << "two lanes' partial sums in one place";
+            owner[at.place] = thread;
+            if (!at.active) continue;
+            EXPECT_GE(at.column, warp * g.BV);
+            EXPECT_LT(at.column + g.CPL, warp * g.BV + g.BV + 1);
+            for (int m = 0; m < g.CPL; ++m)
+              for (int i = 0; i < g.KPT; ++i) ++held[std::size_t(at.column + m) * K + at.k0 + i];
+            // the lanes of this column: this lane's slot in every key group, `slots` apart
+            for (int kg = 0; kg < g.KG; ++kg) {
+              const ColumnLanePlace other =
+                  column_lane_place(g, warp * 32 + kg * at.slots + lane % at.slots, block_column);
+              EXPECT_EQ(other.column, at.column);
+              EXPECT_EQ(other.key_group, kg);
+              // finish_column_sums reads a column slot's KG partial sums side by side
+              EXPECT_EQ(other.place, warp * 32 + lane % at.slots * g.KG + kg);
+            }
+          }
+          for (std::size_t i = 0; i < held.size(); ++i) ASSERT_EQ(held[i], 1) << "key and column " << i;
+        }
+}
+
 // The variant's shared-memory bound (shared_bytes in variant.cuh) sizes only the layouts of a GPU with no
 // schedulers and of one with endless ones: every GPU's column and row layouts must be one of those two.
 TEST(FusedLayout, EveryGpuTakesOneOfTheTwoLayoutsTheSharedMemoryBoundSizes) {

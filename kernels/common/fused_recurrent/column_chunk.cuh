@@ -117,37 +117,18 @@ __device__ void convert_column_chunk(const StagePlan& plan, const char* slot, in
   }
 }
 
-// The lanes of a column pass: lane = key group * slots + column slot within the warp (slots = 32 / KG); a
-// lane holds keys [k0, k0 + KPT) of the CPL neighbouring columns from `column`. Lanes past the warp's BV
-// columns (small V) only help stage and convert. Key groups run in the lane's high bits so that a quarter
-// warp reads few distinct pieces of a token's record: a 16-byte shared-memory read costs a warp 2
+// A lane of a column pass (column_lane_place in layout.h). Key groups run in the lane's high bits so that a
+// quarter warp reads few distinct pieces of a token's record: a 16-byte shared-memory read costs a warp 2
 // wavefronts where each quarter reads at most two, 4 where each reads eight (measured on an H200, ncu;
 // kernels/notes/fused_recurrent.md, version 64), and the key vectors' reads are most of the passes' shared
 // traffic.
-struct ColumnLane {
-  int column;     // the first of the lane's columns, within the block
-  int key_group;  // which KPT keys
-  bool active;
-  int k0, v;  // the first key, and the first column in the head
-  int slots;  // column slots a warp: a column's KG lanes are this many apart
-  int place;  // where its partial sums sit among the warp's: a column slot's KG side by side
+struct ColumnLane : ColumnLanePlace {
+  __device__ explicit ColumnLane(const Geometry& g)
+      : ColumnLanePlace(column_lane_place(g, int(threadIdx.x), int(blockIdx.y))) {}
 
-  __device__ explicit ColumnLane(const Geometry& g) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    slots = 32 / g.KG;
-    const int slot = lane % slots;
-    key_group = lane / slots;
-    active = slot * g.CPL < g.BV;
-    column = warp * g.BV + (active ? slot * g.CPL : 0);
-    k0 = key_group * g.KPT;
-    v = blockIdx.y * g.block_columns() + column;
-    place = warp * 32 + slot * g.KG + key_group;
-  }
-
-  // The sum of x over the KG lanes that share this lane's columns (the whole warp must call it).
-  __device__ float sum_over_key_groups(float x) const { return sum_over_strided_lanes(x, slots); }
-  // The same for KG known when compiling: the shuffles then run without a branch per level, so ptxas can
-  // place other work in their latency (kernels/notes/fused_recurrent.md, version 65).
+  // The sum of x over the KG lanes that share this lane's columns (the whole warp must call it), KG known
+  // when compiling: the shuffles then run without a branch per level, so ptxas can place other work in
+  // their latency (kernels/notes/fused_recurrent.md, version 65).
   template <int KG>
   __device__ float sum_over_key_groups(float x) const {
     return sum_over_strided_lanes(x, 32 / KG);

@@ -217,6 +217,35 @@ inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, st
   return g;
 }
 
+// Where the lane of a column pass sits (ColumnLane in column_chunk.cuh takes it from its thread and block):
+// lane = key group * slots + column slot within the warp (slots = 32 / KG); it holds keys [k0, k0 + KPT) of
+// the CPL neighbouring columns from `column` (within the block; v in the head). Host-safe, so
+// tests/kernels/fused_layout_test.cpp checks on the CPU that a warp's lanes cover its columns and keys once,
+// that a column's lanes are `slots` apart (the strided shuffle sum), and that `place` is where
+// finish_column_sums reads the lane's partial sums.
+struct ColumnLanePlace {
+  int column;     // the first of the lane's columns, within the block
+  int key_group;  // which KPT keys
+  bool active;    // false past the warp's BV columns (small V): such lanes only help stage and convert
+  int k0, v;      // the first key, and the first column in the head
+  int slots;      // column slots a warp: a column's KG lanes are this many apart
+  int place;      // where its partial sums sit among the warp's: a column slot's KG side by side
+};
+
+__host__ __device__ inline ColumnLanePlace column_lane_place(const Geometry& g, int thread,
+                                                             int block_column) {
+  const int lane = thread & 31, warp = thread >> 5, slots = 32 / g.KG, slot = lane % slots;
+  ColumnLanePlace at{};
+  at.slots = slots;
+  at.key_group = lane / slots;
+  at.active = slot * g.CPL < g.BV;
+  at.column = warp * g.BV + (at.active ? slot * g.CPL : 0);
+  at.k0 = at.key_group * g.KPT;
+  at.v = block_column * g.block_columns() + at.column;
+  at.place = warp * 32 + slot * g.KG + at.key_group;
+  return at;
+}
+
 // g saving every `every`-th checkpoint (a power of two), `packed` one after another (the chunk variant's
 // states, one before every chunk of every * kChunk tokens) or else in their own places.
 inline Geometry with_checkpoints_every(Geometry g, int every, bool packed) {
