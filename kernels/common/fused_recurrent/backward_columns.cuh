@@ -43,15 +43,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
   // (key_groups: KG; 0 elsewhere), as the forward's (kernels/notes/fused_recurrent.md, version 66).
   const auto scan = [&](auto key_groups) {
     for (int index = 0; index < g.column_chunks; ++index) {
-      feed.acquire(index, g);
-      const ChunkSpan span = chunk_span(index, g.column_chunks, g.T, true, g.column_tokens);
-      gates.advance(index);
-      feed.convert(index, span.length, g, bonus, chunk);
-      const int shift = Feed::offset(index, g);  // chunk index's records: shift floats from the first
-      [[maybe_unused]] const float* records = chunk + shift;  // (the bonus's)
-      // rows of the chunk's first token; later tokens are H rows on
-      const std::int64_t first_row = token_row(b, span.t0, h, g);
-      const int token_stride = g.H * g.V;
+      const ScanChunk c = feed.begin_chunk(index, g, bonus, chunk, [&] { gates.advance(index); });
 
       // Token s's arithmetic (backwards in time).
       auto step = [&](const ColumnKeys<Form, T, KPT, CPL>& x, int s) {
@@ -75,21 +67,21 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
           }
           if constexpr (Form::value.low_rank)
             if (lane.active && lane.key_group == 0)
-              dsa_store[first_row * g.V + s * token_stride + lane.v + m] = dsa;
+              dsa_store[c.first_row * g.V + s * c.token_stride + lane.v + m] = dsa;
         }
       };
       auto load = [&](ColumnKeys<Form, T, KPT, CPL>& x, int s) {
-        x.load(at.keys + shift + s * at.record, at.slice + shift + s * at.record, gates.decay(s));
+        x.load(at.keys + c.shift + s * at.record, at.slice + c.shift + s * at.record, gates.decay(s));
       };
-      scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(span.length, /*reverse=*/true, load, step);
-      T* dv = d.dv + first_row * g.V + blockIdx.y * g.block_columns();
-      finish_column_sums(partials, span.length, g, [&](int s, int column, float sum) {
+      scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(c.span.length, /*reverse=*/true, load, step);
+      T* dv = d.dv + c.first_row * g.V + blockIdx.y * g.block_columns();
+      finish_column_sums(partials, c.span.length, g, [&](int s, int column, float sum) {
         if constexpr (Form::value.bonus) {  // o_t's bonus (q_t . (u o k_t)) v_t
-          const float* row = records + s * record;
+          const float* row = c.records + s * record;
           sum = fmaf(row[ColumnRecord<Form, T>::bonus_offset(g, KPT)],
                      g.scale * row[ColumnRecord<Form, T>::slice_offset(g, KPT) + column], sum);
         }
-        dv[s * token_stride + column] = from_float<T>(sum);
+        dv[s * c.token_stride + column] = from_float<T>(sum);
       });
       feed.release(index, g);
     }

@@ -13,6 +13,17 @@
 
 namespace flabench::fused {
 
+// Where a scanning warp finds chunk `index` (ColumnFeed::begin_chunk): its tokens, its records (`shift`
+// floats from the first buffer) and the row of its first token in the tensors (a later token's row is
+// token_stride elements of values on).
+struct ScanChunk {
+  ChunkSpan span;
+  int shift;
+  const float* records;
+  std::int64_t first_row;
+  int token_stride;
+};
+
 // kConverter: whether the block has converter warps (kernels whose block converts carry no converter code).
 // The geometry comes with each call, as the kernel's parameter: a copy held here would cost the kernels
 // registers or local memory.
@@ -59,6 +70,19 @@ class ColumnFeed {
                                          threadIdx.x, blockDim.x);
       __syncthreads();
     }
+  }
+
+  // A scanning warp's start of chunk `index`: acquire(), the caller's own loads for it (`between`), convert()
+  // into `records`; then where the chunk's tokens and records are.
+  template <class Between>
+  __device__ ScanChunk begin_chunk(int index, const Geometry& g, const BonusKeys<Form>& bonus, float* records,
+                                   Between&& between) const {
+    acquire(index, g);
+    const ChunkSpan tokens = span(index, g);
+    between();
+    convert(index, tokens.length, g, bonus, records);
+    const int shift = offset(index, g);
+    return {tokens, shift, records + shift, token_row(ring_.b, tokens.t0, ring_.h, g), g.H * g.V};
   }
 
   // The scanning warps are done with chunk `index`'s records (without converters the block's next

@@ -61,15 +61,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
   // (key_groups: KG; 0 elsewhere, where nothing sums over them per token).
   const auto scan = [&](auto key_groups) {
     for (int index = 0; index < g.column_chunks; ++index) {
-      feed.acquire(index, g);
-      const ChunkSpan span = chunk_span(index, g.column_chunks, g.T, false, g.column_tokens);
-      gates.advance(index);
-      feed.convert(index, span.length, g, bonus, chunk);
-      const int shift = Feed::offset(index, g);  // chunk index's records: shift floats from the first
-      [[maybe_unused]] const float* records = chunk + shift;  // (the bonus's)
-      // rows of the chunk's first token; later tokens are H rows on
-      const std::int64_t first_row = token_row(b, span.t0, h, g);
-      const int token_stride = g.H * g.V;
+      const ScanChunk c = feed.begin_chunk(index, g, bonus, chunk, [&] { gates.advance(index); });
 
       // Token s's arithmetic.
       auto step = [&](const ColumnKeys<Form, T, KPT, CPL>& x, int s) {
@@ -91,15 +83,15 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
           at.partials[partial_index(s, m, g)] = out;
           if constexpr (Form::value.low_rank && kSaves)  // (sa_store is set only where checkpoints are)
             if (sa_store && lane.active && lane.key_group == 0)
-              sa_store[first_row * g.V + s * token_stride + lane.v + m] = sa;
+              sa_store[c.first_row * g.V + s * c.token_stride + lane.v + m] = sa;
         }
       };
       auto load = [&](ColumnKeys<Form, T, KPT, CPL>& x, int s) {
-        x.load(at.keys + shift + s * at.record, at.slice + shift + s * at.record, gates.decay(s),
-               at.gate + shift + s * at.record);
+        x.load(at.keys + c.shift + s * at.record, at.slice + c.shift + s * at.record, gates.decay(s),
+               at.gate + c.shift + s * at.record);
       };
-      for (int part = 0; part < span.length; part += kChunk) {  // a checkpoint before every kChunk tokens
-        const int checkpoint_index = (span.t0 + part) / kChunk;
+      for (int part = 0; part < c.span.length; part += kChunk) {  // a checkpoint before every kChunk tokens
+        const int checkpoint_index = (c.span.t0 + part) / kChunk;
         float* checkpoint = kSaves && (checkpoint_index & (g.checkpoint_every - 1)) == 0
                                 ? checkpoints + (std::int64_t(bh) * g.checkpoint_stride +
                                                  (checkpoint_index >> g.checkpoint_shift)) *
@@ -121,7 +113,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
         if constexpr (kBursts > 1 && !KV::per_value_gate) {
           if (!checkpoint) {
             scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(
-                max(0, min(kChunk, span.length - part)), /*reverse=*/false,
+                max(0, min(kChunk, c.span.length - part)), /*reverse=*/false,
                 [&](auto& x, int s) { load(x, part + s); }, [&](const auto& x, int s) { step(x, part + s); });
             continue;
           }
@@ -142,18 +134,18 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
           }
           const int first = part + burst.value * kBurstTokens;
           scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(
-              max(0, min(kBurstTokens, span.length - first)), /*reverse=*/false,
+              max(0, min(kBurstTokens, c.span.length - first)), /*reverse=*/false,
               [&](auto& x, int s) { load(x, first + s); }, [&](const auto& x, int s) { step(x, first + s); });
         });
       }
-      Out* o = reinterpret_cast<Out*>(p.o) + first_row * g.V + blockIdx.y * g.block_columns();
-      finish_column_sums(partials, span.length, g, [&](int s, int column, float sum) {
+      Out* o = reinterpret_cast<Out*>(p.o) + c.first_row * g.V + blockIdx.y * g.block_columns();
+      finish_column_sums(partials, c.span.length, g, [&](int s, int column, float sum) {
         if constexpr (Form::value.bonus) {  // (q_t . (u o k_t)) v_t
-          const float* row = records + s * record;
+          const float* row = c.records + s * record;
           sum = fmaf(row[ColumnRecord<Form, T>::bonus_offset(g, KPT)],
                      row[ColumnRecord<Form, T>::slice_offset(g, KPT) + column], sum);
         }
-        o[s * token_stride + column] = from_float<Out>(g.scale * sum);
+        o[s * c.token_stride + column] = from_float<Out>(g.scale * sum);
       });
       feed.release(index, g);
     }
