@@ -160,6 +160,8 @@ TEST(FusedLayout, TheBatteryReachesEveryLayoutTheH100Picks) {
   bool wide_at_16_keys = false;    // a case whose column passes take 32-token chunks at 16 keys a lane
   bool converters = false;         // ... of an op whose records leave room for converter warps there
   bool over_segments = false;      // a backward over segments (variant.cuh, run_backward_pipelined)
+  bool low_rank_converters =
+      false;  // an rwkv7 forward with converter warps (variant.cuh, forward_column_pass)
   for (const BatteryCase& c : battery_cases(product_registry(), spec)) {
     if (c.op->name == "gsa" || c.skip_reason) continue;  // gsa's fused_recurrent has its own plan
     const Problem& p = c.problem;
@@ -174,7 +176,11 @@ TEST(FusedLayout, TheBatteryReachesEveryLayoutTheH100Picks) {
     wide_at_16_keys |= wide;
     // variant.cuh adds converter warps there for every op but rwkv7 (fused_records_test.cpp: their room)
     converters |= wide && c.op->name != "rwkv7" && p.K == 128;
+    low_rank_converters |=
+        c.op->name == "rwkv7" &&
+        low_rank_forward_converters(g.KPT, g.B, g.H, g.V, g.block_columns(), kH100Schedulers);
   }
+  EXPECT_TRUE(low_rank_converters) << "no battery case runs rwkv7's forward with converter warps";
   EXPECT_TRUE(wide_at_16_keys) << "no battery case takes 32-token chunks at 16 keys a lane";
   EXPECT_TRUE(converters) << "no battery case runs the column passes' converter warps";
   for (const auto& layout :
@@ -230,6 +236,20 @@ TEST(FusedLayout, ColumnChunksAreWideOnlyAt8KeysPerLaneWithBf16Inputs) {
 // 32-token chunks at 16 keys a lane (wide_chunks_at_16_keys) only where every block has an SM of its own:
 // the D = 128 peer shapes (128 blocks) take them, B8 T2048 H32 D128 (512 blocks) and fp16 do not, nor do
 // K = 256 or the 8- and 4-key layouts (D = 64, which have their own wide chunks in bf16).
+// The low-rank forward's converter warps only at 4 keys a lane, where each block has an SM (version 69).
+TEST(FusedLayout, LowRankForwardConvertersOnlyAt4KeysWhereEachBlockHasItsSm) {
+  const auto converters = [](std::int64_t B, std::int64_t H, std::int64_t K, std::int64_t V) {
+    const Geometry g = layout_of(B, H, K, V, kH100Schedulers);
+    return low_rank_forward_converters(g.KPT, g.B, g.H, g.V, g.block_columns(), kH100Schedulers);
+  };
+  EXPECT_TRUE(converters(1, 16, 64, 64));   // 1,24576,16,64: 128 blocks, one scanning warp a scheduler
+  EXPECT_TRUE(converters(1, 2, 32, 64));    // few heads at K = 32
+  EXPECT_FALSE(converters(1, 32, 64, 64));  // 4 keys a lane, but 256 blocks: two share an SM
+  EXPECT_FALSE(converters(4, 16, 64, 64));  // 4,4096,16,64 and 8,1024,8,64: 8 keys a lane, 1.39-1.59x slower
+  EXPECT_FALSE(converters(2, 16, 128, 128));  // 16 keys a lane: 1.05-1.19x slower
+  EXPECT_FALSE(converters(1, 2, 128, 128));
+}
+
 TEST(FusedLayout, WideChunksAt16KeysOnlyWhereEachBlockHasItsSm) {
   const auto wide = [](std::int64_t B, std::int64_t H, std::int64_t K, std::int64_t V, bool bf16) {
     return make_geometry(B, 4096, H, K, V, 1.0, kChunk, kH100Schedulers, bf16).wide_chunks_pay;

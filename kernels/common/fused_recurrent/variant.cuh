@@ -48,12 +48,14 @@ struct ColumnPass {
   int threads() const { return 32 * (g.W + (converters ? kConverterWarps : 0)); }
 };
 
-// Calls fn(std::bool_constant<pass.converters>). Converter kernels are built only for what column_pass may
-// choose: wide chunks (bf16 at 16 keys a lane, layout.h), without the low-rank term (rwkv7's five key
-// vectors leave no room for a second buffer of records in 227 KiB).
-template <class Form, class T, int KPT, class Fn>
+// Calls fn(std::bool_constant<pass.converters>). Converter kernels are built only for what column_pass and
+// (kForward) forward_column_pass may choose: wide chunks (bf16 at 16 keys a lane, layout.h) without the
+// low-rank term (rwkv7's five key vectors leave no room for a second buffer of wide records in 227 KiB), and
+// the low-rank forward at 4 keys a lane.
+template <class Form, class T, int KPT, bool kForward = false, class Fn>
 void with_converter(const ColumnPass& pass, Fn&& fn) {
-  if constexpr (KPT == 16 && std::is_same_v<T, __nv_bfloat16> && !Form::value.low_rank) {
+  if constexpr ((KPT == 16 && std::is_same_v<T, __nv_bfloat16> && !Form::value.low_rank) ||
+                (kForward && Form::value.low_rank && KPT == 4)) {
     if (pass.converters) return fn(std::true_type{});
   } else if (pass.converters) {  // a block kernel launched with the converters' threads would scan past V
     throw std::logic_error("fused_recurrent: converter warps chosen for a layout built without them");
@@ -95,17 +97,30 @@ StagePlan column_plan(const Pointers<T>& p, const T* slice, const Geometry& g) {
 // warps where a second buffer of records fits too. Those blocks have an SM each, so the block's own
 // conversion would stall the SM's only scan.
 template <class Form, class T>
+bool column_pass_fits(const Geometry& g, bool converters) {
+  const std::size_t needed =
+      column_shared_bytes<Form, T>(column_plan<Form, T>(Pointers<T>{}, nullptr, g), g, converters);
+  return needed <= std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+}
+template <class Form, class T>
 ColumnPass column_pass(const Geometry& g) {
   if (!g.wide_chunks_pay) return {g};
-  const auto fits = [](const Geometry& candidate, bool converters) {
-    const std::size_t needed = column_shared_bytes<Form, T>(
-        column_plan<Form, T>(Pointers<T>{}, nullptr, candidate), candidate, converters);
-    return needed <= std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
-  };
   const Geometry wide = with_wide_column_chunks(g);
-  if (!fits(wide, false)) return {g};
+  if (!column_pass_fits<Form, T>(wide, false)) return {g};
   if constexpr (Form::value.low_rank) return {wide};  // with_converter builds no converter kernels for it
-  return {wide, fits(wide, true)};
+  return {wide, column_pass_fits<Form, T>(wide, true)};
+}
+// The forward's launch: column_pass's, and for the low-rank form converter warps where
+// low_rank_forward_converters says (layout.h) and they fit.
+template <class Form, class T>
+ColumnPass forward_column_pass(const Geometry& g) {
+  ColumnPass pass = column_pass<Form, T>(g);
+  if constexpr (Form::value.low_rank) {
+    const int schedulers = 4 * current_device_attribute(cudaDevAttrMultiProcessorCount);
+    pass.converters = low_rank_forward_converters(g.KPT, g.B, g.H, g.V, g.block_columns(), schedulers) &&
+                      column_pass_fits<Form, T>(pass.g, true);
+  }
+  return pass;
 }
 
 // The key-side vectors' rows of the block, then v, do (and a^T S, dS^T b) over all V.
@@ -182,7 +197,7 @@ __global__ void sum_key_terms_kernel(const float* terms, const T* g, T* dg, std:
 template <class Form, class T>
 void launch_forward(const Pointers<T>& pointers, const Geometry& layout, float* checkpoints, float* sa,
                     cudaStream_t stream) {
-  const ColumnPass pass = column_pass<Form, T>(layout);
+  const ColumnPass pass = forward_column_pass<Form, T>(layout);
   const Geometry& g = pass.g;
   const StagePlan plan = column_plan<Form, T>(pointers, pointers.v, g);
   const std::size_t shared = column_shared_bytes<Form, T>(plan, g, pass.converters);
@@ -193,7 +208,7 @@ void launch_forward(const Pointers<T>& pointers, const Geometry& layout, float* 
                                                                                            checkpoints, sa);
     };
     constexpr int KPT = decltype(keys)::value, CPL = decltype(columns)::value;
-    with_converter<Form, T, KPT>(pass, [&](auto converter) {
+    with_converter<Form, T, KPT, /*kForward=*/true>(pass, [&](auto converter) {
       constexpr bool kConverter = decltype(converter)::value;
       if (checkpoints)
         launch(fused_recurrent_fwd_kernel<Form, T, KPT, CPL, true, kConverter>);
