@@ -24,6 +24,16 @@ __host__ __device__ __forceinline__ void with_one_of(int value, Fn&& fn) {
    ...);
 }
 
+// The same with the values as a sequence type (a layout's list of the counts it may pick).
+#ifdef __CUDACC__
+#pragma nv_exec_check_disable
+#endif
+template <int... Values, class Fn>
+__host__ __device__ __forceinline__ void with_one_of(std::integer_sequence<int, Values...>, int value,
+                                                     Fn&& fn) {
+  with_one_of<Values...>(value, fn);
+}
+
 // fn(std::integral_constant<int, I>) for each I of the sequence, in order.
 #ifdef __CUDACC__
 #pragma nv_exec_check_disable

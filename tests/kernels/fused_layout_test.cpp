@@ -156,12 +156,11 @@ TEST(FusedLayout, ThePeerShapesGetTheLayoutsMeasuredBest) {
 TEST(FusedLayout, TheBatteryReachesEveryLayoutTheH100Picks) {
   const BatterySpec spec{"fused_recurrent", Backend::cuda, {227 * 1024, 90}, true};
   std::set<std::tuple<int, int, int>> reached;
-  std::set<bool> backward_passes;  // side by side or one after the other, for the ops that may do either
-  bool wide_at_16_keys = false;    // a case whose column passes take 32-token chunks at 16 keys a lane
-  bool converters = false;         // ... of an op whose records leave room for converter warps there
-  bool over_segments = false;      // a backward over segments (variant.cuh, run_backward_pipelined)
-  bool low_rank_converters =
-      false;  // an rwkv7 forward with converter warps (variant.cuh, forward_column_pass)
+  std::set<bool> backward_passes;    // side by side or one after the other, for the ops that may do either
+  bool wide_at_16_keys = false;      // a case whose column passes take 32-token chunks at 16 keys a lane
+  bool converters = false;           // ... of an op whose records leave room for converter warps there
+  bool over_segments = false;        // a backward over segments (variant.cuh, run_backward_pipelined)
+  bool low_rank_converters = false;  // an rwkv7 forward with converter warps (forward_column_pass)
   for (const BatteryCase& c : battery_cases(product_registry(), spec)) {
     if (c.op->name == "gsa" || c.skip_reason) continue;  // gsa's fused_recurrent has its own plan
     const Problem& p = c.problem;
@@ -233,9 +232,6 @@ TEST(FusedLayout, ColumnChunksAreWideOnlyAt8KeysPerLaneWithBf16Inputs) {
   EXPECT_EQ(make_geometry(8, 1024, 8, 64, 64, 1.0, kChunk, kH100Schedulers, true).column_tokens, kWideChunk);
 }
 
-// 32-token chunks at 16 keys a lane (wide_chunks_at_16_keys) only where every block has an SM of its own:
-// the D = 128 peer shapes (128 blocks) take them, B8 T2048 H32 D128 (512 blocks) and fp16 do not, nor do
-// K = 256 or the 8- and 4-key layouts (D = 64, which have their own wide chunks in bf16).
 // The low-rank forward's converter warps only at 4 keys a lane, where each block has an SM (version 69).
 TEST(FusedLayout, LowRankForwardConvertersOnlyAt4KeysWhereEachBlockHasItsSm) {
   const auto converters = [](std::int64_t B, std::int64_t H, std::int64_t K, std::int64_t V) {
@@ -250,6 +246,9 @@ TEST(FusedLayout, LowRankForwardConvertersOnlyAt4KeysWhereEachBlockHasItsSm) {
   EXPECT_FALSE(converters(1, 2, 128, 128));
 }
 
+// 32-token chunks at 16 keys a lane (wide_chunks_at_16_keys) only where every block has an SM of its own:
+// the D = 128 peer shapes (128 blocks) take them, B8 T2048 H32 D128 (512 blocks) and fp16 do not, nor do
+// K = 256 or the 8- and 4-key layouts (D = 64, which have their own wide chunks in bf16).
 TEST(FusedLayout, WideChunksAt16KeysOnlyWhereEachBlockHasItsSm) {
   const auto wide = [](std::int64_t B, std::int64_t H, std::int64_t K, std::int64_t V, bool bf16) {
     return make_geometry(B, 4096, H, K, V, 1.0, kChunk, kH100Schedulers, bf16).wide_chunks_pay;

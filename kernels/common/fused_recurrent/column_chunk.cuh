@@ -5,7 +5,6 @@
 #pragma once
 
 #include <type_traits>
-#include <utility>
 
 #include "kernels/common/constant_dispatch.h"
 #include "kernels/common/fused_recurrent/geometry.cuh"
@@ -135,18 +134,13 @@ struct ColumnLane : ColumnLanePlace {
   }
 };
 
-template <int... Counts, class Fn>
-__device__ __forceinline__ void with_one_of_counts(std::integer_sequence<int, Counts...>, int KG, Fn&& fn) {
-  with_one_of<Counts...>(KG, fn);
-}
-
 // scan(std::integral_constant<int, KG>) with the layout's key-group count for a low-rank form, whose passes
 // sum over a column's key groups every token (ColumnLane::sum_over_key_groups<KG>); scan(0) for the others.
 // The launch takes only layouts KeyGroupCounts covers (tests/kernels/fused_layout_test.cpp).
 template <class Form, int KPT, class Scan>
 __device__ __forceinline__ void with_key_groups(const Geometry& g, Scan&& scan) {
   if constexpr (Form::value.low_rank)
-    with_one_of_counts(KeyGroupCounts<KPT>{}, g.KG, scan);
+    with_one_of(KeyGroupCounts<KPT>{}, g.KG, scan);
   else
     scan(std::integral_constant<int, 0>{});
 }

@@ -116,6 +116,13 @@ __host__ __device__ constexpr int column_chunk_tokens(int KPT, bool bf16_inputs)
   return KPT == 8 && bf16_inputs ? kWideChunk : kChunk;
 }
 
+// Whether a column pass's blocks (B * H * V / block_columns of them) are no more than the SMs (`schedulers` /
+// 4): then each block has an SM to itself.
+__host__ __device__ constexpr bool each_block_has_an_sm(int B, int H, int V, int block_columns,
+                                                        std::int64_t schedulers) {
+  return std::int64_t(B) * H * (V / block_columns) <= schedulers / 4;
+}
+
 // Whether the column passes may stage 32 tokens a chunk at 16 keys a lane too (bf16, K <= 128): where their
 // blocks are no more than the SMs (`schedulers` / 4), one block an SM, so the wider chunk's shared memory
 // costs no resident block and each chunk's fixed work (staging, conversion, barrier, sums) serves twice the
@@ -126,7 +133,7 @@ __host__ __device__ constexpr int column_chunk_tokens(int KPT, bool bf16_inputs)
 __host__ __device__ constexpr bool wide_chunks_at_16_keys(int B, int H, int K, int V, int KPT,
                                                           int block_columns, bool bf16_inputs,
                                                           std::int64_t schedulers) {
-  return KPT == 16 && bf16_inputs && K <= 128 && std::int64_t(B) * H * (V / block_columns) <= schedulers / 4;
+  return KPT == 16 && bf16_inputs && K <= 128 && each_block_has_an_sm(B, H, V, block_columns, schedulers);
 }
 
 // Whether the low-rank forward (rwkv7's) takes converter warps beside its scanning ones (column_feed.cuh): at
@@ -140,7 +147,7 @@ __host__ __device__ constexpr bool wide_chunks_at_16_keys(int B, int H, int K, i
 // (variant.cuh, column_pass).
 __host__ __device__ constexpr bool low_rank_forward_converters(int KPT, int B, int H, int V,
                                                                int block_columns, std::int64_t schedulers) {
-  return KPT == 4 && std::int64_t(B) * H * (V / block_columns) <= schedulers / 4;
+  return KPT == 4 && each_block_has_an_sm(B, H, V, block_columns, schedulers);
 }
 
 // The largest power of two <= limit that divides n.

@@ -92,16 +92,18 @@ StagePlan column_plan(const Pointers<T>& p, const T* slice, const Geometry& g) {
   return plan;
 }
 
-// The column passes' launch (the saving forward's and the backward's alike): g, with 32-token chunks where
-// they pay (Geometry::wide_chunks_pay) and the device's shared memory holds them, and there with converter
-// warps where a second buffer of records fits too. Those blocks have an SM each, so the block's own
-// conversion would stall the SM's only scan.
+// Whether the device's shared memory holds a column pass at g (with converter warps or without).
 template <class Form, class T>
 bool column_pass_fits(const Geometry& g, bool converters) {
   const std::size_t needed =
       column_shared_bytes<Form, T>(column_plan<Form, T>(Pointers<T>{}, nullptr, g), g, converters);
   return needed <= std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
 }
+
+// The column passes' launch (the saving forward's and the backward's alike): g, with 32-token chunks where
+// they pay (Geometry::wide_chunks_pay) and the device's shared memory holds them, and there with converter
+// warps where a second buffer of records fits too. Those blocks have an SM each, so the block's own
+// conversion would stall the SM's only scan.
 template <class Form, class T>
 ColumnPass column_pass(const Geometry& g) {
   if (!g.wide_chunks_pay) return {g};
@@ -110,6 +112,7 @@ ColumnPass column_pass(const Geometry& g) {
   if constexpr (Form::value.low_rank) return {wide};  // with_converter builds no converter kernels for it
   return {wide, column_pass_fits<Form, T>(wide, true)};
 }
+
 // The forward's launch: column_pass's, and for the low-rank form converter warps where
 // low_rank_forward_converters says (layout.h) and they fit.
 template <class Form, class T>
