@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -156,11 +157,11 @@ TEST(FusedLayout, ThePeerShapesGetTheLayoutsMeasuredBest) {
 TEST(FusedLayout, TheBatteryReachesEveryLayoutTheH100Picks) {
   const BatterySpec spec{"fused_recurrent", Backend::cuda, {227 * 1024, 90}, true};
   std::set<std::tuple<int, int, int>> reached;
-  std::set<bool> backward_passes;    // side by side or one after the other, for the ops that may do either
-  bool wide_at_16_keys = false;      // a case whose column passes take 32-token chunks at 16 keys a lane
-  bool converters = false;           // ... of an op whose records leave room for converter warps there
-  bool over_segments = false;        // a backward over segments (variant.cuh, run_backward_pipelined)
-  bool low_rank_converters = false;  // an rwkv7 forward with converter warps (forward_column_pass)
+  std::set<bool> backward_passes;  // side by side or one after the other, for the ops that may do either
+  bool wide_at_16_keys = false;    // a case whose column passes take 32-token chunks at 16 keys a lane
+  bool converters = false;         // ... of an op whose records leave room for converter warps there
+  bool over_segments = false;      // a backward over segments (variant.cuh, run_backward_pipelined)
+  std::set<std::string> forward_converters_ops;  // ops whose forward takes converter warps at 4 keys a lane
   for (const BatteryCase& c : battery_cases(product_registry(), spec)) {
     if (c.op->name == "gsa" || c.skip_reason) continue;  // gsa's fused_recurrent has its own plan
     const Problem& p = c.problem;
@@ -175,11 +176,12 @@ TEST(FusedLayout, TheBatteryReachesEveryLayoutTheH100Picks) {
     wide_at_16_keys |= wide;
     // variant.cuh adds converter warps there for every op but rwkv7 (fused_records_test.cpp: their room)
     converters |= wide && c.op->name != "rwkv7" && p.K == 128;
-    low_rank_converters |=
-        c.op->name == "rwkv7" &&
-        low_rank_forward_converters(g.KPT, g.B, g.H, g.V, g.block_columns(), kH100Schedulers);
+    if (forward_converters(g.KPT, g.B, g.H, g.V, g.block_columns(), kH100Schedulers))
+      forward_converters_ops.insert(c.op->name);
   }
-  EXPECT_TRUE(low_rank_converters) << "no battery case runs rwkv7's forward with converter warps";
+  for (const char* op : {"rwkv7", "gla", "rwkv6", "simple_gla"})
+    EXPECT_TRUE(forward_converters_ops.count(op))
+        << "no battery case runs " << op << "'s forward with converters";
   EXPECT_TRUE(wide_at_16_keys) << "no battery case takes 32-token chunks at 16 keys a lane";
   EXPECT_TRUE(converters) << "no battery case runs the column passes' converter warps";
   for (const auto& layout :
@@ -232,11 +234,11 @@ TEST(FusedLayout, ColumnChunksAreWideOnlyAt8KeysPerLaneWithBf16Inputs) {
   EXPECT_EQ(make_geometry(8, 1024, 8, 64, 64, 1.0, kChunk, kH100Schedulers, true).column_tokens, kWideChunk);
 }
 
-// The low-rank forward's converter warps only at 4 keys a lane, where each block has an SM (version 69).
-TEST(FusedLayout, LowRankForwardConvertersOnlyAt4KeysWhereEachBlockHasItsSm) {
+// A forward's converter warps at 4 keys a lane only where each block has an SM (versions 69 and 70).
+TEST(FusedLayout, ForwardConvertersAt4KeysOnlyWhereEachBlockHasItsSm) {
   const auto converters = [](std::int64_t B, std::int64_t H, std::int64_t K, std::int64_t V) {
     const Geometry g = layout_of(B, H, K, V, kH100Schedulers);
-    return low_rank_forward_converters(g.KPT, g.B, g.H, g.V, g.block_columns(), kH100Schedulers);
+    return forward_converters(g.KPT, g.B, g.H, g.V, g.block_columns(), kH100Schedulers);
   };
   EXPECT_TRUE(converters(1, 16, 64, 64));   // 1,24576,16,64: 128 blocks, one scanning warp a scheduler
   EXPECT_TRUE(converters(1, 2, 32, 64));    // few heads at K = 32

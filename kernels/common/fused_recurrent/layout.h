@@ -136,17 +136,17 @@ __host__ __device__ constexpr bool wide_chunks_at_16_keys(int B, int H, int K, i
   return KPT == 16 && bf16_inputs && K <= 128 && each_block_has_an_sm(B, H, V, block_columns, schedulers);
 }
 
-// Whether the low-rank forward (rwkv7's) takes converter warps beside its scanning ones (column_feed.cuh): at
-// 4 keys a lane, where each block has an SM to itself. There a scheduler holds one scanning warp,
-// latency-bound (an instruction every 4.8 cycles), and the block's own conversion of each chunk, between
-// barriers, was a quarter of the forward's instructions and stall samples (ncu, 1,24576,16,64): converter
-// warps took it off the scan, 0.85-0.86x in every dtype. Where blocks share an SM (8 keys a lane:
-// 8,1024,8,64, 4,4096,16,64) the converters' registers cost the second block, 1.39-1.59x slower; at 16 keys
-// (fp16's and fp32's 16-token chunks) 1.05-1.19x slower, the scan there bound by issue and shared memory
-// (kernels/notes/fused_recurrent.md, version 69). The other forms take converters only with wide chunks
-// (variant.cuh, column_pass).
-__host__ __device__ constexpr bool low_rank_forward_converters(int KPT, int B, int H, int V,
-                                                               int block_columns, std::int64_t schedulers) {
+// Whether a forward takes converter warps beside its scanning ones (column_feed.cuh) at 4 keys a lane: where
+// each block has an SM to itself (and no other kernel runs beside: variant.cuh, forward_column_pass). There a
+// scheduler holds one scanning warp, latency-bound (rwkv7: an instruction every 4.8 cycles), and the block's
+// own conversion of each chunk, between barriers, was a quarter of rwkv7's instructions and stall samples
+// (ncu, 1,24576,16,64): converter warps took it off the scan, 0.85-0.86x in every dtype. Where blocks share
+// an SM (8 keys a lane: 8,1024,8,64, 4,4096,16,64) the converters' registers cost the second
+// block, 1.39-1.59x slower; at 16 keys with 16-token chunks 1.05-1.19x slower, the scan there bound by issue
+// and shared memory (kernels/notes/fused_recurrent.md, versions 69 and 70). At 16 keys with wide chunks the
+// forms without the low-rank term take converters too (variant.cuh, column_pass).
+__host__ __device__ constexpr bool forward_converters(int KPT, int B, int H, int V, int block_columns,
+                                                      std::int64_t schedulers) {
   return KPT == 4 && each_block_has_an_sm(B, H, V, block_columns, schedulers);
 }
 

@@ -51,11 +51,11 @@ struct ColumnPass {
 // Calls fn(std::bool_constant<pass.converters>). Converter kernels are built only for what column_pass and
 // (kForward) forward_column_pass may choose: wide chunks (bf16 at 16 keys a lane, layout.h) without the
 // low-rank term (rwkv7's five key vectors leave no room for a second buffer of wide records in 227 KiB), and
-// the low-rank forward at 4 keys a lane.
+// a forward at 4 keys a lane.
 template <class Form, class T, int KPT, bool kForward = false, class Fn>
 void with_converter(const ColumnPass& pass, Fn&& fn) {
   if constexpr ((KPT == 16 && std::is_same_v<T, __nv_bfloat16> && !Form::value.low_rank) ||
-                (kForward && Form::value.low_rank && KPT == 4)) {
+                (kForward && KPT == 4)) {
     if (pass.converters) return fn(std::true_type{});
   } else if (pass.converters) {  // a block kernel launched with the converters' threads would scan past V
     throw std::logic_error("fused_recurrent: converter warps chosen for a layout built without them");
@@ -113,16 +113,14 @@ ColumnPass column_pass(const Geometry& g) {
   return {wide, column_pass_fits<Form, T>(wide, true)};
 }
 
-// The forward's launch: column_pass's, and for the low-rank form converter warps where
-// low_rank_forward_converters says (layout.h) and they fit.
+// The forward's launch: column_pass's, and converter warps where forward_converters says (layout.h) and they
+// fit, unless the forward runs `beside` another kernel (gsa's two passes), whose blocks then share the SMs.
 template <class Form, class T>
-ColumnPass forward_column_pass(const Geometry& g) {
+ColumnPass forward_column_pass(const Geometry& g, bool beside) {
   ColumnPass pass = column_pass<Form, T>(g);
-  if constexpr (Form::value.low_rank) {
-    const int schedulers = 4 * current_device_attribute(cudaDevAttrMultiProcessorCount);
-    pass.converters = low_rank_forward_converters(g.KPT, g.B, g.H, g.V, g.block_columns(), schedulers) &&
-                      column_pass_fits<Form, T>(pass.g, true);
-  }
+  const int schedulers = 4 * current_device_attribute(cudaDevAttrMultiProcessorCount);
+  if (!beside && forward_converters(g.KPT, g.B, g.H, g.V, g.block_columns(), schedulers))
+    pass.converters = column_pass_fits<Form, T>(pass.g, true);
   return pass;
 }
 
@@ -199,8 +197,8 @@ __global__ void sum_key_terms_kernel(const float* terms, const T* g, T* dg, std:
 // `sa` where they are not null (a backward follows).
 template <class Form, class T>
 void launch_forward(const Pointers<T>& pointers, const Geometry& layout, float* checkpoints, float* sa,
-                    cudaStream_t stream) {
-  const ColumnPass pass = forward_column_pass<Form, T>(layout);
+                    cudaStream_t stream, bool beside = false) {
+  const ColumnPass pass = forward_column_pass<Form, T>(layout, beside);
   const Geometry& g = pass.g;
   const StagePlan plan = column_plan<Form, T>(pointers, pointers.v, g);
   const std::size_t shared = column_shared_bytes<Form, T>(plan, g, pass.converters);
