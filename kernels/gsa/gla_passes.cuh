@@ -107,7 +107,7 @@ void run_passes(const Problem& p, const gsa::Pointers<T>& in, float* logits, T* 
                        reinterpret_cast<T*>(logits + row * p.M), hkt);
   fused::launch_forward<KeysForm, T>(keys, segment_geometry(first_pass(part), p.T, saves.plan),
                                      segment_checkpoints(saves.keys, t0, p.K * p.M, saves.plan), nullptr,
-                                     keys_stream, /*beside=*/true);
+                                     keys_stream);
   if (handoff) handoff->hand_over();
   const std::int64_t rows = part.B * part.T * part.H;
   softmax_kernel<T><<<unsigned((rows * (p.M / 8) + 255) / 256), 256, 0, values_stream>>>(
@@ -118,7 +118,7 @@ void run_passes(const Problem& p, const gsa::Pointers<T>& in, float* logits, T* 
       weights + row * p.M, in.s + row * p.M, in.v + row * p.V, in.f + row * p.M, hv0, in.o + row * p.V, hvt);
   fused::launch_forward<GlaForm, T>(values, segment_geometry(second_pass(part), p.T, saves.plan),
                                     segment_checkpoints(saves.values, t0, p.M * p.V, saves.plan), nullptr,
-                                    values_stream, /*beside=*/true);
+                                    values_stream);
 }
 
 // The forward: `logits` (fp32) and `weights` (T) hold [B, T, H, M] each, kept for the backward where one

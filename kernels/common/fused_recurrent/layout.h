@@ -137,14 +137,15 @@ __host__ __device__ constexpr bool wide_chunks_at_16_keys(int B, int H, int K, i
 }
 
 // Whether a forward takes converter warps beside its scanning ones (column_feed.cuh) at 4 keys a lane: where
-// each block has an SM to itself (and no other kernel runs beside: variant.cuh, forward_column_pass). There a
-// scheduler holds one scanning warp, latency-bound (rwkv7: an instruction every 4.8 cycles), and the block's
-// own conversion of each chunk, between barriers, was a quarter of rwkv7's instructions and stall samples
-// (ncu, 1,24576,16,64): converter warps took it off the scan, 0.85-0.86x in every dtype. Where blocks share
-// an SM (8 keys a lane: 8,1024,8,64, 4,4096,16,64) the converters' registers cost the second
-// block, 1.39-1.59x slower; at 16 keys with 16-token chunks 1.05-1.19x slower, the scan there bound by issue
-// and shared memory (kernels/notes/fused_recurrent.md, versions 69 and 70). At 16 keys with wide chunks the
-// forms without the low-rank term take converters too (variant.cuh, column_pass).
+// each block has an SM to itself. There a scheduler holds one scanning warp, latency-bound (rwkv7: an
+// instruction every 4.8 cycles), and the block's own conversion of each chunk, between barriers, was a
+// quarter of rwkv7's instructions and stall samples (ncu, 1,24576,16,64). Converter warps took it off the
+// scan there: rwkv7 0.85-0.86x in every dtype, gla and rwkv6 0.71-0.77x, simple_gla 0.94-0.95x, gsa's bf16
+// forward (its two passes side by side) 0.87x. Where blocks share an SM (8 keys a lane: 8,1024,8,64,
+// 4,4096,16,64) the converters' registers cost rwkv7 the second block, 1.39-1.59x slower; at 16 keys with
+// 16-token chunks 1.05-1.19x slower, the scan there bound by issue and shared memory
+// (kernels/notes/fused_recurrent.md, versions 69 and 70). At 16 keys with wide chunks the forms without the
+// low-rank term take converters too (variant.cuh, column_pass).
 __host__ __device__ constexpr bool forward_converters(int KPT, int B, int H, int V, int block_columns,
                                                       std::int64_t schedulers) {
   return KPT == 4 && each_block_has_an_sm(B, H, V, block_columns, schedulers);

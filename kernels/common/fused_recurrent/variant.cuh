@@ -113,13 +113,13 @@ ColumnPass column_pass(const Geometry& g) {
   return {wide, column_pass_fits<Form, T>(wide, true)};
 }
 
-// The forward's launch: column_pass's, and converter warps where forward_converters says (layout.h) and they
-// fit, unless the forward runs `beside` another kernel (gsa's two passes), whose blocks then share the SMs.
+// The forward's launch: column_pass's, with converter warps where forward_converters (layout.h) says and
+// they fit.
 template <class Form, class T>
-ColumnPass forward_column_pass(const Geometry& g, bool beside) {
+ColumnPass forward_column_pass(const Geometry& g) {
   ColumnPass pass = column_pass<Form, T>(g);
   const int schedulers = 4 * current_device_attribute(cudaDevAttrMultiProcessorCount);
-  if (!beside && forward_converters(g.KPT, g.B, g.H, g.V, g.block_columns(), schedulers))
+  if (forward_converters(g.KPT, g.B, g.H, g.V, g.block_columns(), schedulers))
     pass.converters = column_pass_fits<Form, T>(pass.g, true);
   return pass;
 }
@@ -197,8 +197,8 @@ __global__ void sum_key_terms_kernel(const float* terms, const T* g, T* dg, std:
 // `sa` where they are not null (a backward follows).
 template <class Form, class T>
 void launch_forward(const Pointers<T>& pointers, const Geometry& layout, float* checkpoints, float* sa,
-                    cudaStream_t stream, bool beside = false) {
-  const ColumnPass pass = forward_column_pass<Form, T>(layout, beside);
+                    cudaStream_t stream) {
+  const ColumnPass pass = forward_column_pass<Form, T>(layout);
   const Geometry& g = pass.g;
   const StagePlan plan = column_plan<Form, T>(pointers, pointers.v, g);
   const std::size_t shared = column_shared_bytes<Form, T>(plan, g, pass.converters);
