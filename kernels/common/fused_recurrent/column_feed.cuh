@@ -1,11 +1,13 @@
 // How a column pass's warps get each chunk's converted records (column_chunk.cuh), in one of two ways:
 // - by the block: every thread stages and converts chunk i, then all of them scan it (a barrier on each
 // side);
-// - by kConverterWarps warps of their own beside the W scanning warps (ColumnPass::converters): they convert
-//   chunk i + 1 into the second of two record buffers while the scan reads chunk i, and stage chunk i + 2, so
-//   the conversion (12% of the D = 128 forward's instructions, 19% of its stall samples when the block did
-//   it) leaves the scan's path. Named barriers hand a buffer over: `full` when the converters have filled it,
-//   `empty` when the scanning warps are done with it (kernels/notes/fused_recurrent.md, version 50).
+// - by kConverterWarps warps of their own beside the W scanning warps (ColumnPass::converters: wide chunks at
+//   16 keys a lane, and forwards at 4 keys a lane; variant.cuh): they convert chunk i + 1 into the second of
+//   two record buffers while the scan reads chunk i, and stage chunk i + 2, so the conversion (12% of the
+//   D = 128 forward's instructions, 19% of its stall samples when the block did it; 23% and 24% of rwkv7's
+//   forward at 1,24576,16,64) leaves the scan's path. Named barriers hand a buffer over: `full` when the
+//   converters have filled it, `empty` when the scanning warps are done with it
+//   (kernels/notes/fused_recurrent.md, versions 50 and 69).
 #pragma once
 
 #include "kernels/common/fused_recurrent/column_chunk.cuh"
