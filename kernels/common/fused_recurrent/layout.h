@@ -142,8 +142,9 @@ __host__ __device__ constexpr bool wide_chunks_at_16_keys(int B, int H, int K, i
 // quarter of rwkv7's instructions and stall samples (ncu, 1,24576,16,64). Converter warps took it off the
 // scan there: rwkv7 0.85-0.86x in every dtype, gla and rwkv6 0.71-0.77x, simple_gla 0.94-0.95x, gsa's bf16
 // forward (its two passes side by side) 0.87x. Where blocks share an SM (8 keys a lane: 8,1024,8,64,
-// 4,4096,16,64) the converters' registers cost rwkv7 the second block, 1.39-1.59x slower; at 16 keys with
-// 16-token chunks 1.05-1.19x slower, the scan there bound by issue and shared memory
+// 4,4096,16,64) the converters' registers cost rwkv7 the second block, 1.39-1.59x slower (and with 8
+// warps a block, one an SM, rwkv7 1.01x, simple_gla 1.06x; gla 0.91x and rwkv6 0.86x, not kept: version
+// 71); at 16 keys with 16-token chunks 1.05-1.19x slower, the scan there bound by issue and shared memory
 // (kernels/notes/fused_recurrent.md, versions 69 and 70). At 16 keys with wide chunks the forms without the
 // low-rank term take converters too (variant.cuh, column_pass).
 __host__ __device__ constexpr bool forward_converters(int KPT, int B, int H, int V, int block_columns,

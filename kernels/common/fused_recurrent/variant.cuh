@@ -50,8 +50,9 @@ struct ColumnPass {
 
 // Calls fn(std::bool_constant<pass.converters>). Converter kernels are built only for what column_pass and
 // (kForward) forward_column_pass may choose: wide chunks (bf16 at 16 keys a lane, layout.h) without the
-// low-rank term (rwkv7's five key vectors leave no room for a second buffer of wide records in 227 KiB), and
-// a forward at 4 keys a lane.
+// low-rank term (rwkv7's five key vectors leave no room for a second buffer of wide records in 227 KiB; with
+// a one-slot staging ring that made room its forward was 1.17x slower, version 72), and a forward at 4 keys
+// a lane.
 template <class Form, class T, int KPT, bool kForward = false, class Fn>
 void with_converter(const ColumnPass& pass, Fn&& fn) {
   if constexpr ((KPT == 16 && std::is_same_v<T, __nv_bfloat16> && !Form::value.low_rank) ||
