@@ -34,9 +34,6 @@ std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimit
                   chunk::value_grads_shared_bytes(chunk::value_grads_scores(false, p.chunk_size, int(p.M)),
                                                   p.chunk_size, int(p.M), input_bytes),
                   chunk::key_grads_shared_bytes(p.chunk_size, input_bytes)});
-    // fp16's dq pass runs in fp32 (chunk_backward.cuh, query_grads_in_fp32)
-    if (p.dtype == DType::fp16)
-      bytes = std::max(bytes, chunk::output_shared_bytes(p.chunk_size, int(p.M), 64, sizeof(float)));
   }
   if (bytes > device.shared_memory_per_block)
     return format(

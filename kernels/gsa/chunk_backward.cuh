@@ -27,12 +27,6 @@ __global__ void add_into_kernel(T* to, const T* from, std::int64_t count) {
     to[idx] = from_float<T>(to_float(to[idx]) + to_float(from[idx]));
 }
 
-// to = from in another dtype (a sum of one part).
-template <class In, class Out>
-void convert(const In* from, Out* to, std::int64_t count, cudaStream_t stream) {
-  sum_parts(from, to, 1, 1, count, stream);
-}
-
 // One of gsa's passes as GLA's chunk backward: queries q and their output gradient do (HQ heads), keys s and
 // `values` (H heads, `width` wide), gates f, the forward's states before every chunk [B*H, chunks, M, width]
 // and the final state's incoming gradient [B*H, M, width]; the gradients of the keys, values, gates and
@@ -106,23 +100,6 @@ void run_pass(const GlaPass<T>& pass, const PassScratch& scratch, const gsa::Poi
   }
 }
 
-// dq_i = Hk_i dz_i for fp16 inputs: GLA's output pass in fp32 over fp32 copies of s, k, f and dz, so that
-// a dz among fp16's subnormals (a small loss) keeps its bits (chunk_logits.cuh, balance_row).
-inline void query_grads_in_fp32(const gsa::Pointers<__half>& in, __half* dq, const Problem& p,
-                                const chunk::Dims& keys, const ChunkWorkspace& w, std::byte* base,
-                                cudaStream_t stream) {
-  const auto floats = [&](std::size_t at) { return reinterpret_cast<float*>(base + at); };
-  const std::int64_t tokens = p.B * p.T * p.H, query_rows = tokens * p.G;
-  convert(in.s, floats(w.slots_fp32), tokens * p.M, stream);
-  convert(in.f, floats(w.gates_fp32), tokens * p.M, stream);
-  convert(in.k, floats(w.keys_fp32), tokens * p.K, stream);
-  flabench::Pointers<float> pass{};
-  pass.q = floats(w.logit_grads_fp32), pass.k = floats(w.slots_fp32), pass.v = floats(w.keys_fp32),
-  pass.g = floats(w.gates_fp32), pass.o = floats(w.query_grads_fp32);
-  chunk::launch_output<GlaForm, float>(pass, keys, floats(w.key_states), stream);
-  convert(floats(w.query_grads_fp32), dq, query_rows * p.K, stream);
-}
-
 // The backward:
 //   1. logit grads  dz = scale p (dp - p . dp), dp = o's gradient through p, p as the forward saved it in
 //                   fp32 (chunk_logits.cuh); with fp16 inputs also in fp32, and pass 1's dz and q (its do)
@@ -131,8 +108,8 @@ inline void query_grads_in_fp32(const gsa::Pointers<__half>& in, __half* dq, con
 //   3. pass 1       as GLA with q = dz, k = s, v = k, g = f, state Hk^T and do = q: since
 //                   sum_i dz_i . z_i = sum_i q_i . (Hk_i dz_i), that GLA's gradients of v, k, g and h0 are
 //                   pass 1's dk, ds, df and dhk0^T (hkt's incoming gradient its final state's, transposed)
-//   4. dq           GLA's output pass with q = dz, k = s, v = k over Hk^T's states: dq_i = Hk_i dz_i (in
-//                   fp32 for fp16 inputs: query_grads_in_fp32)
+//   4. dq           GLA's output pass with q = dz, k = s, v = k over Hk^T's states: dq_i = Hk_i dz_i (for
+//                   fp16 inputs from the balanced dz in fp32, each row times its 2^-e before its rounding)
 // ds and df add the two passes' shares.
 template <class T>
 void backward(const BackwardCall& call) {
@@ -161,7 +138,7 @@ void backward(const BackwardCall& call) {
         kernel<<<dim3(unsigned(p.B * p.H * p.G), unsigned(slots.chunks())), kLogitsThreads, bytes, stream>>>(
             LogitsArgs<T>{g.d_o, in.v, in.s, in.f, floats(w.value_states), int(p.V), floats(w.saved_weights),
                           rows(w.logit_grads), nullptr, slots, in.q, K, rows(w.balanced_queries),
-                          floats(w.logit_grads_fp32)});
+                          floats(w.logit_grads_fp32), floats(w.row_scales)});
       });
       FLA_CUDA_CHECK_LAUNCH();
     }
@@ -177,13 +154,13 @@ void backward(const BackwardCall& call) {
     const NvtxRange range("query_grads");
     chunk::Dims keys = slots;
     keys.V = K, keys.scale = 1.f;
-    if constexpr (std::is_same_v<T, __half>) {
-      query_grads_in_fp32(in, g.dq, p, keys, w, base, stream);
-    } else {
-      flabench::Pointers<T> pass{};
-      pass.q = rows(w.logit_grads), pass.k = in.s, pass.v = in.k, pass.g = in.f, pass.o = g.dq;
+    flabench::Pointers<T> pass{};
+    pass.q = rows(w.logit_grads), pass.k = in.s, pass.v = in.k, pass.g = in.f, pass.o = g.dq;
+    if constexpr (std::is_same_v<T, __half>)
+      chunk::launch_output<GlaForm, T, float>(pass, keys, floats(w.key_states), stream, nullptr, nullptr,
+                                              floats(w.row_scales), floats(w.logit_grads_fp32));
+    else
       chunk::launch_output<GlaForm, T>(pass, keys, floats(w.key_states), stream);
-    }
   };
   if (p.G == 1) {
     // Pass 2's backward reads only p and do: beside pass 1's (with its own scratch), where the reverse scans

@@ -78,12 +78,13 @@ struct LogitsArgs {
   T* out;                // [B, T, HQ, M]: p (logits), or dz (logit grads; fp16: balanced, below)
   float* saved_weights;  // logits: p in fp32 for the backward, or null
   chunk::Dims d;         // over the slots (d.K = M), with the query groups d.G and the logits' scale
-  // logit grads with fp16 inputs (else unused): q [B, T, HQ, K] in; out dz in fp32 [B, T, HQ, M], and the
-  // balanced pair pass 1 reads (balance_row)
+  // logit grads with fp16 inputs (else unused): q [B, T, HQ, K] in; out the balanced pair pass 1 reads,
+  // the balanced dz in fp32 [B, T, HQ, M] and each row's factor back [B, T, HQ] (balance_row)
   const T* queries;
   int query_width;
   T* balanced_queries;
   float* grads_fp32;
+  float* row_scales;
 };
 
 // One block's staging room and place, shared by both kernels.
@@ -218,7 +219,9 @@ __global__ void __launch_bounds__(kLogitsThreads, NT <= 4 ? 3 : 2) chunk_logits_
 // dz_i q_i of one token's row each, so a row's power of two 2^e may move between them: pass 1 reads
 // dz_i 2^e and q_i 2^-e in fp16, e chosen to give both the same largest magnitude (the geometric mean of
 // theirs), which keeps them normal down to gradients of 2^-28. The dq pass (dq_i = Hk_i dz_i, dz_i alone)
-// reads dz in fp32. A warp per row; `dz(m)` is slot m's value.
+// reads the balanced dz in fp32 (fp16's 11 bits of it cost dq 5x its error where a large Hk's columns
+// cancel: gsa.md, version 36) and multiplies its row of dq by 2^-e (row_scales) before rounding it to fp16.
+// A warp per row; `dz(m)` is slot m's value.
 template <class Dz>
 __device__ void balance_row(const LogitsArgs<__half>& args, std::int64_t row, int M, const Dz& dz) {
   const int lane = threadIdx.x % 32, K = args.query_width;
@@ -229,10 +232,11 @@ __device__ void balance_row(const LogitsArgs<__half>& args, std::int64_t row, in
   dz_largest = largest_over_lanes(dz_largest), q_largest = largest_over_lanes(q_largest);
   const int e = dz_largest > 0 && q_largest > 0 ? (ilogbf(q_largest) - ilogbf(dz_largest)) / 2 : 0;
   for (int m = lane; m < M; m += 32) {
-    const float value = dz(m);
-    args.grads_fp32[row * M + m] = value;
-    args.out[row * M + m] = from_float<__half>(ldexpf(value, e));
+    const float balanced = ldexpf(dz(m), e);
+    args.grads_fp32[row * M + m] = balanced;
+    args.out[row * M + m] = from_float<__half>(balanced);
   }
+  if (lane == 0) args.row_scales[row] = ldexpf(1.f, -e);
   for (int c = lane; c < K; c += 32)
     args.balanced_queries[row * K + c] = from_float<__half>(ldexpf(to_float(q[c]), -e));
 }

@@ -46,12 +46,11 @@ struct ChunkWorkspace {
   std::size_t initial_grad_copies;                 // [B*HQ, M, max(K, V)] fp32
   std::size_t slot_grad_copies, gate_grad_copies;  // [B, T, HQ, M] of the dtype
   std::size_t row_grad_copies;                     // [B, T, HQ, max(K, V)] of the dtype
-  // fp16 only (empty otherwise): the logit gradient kept out of fp16's subnormals (chunk_backward.cuh)
-  std::size_t logit_grads_fp32;        // [B, T, HQ, M] fp32: dz, the dq pass's queries
-  std::size_t balanced_queries;        // [B, T, HQ, K] fp16: q over its row's balance, pass 1's do
-  std::size_t slots_fp32, gates_fp32;  // [B, T, H, M] fp32: s and f for the dq pass
-  std::size_t keys_fp32;               // [B, T, H, K] fp32: k, the dq pass's values
-  std::size_t query_grads_fp32;        // [B, T, HQ, K] fp32: dq before its rounding to fp16
+  // fp16 only (empty otherwise): the logit gradient kept out of fp16's subnormals (chunk_logits.cuh,
+  // balance_row)
+  std::size_t logit_grads_fp32;  // [B, T, HQ, M] fp32: dz balanced, the dq pass's queries
+  std::size_t balanced_queries;  // [B, T, HQ, K] fp16: q over its row's balance, pass 1's do
+  std::size_t row_scales;        // [B, T, HQ] fp32: 2^-e, the balance dz's row took (the dq pass's factor)
   std::size_t total;
 
   PassScratch scratch() const { return {unused_grads, state_grads, queries_from_start}; }
@@ -98,13 +97,10 @@ struct ChunkWorkspace {
     slot_grad_copies = region(copies * dtype_bytes * query_rows * p.M);
     gate_grad_copies = region(copies * dtype_bytes * query_rows * p.M);
     row_grad_copies = region(copies * dtype_bytes * query_rows * D);
-    const std::size_t fp16 = p.dtype == DType::fp16 ? 1 : 0, tokens = p.B * p.T * p.H;
+    const std::size_t fp16 = p.dtype == DType::fp16 ? 1 : 0;
     logit_grads_fp32 = region(fp16 * sizeof(float) * query_rows * p.M);
     balanced_queries = region(fp16 * dtype_bytes * query_rows * p.K);
-    slots_fp32 = region(fp16 * sizeof(float) * tokens * p.M);
-    gates_fp32 = region(fp16 * sizeof(float) * tokens * p.M);
-    keys_fp32 = region(fp16 * sizeof(float) * tokens * p.K);
-    query_grads_fp32 = region(fp16 * sizeof(float) * query_rows * p.K);
+    row_scales = region(fp16 * sizeof(float) * query_rows);
     total = at;
   }
 };

@@ -63,22 +63,24 @@ inline std::int64_t pass_warps(const Problem& pass, int schedulers) {
   return std::int64_t(g.B) * g.H * (g.V / g.block_columns()) * g.W;
 }
 
-constexpr int kSegmentTokens = 1024;  // tokens to a forward's segment, about (whole wide column chunks)
+constexpr int kSegmentTokens = 1024;    // tokens to a forward's segment, about (whole wide column chunks)
+constexpr int kMinSegmentTokens = 256;  // and at least
 constexpr int kMinSegments = fused::kMinSequenceSegments;
 constexpr int kMaxSegments = fused::kMaxSequenceSegments;
-static_assert(kSegmentTokens % fused::kWideChunk == 0);
+static_assert(kSegmentTokens % fused::kWideChunk == 0 && kMinSegmentTokens % fused::kWideChunk == 0);
 using fused::segment_tokens;
 
 // Segments to pipeline a forward over, pass 2 of segment i beside pass 1 of segment i + 1 on two streams
 // (a segment: the same tokens of every sequence): where the two scans together leave every scheduler at most
 // four warps (each latency-bound at one or two warps a scheduler), about one per kSegmentTokens tokens, at
-// least kMinSegments; else 1, one pass after the other. A forward whose backward follows too: pass 2 saves
-// each segment's checkpoints at its chunks' places in the sequence's (Geometry::checkpoint_stride).
+// least kMinSegments of kMinSegmentTokens or more (so from T = 1024: the forward 0.84-0.95x at 8,1024,8,64,
+// kernels/notes/gsa.md, version 37); else 1, one pass after the other. A forward whose backward follows too:
+// pass 2 saves each segment's checkpoints at its chunks' places in the sequence's
+// (Geometry::checkpoint_stride).
 inline int segments(const Problem& p, int schedulers) {
   const std::int64_t warps = pass_warps(first_pass(p), schedulers) + pass_warps(second_pass(p), schedulers);
   if (warps > 4 * std::int64_t(schedulers)) return 1;
-  const int n = int(std::min<std::int64_t>(p.T / kSegmentTokens, kMaxSegments));
-  return n >= kMinSegments ? n : 1;
+  return fused::sequence_segments(p.T, kSegmentTokens, kMinSegmentTokens);
 }
 
 // The backward's segments (fused::backward_segments): pass 1's scans of segment i (its column and row

@@ -61,10 +61,7 @@ TEST(GsaChunkWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
                     {w.row_grad_copies, copies * input * 2 * T * 3 * G * D},
                     {w.logit_grads_fp32, fp16 * 4 * 2 * T * 3 * G * M},
                     {w.balanced_queries, fp16 * 2 * 2 * T * 3 * G * K},
-                    {w.slots_fp32, fp16 * 4 * 2 * T * 3 * M},
-                    {w.gates_fp32, fp16 * 4 * 2 * T * 3 * M},
-                    {w.keys_fp32, fp16 * 4 * 2 * T * 3 * K},
-                    {w.query_grads_fp32, fp16 * 4 * 2 * T * 3 * G * K}};
+                    {w.row_scales, fp16 * 4 * 2 * T * 3 * G}};
                 const std::size_t end = testing::expect_in_order(regions, 16);
                 EXPECT_GE(w.total, end);
                 EXPECT_LT(w.total, end + 16);

@@ -49,14 +49,21 @@ TEST(GsaGlaPasses, SegmentsOnlyWhereTheScansLeaveSchedulersIdle) {
   EXPECT_EQ(segments(gsa_problem(4, 4096, 16, 64, 64), kH100Schedulers), 4);
   EXPECT_EQ(segments(gsa_problem(4, 4096, 16, 128, 64), kH100Schedulers), 1) << "three warps a scheduler";
   EXPECT_EQ(segments(gsa_problem(1, 8192, 128, 64, 64), kH100Schedulers), 1) << "many heads";
-  EXPECT_EQ(segments(gsa_problem(8, 1024, 8, 64, 64), kH100Schedulers), 1) << "too short to pipeline";
-  EXPECT_EQ(segments(gsa_problem(1, 3000, 16, 64, 64), kH100Schedulers), 1) << "under kMinSegments";
+  EXPECT_EQ(segments(gsa_problem(8, 1024, 8, 64, 64), kH100Schedulers), 4) << "four of 256 tokens";
+  EXPECT_EQ(segments(gsa_problem(1, 3000, 16, 64, 64), kH100Schedulers), 4) << "four of about 750";
+  EXPECT_EQ(segments(gsa_problem(8, 1000, 8, 64, 64), kH100Schedulers), 1) << "too short to pipeline";
 }
 
-// (segments() gives at most T / kSegmentTokens segments, so rounding up to whole chunks never empties one)
+// The segment counts segments() gives a sequence of T >= kMinSegments x kMinSegmentTokens tokens: up to
+// T / kSegmentTokens, or kMinSegments (each kMinSegmentTokens or more), so rounding up to whole chunks never
+// empties one.
+int most_segments(std::int64_t T) {
+  return int(std::min<std::int64_t>(kMaxSegments, std::max<std::int64_t>(kMinSegments, T / kSegmentTokens)));
+}
+
 TEST(GsaGlaPasses, SegmentsCoverTheSequenceInWholeWideChunks) {
-  for (std::int64_t T : {4096, 5000, 24576, 24577, 65536})
-    for (int n = 2; n <= std::min<std::int64_t>(kMaxSegments, T / kSegmentTokens); ++n) {
+  for (std::int64_t T : {1024, 1100, 3000, 4096, 5000, 24576, 24577, 65536})
+    for (int n = 2; n <= most_segments(T); ++n) {
       const int tokens = segment_tokens(T, n);
       SCOPED_TRACE(testing::Message() << "T=" << T << " n=" << n << " tokens=" << tokens);
       EXPECT_EQ(tokens % fused::kWideChunk, 0);
@@ -75,8 +82,8 @@ TEST(GsaGlaPasses, PackedCheckpointsAreTheChunksStatesAndSegmentsStartAtOne) {
     const CheckpointPlan plan{chunk / fused::kChunk};
     for (std::int64_t T : {1, 15, 16, 17, 31, 32, 33, 63, 4096, 24577})
       EXPECT_EQ(plan.per_sequence(T), (T + chunk - 1) / chunk) << "chunk=" << chunk << " T=" << T;
-    for (std::int64_t T : {4096, 5000, 24576, 24577})
-      for (int n = 2; n <= std::min<std::int64_t>(kMaxSegments, T / kSegmentTokens); ++n) {
+    for (std::int64_t T : {1024, 1100, 4096, 5000, 24576, 24577})
+      for (int n = 2; n <= most_segments(T); ++n) {
         const int tokens = segment_tokens(T, n);
         for (std::int64_t t0 = 0; t0 < T; t0 += tokens) {
           SCOPED_TRACE(testing::Message() << "chunk=" << chunk << " T=" << T << " n=" << n << " t0=" << t0);

@@ -8,6 +8,8 @@
 //                (S0 staged as two bf16 planes whatever the 16-bit input, A split as its fragments are
 //                built). A forward that saves for a backward keeps A (and rwkv6's bonus), 4 C^2 bytes a
 //                chunk, for the backward's value gradients, which would otherwise build it again.
+//                Where given, row_scales multiply o's rows (gsa's dq pass, whose queries come balanced by
+//                a power of two per row, in fp32 for fp16 inputs: kernels/gsa/chunk_backward.cuh).
 #pragma once
 
 #include <type_traits>
@@ -33,10 +35,11 @@ __host__ __device__ inline int output_pass_floats(int C, int K, int VT, int inpu
 // Two blocks of 512 threads an SM: 64 registers, the whole-K kernel's own count before the bound. With key
 // tiles o's accumulators and the loop's values then spill around each tile's scores (bf16: 120-136 bytes a
 // thread, ptxas), a few dozen accesses a tile.
-template <class Form, class T, bool kKeyTiles>
+// The queries are read from `query_rows` (Q: T, or fp32 for gsa's fp16 dq pass), not p.q.
+template <class Form, class T, bool kKeyTiles, class Q>
 __global__ void __launch_bounds__(kOutputMaxThreads, 2)
-    chunk_output_kernel(Pointers<T> p, Dims d, const float* states, int VT, float* saved_scores,
-                        float* saved_bonus) {
+    chunk_output_kernel(Pointers<T> p, const Q* query_rows, Dims d, const float* states, int VT,
+                        float* saved_scores, float* saved_bonus, const float* row_scales) {
   extern __shared__ float smem[];
   const int K = d.K, V = d.V, C = d.C, KT = kKeyTiles ? output_key_tile(C, K) : K, ldK = KT + kPad,
             ldC = C + kPad, ldV = VT + kPad;
@@ -98,7 +101,8 @@ __global__ void __launch_bounds__(kOutputMaxThreads, 2)
     }
   };
   const auto stage = [&](int c0, const auto&... more) {
-    stage_with_decays<Form>(dec, p.g, d, b, h, t0, c0, token_rows(p.q, dq, b, hq, t0, C, K, c0, KT, q, ldK),
+    stage_with_decays<Form>(dec, p.g, d, b, h, t0, c0,
+                            token_rows(query_rows, dq, b, hq, t0, C, K, c0, KT, q, ldK),
                             token_rows(p.k, d, b, h, t0, C, K, c0, KT, k, ldK),
                             staged_state<Planes>(saved, d, c0, KT, j0, VT, S0, ldS), more...);
   };
@@ -132,7 +136,9 @@ __global__ void __launch_bounds__(kOutputMaxThreads, 2)
         first += bonus[i] * to_float(v[i * ldS + j]);
         second += bonus[i] * to_float(v[i * ldS + j + 1]);
       }
-      store_pair(p.o + dq.row(b, hq, t0 + i) * V + j0 + j, d.scale * first, d.scale * second);
+      const std::int64_t row = dq.row(b, hq, t0 + i);
+      const float factor = row_scales ? d.scale * row_scales[row] : d.scale;
+      store_pair(p.o + row * V + j0 + j, factor * first, factor * second);
     });
   };
   const T* u = Form::value.bonus ? p.u + h * K : nullptr;
@@ -142,7 +148,7 @@ __global__ void __launch_bounds__(kOutputMaxThreads, 2)
     for (int c0 = 0; c0 < K; c0 += KT) {
       __syncthreads();  // the last tile's reads are done
       // (staged here rather than by `stage`: through it this instance spilled twice the bytes; version 37b)
-      const auto q_rows = token_rows(p.q, dq, b, hq, t0, C, K, c0, KT, q, ldK);
+      const auto q_rows = token_rows(query_rows, dq, b, hq, t0, C, K, c0, KT, q, ldK);
       const auto k_rows = token_rows(p.k, d, b, h, t0, C, K, c0, KT, k, ldK);
       const auto S0_rows = staged_state<Planes>(saved, d, c0, KT, j0, VT, S0, ldS);
       if (c0 == 0)

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "kernels/common/chunk/chunk_grads.cuh"
 #include "kernels/common/chunk/forward.cuh"
@@ -65,21 +66,27 @@ void launch_scan(const Scan<T>& scan, const Dims& d, cudaStream_t stream) {
 }
 
 // o for every chunk and query head from the states before the chunks; with `scores` (and `bonus`, rwkv6's)
-// each chunk's intra-chunk scores kept for the backward (Workspace::scores; query heads = key/value heads).
-template <class Form, class T>
+// each chunk's intra-chunk scores kept for the backward (Workspace::scores; query heads = key/value heads);
+// with `row_scales` ([B, T, HQ] fp32) each row of o times its own factor; with `queries` the queries read
+// from there (Q: fp32 for gsa's fp16 dq pass) in place of pointers.q.
+template <class Form, class T, class Q = T>
 void launch_output(const Pointers<T>& pointers, const Dims& d, const float* states, cudaStream_t stream,
-                   float* scores = nullptr, float* bonus = nullptr) {
+                   float* scores = nullptr, float* bonus = nullptr, const float* row_scales = nullptr,
+                   const Q* queries = nullptr) {
+  if constexpr (std::is_same_v<Q, T>)
+    if (!queries) queries = pointers.q;
   const int VT = output_values(d, sizeof(T));
   const std::size_t bytes = output_shared_bytes(d.C, d.K, VT, sizeof(T));
   const auto launch = [&](auto kernel) {
     allow_shared_memory(kernel, bytes);
     kernel<<<dim3(unsigned(d.B * d.H * d.G), unsigned(d.chunks()), unsigned((d.V + VT - 1) / VT)),
-             unsigned(output_threads(VT)), bytes, stream>>>(pointers, d, states, VT, scores, bonus);
+             unsigned(output_threads(VT)), bytes, stream>>>(pointers, queries, d, states, VT, scores, bonus,
+                                                            row_scales);
   };
   if (output_key_tile(d.C, d.K) < d.K)
-    launch(chunk_output_kernel<Form, T, true>);
+    launch(chunk_output_kernel<Form, T, true, Q>);
   else
-    launch(chunk_output_kernel<Form, T, false>);
+    launch(chunk_output_kernel<Form, T, false, Q>);
   FLA_CUDA_CHECK_LAUNCH();
 }
 

@@ -18,14 +18,17 @@ constexpr int kMaxSequenceSegments = 16;
 constexpr int kBackwardSegmentTokens = 512, kMinBackwardSegmentTokens = 256;
 static_assert(kMinBackwardSegmentTokens % kWideChunk == 0);
 
-// Segments to pipeline a backward over, backwards in time: at least kMinSequenceSegments of at least
-// kMinBackwardSegmentTokens tokens, about one per kBackwardSegmentTokens, at most kMaxSequenceSegments;
-// else 1 (kernels/notes/gsa.md, version 22; kernels/notes/fused_recurrent.md, version 54). backward_plan
-// lays them out.
+// Segments to pipeline a sequence of T tokens over: at least kMinSequenceSegments of at least `shortest`
+// tokens, about one per `about`, at most kMaxSequenceSegments; else 1.
+inline int sequence_segments(std::int64_t T, int about, int shortest) {
+  if (T < std::int64_t(kMinSequenceSegments) * shortest) return 1;
+  return int(std::clamp<std::int64_t>(T / about, kMinSequenceSegments, kMaxSequenceSegments));
+}
+
+// Segments to pipeline a backward over, backwards in time (kernels/notes/gsa.md, version 22;
+// kernels/notes/fused_recurrent.md, version 54). backward_plan lays them out.
 inline int backward_segments(std::int64_t T) {
-  if (T < std::int64_t(kMinSequenceSegments) * kMinBackwardSegmentTokens) return 1;
-  return int(
-      std::clamp<std::int64_t>(T / kBackwardSegmentTokens, kMinSequenceSegments, kMaxSequenceSegments));
+  return sequence_segments(T, kBackwardSegmentTokens, kMinBackwardSegmentTokens);
 }
 
 // Tokens to each of n segments of T (the last may be shorter): whole wide column chunks, so every
