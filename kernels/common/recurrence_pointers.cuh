@@ -34,9 +34,10 @@ struct GradPointers {
   // Where set, the fused backward writes dq here in fp32 in place of dq (null: no dq at all). gsa's dp,
   // whose softmax gradient p (dp - p . dp) cancels (kernels/gsa/gla_passes_backward.cuh).
   float* dq_fp32 = nullptr;
-  // Where set, the fused backward's row pass adds dk and a per-key gate's dg to what those tensors hold:
-  // gsa's pass 1 onto pass 2's slot gradients (kernels/gsa/gla_passes_backward.cuh), one rounding fewer
-  // than adding two rounded tensors and no pass of its own. Per-key gates only (BackwardPasses::rows).
+  // Where set, the fused backward's row pass and the chunk backward's key gradients add dk and a per-key
+  // gate's dg to what those tensors hold: gsa's pass 1 onto pass 2's slot gradients
+  // (kernels/gsa/gla_passes_backward.cuh, chunk_backward.cuh), one rounding fewer than adding two rounded
+  // tensors and no pass of its own. Per-key gates only (BackwardPasses::rows).
   bool add_dk_dg = false;
 };
 

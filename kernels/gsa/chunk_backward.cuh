@@ -40,6 +40,8 @@ struct GlaPass {
   const float* d_ht;
   T *dk, *dv, *dg;
   float* dh0;
+  // G = 1 only: dk and dg added to what they hold, once the work enqueued on `after` so far is done
+  cudaStream_t add_after = nullptr;
 };
 
 // Grouped queries: the copies both passes read, made once (s, f, each chunk's summed decay and the scan's
@@ -71,11 +73,12 @@ void run_pass(const GlaPass<T>& pass, const PassScratch& scratch, const gsa::Poi
   flabench::Pointers<T> roles{};
   roles.q = pass.q;
   flabench::GradPointers<T> grads{};
-  grads.d_o = pass.d_o, grads.dq = rows(scratch.unused_grads);
+  grads.d_o = pass.d_o;  // no dq: gsa discards the gradient of GLA's queries (p, dz)
   if (G == 1) {
     roles.k = in.s, roles.v = pass.values, roles.g = in.f;
     ws.states = pass.states, ws.whole = floats(w.whole), ws.keys_to_end = base + w.slots_to_end;
     grads.d_ht = pass.d_ht, grads.dk = pass.dk, grads.dv = pass.dv, grads.dg = pass.dg, grads.dh0 = pass.dh0;
+    grads.add_dk_dg = pass.add_after != nullptr;
   } else {
     // s, f and the decays were copied by shared_copies; the pass's own tensors here
     const std::int64_t tokens = p.B * p.T * p.H, heads = p.B * p.H, chunks = d.chunks();
@@ -90,7 +93,7 @@ void run_pass(const GlaPass<T>& pass, const PassScratch& scratch, const gsa::Poi
     grads.dv = rows(w.row_grad_copies);
     grads.dg = rows(w.gate_grad_copies), grads.dh0 = floats(w.initial_grad_copies);
   }
-  chunk::launch_backward<GlaForm, T>(roles, grads, d, ws, stream);
+  chunk::launch_backward<GlaForm, T>(roles, grads, d, ws, stream, pass.add_after);
   if (G > 1) {
     const std::int64_t tokens = p.B * p.T * p.H, heads = p.B * p.H;
     sum_parts(grads.dk, pass.dk, tokens, G, M, stream);
@@ -104,13 +107,13 @@ void run_pass(const GlaPass<T>& pass, const PassScratch& scratch, const gsa::Poi
 //   1. logit grads  dz = scale p (dp - p . dp), dp = o's gradient through p, p as the forward saved it in
 //                   fp32 (chunk_logits.cuh); with fp16 inputs also in fp32, and pass 1's dz and q (its do)
 //                   balanced per token (balance_row)
-//   2. pass 2       GLA with q = p, k = s, v = v, g = f, state Hv: dv, ds, df, dhv0 (its dq, dp, unused)
+//   2. pass 2       GLA with q = p, k = s, v = v, g = f, state Hv: dv, ds, df, dhv0 (its dq, dp, not made)
 //   3. pass 1       as GLA with q = dz, k = s, v = k, g = f, state Hk^T and do = q: since
 //                   sum_i dz_i . z_i = sum_i q_i . (Hk_i dz_i), that GLA's gradients of v, k, g and h0 are
 //                   pass 1's dk, ds, df and dhk0^T (hkt's incoming gradient its final state's, transposed)
 //   4. dq           GLA's output pass with q = dz, k = s, v = k over Hk^T's states: dq_i = Hk_i dz_i (for
 //                   fp16 inputs from the balanced dz in fp32, each row times its 2^-e before its rounding)
-// ds and df add the two passes' shares.
+// ds and df add the two passes' shares (in pass 1's key gradients, or afterwards: `fold` below).
 template <class T>
 void backward(const BackwardCall& call) {
   const Problem& p = call.problem;
@@ -128,7 +131,12 @@ void backward(const BackwardCall& call) {
                         g.df, g.dhv0},
              scratch, in, p, base, stream);
   };
-  const auto pass1 = [&](cudaStream_t stream) {
+  // Pass 1's key gradients add its ds and df onto pass 2's once pass 2's side stream is done with them (one
+  // rounding fewer, no adding passes: 0.98x at 1,24576,16,64, version 38) where each pass has its own room
+  // and the inputs are 16-bit; fp32's longer key gradients lose more to that wait than the adds cost
+  // (1.012x there), so fp32, like grouped queries, adds afterwards.
+  const bool fold = p.G == 1 && sizeof(T) == 2;
+  const auto pass1 = [&](cudaStream_t stream, cudaStream_t pass2_stream) {
     {
       const NvtxRange range("logit_grads");
       const std::size_t bytes = logits_shared_bytes(p, true);
@@ -147,7 +155,8 @@ void backward(const BackwardCall& call) {
       transpose_states(g.d_hkt, floats(w.key_initial), p, K, M, stream);
       const T* queries = std::is_same_v<T, __half> ? rows(w.balanced_queries) : in.q;
       run_pass(GlaPass<T>{rows(w.logit_grads), queries, in.k, K, floats(w.key_states), floats(w.key_initial),
-                          rows(w.slot_grads), g.dk, rows(w.gate_grads), floats(w.key_final)},
+                          fold ? g.ds : rows(w.slot_grads), g.dk, fold ? g.df : rows(w.gate_grads),
+                          floats(w.key_final), fold ? pass2_stream : nullptr},
                w.scratch(), in, p, base, stream);
       transpose_states(floats(w.key_final), g.dhk0, p, M, K, stream);
     }
@@ -167,12 +176,13 @@ void backward(const BackwardCall& call) {
     // leave SMs idle at few heads. Grouped queries' copies share one room, so there the passes take turns.
     const ForkedStream fork(call.stream);
     pass2(w.side_scratch(), fork.side());
-    pass1(call.stream);
+    pass1(call.stream, fork.side());
   } else {
     shared_copies(in, p, base, call.stream);
     pass2(w.scratch(), call.stream);
-    pass1(call.stream);
+    pass1(call.stream, nullptr);
   }
+  if (fold) return;  // pass 1 added its shares
   const std::int64_t count = p.B * p.T * p.H * p.M;
   add_into_kernel<T>
       <<<grid_stride_blocks(count), kGridStrideThreads, 0, call.stream>>>(g.ds, rows(w.slot_grads), count);

@@ -10,10 +10,9 @@
 
 namespace flabench::gsa {
 
-// The scratch one pass's backward writes: the gradient GLA's backward gives its queries (unused), its state
-// gradients and its reverse scan's operand.
+// The scratch one pass's backward writes: its state gradients and its reverse scan's operand.
 struct PassScratch {
-  std::size_t unused_grads, state_grads, queries_from_start;
+  std::size_t state_grads, queries_from_start;
 };
 
 struct ChunkWorkspace {
@@ -27,13 +26,12 @@ struct ChunkWorkspace {
   // the backward's
   std::size_t saved_weights;  // [B, T, HQ, M] fp32: p, written by a forward whose backward follows
   std::size_t logit_grads;    // [B, T, HQ, M] of the dtype: dz, pass 1's output gradient (its queries)
-  std::size_t unused_grads;   // [B, T, HQ, M] of the dtype: the gradient GLA's backward gives its queries
   std::size_t slot_grads;     // [B, T, H, M] of the dtype: pass 1's ds (pass 2's is written in place)
   std::size_t gate_grads;     // [B, T, H, M] of the dtype: pass 1's df
   std::size_t state_grads;    // [B*HQ, chunks, M, max(K, V)] fp32: a pass's state gradient after every chunk
   std::size_t queries_from_start;  // [B*HQ, chunks, C, M] of prepared_bytes: the reverse scan's operand
-  // at G = 1 (empty otherwise) the same three for pass 2's backward, which runs beside pass 1's
-  std::size_t side_unused_grads, side_state_grads, side_queries_from_start;
+  // at G = 1 (empty otherwise) the same two for pass 2's backward, which runs beside pass 1's
+  std::size_t side_state_grads, side_queries_from_start;
   // grouped queries (G > 1; empty at G = 1): per query head, copies of its key/value head's
   // (chunk_groups.cuh)
   std::size_t slot_copies, gate_copies;  // [B, T, HQ, M] of the dtype: s, f
@@ -53,8 +51,8 @@ struct ChunkWorkspace {
   std::size_t row_scales;        // [B, T, HQ] fp32: 2^-e, the balance dz's row took (the dq pass's factor)
   std::size_t total;
 
-  PassScratch scratch() const { return {unused_grads, state_grads, queries_from_start}; }
-  PassScratch side_scratch() const { return {side_unused_grads, side_state_grads, side_queries_from_start}; }
+  PassScratch scratch() const { return {state_grads, queries_from_start}; }
+  PassScratch side_scratch() const { return {side_state_grads, side_queries_from_start}; }
 
   // prepared_bytes: the scan operand's element size (chunk::prepared_size), dtype_bytes: the inputs'.
   ChunkWorkspace(const Problem& p, std::size_t prepared_bytes, std::size_t dtype_bytes) {
@@ -75,7 +73,6 @@ struct ChunkWorkspace {
     weights = region(dtype_bytes * p.B * p.T * p.H * p.G * p.M);
     saved_weights = region(sizeof(float) * p.B * p.T * p.H * p.G * p.M);
     logit_grads = region(dtype_bytes * p.B * p.T * p.H * p.G * p.M);
-    unused_grads = region(dtype_bytes * p.B * p.T * p.H * p.G * p.M);
     slot_grads = region(dtype_bytes * p.B * p.T * p.H * p.M);
     gate_grads = region(dtype_bytes * p.B * p.T * p.H * p.M);
     const std::size_t D = std::max(p.K, p.V), query_heads = heads * p.G;
@@ -83,7 +80,6 @@ struct ChunkWorkspace {
     state_grads = region(sizeof(float) * query_heads * chunks * p.M * D);
     queries_from_start = region(prepared_bytes * query_heads * chunks * p.chunk_size * p.M);
     const std::size_t side = p.G == 1 ? 1 : 0;
-    side_unused_grads = region(side * dtype_bytes * query_rows * p.M);
     side_state_grads = region(side * sizeof(float) * query_heads * chunks * p.M * D);
     side_queries_from_start = region(side * prepared_bytes * query_heads * chunks * p.chunk_size * p.M);
     slot_copies = region(copies * dtype_bytes * query_rows * p.M);

@@ -437,8 +437,8 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
         gq += weight * u * k_raw;
         gk += weight * u * q_raw;
       }
-      g.dq[r] = from_float<T>(gq);
-      g.dk[r] = from_float<T>(gk);
+      if (g.dq) g.dq[r] = from_float<T>(gq);  // null: gsa's passes, which discard it
+      g.dk[r] = from_float<T>(g.add_dk_dg ? gk + to_float(g.dk[r]) : gk);
       qdq = q_raw * decayed_q, kdk = k_raw * d.scale * intra_k[t * ldT + c], handed = k_raw * handed_k;
       if constexpr (Form::value.bonus) q[t * ldT + c] = d.scale * vdo_diagonal[t] * q_raw * k_raw;
     } else if constexpr (Form::value.bonus) {
@@ -497,7 +497,10 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
   if constexpr (Form::value.gate == GateKind::per_key) {
     for (int idx = threadIdx.x; idx < C * KT; idx += kThreads) {
       const int t = idx / KT, c = idx % KT;
-      if (t < length && c0 + c < K) g.dg[element(t, c)] = from_float<T>(dg[t * ldT + c]);
+      if (t < length && c0 + c < K) {
+        T& to = g.dg[element(t, c)];
+        to = from_float<T>(g.add_dk_dg ? dg[t * ldT + c] + to_float(to) : dg[t * ldT + c]);
+      }
     }
   } else {  // one gate per head: this tile's share, added over the tiles by chunk_sum_key_tiles_kernel
     for (int t = threadIdx.x; t < C; t += kThreads) {

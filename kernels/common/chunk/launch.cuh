@@ -14,6 +14,7 @@
 #include "kernels/common/chunk/forward.cuh"
 #include "kernels/common/chunk/scan.cuh"
 #include "kernels/common/cuda_check.h"
+#include "kernels/common/forked_stream.h"
 #include "kernels/common/format.h"
 #include "profiles/nvtx_range.h"
 
@@ -123,9 +124,11 @@ void forward_states(const Pointers<T>& p, const Dims& d, const Workspace& ws, cu
 // The backward over any tensors in GLA's roles (gsa runs its two passes through it): the reverse scan for the
 // state gradients, then the gradients inside every chunk; the forward's states, whole decays and keys_to_end
 // operand are read from ws, and with kSavedScores its intra-chunk scores (launch_output's).
+// With `key_grads_after`, the key gradients start only after the work enqueued on that stream so far (gsa's
+// pass 1 adding its dk and dg to what pass 2's backward on a side stream writes: GradPointers::add_dk_dg).
 template <class Form, class T, bool kSavedScores = false>
 void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, const Dims& d,
-                     const Workspace& ws, cudaStream_t stream) {
+                     const Workspace& ws, cudaStream_t stream, cudaStream_t key_grads_after = nullptr) {
   prepare_and_scan<Form, T, Operand::queries_from_start>(
       pointers, d, ws,
       {reinterpret_cast<const Prepared<T>*>(ws.queries_from_start), grads.d_o, ws.whole, grads.d_ht,
@@ -151,6 +154,7 @@ void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, 
       launch(chunk_value_grads_kernel<Form, T, Scores::rebuilt>);
     FLA_CUDA_CHECK_LAUNCH();
   }
+  if (key_grads_after) order_streams(key_grads_after, stream);
   {
     const NvtxRange range("key_grads");
     const auto launch = [&](auto kernel, int threads) {
