@@ -40,7 +40,7 @@ struct GlaPass {
   const float* d_ht;
   T *dk, *dv, *dg;
   float* dh0;
-  // G = 1 only: dk and dg added to what they hold, once the work enqueued on `after` so far is done
+  // G = 1 only: dk and dg added to what they hold, once the work enqueued on `add_after` so far is done
   cudaStream_t add_after = nullptr;
 };
 
