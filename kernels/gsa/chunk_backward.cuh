@@ -132,10 +132,8 @@ void backward(const BackwardCall& call) {
              scratch, in, p, base, stream);
   };
   // Pass 1's key gradients add its ds and df onto pass 2's once pass 2's side stream is done with them (one
-  // rounding fewer, no adding passes: 0.98x at 1,24576,16,64, version 38) where each pass has its own room
-  // and the inputs are 16-bit; fp32's longer key gradients lose more to that wait than the adds cost
-  // (1.012x there), so fp32, like grouped queries, adds afterwards.
-  const bool fold = p.G == 1 && sizeof(T) == 2;
+  // rounding fewer, no adding passes) where adds_in_key_grads; else they are added afterwards.
+  const bool fold = adds_in_key_grads(p);
   const auto pass1 = [&](cudaStream_t stream, cudaStream_t pass2_stream) {
     {
       const NvtxRange range("logit_grads");

@@ -15,6 +15,14 @@ struct PassScratch {
   std::size_t state_grads, queries_from_start;
 };
 
+// Whether pass 1's key gradients add its ds and df onto pass 2's (chunk_backward.cuh): with 16-bit inputs
+// where the passes run side by side (G = 1); else pass 1's go to slot_grads and gate_grads and are added
+// afterwards (fp32's longer key gradients lose more waiting for pass 2's than the adds cost; gsa.md,
+// version 38).
+inline bool adds_in_key_grads(const Problem& p) {
+  return p.G == 1 && p.dtype != DType::fp32;
+}
+
 struct ChunkWorkspace {
   std::size_t value_states;  // [B*H, chunks, M, V] fp32: Hv before every chunk
   std::size_t key_states;    // [B*H, chunks, M, K] fp32: Hk^T before every chunk (the scan's layout)
@@ -26,9 +34,10 @@ struct ChunkWorkspace {
   // the backward's
   std::size_t saved_weights;  // [B, T, HQ, M] fp32: p, written by a forward whose backward follows
   std::size_t logit_grads;    // [B, T, HQ, M] of the dtype: dz, pass 1's output gradient (its queries)
-  std::size_t slot_grads;     // [B, T, H, M] of the dtype: pass 1's ds (pass 2's is written in place)
-  std::size_t gate_grads;     // [B, T, H, M] of the dtype: pass 1's df
-  std::size_t state_grads;    // [B*HQ, chunks, M, max(K, V)] fp32: a pass's state gradient after every chunk
+  // where !adds_in_key_grads (empty otherwise)
+  std::size_t slot_grads;   // [B, T, H, M] of the dtype: pass 1's ds (pass 2's is written in place)
+  std::size_t gate_grads;   // [B, T, H, M] of the dtype: pass 1's df
+  std::size_t state_grads;  // [B*HQ, chunks, M, max(K, V)] fp32: a pass's state gradient after every chunk
   std::size_t queries_from_start;  // [B*HQ, chunks, C, M] of prepared_bytes: the reverse scan's operand
   // at G = 1 (empty otherwise) the same two for pass 2's backward, which runs beside pass 1's
   std::size_t side_state_grads, side_queries_from_start;
@@ -73,8 +82,9 @@ struct ChunkWorkspace {
     weights = region(dtype_bytes * p.B * p.T * p.H * p.G * p.M);
     saved_weights = region(sizeof(float) * p.B * p.T * p.H * p.G * p.M);
     logit_grads = region(dtype_bytes * p.B * p.T * p.H * p.G * p.M);
-    slot_grads = region(dtype_bytes * p.B * p.T * p.H * p.M);
-    gate_grads = region(dtype_bytes * p.B * p.T * p.H * p.M);
+    const std::size_t added_after = adds_in_key_grads(p) ? 0 : 1;
+    slot_grads = region(added_after * dtype_bytes * p.B * p.T * p.H * p.M);
+    gate_grads = region(added_after * dtype_bytes * p.B * p.T * p.H * p.M);
     const std::size_t D = std::max(p.K, p.V), query_heads = heads * p.G;
     const std::size_t query_rows = p.B * p.T * p.H * p.G, copies = p.G > 1 ? 1 : 0;
     state_grads = region(sizeof(float) * query_heads * chunks * p.M * D);

@@ -29,7 +29,9 @@ TEST(GsaChunkWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
                 const std::size_t heads = 6, chunks = (T + C - 1) / C, D = std::max(K, V),
                                   copies = G > 1 ? 1 : 0,  // grouped queries' copies
                     side = G == 1 ? 1 : 0,                 // pass 2's own scratch
-                    fp16 = dtype == DType::fp16 ? 1 : 0;   // the logit gradient's fp32 path
+                    fp16 = dtype == DType::fp16 ? 1 : 0,   // the logit gradient's fp32 path
+                    // pass 1's ds and df added afterwards: fp32 and grouped queries
+                    added_after = G > 1 || dtype == DType::fp32 ? 1 : 0;
                 const std::vector<testing::Region> regions = {
                     {w.value_states, 4 * heads * chunks * M * V},
                     {w.key_states, 4 * heads * chunks * M * K},
@@ -40,8 +42,8 @@ TEST(GsaChunkWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
                     {w.weights, input * 2 * T * 3 * G * M},
                     {w.saved_weights, sizeof(float) * 2 * T * 3 * G * M},
                     {w.logit_grads, input * 2 * T * 3 * G * M},
-                    {w.slot_grads, input * 2 * T * 3 * M},
-                    {w.gate_grads, input * 2 * T * 3 * M},
+                    {w.slot_grads, added_after * input * 2 * T * 3 * M},
+                    {w.gate_grads, added_after * input * 2 * T * 3 * M},
                     {w.state_grads, 4 * G * heads * chunks * M * D},
                     {w.queries_from_start, element * G * heads * chunks * C * M},
                     {w.side_state_grads, side * 4 * G * heads * chunks * M * D},

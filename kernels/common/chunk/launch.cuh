@@ -69,7 +69,7 @@ void launch_scan(const Scan<T>& scan, const Dims& d, cudaStream_t stream) {
 // o for every chunk and query head from the states before the chunks; with `scores` (and `bonus`, rwkv6's)
 // each chunk's intra-chunk scores kept for the backward (Workspace::scores; query heads = key/value heads);
 // with `row_scales` ([B, T, HQ] fp32) each row of o times its own factor; with `queries` the queries read
-// from there (Q: fp32 for gsa's fp16 dq pass) in place of pointers.q.
+// from there in place of pointers.q (required where Q is not T: fp32 for gsa's fp16 dq pass).
 template <class Form, class T, class Q = T>
 void launch_output(const Pointers<T>& pointers, const Dims& d, const float* states, cudaStream_t stream,
                    float* scores = nullptr, float* bonus = nullptr, const float* row_scales = nullptr,
