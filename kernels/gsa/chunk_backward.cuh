@@ -60,9 +60,11 @@ void shared_copies(const gsa::Pointers<T>& in, const Problem& p, std::byte* base
                reinterpret_cast<X*>(base + w.slots_to_end_copies), heads, G, chunks * C * M, stream);
 }
 
+// The pass's reverse scan runs on `scan_stream` (ordered after `stream`'s work so far, and `stream`'s after
+// it), its gradients inside the chunks on `stream`.
 template <class T>
 void run_pass(const GlaPass<T>& pass, const PassScratch& scratch, const gsa::Pointers<T>& in,
-              const Problem& p, std::byte* base, cudaStream_t stream) {
+              const Problem& p, std::byte* base, cudaStream_t scan_stream, cudaStream_t stream) {
   const ChunkWorkspace w = workspace_of(p);
   const auto floats = [&](std::size_t at) { return reinterpret_cast<float*>(base + at); };
   const auto rows = [&](std::size_t at) { return reinterpret_cast<T*>(base + at); };
@@ -93,7 +95,10 @@ void run_pass(const GlaPass<T>& pass, const PassScratch& scratch, const gsa::Poi
     grads.dv = rows(w.row_grad_copies);
     grads.dg = rows(w.gate_grad_copies), grads.dh0 = floats(w.initial_grad_copies);
   }
-  chunk::launch_backward<GlaForm, T>(roles, grads, d, ws, stream, pass.add_after);
+  if (scan_stream != stream) order_streams(stream, scan_stream);
+  chunk::launch_state_grads<GlaForm, T>(roles, grads, d, ws, scan_stream);
+  if (scan_stream != stream) order_streams(scan_stream, stream);
+  chunk::launch_chunk_grads<GlaForm, T>(roles, grads, d, ws, stream, pass.add_after);
   if (G > 1) {
     const std::int64_t tokens = p.B * p.T * p.H, heads = p.B * p.H;
     sum_parts(grads.dk, pass.dk, tokens, G, M, stream);
@@ -125,16 +130,16 @@ void backward(const BackwardCall& call) {
   const auto rows = [&](std::size_t at) { return reinterpret_cast<T*>(base + at); };
   const int K = int(p.K), M = int(p.M);
   const chunk::Dims slots{int(p.B), int(p.T), int(p.H), M, int(p.V), p.chunk_size, float(p.scale), int(p.G)};
-  const auto pass2 = [&](const PassScratch& scratch, cudaStream_t stream) {
+  const auto pass2 = [&](const PassScratch& scratch, cudaStream_t scan_stream, cudaStream_t stream) {
     const NvtxRange range("pass2_grads");
     run_pass(GlaPass<T>{rows(w.weights), g.d_o, in.v, int(p.V), floats(w.value_states), g.d_hvt, g.ds, g.dv,
                         g.df, g.dhv0},
-             scratch, in, p, base, stream);
+             scratch, in, p, base, scan_stream, stream);
   };
   // Pass 1's key gradients add its ds and df onto pass 2's once pass 2's side stream is done with them (one
   // rounding fewer, no adding passes) where adds_in_key_grads; else they are added afterwards.
   const bool fold = adds_in_key_grads(p);
-  const auto pass1 = [&](cudaStream_t stream, cudaStream_t pass2_stream) {
+  const auto pass1 = [&](cudaStream_t scan_stream, cudaStream_t stream, cudaStream_t pass2_stream) {
     {
       const NvtxRange range("logit_grads");
       const std::size_t bytes = logits_shared_bytes(p, true);
@@ -155,7 +160,7 @@ void backward(const BackwardCall& call) {
       run_pass(GlaPass<T>{rows(w.logit_grads), queries, in.k, K, floats(w.key_states), floats(w.key_initial),
                           fold ? g.ds : rows(w.slot_grads), g.dk, fold ? g.df : rows(w.gate_grads),
                           floats(w.key_final), fold ? pass2_stream : nullptr},
-               w.scratch(), in, p, base, stream);
+               w.scratch(), in, p, base, scan_stream, stream);
       transpose_states(floats(w.key_final), g.dhk0, p, M, K, stream);
     }
     const NvtxRange range("query_grads");
@@ -171,14 +176,20 @@ void backward(const BackwardCall& call) {
   };
   if (p.G == 1) {
     // Pass 2's backward reads only p and do: beside pass 1's (with its own scratch), where the reverse scans
-    // leave SMs idle at few heads. Grouped queries' copies share one room, so there the passes take turns.
-    const ForkedStream fork(call.stream);
-    pass2(w.side_scratch(), fork.side());
-    pass1(call.stream, fork.side());
+    // leave SMs idle at few heads. Each pass's reverse scan (a chain over the chunks, latency-bound there)
+    // runs on a high-priority side, so that its blocks start before the pending blocks of the wide launches
+    // (the logit gradients beside pass 2's scan, pass 2's chunk gradients beside pass 1's): at
+    // 1,24576,16,64 gsa's fwd+bwd 0.97-0.98x of each pass on one stream (kernels/notes/gsa.md, version 41).
+    // Grouped queries' copies share one room, so there the passes take turns.
+    const ForkedStream values(call.stream);
+    const ForkedStream values_scan(call.stream, 0, SidePriority::high),
+        keys_scan(call.stream, 1, SidePriority::high);
+    pass2(w.side_scratch(), values_scan.side(), values.side());
+    pass1(keys_scan.side(), call.stream, values.side());
   } else {
     shared_copies(in, p, base, call.stream);
-    pass2(w.scratch(), call.stream);
-    pass1(call.stream, nullptr);
+    pass2(w.scratch(), call.stream, call.stream);
+    pass1(call.stream, call.stream, nullptr);
   }
   if (fold) return;  // pass 1 added its shares
   const std::int64_t count = p.B * p.T * p.H * p.M;

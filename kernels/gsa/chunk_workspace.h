@@ -15,12 +15,12 @@ struct PassScratch {
   std::size_t state_grads, queries_from_start;
 };
 
-// Whether pass 1's key gradients add its ds and df onto pass 2's (chunk_backward.cuh): with 16-bit inputs
-// where the passes run side by side (G = 1); else pass 1's go to slot_grads and gate_grads and are added
-// afterwards (fp32's longer key gradients lose more waiting for pass 2's than the adds cost; gsa.md,
-// version 38).
+// Whether pass 1's key gradients add its ds and df onto pass 2's (chunk_backward.cuh): where the passes run
+// side by side (G = 1); with grouped queries pass 1's go to slot_grads and gate_grads and are added
+// afterwards. fp32 added afterwards until its key gradients' wait for pass 2's cost more than the adds
+// (gsa.md, version 38); since pass 2's chunk gradients start early (version 41) it folds too (version 42).
 inline bool adds_in_key_grads(const Problem& p) {
-  return p.G == 1 && p.dtype != DType::fp32;
+  return p.G == 1;
 }
 
 struct ChunkWorkspace {

@@ -82,6 +82,7 @@ struct Checkpoints {
 inline fused::Geometry segment_geometry(const Problem& pass, std::int64_t T, const CheckpointPlan& saves) {
   fused::Geometry g =
       fused::with_checkpoints_every(fused::launch_geometry(pass), saves.every, /*packed=*/saves.every > 1);
+  if (pass.T < T) g = pipelined_geometry(g);  // a segment: the other pass runs beside it
   g.sequence_stride = int(T);
   g.checkpoint_stride = int(saves.per_sequence(T));
   return g;

@@ -83,6 +83,20 @@ inline int segments(const Problem& p, int schedulers) {
   return fused::sequence_segments(p.T, kSegmentTokens, kMinSegmentTokens);
 }
 
+// Warps a block of each pass takes in a pipelined forward at 4 keys a lane (few heads: each pass alone has a
+// block an SM): 8, not gla's 4, so that a pass's blocks take half the SMs (64 at 1,24576,16,64, where 4 warps
+// made 128 a pass) and, one block an SM by their registers, the two passes' blocks side by side never share
+// an SM. At 4 warps they did (a segment's pass 1.4-2.2x its time alone, against 1.2x for 8 warps' blocks);
+// 8 took gsa's fp16 and fp32 forward there to 0.94-0.95x and the fwd+bwd to 0.97-0.98x, bf16 the same
+// (kernels/notes/gsa.md, version 39).
+constexpr int kPipelinedPassWarps = 8;
+inline fused::Geometry pipelined_geometry(fused::Geometry g) {
+  if (g.KPT != 4 || g.V % (g.BV * kPipelinedPassWarps) != 0) return g;
+  g.W = kPipelinedPassWarps;
+  g.column_shift = fused::log2_of(g.block_columns());
+  return g;
+}
+
 // The backward's segments (fused::backward_segments): pass 1's scans of segment i (its column and row
 // passes; dq from the checkpoints) beside pass 2's of segment i - 1, which hands them dp
 // (gla_passes_backward.cuh).

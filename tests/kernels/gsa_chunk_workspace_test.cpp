@@ -30,8 +30,8 @@ TEST(GsaChunkWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
                                   copies = G > 1 ? 1 : 0,  // grouped queries' copies
                     side = G == 1 ? 1 : 0,                 // pass 2's own scratch
                     fp16 = dtype == DType::fp16 ? 1 : 0,   // the logit gradient's fp32 path
-                    // pass 1's ds and df added afterwards: fp32 and grouped queries
-                    added_after = G > 1 || dtype == DType::fp32 ? 1 : 0;
+                    // pass 1's ds and df added afterwards: grouped queries
+                    added_after = G > 1 ? 1 : 0;
                 const std::vector<testing::Region> regions = {
                     {w.value_states, 4 * heads * chunks * M * V},
                     {w.key_states, 4 * heads * chunks * M * K},

@@ -61,6 +61,27 @@ int most_segments(std::int64_t T) {
   return int(std::min<std::int64_t>(kMaxSegments, std::max<std::int64_t>(kMinSegments, T / kSegmentTokens)));
 }
 
+TEST(GsaGlaPasses, PipelinedPassesAtFourKeysTakeHalfTheBlocks) {
+  // 1,24576,16,64: each pass at 4 keys a lane, 128 blocks of 4 warps alone; pipelined, 64 of 8 a pass
+  const Problem p = gsa_problem(1, 24576, 16, 64, 64);
+  const auto layout = [](const Problem& pass) {
+    return fused::make_geometry(pass.B, pass.T, pass.H, pass.K, pass.V, pass.scale, fused::kChunk,
+                                kH100Schedulers, true);
+  };
+  for (const Problem& pass : {first_pass(p), second_pass(p)}) {
+    const fused::Geometry alone = layout(pass);
+    ASSERT_EQ(alone.KPT, 4);
+    const fused::Geometry pipelined = pipelined_geometry(alone);
+    EXPECT_EQ(pipelined.W, 8);
+    EXPECT_EQ(pipelined.V / pipelined.block_columns() * 2, alone.V / alone.block_columns());
+    EXPECT_EQ(1 << pipelined.column_shift, pipelined.block_columns());
+  }
+  // many heads: 8 keys a lane, as gla's layout
+  const fused::Geometry many = layout(first_pass(gsa_problem(8, 1024, 8, 64, 64)));
+  ASSERT_EQ(many.KPT, 8);
+  EXPECT_EQ(pipelined_geometry(many).W, many.W);
+}
+
 TEST(GsaGlaPasses, SegmentsCoverTheSequenceInWholeWideChunks) {
   for (std::int64_t T : {1024, 1100, 3000, 4096, 5000, 24576, 24577, 65536})
     for (int n = 2; n <= most_segments(T); ++n) {

@@ -121,19 +121,26 @@ void forward_states(const Pointers<T>& p, const Dims& d, const Workspace& ws, cu
       stream);
 }
 
-// The backward over any tensors in GLA's roles (gsa runs its two passes through it): the reverse scan for the
-// state gradients, then the gradients inside every chunk; the forward's states, whole decays and keys_to_end
-// operand are read from ws, and with kSavedScores its intra-chunk scores (launch_output's).
-// With `key_grads_after`, the key gradients start only after the work enqueued on that stream so far (gsa's
-// pass 1 adding its dk and dg to what pass 2's backward on a side stream writes: GradPointers::add_dk_dg).
-template <class Form, class T, bool kSavedScores = false>
-void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, const Dims& d,
-                     const Workspace& ws, cudaStream_t stream, cudaStream_t key_grads_after = nullptr) {
+// The backward over any tensors in GLA's roles (gsa runs its two passes through it), in two launches a
+// caller may place on different streams: launch_state_grads, the reverse scan for the state gradients (a
+// chain over the chunks, latency-bound where heads are few), then launch_chunk_grads, the gradients inside
+// every chunk (wide launches) from those. The forward's states, whole decays and keys_to_end operand are read
+// from ws, and with kSavedScores its intra-chunk scores (launch_output's).
+template <class Form, class T>
+void launch_state_grads(const Pointers<T>& pointers, const GradPointers<T>& grads, const Dims& d,
+                        const Workspace& ws, cudaStream_t stream) {
   prepare_and_scan<Form, T, Operand::queries_from_start>(
       pointers, d, ws,
       {reinterpret_cast<const Prepared<T>*>(ws.queries_from_start), grads.d_o, ws.whole, grads.d_ht,
        ws.dstates, grads.dh0, true},
       stream);
+}
+
+// With `key_grads_after`, the key gradients start only after the work enqueued on that stream so far (gsa's
+// pass 1 adding its dk and dg to what pass 2's backward on a side stream writes: GradPointers::add_dk_dg).
+template <class Form, class T, bool kSavedScores = false>
+void launch_chunk_grads(const Pointers<T>& pointers, const GradPointers<T>& grads, const Dims& d,
+                        const Workspace& ws, cudaStream_t stream, cudaStream_t key_grads_after = nullptr) {
   const dim3 chunks(unsigned(d.B * d.H), unsigned(d.chunks()));
   const Scores scores = value_grads_scores(kSavedScores, d.C, d.K);
   const std::size_t value_bytes = value_grads_shared_bytes(scores, d.C, d.K, sizeof(T)),
@@ -179,6 +186,14 @@ void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, 
     const NvtxRange range("sum_bonus_grad");
     sum_parts(ws.du_partial, grads.du, 1, d.B * d.chunks(), std::int64_t(d.H) * d.K, stream);
   }
+}
+
+// Both on one stream: the chunk variant's backward (and fused_recurrent's in chunk form).
+template <class Form, class T, bool kSavedScores = false>
+void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, const Dims& d,
+                     const Workspace& ws, cudaStream_t stream) {
+  launch_state_grads<Form, T>(pointers, grads, d, ws, stream);
+  launch_chunk_grads<Form, T, kSavedScores>(pointers, grads, d, ws, stream);
 }
 
 }  // namespace flabench::chunk
