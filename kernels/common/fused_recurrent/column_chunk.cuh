@@ -256,6 +256,23 @@ __device__ __forceinline__ void scan_chunk_tokens(int length, bool reverse, Load
   }
 }
 
+// scan_chunk_tokens over a whole span of kTokens tokens (forwards, below 16 keys a lane): two tokens a trip
+// with no branch between them, so ptxas can place one token's unpacking and output among the next one's
+// dependent steps, which it does not do across scan_chunk_tokens' branches per token.
+template <class Keys, int kTokens, class Load, class Step>
+__device__ __forceinline__ void scan_whole_span(Load&& load, Step&& step) {
+  static_assert(Keys::keys < 16 && kTokens % 2 == 0);
+  Keys even, odd;
+  load(even, 0);
+#pragma unroll 1
+  for (int i = 0; i < kTokens; i += 2) {
+    load(odd, i + 1);
+    step(even, i);
+    load(even, min(i + 2, kTokens - 1));  // the last trip's: a token read again, never used
+    step(odd, i + 1);
+  }
+}
+
 // How far from its first partial sum (ColumnPlaces::partials) a lane leaves the one of token s and its column
 // m (of CPL): per token and column the block's lanes' partials sit side by side, a column slot's KG of them
 // neighbours (ColumnLane::place).

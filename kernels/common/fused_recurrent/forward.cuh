@@ -132,10 +132,18 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
             else if constexpr (kSaves)
               store_state_columns<burst.value, kBursts>(checkpoint, saved, g.V, lane);
           }
-          const int first = part + burst.value * kBurstTokens;
-          scan_chunk_tokens<ColumnKeys<Form, T, KPT, CPL>>(
-              max(0, min(kBurstTokens, c.span.length - first)), /*reverse=*/false,
-              [&](auto& x, int s) { load(x, first + s); }, [&](const auto& x, int s) { step(x, first + s); });
+          using Keys = ColumnKeys<Form, T, KPT, CPL>;
+          const int first = part + burst.value * kBurstTokens, left = c.span.length - first;
+          const auto load_at = [&](Keys& x, int s) { load(x, first + s); };
+          const auto step_at = [&](const Keys& x, int s) { step(x, first + s); };
+          // A whole span (below 16 keys a lane) without branches between its tokens. The test reads the
+          // unclamped count: compiled from the clamped length (`length == kBurstTokens` on the value passed
+          // below), ptxas (CUDA 13.0, sm_90) tested a predicate of the clamp's VIMNMX that sent shorter spans
+          // down the whole-span loop too (kernels/notes/fused_recurrent.md, version 73).
+          if constexpr (KPT < 16) {
+            if (left >= kBurstTokens) return scan_whole_span<Keys, kBurstTokens>(load_at, step_at);
+          }
+          scan_chunk_tokens<Keys>(max(0, min(kBurstTokens, left)), /*reverse=*/false, load_at, step_at);
         });
       }
       Out* o = reinterpret_cast<Out*>(p.o) + c.first_row * g.V + blockIdx.y * g.block_columns();
