@@ -55,6 +55,14 @@ TEST(FusedLayout, EveryLayoutIsWhole) {
           EXPECT_LE(g.VG * g.BK, 32);
           EXPECT_LE(g.W_rows, 4);
           EXPECT_EQ(g.K % g.block_rows(), 0);
+          // the forward's blocks of 8 warps at 8 keys a lane (eight_warp_forward): whole as well
+          if (eight_warp_forward(g.KPT, g.B, g.H, g.V, g.block_columns(), schedulers)) {
+            const Geometry wide = with_column_warps(g, 2 * g.W);
+            EXPECT_EQ(g.W, 4);
+            EXPECT_LE(wide.W, kMaxColumnWarps);
+            EXPECT_EQ(g.V % wide.block_columns(), 0);
+            EXPECT_EQ(1 << wide.column_shift, wide.block_columns());
+          }
         }
 }
 
@@ -162,6 +170,7 @@ TEST(FusedLayout, TheBatteryReachesEveryLayoutTheH100Picks) {
   bool converters = false;         // ... of an op whose records leave room for converter warps there
   bool over_segments = false;      // a backward over segments (variant.cuh, run_backward_pipelined)
   std::set<std::string> forward_converters_ops;  // ops whose forward takes converter warps at 4 keys a lane
+  std::set<std::string> eight_warp_ops;  // op/dtype of fwd+bwd cases whose forwards take 8-warp blocks
   for (const BatteryCase& c : battery_cases(product_registry(), spec)) {
     if (c.op->name == "gsa" || c.skip_reason) continue;  // gsa's fused_recurrent has its own plan
     const Problem& p = c.problem;
@@ -178,7 +187,15 @@ TEST(FusedLayout, TheBatteryReachesEveryLayoutTheH100Picks) {
     converters |= wide && c.op->name != "rwkv7" && p.K == 128;
     if (forward_converters(g.KPT, g.B, g.H, g.V, g.block_columns(), kH100Schedulers))
       forward_converters_ops.insert(c.op->name);
+    // a fwd+bwd case checks the forward that saves and the plain one (its inference outputs)
+    if (c.mode == Mode::fwdbwd &&
+        eight_warp_forward(g.KPT, g.B, g.H, g.V, g.block_columns(), kH100Schedulers))
+      eight_warp_ops.insert(c.op->name + "/" + std::string(dtype_name(p.dtype)));
   }
+  for (const char* op : {"rwkv7", "rwkv6"})  // the forms variant.cuh gives them
+    for (const DType dtype : {DType::fp32, DType::fp16, DType::bf16})
+      EXPECT_TRUE(eight_warp_ops.count(op + std::string("/") + std::string(dtype_name(dtype))))
+          << "no battery case runs " << op << "'s " << dtype_name(dtype) << " forwards in 8-warp blocks";
   for (const char* op : {"rwkv7", "gla", "rwkv6", "simple_gla"})
     EXPECT_TRUE(forward_converters_ops.count(op))
         << "no battery case runs " << op << "'s forward with converters";
@@ -246,6 +263,26 @@ TEST(FusedLayout, ForwardConvertersAt4KeysOnlyWhereEachBlockHasItsSm) {
   EXPECT_FALSE(converters(4, 16, 64, 64));  // 4,4096,16,64 and 8,1024,8,64: 8 keys a lane, 1.39-1.59x slower
   EXPECT_FALSE(converters(2, 16, 128, 128));  // 16 keys a lane: 1.05-1.19x slower
   EXPECT_FALSE(converters(1, 2, 128, 128));
+}
+
+// A forward's blocks of 8 warps at 8 keys a lane only where each then has an SM (version 75): the 64-head
+// D = 64 peer shapes (128 blocks) take them, 128 heads (256 blocks) and the 4- and 16-key layouts do not.
+TEST(FusedLayout, EightWarpForwardAt8KeysOnlyWhereEachBlockHasItsSm) {
+  const auto eight = [](std::int64_t B, std::int64_t H, std::int64_t K, std::int64_t V) {
+    const Geometry g = layout_of(B, H, K, V, kH100Schedulers);
+    return eight_warp_forward(g.KPT, g.B, g.H, g.V, g.block_columns(), kH100Schedulers);
+  };
+  EXPECT_TRUE(eight(4, 16, 64, 64));     // 4,4096,16,64
+  EXPECT_TRUE(eight(8, 8, 64, 64));      // 8,1024,8,64
+  EXPECT_TRUE(eight(1, 40, 64, 64));     // 8 keys a lane from 34 heads on: 80 blocks
+  EXPECT_FALSE(eight(8, 16, 64, 64));    // 256 blocks of 8 warps: two would share an SM
+  EXPECT_FALSE(eight(1, 16, 64, 64));    // 1,24576,16,64: 4 keys a lane (converter warps there)
+  EXPECT_FALSE(eight(4, 16, 128, 128));  // 16 keys a lane: 8 warps a block already
+  EXPECT_FALSE(eight(4, 64, 32, 32));    // 8 keys a lane, but a head's V = 32 fills one block of 4 warps
+  const Geometry g = layout_of(4, 16, 64, 64, kH100Schedulers);
+  const Geometry wide = with_column_warps(g, 2 * g.W);
+  EXPECT_EQ(wide.block_columns(), 32);
+  EXPECT_EQ(wide.column_shift, 5);
 }
 
 // 32-token chunks at 16 keys a lane (wide_chunks_at_16_keys) only where every block has an SM of its own:

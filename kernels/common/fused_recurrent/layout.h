@@ -152,6 +152,19 @@ __host__ __device__ constexpr bool forward_converters(int KPT, int B, int H, int
   return KPT == 4 && each_block_has_an_sm(B, H, V, block_columns, schedulers);
 }
 
+// Whether a forward at 8 keys a lane takes blocks of 8 warps rather than 4 (twice the columns): where V
+// holds the wider blocks and each of them then has an SM to itself. A block converts its chunks' key vectors
+// whole for its columns, so 4-warp blocks (two an SM) convert each head's keys four times at V = 64, 8-warp
+// blocks (one an SM, as many warps) twice. variant.cuh takes it for the forms whose conversion is the
+// heaviest, rwkv7's five key vectors and rwkv6's bonus: their forwards 0.93-0.95x in bf16 and fp32,
+// 0.98-0.99x in fp16, at 8,1024,8,64 and 4,4096,16,64 (gla's 0.97x and simple_gla's 1.03-1.04x slower at stop
+// 62, and gsa's passes share gla's form: kernels/notes/fused_recurrent.md, versions 71 and 75).
+__host__ __device__ constexpr bool eight_warp_forward(int KPT, int B, int H, int V, int block_columns,
+                                                      std::int64_t schedulers) {
+  return KPT == 8 && V % (2 * block_columns) == 0 &&
+         each_block_has_an_sm(B, H, V, 2 * block_columns, schedulers);
+}
+
 // The largest power of two <= limit that divides n.
 __host__ __device__ constexpr int power_of_two_divisor(int n, int limit) {
   int p = 1;
@@ -199,7 +212,8 @@ struct Geometry {
 // W: the warps of a head that share one block, its staging and its conversion (each warp of a block has its
 // own scheduler, so a block of 4 is as fast per token as 4 blocks of 1 and does a quarter of the shared
 // work). Up to 4; 8 at 16 keys per lane, where registers would allow 4 blocks of 4 warps per SM but shared
-// memory (the converted chunk) only 3, which left a second, mostly idle wave of blocks at B*H = 64.
+// memory (the converted chunk) only 3, which left a second, mostly idle wave of blocks at B*H = 64; 8 in some
+// forwards at 8 keys a lane too (eight_warp_forward).
 constexpr int kMaxColumnWarps = 8;
 // Converter warps beside them where a block has an SM to itself (column_feed.cuh): one warp alone could not
 // keep up with the scan (rwkv6 1.13-1.39x slower); four beat two (kernels/notes/fused_recurrent.md,
@@ -277,6 +291,13 @@ inline Geometry with_checkpoints_every(Geometry g, int every, bool packed) {
     g.checkpoint_shift = log2_of(every);
     g.checkpoint_stride = (g.chunks + every - 1) / every;
   }
+  return g;
+}
+
+// g with W warps a column pass's block.
+inline Geometry with_column_warps(Geometry g, int W) {
+  g.W = W;
+  g.column_shift = log2_of(g.block_columns());
   return g;
 }
 

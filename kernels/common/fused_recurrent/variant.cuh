@@ -115,13 +115,20 @@ ColumnPass column_pass(const Geometry& g) {
 }
 
 // The forward's launch: column_pass's, with converter warps where forward_converters (layout.h) says and
-// they fit.
+// they fit; for the forms whose conversion is the heaviest (the low-rank term's and the bonus's), blocks of
+// 8 warps where eight_warp_forward says and they fit.
 template <class Form, class T>
 ColumnPass forward_column_pass(const Geometry& g) {
   ColumnPass pass = column_pass<Form, T>(g);
   const int schedulers = 4 * current_device_attribute(cudaDevAttrMultiProcessorCount);
   if (forward_converters(g.KPT, g.B, g.H, g.V, g.block_columns(), schedulers))
     pass.converters = column_pass_fits<Form, T>(pass.g, true);
+  if constexpr (Form::value.low_rank || Form::value.bonus) {
+    if (eight_warp_forward(g.KPT, g.B, g.H, g.V, g.block_columns(), schedulers)) {
+      const Geometry wide = with_column_warps(pass.g, 2 * pass.g.W);
+      if (column_pass_fits<Form, T>(wide, false)) pass.g = wide;
+    }
+  }
   return pass;
 }
 
