@@ -156,7 +156,7 @@ __host__ __device__ constexpr bool forward_converters(int KPT, int B, int H, int
 // holds the wider blocks and each of them then has an SM to itself. A block converts its chunks' key vectors
 // whole for its columns, so 4-warp blocks (two an SM) convert each head's keys four times at V = 64, 8-warp
 // blocks (one an SM, as many warps) twice. variant.cuh takes it for the forms whose conversion is the
-// heaviest, rwkv7's five key vectors and rwkv6's bonus: their forwards 0.93-0.95x in bf16 and fp32,
+// heaviest, rwkv7's five key vectors and rwkv6's bonus: their forwards 0.93-0.96x in bf16 and fp32,
 // 0.98-0.99x in fp16, at 8,1024,8,64 and 4,4096,16,64 (gla's 0.97x and simple_gla's 1.03-1.04x slower at stop
 // 62, and gsa's passes share gla's form: kernels/notes/fused_recurrent.md, versions 71 and 75).
 __host__ __device__ constexpr bool eight_warp_forward(int KPT, int B, int H, int V, int block_columns,
