@@ -274,7 +274,7 @@ TEST(FusedLayout, EightWarpForwardAt8KeysOnlyWhereEachBlockHasItsSm) {
   };
   EXPECT_TRUE(eight(4, 16, 64, 64));     // 4,4096,16,64
   EXPECT_TRUE(eight(8, 8, 64, 64));      // 8,1024,8,64
-  EXPECT_TRUE(eight(1, 40, 64, 64));     // 8 keys a lane from 34 heads on: 80 blocks
+  EXPECT_TRUE(eight(1, 40, 64, 64));     // 8 keys a lane from 33 heads on (at K = V = 64): 80 blocks
   EXPECT_FALSE(eight(8, 16, 64, 64));    // 256 blocks of 8 warps: two would share an SM
   EXPECT_FALSE(eight(1, 16, 64, 64));    // 1,24576,16,64: 4 keys a lane (converter warps there)
   EXPECT_FALSE(eight(4, 16, 128, 128));  // 16 keys a lane: 8 warps a block already
