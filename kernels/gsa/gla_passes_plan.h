@@ -92,9 +92,7 @@ inline int segments(const Problem& p, int schedulers) {
 constexpr int kPipelinedPassWarps = 8;
 inline fused::Geometry pipelined_geometry(fused::Geometry g) {
   if (g.KPT != 4 || g.V % (g.BV * kPipelinedPassWarps) != 0) return g;
-  g.W = kPipelinedPassWarps;
-  g.column_shift = fused::log2_of(g.block_columns());
-  return g;
+  return fused::with_column_warps(g, kPipelinedPassWarps);
 }
 
 // The backward's segments (fused::backward_segments): pass 1's scans of segment i (its column and row
