@@ -6,12 +6,13 @@
 
 namespace flabench {
 
-enum class TensorRole { forward, gradient };  // o and final state; every gradient
+// o; a final state (fp32 whatever the inputs' dtype); every gradient (the initial state's included)
+enum class TensorRole { forward, final_state, gradient };
 
 double check_threshold(DType dtype, TensorRole role, bool tf32);
 
 struct Thresholds {
-  double forward = 0, gradient = 0;
+  double forward = 0, final_state = 0, gradient = 0;
 };
 
 // A variant against the fp64 reference.

@@ -21,8 +21,9 @@ TEST(GsaChunkWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
           for (std::int64_t M : {16, 64, 128})
             for (std::int64_t G : {1, 4})
               for (DType dtype : {DType::bf16, DType::fp16, DType::fp32}) {
-                // the inputs' and the scan operand's element (fp16's operand is fp32: chunk::Prepared)
-                const std::size_t element = dtype == DType::bf16 ? 2 : 4, input = dtype_size(dtype);
+                // the inputs' and the scan operand's element (fp16's operand is fp32, bf16's two bf16
+                // planes: chunk::Prepared, kPreparedParts)
+                const std::size_t element = 4, input = dtype_size(dtype);
                 Problem p{2, T, 3, K, V, dtype};
                 p.M = M, p.G = G, p.chunk_size = C;
                 const gsa::ChunkWorkspace w(p, element, input);

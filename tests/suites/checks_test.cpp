@@ -53,6 +53,9 @@ TEST(CompareTensor, RaisesTheBarOnlyWhereTheDtypeCannotHoldTheReference) {
 
 TEST(Thresholds, FollowTheNumericsSpec) {
   EXPECT_EQ(check_threshold(DType::bf16, TensorRole::forward, false), 5e-3);
+  EXPECT_EQ(check_threshold(DType::bf16, TensorRole::final_state, false), 1e-4);
+  EXPECT_EQ(check_threshold(DType::fp16, TensorRole::final_state, false), 1e-4);
+  EXPECT_EQ(check_threshold(DType::fp32, TensorRole::final_state, false), 1e-5);
   EXPECT_EQ(check_threshold(DType::bf16, TensorRole::gradient, false), 6e-3);
   EXPECT_EQ(check_threshold(DType::fp16, TensorRole::forward, false), 2e-3);
   EXPECT_EQ(check_threshold(DType::fp16, TensorRole::gradient, false), 3e-3);
@@ -133,6 +136,29 @@ TEST_F(ChecksOnCpu, AnInferenceOnlyFaultFailsTheForwardBackwardCheck) {
   EXPECT_FALSE(check.passed);
   for (const TensorCheckRecord& t : check.tensors)
     EXPECT_EQ(t.passed, t.tensor != "o (inference)") << t.tensor;
+}
+
+// A final state is fp32 from 16-bit inputs too: one bf16 rounding on its path (as the chunk scans' operand
+// had before chunk version 51) fails it, though it is far within the outputs' bf16 threshold.
+TEST_F(ChecksOnCpu, AFinalStateWithBf16RoundingFailsInBf16) {
+  const OpSpec& op = testing::op_named("gla");
+  const Variant variant = broken(
+      op,
+      [](TensorMap& out) {
+        float* ht = out.at("ht").as<float>();
+        for (std::int64_t i = 0; i < out.at("ht").numel(); ++i) ht[i] = round_to_dtype(DType::bf16, ht[i]);
+      },
+      nullptr);
+  const CheckRecord check =
+      run_check(*device, op, variant, testing::small_problem(op, 1, 9, 2, 8, 8, DType::bf16), Mode::fwd, 0);
+  EXPECT_FALSE(check.passed);
+  for (const TensorCheckRecord& t : check.tensors) {
+    EXPECT_EQ(t.passed, t.tensor != "ht") << t.tensor;
+    if (t.tensor == "ht") {
+      EXPECT_EQ(t.threshold, 1e-4);
+      EXPECT_LT(t.rms_ratio, 5e-3) << "within the outputs' threshold: only the final state's catches it";
+    }
+  }
 }
 
 TEST_F(ChecksOnCpu, AnOutputElementNeverWrittenShowsAsNaN) {

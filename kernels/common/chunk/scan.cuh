@@ -53,6 +53,8 @@ __global__ void __launch_bounds__(kPrepareThreads) chunk_prepare_kernel(Pointers
                           token_rows(keys ? p.k : p.q, d, b, h, t0, C, K, 0, K, rows, K));
   const std::int64_t chunk = std::int64_t(bh) * d.chunks() + n;
   auto* out = reinterpret_cast<X*>(keys ? ws.keys_to_end : ws.queries_from_start) + chunk * C * K;
+  // bf16's second part, a plane later (workspace.cuh, kPreparedParts)
+  const std::int64_t plane = std::int64_t(gridDim.x) * gridDim.y * C * K;
   // Each thread's kVec neighbouring channels of a row, their decays read as 16-byte vectors (Decays).
   const Divisor vectors(K / kVec);  // to a row
   for (int idx = threadIdx.x; idx < C * K / kVec; idx += kPrepareThreads) {
@@ -65,11 +67,25 @@ __global__ void __launch_bounds__(kPrepareThreads) chunk_prepare_kernel(Pointers
       dec.after(t, dec.subs, c0, exponent);
     else
       dec.seen_from_start(t, c0, exponent);
-    uint4 packed;
-    X* x = reinterpret_cast<X*>(&packed);
 #pragma unroll
     for (int e = 0; e < kVec; ++e)
-      x[e] = from_float<X>(keys ? value[e] * __expf(exponent[e]) : d.scale * value[e] * __expf(exponent[e]));
+      value[e] = keys ? value[e] * __expf(exponent[e]) : d.scale * value[e] * __expf(exponent[e]);
+    uint4 packed;
+    if constexpr (kPreparedParts<T> == 2) {
+      uint4 low;
+      auto *high_pairs = reinterpret_cast<std::uint32_t*>(&packed),
+           *low_pairs = reinterpret_cast<std::uint32_t*>(&low);
+#pragma unroll
+      for (int e = 0; e < kVec; e += 2) {
+        const Parts<X> parts = split<X>(value[e], value[e + 1]);
+        high_pairs[e / 2] = parts.high, low_pairs[e / 2] = parts.low;
+      }
+      reinterpret_cast<uint4*>(out + plane)[idx] = low;
+    } else {
+      X* x = reinterpret_cast<X*>(&packed);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) x[e] = from_float<X>(value[e]);
+    }
     reinterpret_cast<uint4*>(out)[idx] = packed;
   }
   if constexpr (keys)  // the backward reuses the forward's, as it does the states
@@ -78,7 +94,8 @@ __global__ void __launch_bounds__(kPrepareThreads) chunk_prepare_kernel(Pointers
 
 template <class T>
 struct Scan {
-  const Prepared<T>* operand;  // X: [B*H, chunks, C, K]; with a scalar gate k (or q) itself, [B, T, H, K]
+  const Prepared<T>* operand;  // X: [B*H, chunks, C, K] (bf16's low part a plane on); with a scalar gate k
+                               // (or q) itself, [B, T, H, K]
   const T* rows;               // Y: [B, T, H, V]
   const float* whole;          // [B*H, chunks, K]; with a scalar gate its factors (kFactorRow a chunk)
   const float* initial;        // [B*H, K, V]
@@ -124,12 +141,16 @@ __global__ void __launch_bounds__(kScanThreads, 4)
   // fp16 goes to the tensor cores as bf16 in two parts: fp32 X keeps its range, and both keep 16 bits.
   using Op = std::conditional_t<std::is_same_v<T, __half>, __nv_bfloat16, T>;
   constexpr Exact exact = std::is_same_v<T, __half> ? Exact::both : Exact::none;
-  // [C][32] of X and of T per stage, each row one vector longer: the 8 rows that ldmatrix reads at once
-  // fall on different banks. bf16 takes four stages (three chunks in flight), fp16 (its X fp32) three, fp32
-  // two: what the 48 KiB of static shared memory holds.
-  constexpr int kStages = std::is_same_v<T, float> ? 2 : std::is_same_v<T, __half> ? 3 : 4;
+  // bf16's X in its two planes (workspace.cuh, kPreparedParts); the scalar gate's is k (or q) itself.
+  constexpr bool kLowPart = kPreparedParts<T> == 2 && !kScalarGate;
+  // [C][32] of X (and of its low part) and of T per stage, each row one vector longer: the 8 rows that
+  // ldmatrix reads at once fall on different banks. The scalar gate takes four stages (three chunks in
+  // flight), bf16's two planes and fp16 (its X fp32) three, fp32 two: what the 48 KiB of static shared
+  // memory holds.
+  constexpr int kStages = std::is_same_v<T, float> ? 2 : kScalarGate ? 4 : 3;
   constexpr int kLdX = (kRowX + 1) * kVecX, kLdY = (kRow + 1) * kVec;
   __shared__ uint4 x_tiles[kStages][kMaxChunk * (kRowX + 1)];
+  __shared__ uint4 x_low_tiles[kLowPart ? kStages : 1][kLowPart ? kMaxChunk * (kRowX + 1) : 1];
   __shared__ uint4 y_tiles[kStages][kMaxChunk * (kRow + 1)];
   constexpr int kWholes = kScalarGate ? kFactorRow : kTile;
   __shared__ __align__(16) float wholes[kStages][kWholes];
@@ -165,7 +186,11 @@ __global__ void __launch_bounds__(kScanThreads, 4)
   const std::int64_t x_stride = std::int64_t(kStepX) * (kScalarGate ? d.H * K : K),
                      y_stride = std::int64_t(kStepY) * d.H * V;
   const unsigned x_dst = shared_address(&x_tiles[0][x_t * (kRowX + 1) + lane_id % kRowX]),
-                 y_dst = shared_address(&y_tiles[0][y_t * (kRow + 1) + lane_id % kRow]);
+                 y_dst = shared_address(&y_tiles[0][y_t * (kRow + 1) + lane_id % kRow]),
+                 x_low_dst =
+                     kLowPart ? shared_address(&x_low_tiles[0][x_t * (kRowX + 1) + lane_id % kRowX]) : 0;
+  // X's low plane (the prepare kernel's layout: B H chunks C K elements after the high one)
+  const std::int64_t low_plane = std::int64_t(heads) * chunks * C * K;
   // The copy warp's sources for the next chunk it fetches (chunks in order from chunk_at(0): each fetch
   // moves them on by one chunk's rows).
   const int first = chunk_at(0), direction = scan.reverse ? -1 : 1;
@@ -185,14 +210,17 @@ __global__ void __launch_bounds__(kScanThreads, 4)
     if (step < chunks) {
       const int n = chunk_at(step), stage = step % kStages, length = min(C, d.T - n * C);
       const unsigned xs = x_dst + stage * unsigned(sizeof(x_tiles[0])),
-                     ys = y_dst + stage * unsigned(sizeof(y_tiles[0]));
+                     ys = y_dst + stage * unsigned(sizeof(y_tiles[0])),
+                     xls = x_low_dst + stage * unsigned(sizeof(x_low_tiles[0]));
       if (length == C && lanes_in) {  // every row in the sequence and the tile: no test per copy
         with_one_of<16, 32, kMaxChunk>(C, [&](auto rows) {
           constexpr int kRows = decltype(rows)::value;
           const X* x = x_next;
 #pragma unroll
-          for (int e = 0; e < kRows / kStepX; ++e, x += x_stride)
+          for (int e = 0; e < kRows / kStepX; ++e, x += x_stride) {
             copy_async_to(xs + e * kStepX * (kRowX + 1) * 16, x, true);
+            if constexpr (kLowPart) copy_async_to(xls + e * kStepX * (kRowX + 1) * 16, x + low_plane, true);
+          }
           const T* y = y_next;
 #pragma unroll
           for (int e = 0; e < kRows / kStepY; ++e, y += y_stride)
@@ -204,6 +232,9 @@ __global__ void __launch_bounds__(kScanThreads, 4)
           if (e * kStepX >= C) break;  // the same for the whole warp (C is a multiple of kStepX)
           const bool ok = x_in && (!kScalarGate || x_t + e * kStepX < length);
           copy_async_to(xs + e * kStepX * (kRowX + 1) * 16, ok ? x_next + e * x_stride : scan.operand, ok);
+          if constexpr (kLowPart)
+            copy_async_to(xls + e * kStepX * (kRowX + 1) * 16,
+                          ok ? x_next + e * x_stride + low_plane : scan.operand, ok);
         }
 #pragma unroll
         for (int e = 0; e < kCopiesY; ++e) {
@@ -244,6 +275,7 @@ __global__ void __launch_bounds__(kScanThreads, 4)
     }
     const int stage = step % kStages;
     const X* xs = reinterpret_cast<const X*>(x_tiles[stage]);
+    const X* xls = reinterpret_cast<const X*>(x_low_tiles[kLowPart ? stage : 0]);
     const T* ys = reinterpret_cast<const T*>(y_tiles[stage]);
     // The chunk's product X^T Y into accumulators of its own (kScanChains, k steps taking turns): it does
     // not wait for the state's decay, and two chains are each half as long.
@@ -258,9 +290,10 @@ __global__ void __launch_bounds__(kScanThreads, 4)
           a_stored_km(raw, xs, kLdX, m0, k0);
           scale_token_pairs(raw, wholes[stage] + k0 + 2 * lane.pair, a);
           mma_b_stored_kn<Op>(acc, 2, a, ys, kLdY, k0, n0);
-        } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {  // fragments straight from the bf16 tiles
-          std::uint32_t a[1][4];
+        } else if constexpr (kLowPart) {  // fragments straight from the bf16 tiles, high then low
+          std::uint32_t a[2][4];
           a_stored_km(a[0], xs, kLdX, m0, k0);
+          a_stored_km(a[1], xls, kLdX, m0, k0);
           mma_b_stored_kn<Op>(acc, 2, a, ys, kLdY, k0, n0);
         } else {
           mma_k16<Op, 2, exact>(

@@ -7,12 +7,14 @@
 //                                          (backward; the tiles are added in a fixed order afterwards)
 //   keys_to_end  [B*H, chunks, C, K] T     k e^{decay after it to its chunk's end} (forward) and
 //   queries_from_start                     scale q e^{decay seen from the chunk's start} (backward): the
-//                [B*H, chunks, C, K] T     scans' operands (kernels/common/chunk/scan.cuh)
+//                [B*H, chunks, C, K] T     scans' operands (kernels/common/chunk/scan.cuh; bf16's in two
+//                                          planes of that shape, fp16's fp32: Prepared)
 //   scores       [B*H, chunks, C, C] fp32  the intra-chunk scores A (forward, read by the backward's value
 //                                          gradients instead of building them again)
 //   bonus        [B*H, chunks, C]    fp32  rwkv6's q_i . (u k_i) beside them
 #pragma once
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <cstddef>
@@ -31,9 +33,17 @@ constexpr int kKeyTile = 32;
 // fp32.
 template <class T>
 using Prepared = std::conditional_t<std::is_same_v<T, __half>, float, T>;
+// bf16's operand in two bf16 planes: the value rounded (what the chunk gradients read) and, a plane (B H
+// chunks C K elements) later, what the rounding left, which only the scans read. A scan's state is fp32: with
+// its operand in one bf16 part, the final state and the initial state's gradient carried bf16's rounding
+// (5e-4 to 1.9e-3 where every other kernel keeps 5e-6; notes, version 51).
+template <class T>
+constexpr int kPreparedParts = std::is_same_v<T, __nv_bfloat16> ? 2 : 1;
 inline std::size_t prepared_size(DType dtype) {
-  return dtype == DType::fp16 ? sizeof(float) : dtype_size(dtype);
-}  // key channels per block of the backward's dq/dk/dg kernel
+  return dtype == DType::fp16   ? sizeof(float)
+         : dtype == DType::bf16 ? 2 * dtype_size(dtype)
+                                : dtype_size(dtype);
+}  // bytes an element, every part
 
 struct Workspace {
   float *states, *dstates, *du_partial, *whole, *dg_partial;
