@@ -19,15 +19,16 @@ Arrays64 zeros(const std::vector<TensorSpec>& specs, const Problem& problem) {
 
 // `name` turns a spec's name into the one reported (the inference forward's outputs get their own).
 template <class Name>
-// `fp32_threshold` for the specs that are fp32 whatever the case's dtype (an output's: a final state).
+// `state_threshold` for the specs that are fp32 whatever the case's dtype: a final state, the initial
+// state's gradient.
 void compare_all(const std::vector<TensorSpec>& specs, const Problem& problem, const Arrays64& expected,
-                 const Arrays64& got, double threshold, double fp32_threshold, CheckRecord& check,
+                 const Arrays64& got, double threshold, double state_threshold, CheckRecord& check,
                  const Name& name) {
   for (const TensorSpec& spec : specs) {
     if (!expected.contains(spec.name)) continue;
     check.tensors.push_back(compare_tensor(name(spec.name), expected.at(spec.name), got.at(spec.name),
                                            spec.dtype(problem),
-                                           spec.in_case_dtype ? threshold : fp32_threshold));
+                                           spec.in_case_dtype ? threshold : state_threshold));
     check.passed = check.passed && check.tensors.back().passed;
   }
 }
@@ -132,12 +133,12 @@ CallResults variant_results(Device& device, const OpSpec& op, const Variant& var
 
 void compare_results(const OpSpec& op, const Problem& problem, const CallResults& expected,
                      const CallResults& got, const Thresholds& thresholds, CheckRecord& check) {
-  compare_all(op.outputs, problem, expected.outputs, got.outputs, thresholds.forward, thresholds.final_state,
-              check, same_name);
+  compare_all(op.outputs, problem, expected.outputs, got.outputs, thresholds.forward, thresholds.state, check,
+              same_name);
   if (got.inference.size() != 0)
-    compare_all(op.outputs, problem, expected.outputs, got.inference, thresholds.forward,
-                thresholds.final_state, check, inference_name);
-  compare_all(grad_specs(op), problem, expected.grads, got.grads, thresholds.gradient, thresholds.gradient,
+    compare_all(op.outputs, problem, expected.outputs, got.inference, thresholds.forward, thresholds.state,
+                check, inference_name);
+  compare_all(grad_specs(op), problem, expected.grads, got.grads, thresholds.gradient, thresholds.state,
               check, same_name);
 }
 

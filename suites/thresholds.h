@@ -6,13 +6,14 @@
 
 namespace flabench {
 
-// o; a final state (fp32 whatever the inputs' dtype); every gradient (the initial state's included)
-enum class TensorRole { forward, final_state, gradient };
+// o; a recurrent state or its gradient (the final state, the initial state's gradient: fp32 whatever the
+// inputs' dtype); every other gradient
+enum class TensorRole { forward, state, gradient };
 
 double check_threshold(DType dtype, TensorRole role, bool tf32);
 
 struct Thresholds {
-  double forward = 0, final_state = 0, gradient = 0;
+  double forward = 0, state = 0, gradient = 0;
 };
 
 // A variant against the fp64 reference.

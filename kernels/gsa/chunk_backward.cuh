@@ -35,6 +35,9 @@ __global__ void add_into_kernel(T* to, const T* from, std::int64_t count) {
 template <class T>
 struct GlaPass {
   const T *q, *d_o, *values;
+  // q in fp32 (p as the forward saved it, dz as the logit gradients made it): the reverse scan's operand is
+  // made from these, so that q's rounding to a 16-bit T stays off the initial state's gradient (version 44)
+  const float* q_fp32;
   int width;
   float* states;
   const float* d_ht;
@@ -96,7 +99,7 @@ void run_pass(const GlaPass<T>& pass, const PassScratch& scratch, const gsa::Poi
     grads.dg = rows(w.gate_grad_copies), grads.dh0 = floats(w.initial_grad_copies);
   }
   if (scan_stream != stream) order_streams(stream, scan_stream);
-  chunk::launch_state_grads<GlaForm, T>(roles, grads, d, ws, scan_stream);
+  chunk::launch_state_grads<GlaForm, T, float>(roles, grads, d, ws, scan_stream, pass.q_fp32);
   if (scan_stream != stream) order_streams(scan_stream, stream);
   chunk::launch_chunk_grads<GlaForm, T>(roles, grads, d, ws, stream, pass.add_after);
   if (G > 1) {
@@ -132,8 +135,8 @@ void backward(const BackwardCall& call) {
   const chunk::Dims slots{int(p.B), int(p.T), int(p.H), M, int(p.V), p.chunk_size, float(p.scale), int(p.G)};
   const auto pass2 = [&](const PassScratch& scratch, cudaStream_t scan_stream, cudaStream_t stream) {
     const NvtxRange range("pass2_grads");
-    run_pass(GlaPass<T>{rows(w.weights), g.d_o, in.v, int(p.V), floats(w.value_states), g.d_hvt, g.ds, g.dv,
-                        g.df, g.dhv0},
+    run_pass(GlaPass<T>{rows(w.weights), g.d_o, in.v, floats(w.saved_weights), int(p.V),
+                        floats(w.value_states), g.d_hvt, g.ds, g.dv, g.df, g.dhv0},
              scratch, in, p, base, scan_stream, stream);
   };
   // Pass 1's key gradients add its ds and df onto pass 2's once pass 2's side stream is done with them (one
@@ -157,10 +160,12 @@ void backward(const BackwardCall& call) {
       const NvtxRange range("pass1_grads");
       transpose_states(g.d_hkt, floats(w.key_initial), p, K, M, stream);
       const T* queries = std::is_same_v<T, __half> ? rows(w.balanced_queries) : in.q;
-      run_pass(GlaPass<T>{rows(w.logit_grads), queries, in.k, K, floats(w.key_states), floats(w.key_initial),
-                          fold ? g.ds : rows(w.slot_grads), g.dk, fold ? g.df : rows(w.gate_grads),
-                          floats(w.key_final), fold ? pass2_stream : nullptr},
-               w.scratch(), in, p, base, scan_stream, stream);
+      const float* dz_fp32 = sizeof(T) == 2 ? floats(w.logit_grads_fp32) : nullptr;  // fp32's: T's
+      run_pass(
+          GlaPass<T>{rows(w.logit_grads), queries, in.k, dz_fp32, K, floats(w.key_states),
+                     floats(w.key_initial), fold ? g.ds : rows(w.slot_grads), g.dk,
+                     fold ? g.df : rows(w.gate_grads), floats(w.key_final), fold ? pass2_stream : nullptr},
+          w.scratch(), in, p, base, scan_stream, stream);
       transpose_states(floats(w.key_final), g.dhk0, p, M, K, stream);
     }
     const NvtxRange range("query_grads");

@@ -83,7 +83,7 @@ struct LogitsArgs {
   const T* queries;
   int query_width;
   T* balanced_queries;
-  float* grads_fp32;
+  float* grads_fp32;  // also bf16's dz in fp32 (pass 1's reverse scan reads it: version 44)
   float* row_scales;
 };
 
@@ -265,7 +265,10 @@ __global__ void __launch_bounds__(kLogitsThreads, NT <= 4 ? 3 : 2)
     if constexpr (std::is_same_v<T, __half>) {
       balance_row(args, row, M, dz);
     } else {
-      for (int m = lane; m < M; m += 32) args.out[row * M + m] = from_float<T>(dz(m));
+      for (int m = lane; m < M; m += 32) {
+        args.out[row * M + m] = from_float<T>(dz(m));
+        if constexpr (sizeof(T) == 2) args.grads_fp32[row * M + m] = dz(m);  // pass 1's scan operand's
+      }
     }
   }
 }

@@ -55,7 +55,8 @@ struct ChunkWorkspace {
   std::size_t row_grad_copies;                     // [B, T, HQ, max(K, V)] of the dtype
   // fp16 only (empty otherwise): the logit gradient kept out of fp16's subnormals (chunk_logits.cuh,
   // balance_row)
-  std::size_t logit_grads_fp32;  // [B, T, HQ, M] fp32: dz balanced, the dq pass's queries
+  std::size_t logit_grads_fp32;  // [B, T, HQ, M] fp32 (16-bit inputs): dz (fp16's balanced), the operand of
+                                 // pass 1's reverse scan and fp16's dq pass's queries
   std::size_t balanced_queries;  // [B, T, HQ, K] fp16: q over its row's balance, pass 1's do
   std::size_t row_scales;        // [B, T, HQ] fp32: 2^-e, the balance dz's row took (the dq pass's factor)
   std::size_t total;
@@ -103,8 +104,8 @@ struct ChunkWorkspace {
     slot_grad_copies = region(copies * dtype_bytes * query_rows * p.M);
     gate_grad_copies = region(copies * dtype_bytes * query_rows * p.M);
     row_grad_copies = region(copies * dtype_bytes * query_rows * D);
-    const std::size_t fp16 = p.dtype == DType::fp16 ? 1 : 0;
-    logit_grads_fp32 = region(fp16 * sizeof(float) * query_rows * p.M);
+    const std::size_t fp16 = p.dtype == DType::fp16 ? 1 : 0, sixteen_bit = dtype_bytes == 2 ? 1 : 0;
+    logit_grads_fp32 = region(sixteen_bit * sizeof(float) * query_rows * p.M);
     balanced_queries = region(fp16 * dtype_bytes * query_rows * p.K);
     row_scales = region(fp16 * sizeof(float) * query_rows);
     total = at;

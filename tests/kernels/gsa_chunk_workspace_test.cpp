@@ -28,9 +28,10 @@ TEST(GsaChunkWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
                 p.M = M, p.G = G, p.chunk_size = C;
                 const gsa::ChunkWorkspace w(p, element, input);
                 const std::size_t heads = 6, chunks = (T + C - 1) / C, D = std::max(K, V),
-                                  copies = G > 1 ? 1 : 0,  // grouped queries' copies
-                    side = G == 1 ? 1 : 0,                 // pass 2's own scratch
-                    fp16 = dtype == DType::fp16 ? 1 : 0,   // the logit gradient's fp32 path
+                                  copies = G > 1 ? 1 : 0,        // grouped queries' copies
+                    side = G == 1 ? 1 : 0,                       // pass 2's own scratch
+                    fp16 = dtype == DType::fp16 ? 1 : 0,         // the logit gradient's fp32 path
+                    sixteen_bit = dtype == DType::fp32 ? 0 : 1,  // dz in fp32 for pass 1's reverse scan
                     // pass 1's ds and df added afterwards: grouped queries
                     added_after = G > 1 ? 1 : 0;
                 const std::vector<testing::Region> regions = {
@@ -60,7 +61,7 @@ TEST(GsaChunkWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
                     {w.slot_grad_copies, copies * input * 2 * T * 3 * G * M},
                     {w.gate_grad_copies, copies * input * 2 * T * 3 * G * M},
                     {w.row_grad_copies, copies * input * 2 * T * 3 * G * D},
-                    {w.logit_grads_fp32, fp16 * 4 * 2 * T * 3 * G * M},
+                    {w.logit_grads_fp32, sixteen_bit * 4 * 2 * T * 3 * G * M},
                     {w.balanced_queries, fp16 * 2 * 2 * T * 3 * G * K},
                     {w.row_scales, fp16 * 4 * 2 * T * 3 * G}};
                 const std::size_t end = testing::expect_in_order(regions, 16);

@@ -53,9 +53,9 @@ TEST(CompareTensor, RaisesTheBarOnlyWhereTheDtypeCannotHoldTheReference) {
 
 TEST(Thresholds, FollowTheNumericsSpec) {
   EXPECT_EQ(check_threshold(DType::bf16, TensorRole::forward, false), 5e-3);
-  EXPECT_EQ(check_threshold(DType::bf16, TensorRole::final_state, false), 1e-4);
-  EXPECT_EQ(check_threshold(DType::fp16, TensorRole::final_state, false), 1e-4);
-  EXPECT_EQ(check_threshold(DType::fp32, TensorRole::final_state, false), 1e-5);
+  EXPECT_EQ(check_threshold(DType::bf16, TensorRole::state, false), 1e-4);
+  EXPECT_EQ(check_threshold(DType::fp16, TensorRole::state, false), 1e-4);
+  EXPECT_EQ(check_threshold(DType::fp32, TensorRole::state, false), 1e-5);
   EXPECT_EQ(check_threshold(DType::bf16, TensorRole::gradient, false), 6e-3);
   EXPECT_EQ(check_threshold(DType::fp16, TensorRole::forward, false), 2e-3);
   EXPECT_EQ(check_threshold(DType::fp16, TensorRole::gradient, false), 3e-3);
@@ -138,8 +138,9 @@ TEST_F(ChecksOnCpu, AnInferenceOnlyFaultFailsTheForwardBackwardCheck) {
     EXPECT_EQ(t.passed, t.tensor != "o (inference)") << t.tensor;
 }
 
-// A final state is fp32 from 16-bit inputs too: one bf16 rounding on its path (as the chunk scans' operand
-// had before chunk version 51) fails it, though it is far within the outputs' bf16 threshold.
+// A final state and the initial state's gradient are fp32 from 16-bit inputs too: one bf16 rounding on their
+// path (as the chunk scans' operand had before chunk version 51) fails them, though it is far within the
+// outputs' and gradients' bf16 thresholds.
 TEST_F(ChecksOnCpu, AFinalStateWithBf16RoundingFailsInBf16) {
   const OpSpec& op = testing::op_named("gla");
   const Variant variant = broken(
@@ -157,6 +158,24 @@ TEST_F(ChecksOnCpu, AFinalStateWithBf16RoundingFailsInBf16) {
     if (t.tensor == "ht") {
       EXPECT_EQ(t.threshold, 1e-4);
       EXPECT_LT(t.rms_ratio, 5e-3) << "within the outputs' threshold: only the final state's catches it";
+    }
+  }
+}
+
+TEST_F(ChecksOnCpu, AnInitialStateGradientWithBf16RoundingFailsInBf16) {
+  const OpSpec& op = testing::op_named("rwkv6");
+  const Variant variant = broken(op, nullptr, [](TensorMap& grads) {
+    float* dh0 = grads.at("dh0").as<float>();
+    for (std::int64_t i = 0; i < grads.at("dh0").numel(); ++i) dh0[i] = round_to_dtype(DType::bf16, dh0[i]);
+  });
+  const CheckRecord check = run_check(
+      *device, op, variant, testing::small_problem(op, 1, 9, 2, 8, 8, DType::bf16), Mode::fwdbwd, 0);
+  EXPECT_FALSE(check.passed);
+  for (const TensorCheckRecord& t : check.tensors) {
+    EXPECT_EQ(t.passed, t.tensor != "dh0") << t.tensor;
+    if (t.tensor == "dh0") {
+      EXPECT_EQ(t.threshold, 1e-4);
+      EXPECT_LT(t.rms_ratio, 6e-3) << "within the gradients' threshold: only the state's catches it";
     }
   }
 }

@@ -48,13 +48,20 @@ inline int output_values(const Dims& d, std::size_t input_bytes) {
   return d.V > 64 && output_shared_bytes(d.C, d.K, 128, input_bytes) <= optin ? 128 : 64;
 }
 
-// The scan's operand for every chunk (chunk_prepare_kernel) and, for the forward, each chunk's summed decay.
-template <class Form, class T, Operand kind>
-void launch_prepare(const Pointers<T>& pointers, const Dims& d, const Workspace& ws, cudaStream_t stream) {
+// The scan's operand for every chunk (chunk_prepare_kernel) and, for the forward, each chunk's summed decay;
+// the backward's from `queries` (of type Q) where given, else from pointers.q.
+template <class Form, class T, Operand kind, class Q = T>
+void launch_prepare(const Pointers<T>& pointers, const Dims& d, const Workspace& ws, cudaStream_t stream,
+                    const Q* queries = nullptr) {
+  static_assert(std::is_same_v<Q, T> || kind == Operand::queries_from_start,
+                "queries of their own: backward's");
+  if constexpr (std::is_same_v<Q, T>)
+    if (!queries) queries = pointers.q;
   const std::size_t bytes = prepare_shared_bytes(d.C, d.K);
-  allow_shared_memory(chunk_prepare_kernel<Form, T, kind>, bytes);
-  chunk_prepare_kernel<Form, T, kind>
-      <<<dim3(unsigned(d.B * d.H), unsigned(d.chunks())), kPrepareThreads, bytes, stream>>>(pointers, d, ws);
+  const auto kernel = chunk_prepare_kernel<Form, T, kind, Q>;
+  allow_shared_memory(kernel, bytes);
+  kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.chunks())), kPrepareThreads, bytes, stream>>>(pointers, d, ws,
+                                                                                              queries);
   FLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -100,12 +107,12 @@ inline std::size_t key_grads_shared_bytes(int C, std::size_t input_bytes) {
 }
 
 // The scan's operand for every chunk, then the scan, in NVTX ranges of the forward's or backward's names.
-template <class Form, class T, Operand kind>
+template <class Form, class T, Operand kind, class Q = T>
 void prepare_and_scan(const Pointers<T>& pointers, const Dims& d, const Workspace& ws, const Scan<T>& scan,
-                      cudaStream_t stream) {
+                      cudaStream_t stream, const Q* queries = nullptr) {
   {
     const NvtxRange range(kind == Operand::keys_to_end ? "decays" : "decays_seen");
-    launch_prepare<Form, T, kind>(pointers, d, ws, stream);
+    launch_prepare<Form, T, kind, Q>(pointers, d, ws, stream, queries);
   }
   const NvtxRange range(kind == Operand::keys_to_end ? "states" : "state_grads");
   launch_scan(scan, d, stream);
@@ -126,14 +133,17 @@ void forward_states(const Pointers<T>& p, const Dims& d, const Workspace& ws, cu
 // chain over the chunks, latency-bound where heads are few), then launch_chunk_grads, the gradients inside
 // every chunk (wide launches) from those. The forward's states, whole decays and keys_to_end operand are read
 // from ws, and with kSavedScores its intra-chunk scores (launch_output's).
-template <class Form, class T>
+// With `queries` (of type Q) the scan's operand is made from those in place of pointers.q: gsa's passes give
+// their queries (p, dz) in fp32 there, so that their rounding to the inputs' dtype stays off the state
+// gradients (kernels/notes/gsa.md, version 44).
+template <class Form, class T, class Q = T>
 void launch_state_grads(const Pointers<T>& pointers, const GradPointers<T>& grads, const Dims& d,
-                        const Workspace& ws, cudaStream_t stream) {
-  prepare_and_scan<Form, T, Operand::queries_from_start>(
+                        const Workspace& ws, cudaStream_t stream, const Q* queries = nullptr) {
+  prepare_and_scan<Form, T, Operand::queries_from_start, Q>(
       pointers, d, ws,
       {reinterpret_cast<const Prepared<T>*>(ws.queries_from_start), grads.d_o, ws.whole, grads.d_ht,
        ws.dstates, grads.dh0, true},
-      stream);
+      stream, queries);
 }
 
 // With `key_grads_after`, the key gradients start only after the work enqueued on that stream so far (gsa's

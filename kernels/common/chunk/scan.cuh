@@ -37,9 +37,11 @@ __host__ __device__ inline int scan_tiles(int size) {
 
 // One block per (batch, head, chunk): the chunk's summed log decay per channel and the scan's operand X.
 // k (or q) and per-key gates are staged in 16-byte loads and X leaves in 16-byte stores: the kernel moves
-// three [C][K] tiles and does little else, so its loads and stores are what it costs.
-template <class Form, class T, Operand kind>
-__global__ void __launch_bounds__(kPrepareThreads) chunk_prepare_kernel(Pointers<T> p, Dims d, Workspace ws) {
+// three [C][K] tiles and does little else, so its loads and stores are what it costs. Q: the queries' type
+// (the backward's; `queries` in place of p.q), fp32 where a caller has them unrounded (gsa's passes).
+template <class Form, class T, Operand kind, class Q = T>
+__global__ void __launch_bounds__(kPrepareThreads)
+    chunk_prepare_kernel(Pointers<T> p, Dims d, Workspace ws, const Q* queries) {
   extern __shared__ float smem[];
   using X = Prepared<T>;
   constexpr bool keys = kind == Operand::keys_to_end;
@@ -49,8 +51,10 @@ __global__ void __launch_bounds__(kPrepareThreads) chunk_prepare_kernel(Pointers
   const int t0 = n * C;
   Decays dec = Decays::carve(smem, C, K);
   float* rows = smem + Decays::floats(C, K);  // [C][K]: k (or q)
-  stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0,
-                          token_rows(keys ? p.k : p.q, d, b, h, t0, C, K, 0, K, rows, K));
+  if constexpr (keys)
+    stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, token_rows(p.k, d, b, h, t0, C, K, 0, K, rows, K));
+  else
+    stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, token_rows(queries, d, b, h, t0, C, K, 0, K, rows, K));
   const std::int64_t chunk = std::int64_t(bh) * d.chunks() + n;
   auto* out = reinterpret_cast<X*>(keys ? ws.keys_to_end : ws.queries_from_start) + chunk * C * K;
   // bf16's second part, a plane later (workspace.cuh, kPreparedParts)
