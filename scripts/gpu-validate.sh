@@ -9,8 +9,8 @@ set -euo pipefail
 bundle=$(cd "$1" && pwd) out=$2 filter=${3:-naive}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
-FLA_BENCH_BINARY="$bundle/fla-bench" "$bundle/flabench_tests" \
-  --gtest_filter='*CudaVariant*:GpuProfile*:CliIsolation*' 2>&1 | tee "$out/gpu-tests.log" | tail -n 12
+"$bundle/flabench_tests" --gtest_filter='*CudaVariant*:GpuProfile*' 2>&1 | tee "$out/gpu-tests.log" | tail -n 12
+FLA_BENCH_BINARY="$bundle/fla-bench" "$bundle/flabench_cli_tests" 2>&1 | tee "$out/gpu-cli-tests.log" | tail -n 12
 compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 5 \
   "$bundle/fla-bench" check --no-isolate --no-long --filter "$filter" --out "$out/check-memcheck.json" 2>&1 | tail -n 3
 "$bundle/fla-bench" --filter "$filter" --out "$out/$filter.json" 2>&1 | tee "$out/$filter.log" | tail -n 25
