@@ -17,10 +17,10 @@ Arrays64 zeros(const std::vector<TensorSpec>& specs, const Problem& problem) {
   return arrays;
 }
 
-// `name` turns a spec's name into the one reported (the inference forward's outputs get their own).
-template <class Name>
-// `state_threshold` for the specs that are fp32 whatever the case's dtype: a final state, the initial
+// `name` turns a spec's name into the one reported (the inference forward's outputs get their own);
+// `state_threshold` is for the specs that are fp32 whatever the case's dtype: a final state, the initial
 // state's gradient.
+template <class Name>
 void compare_all(const std::vector<TensorSpec>& specs, const Problem& problem, const Arrays64& expected,
                  const Arrays64& got, double threshold, double state_threshold, CheckRecord& check,
                  const Name& name) {
