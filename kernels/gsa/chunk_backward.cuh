@@ -211,7 +211,8 @@ void backward(const BackwardCall& call) {
 // The decays are made again first.
 template <class T>
 void backward_from_states(const BackwardCall& call) {
-  prepare_decays<T>(bind_inputs<T>(call.inputs), call.problem, call.workspace.data(), call.stream);
+  prepare_decays<T>(bind_inputs<T>(call.inputs), call.problem, call.workspace.data(), call.stream,
+                    chunk::SecondPart::skipped);
   backward<T>(call);
 }
 

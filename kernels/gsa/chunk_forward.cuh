@@ -56,7 +56,8 @@ inline ChunkWorkspace workspace_of(const Problem& p) {
 // The decays both passes' scans and backwards read (GLA's prepare, with the slots as its keys): each chunk's
 // summed log decay per slot and the scan's operand s e^{decay after it to its chunk's end}.
 template <class T>
-void prepare_decays(const gsa::Pointers<T>& in, const Problem& p, std::byte* base, cudaStream_t stream) {
+void prepare_decays(const gsa::Pointers<T>& in, const Problem& p, std::byte* base, cudaStream_t stream,
+                    chunk::SecondPart second_part = chunk::SecondPart::written) {
   const NvtxRange range("decays");
   const ChunkWorkspace w = workspace_of(p);
   const chunk::Dims slots{int(p.B), int(p.T),     int(p.H),       int(p.M),
@@ -65,7 +66,8 @@ void prepare_decays(const gsa::Pointers<T>& in, const Problem& p, std::byte* bas
   decays.k = in.s, decays.g = in.f;
   chunk::Workspace ws{};
   ws.whole = reinterpret_cast<float*>(base + w.whole), ws.keys_to_end = base + w.slots_to_end;
-  chunk::launch_prepare<GlaForm, T, chunk::Operand::keys_to_end>(decays, slots, ws, stream);
+  chunk::launch_prepare<GlaForm, T, chunk::Operand::keys_to_end>(decays, slots, ws, stream,
+                                                                 static_cast<const T*>(nullptr), second_part);
 }
 
 template <class T>

@@ -52,7 +52,7 @@ inline int output_values(const Dims& d, std::size_t input_bytes) {
 // the backward's from `queries` (of type Q) where given, else from pointers.q.
 template <class Form, class T, Operand kind, class Q = T>
 void launch_prepare(const Pointers<T>& pointers, const Dims& d, const Workspace& ws, cudaStream_t stream,
-                    const Q* queries = nullptr) {
+                    const Q* queries = nullptr, SecondPart second_part = SecondPart::written) {
   static_assert(std::is_same_v<Q, T> || kind == Operand::queries_from_start,
                 "queries of their own: backward's");
   if constexpr (std::is_same_v<Q, T>)
@@ -60,8 +60,8 @@ void launch_prepare(const Pointers<T>& pointers, const Dims& d, const Workspace&
   const std::size_t bytes = prepare_shared_bytes(d.C, d.K);
   const auto kernel = chunk_prepare_kernel<Form, T, kind, Q>;
   allow_shared_memory(kernel, bytes);
-  kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.chunks())), kPrepareThreads, bytes, stream>>>(pointers, d, ws,
-                                                                                              queries);
+  kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.chunks())), kPrepareThreads, bytes, stream>>>(
+      pointers, d, ws, queries, second_part == SecondPart::written);
   FLA_CUDA_CHECK_LAUNCH();
 }
 

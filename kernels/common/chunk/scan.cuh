@@ -30,6 +30,9 @@ constexpr int kScanChains = kScalarGate ? 1 : 2;
 constexpr int kScanTile = 32;
 
 enum class Operand { keys_to_end, queries_from_start };
+// bf16's operand in two planes (workspace.cuh, kPreparedParts): only the scan reads the second, so a
+// backward whose states another variant's forward saved (no forward scan runs) skips writing the keys'.
+enum class SecondPart { written, skipped };
 
 __host__ __device__ inline int scan_tiles(int size) {
   return (size + kScanTile - 1) / kScanTile;
@@ -39,9 +42,10 @@ __host__ __device__ inline int scan_tiles(int size) {
 // k (or q) and per-key gates are staged in 16-byte loads and X leaves in 16-byte stores: the kernel moves
 // three [C][K] tiles and does little else, so its loads and stores are what it costs. Q: the queries' type
 // (the backward's; `queries` in place of p.q), fp32 where a caller has them unrounded (gsa's passes).
+// second_part: whether bf16's second part is written (SecondPart).
 template <class Form, class T, Operand kind, class Q = T>
 __global__ void __launch_bounds__(kPrepareThreads)
-    chunk_prepare_kernel(Pointers<T> p, Dims d, Workspace ws, const Q* queries) {
+    chunk_prepare_kernel(Pointers<T> p, Dims d, Workspace ws, const Q* queries, bool second_part) {
   extern __shared__ float smem[];
   using X = Prepared<T>;
   constexpr bool keys = kind == Operand::keys_to_end;
@@ -84,7 +88,7 @@ __global__ void __launch_bounds__(kPrepareThreads)
         const Parts<X> parts = split<X>(value[e], value[e + 1]);
         high_pairs[e / 2] = parts.high, low_pairs[e / 2] = parts.low;
       }
-      reinterpret_cast<uint4*>(out + plane)[idx] = low;
+      if (second_part) reinterpret_cast<uint4*>(out + plane)[idx] = low;
     } else {
       X* x = reinterpret_cast<X*>(&packed);
 #pragma unroll
