@@ -49,7 +49,8 @@ inline int output_values(const Dims& d, std::size_t input_bytes) {
 }
 
 // The scan's operand for every chunk (chunk_prepare_kernel) and, for the forward, each chunk's summed decay;
-// the backward's from `queries` (of type Q) where given, else from pointers.q.
+// the backward's from `queries` (of type Q) where given, else from pointers.q; bf16's second part left out
+// where `second_part` says skipped (no scan follows).
 template <class Form, class T, Operand kind, class Q = T>
 void launch_prepare(const Pointers<T>& pointers, const Dims& d, const Workspace& ws, cudaStream_t stream,
                     const Q* queries = nullptr, SecondPart second_part = SecondPart::written) {

@@ -67,8 +67,9 @@ inline std::optional<std::string> limits(const Problem& p, Mode mode, const Devi
 }
 
 // The backward where the workspace holds nothing of the forward but the states before the chunks (another
-// variant's forward saved them: ChunkedBackward): the forward's prepared keys and chunk decays made again,
-// the intra-chunk scores rebuilt by the value gradients.
+// variant's forward saved them: ChunkedBackward): the forward's prepared keys (their rounded bf16 part, what
+// the value gradients read) and chunk decays made again, the intra-chunk scores rebuilt by the value
+// gradients.
 template <class Form, class T>
 void backward_from_states(const RecurrenceBinding& binding, const BackwardCall& call) {
   const Problem& p = call.problem;
