@@ -66,8 +66,7 @@ void prepare_decays(const gsa::Pointers<T>& in, const Problem& p, std::byte* bas
   decays.k = in.s, decays.g = in.f;
   chunk::Workspace ws{};
   ws.whole = reinterpret_cast<float*>(base + w.whole), ws.keys_to_end = base + w.slots_to_end;
-  chunk::launch_prepare<GlaForm, T, chunk::Operand::keys_to_end>(decays, slots, ws, stream,
-                                                                 static_cast<const T*>(nullptr), second_part);
+  chunk::launch_prepare<GlaForm, T, chunk::Operand::keys_to_end>(decays, slots, ws, stream, second_part);
 }
 
 template <class T>

@@ -49,11 +49,11 @@ inline int output_values(const Dims& d, std::size_t input_bytes) {
 }
 
 // The scan's operand for every chunk (chunk_prepare_kernel) and, for the forward, each chunk's summed decay;
-// the backward's from `queries` (of type Q) where given, else from pointers.q; bf16's second part left out
-// where `second_part` says skipped (no scan follows).
+// bf16's second part left out where `second_part` says skipped (no scan follows); the backward's from
+// `queries` (of type Q) where given, else from pointers.q.
 template <class Form, class T, Operand kind, class Q = T>
 void launch_prepare(const Pointers<T>& pointers, const Dims& d, const Workspace& ws, cudaStream_t stream,
-                    const Q* queries = nullptr, SecondPart second_part = SecondPart::written) {
+                    SecondPart second_part = SecondPart::written, const Q* queries = nullptr) {
   static_assert(std::is_same_v<Q, T> || kind == Operand::queries_from_start,
                 "queries of their own: backward's");
   if constexpr (std::is_same_v<Q, T>)
@@ -113,7 +113,7 @@ void prepare_and_scan(const Pointers<T>& pointers, const Dims& d, const Workspac
                       cudaStream_t stream, const Q* queries = nullptr) {
   {
     const NvtxRange range(kind == Operand::keys_to_end ? "decays" : "decays_seen");
-    launch_prepare<Form, T, kind, Q>(pointers, d, ws, stream, queries);
+    launch_prepare<Form, T, kind, Q>(pointers, d, ws, stream, SecondPart::written, queries);
   }
   const NvtxRange range(kind == Operand::keys_to_end ? "states" : "state_grads");
   launch_scan(scan, d, stream);

@@ -78,8 +78,7 @@ void backward_from_states(const RecurrenceBinding& binding, const BackwardCall& 
   const Workspace ws = carve_workspace(call.workspace, p);
   {
     const NvtxRange range("decays");
-    launch_prepare<Form, T, Operand::keys_to_end>(pointers, d, ws, call.stream,
-                                                  static_cast<const T*>(nullptr), SecondPart::skipped);
+    launch_prepare<Form, T, Operand::keys_to_end>(pointers, d, ws, call.stream, SecondPart::skipped);
   }
   launch_backward<Form, T>(pointers, bind_grads<T>(binding, call.grad_outputs, call.grads), d, ws,
                            call.stream);

@@ -3,7 +3,8 @@
 // Operands come from functions a(m, k) and b(k, n) returning fp32, so a caller scales them on the way in
 // (a decay factor per key channel, a zero past the sequence's end) without staging a scaled copy. Op picks
 // the arithmetic: bf16 or fp16 operands on the tensor cores with fp32 accumulation, or fp32 on the CUDA
-// cores (fp32 inputs keep fp32 products: tf32 would cost them three decimal digits).
+// cores (fp32 inputs keep fp32 products: one tf32 part would cost them three decimal digits; three,
+// mma_k16_tf32x3, keep fp32's accuracy on the tensor cores).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -147,6 +148,53 @@ __device__ void mma_k16(float (&acc)[NT][4], int count, int m0, int n0, int k0, 
     std::uint32_t af[4], af_low[4];
     a_fragment<Op>(m0, k0, a, af, af_low);
     mma_b_split<Op, NT, exact>(acc, count, af, af_low, k0, n0, b);
+  }
+}
+
+// fp32 products on the tensor cores to fp32's accuracy (3xTF32): each operand as a TF32 value and what its
+// rounding left, also TF32 (22 significant bits together), and three products, the small ones first: big x
+// small, small x big, big x big (small x small, 2^-22 of a product, left out). gsa's fp32 query gradients
+// take it (kernels/notes/gsa.md, version 46: on the CUDA cores those products were most of that kernel).
+__device__ __forceinline__ void tf32_parts(float x, std::uint32_t& big, std::uint32_t& small) {
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(big) : "f"(x));
+  const float rest = x - __uint_as_float(big);
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(small) : "f"(rest));
+}
+__device__ __forceinline__ void mma_16x8x8_tf32(float (&d)[4], const std::uint32_t (&a)[4],
+                                                const std::uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+// As chunk::mma_k16 (acc[x] += A B over k0 <= k < k0 + 16, rows m0 .. m0 + 15, tile x at columns n0 + 8x)
+// for fp32 operands, in 3xTF32: m16n8k8's fragments (A: rows group and group + 8, columns pair and pair + 4;
+// B: rows pair and pair + 4, column group; the accumulators as m16n8k16's).
+template <int NT, class A, class B>
+__device__ void mma_k16_tf32x3(float (&acc)[NT][4], int count, int m0, int n0, int k0, const A& a,
+                               const B& b) {
+  const Lane lane;
+  const int top = m0 + lane.group, bottom = top + 8;
+#pragma unroll
+  for (int k8 = k0; k8 < k0 + 16; k8 += 8) {
+    const int k = k8 + lane.pair;
+    std::uint32_t a_big[4], a_small[4];
+    tf32_parts(a(top, k), a_big[0], a_small[0]);
+    tf32_parts(a(bottom, k), a_big[1], a_small[1]);
+    tf32_parts(a(top, k + 4), a_big[2], a_small[2]);
+    tf32_parts(a(bottom, k + 4), a_big[3], a_small[3]);
+#pragma unroll
+    for (int x = 0; x < NT; ++x) {
+      if (x >= count) break;
+      const int n = n0 + 8 * x + lane.group;
+      std::uint32_t b_big[2], b_small[2];
+      tf32_parts(b(k, n), b_big[0], b_small[0]);
+      tf32_parts(b(k + 4, n), b_big[1], b_small[1]);
+      mma_16x8x8_tf32(acc[x], a_big, b_small);
+      mma_16x8x8_tf32(acc[x], a_small, b_big);
+      mma_16x8x8_tf32(acc[x], a_big, b_big);
+    }
   }
 }
 
