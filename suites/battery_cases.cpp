@@ -27,6 +27,10 @@ constexpr Dims kLongShape{1, 24576, 1, 64, 64};
 // lane at K = 128; the row pass 16 values per lane), where the small shapes above take the thin ones
 // (tests/kernels/fused_layout_test.cpp checks that every layout is reached).
 constexpr Dims kManyHeads[] = {{4, 37, 16, 64, 64}, {2, 37, 16, 128, 128}, {4, 37, 16, 128, 128}};
+// and for ops with slots, the slot counts besides the default with enough heads that their state passes
+// 2^19 elements (B H M (K + V)), where gsa's fp32 fused backward runs as scans instead of in chunk form
+// (kernels/gsa/fused_plan.h), each slot count its own query-gradient kernel there.
+constexpr Dims kManySlotHeads[] = {{8, 37, 16, 64, 64, 32, 1}, {4, 37, 16, 64, 64, 128, 1}};
 // shapes, on a GPU: sequences long enough that a variant may pipeline its passes over segments of them, a
 // segment's tokens of both sequences at once, the last one short (gsa's fused forward and backward:
 // kernels/gsa/gla_passes_plan.h); and the forward alone of a variant with a backward, since a forward no
@@ -166,6 +170,8 @@ struct Builder {
       for (const Dims& d : kSlotShapes) add_here(c, d, "reference");
     if (spec.backend == Backend::cuda) {
       for (const Dims& d : kManyHeads) add_here(c, d, "many_heads");
+      if (!op.slots.empty())
+        for (const Dims& d : kManySlotHeads) add_here(c, d, "many_heads");
       add_here(c, kLongShape, "reference");
       add_here(c, kSegmented, "segments");
       if (v.support.backward) {

@@ -1,5 +1,5 @@
 // gsa fused_recurrent's split and backward scans as the host plans them: blocks per head, state elements
-// per thread, threads and shared memory per block. Host-safe (no device code), so
+// per thread, threads and shared memory per block, and which backward runs. Host-safe (no device code), so
 // tests/kernels/gsa_fused_plan_test.cpp checks on the CPU that every plan limits() lets through stays within
 // the kernels' launch bounds and the device's shared memory at every SM count.
 #pragma once
@@ -128,4 +128,14 @@ inline std::size_t scan_grad_shared_bytes(const Problem& p, int X, const KernelP
 }
 
 }  // namespace split
+
+// Whether the fused backward runs in chunk form (the chunk variant's backward from the forward's
+// checkpoints) rather than as scans: where it is also the faster (one H200, kernels/notes/gsa.md, version
+// 34): with 16-bit inputs at every peer shape (bf16 0.70-0.87x the scans' fwd+bwd, fp16 0.80-1.02x); fp32's
+// runs on the CUDA cores and paid only under 2^19 state elements (B H M (K + V); 1,24576,16,64 at 2^17:
+// 0.92-0.94x), not at 2^19 (1.04-1.18x) or 2^20 (1.06x).
+inline bool backward_in_chunks_is_faster(const Problem& p) {
+  return p.dtype != DType::fp32 || p.B * p.H * p.M * (p.K + p.V) < (std::int64_t(1) << 19);
+}
+
 }  // namespace flabench::gsa

@@ -29,6 +29,7 @@
 #include "kernels/gsa/chunk_workspace.h"
 #include "kernels/gsa/fused_backward.cuh"
 #include "kernels/gsa/fused_joint.cuh"
+#include "kernels/gsa/fused_plan.h"
 #include "kernels/gsa/fused_split.cuh"
 #include "kernels/gsa/fused_workspace.h"
 #include "kernels/gsa/gla_passes.cuh"
@@ -59,15 +60,9 @@ struct InChunks {
     in_chunks.chunk_size = chunked.chunk;
     return in_chunks;
   }
-  // Where the chunk form is also the faster (one H200, kernels/notes/gsa.md, version 34): with 16-bit inputs
-  // at every peer shape (bf16 0.70-0.87x the scans' fwd+bwd, fp16 0.80-1.02x); fp32's runs on the CUDA
-  // cores and paid only at 2^17 state elements (B H M (K + V); 1,24576,16,64: 0.92-0.94x), not at 2^19
-  // (1.04-1.18x) or 2^20 (1.06x).
-  static bool faster(const Problem& p) {
-    return p.dtype != DType::fp32 || p.B * p.H * p.M * (p.K + p.V) < (std::int64_t(1) << 19);
-  }
   bool runs(const Problem& p, const DeviceLimits& device) const {
-    return faster(p) && gla_passes::fits(p, /*backward=*/true, device) && chunked.runs(p, device);
+    return backward_in_chunks_is_faster(p) && gla_passes::fits(p, /*backward=*/true, device) &&
+           chunked.runs(p, device);
   }
   ChunkWorkspace workspace(const Problem& p) const {
     return ChunkWorkspace(problem(p), chunk::prepared_size(p.dtype), dtype_size(p.dtype));

@@ -4,11 +4,13 @@
 // stay within its launch bound and the device's shared memory.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 #include "kernels/gsa/fused_plan.h"
 #include "kernels/gsa/gsa.h"
 #include "kernels/registry.h"
+#include "suites/battery.h"
 
 namespace flabench {
 namespace {
@@ -79,6 +81,20 @@ TEST(GsaFusedPlan, TheSlotScanGradientTakesWholeChunksOnlyWhereItsBlocksFitTheSm
   const KernelPlan at_many = scan_grad_plan(many, 64, 132);
   EXPECT_EQ(at_many.split, 4);  // 64 heads x 4 blocks of 16 slots (1024 elements each): two waves of one
   EXPECT_FALSE(scan_grad_whole_chunks(many, at_many, 132));
+}
+
+// fp32's fwd+bwd past 2^19 state elements runs the backward as scans, then the query gradients in 3xTF32 on
+// the tensor cores, a kernel for each slot count (kernels/gsa/query_grads.cuh): the battery reaches every
+// one, and the chunk form at the same slot counts in the 16-bit dtypes.
+TEST(GsaFusedPlan, TheBatteryReachesBothBackwardsAtEverySlotCount) {
+  const BatterySpec spec{"^shapes/gsa/fused_recurrent/fwdbwd/", Backend::cuda, kHopper, false};
+  std::set<int> as_scans, in_chunks;
+  for (const BatteryCase& c : battery_cases(product_registry(), spec)) {
+    if (c.skip_reason || !gsa_fused_takes_gla_passes(c.problem, c.mode, kHopper)) continue;
+    (gsa::backward_in_chunks_is_faster(c.problem) ? in_chunks : as_scans).insert(int(c.problem.M));
+  }
+  EXPECT_EQ(as_scans, (std::set<int>{32, 64, 128}));
+  EXPECT_EQ(in_chunks, (std::set<int>{32, 64, 128}));
 }
 
 }  // namespace
