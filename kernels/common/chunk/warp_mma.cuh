@@ -2,9 +2,9 @@
 // 16 x 8 fp32 accumulators, acc += A[16 x 16] B[16 x 8 each], in mma.sync's m16n8k16 register layout.
 // Operands come from functions a(m, k) and b(k, n) returning fp32, so a caller scales them on the way in
 // (a decay factor per key channel, a zero past the sequence's end) without staging a scaled copy. Op picks
-// the arithmetic: bf16 or fp16 operands on the tensor cores with fp32 accumulation, or fp32 on the CUDA
-// cores (fp32 inputs keep fp32 products: one tf32 part would cost them three decimal digits; three,
-// mma_k16_tf32x3, keep fp32's accuracy on the tensor cores).
+// the arithmetic: bf16 or fp16 operands on the tensor cores with fp32 accumulation, or fp32 operands on the
+// tensor cores in 3xTF32 (mma_k16_tf32x3: one tf32 part would cost fp32 inputs three decimal digits; three
+// keep fp32's accuracy, at a third of the CUDA cores' instructions; kernels/notes/chunk.md, version 53).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -126,31 +126,6 @@ __device__ void mma_b_split(float (&acc)[NT][4], int count, const std::uint32_t 
   }
 }
 
-// acc[x] (rows m0..m0+15, columns n0 + 8x .. + 7, for x < count) += sum over k0 <= k < k0 + 16 of
-// a(m, k) b(k, n). The whole warp calls it.
-template <class Op, int NT, Exact exact = Exact::none, class A, class B>
-__device__ void mma_k16(float (&acc)[NT][4], int count, int m0, int n0, int k0, const A& a, const B& b) {
-  const Lane lane;
-  const int top = m0 + lane.group, bottom = top + 8;
-  if constexpr (std::is_same_v<Op, float>) {
-#pragma unroll 4
-    for (int k = k0; k < k0 + 16; ++k) {
-      const float a0 = a(top, k), a1 = a(bottom, k);
-#pragma unroll
-      for (int x = 0; x < NT; ++x) {
-        if (x >= count) break;
-        const int n = n0 + 8 * x + 2 * lane.pair;
-        const float b0 = b(k, n), b1 = b(k, n + 1);
-        acc[x][0] += a0 * b0, acc[x][1] += a0 * b1, acc[x][2] += a1 * b0, acc[x][3] += a1 * b1;
-      }
-    }
-  } else {
-    std::uint32_t af[4], af_low[4];
-    a_fragment<Op>(m0, k0, a, af, af_low);
-    mma_b_split<Op, NT, exact>(acc, count, af, af_low, k0, n0, b);
-  }
-}
-
 // fp32 products on the tensor cores to fp32's accuracy (3xTF32): each operand as a TF32 value and what its
 // rounding left, also TF32 (22 significant bits together), and three products, the small ones first: big x
 // small, small x big, big x big (small x small, 2^-22 of a product, left out). gsa's fp32 query gradients
@@ -195,6 +170,19 @@ __device__ void mma_k16_tf32x3(float (&acc)[NT][4], int count, int m0, int n0, i
       mma_16x8x8_tf32(acc[x], a_small, b_big);
       mma_16x8x8_tf32(acc[x], a_big, b_big);
     }
+  }
+}
+
+// acc[x] (rows m0..m0+15, columns n0 + 8x .. + 7, for x < count) += sum over k0 <= k < k0 + 16 of
+// a(m, k) b(k, n). The whole warp calls it. fp32 operands (Op = float) go in 3xTF32, whatever `exact` says.
+template <class Op, int NT, Exact exact = Exact::none, class A, class B>
+__device__ void mma_k16(float (&acc)[NT][4], int count, int m0, int n0, int k0, const A& a, const B& b) {
+  if constexpr (std::is_same_v<Op, float>) {
+    mma_k16_tf32x3(acc, count, m0, n0, k0, a, b);
+  } else {
+    std::uint32_t af[4], af_low[4];
+    a_fragment<Op>(m0, k0, a, af, af_low);
+    mma_b_split<Op, NT, exact>(acc, count, af, af_low, k0, n0, b);
   }
 }
 
