@@ -16,22 +16,16 @@
 
 namespace flabench::fused {
 
-// Where the chunk form is also the faster. fp32's chunked backward runs on the CUDA cores: measured on an
-// H200 (kernels/notes/fused_recurrent.md, version 63) its fwd+bwd took 0.64-0.93x the scan's at few heads
-// and long sequences (1,24576,16,64 and 2,16384,16,128, where the scan's backward leaves schedulers idle),
-// 0.88-1.03x at 2^18 state elements (B H K V) and 1.04-1.08x at 4,4096,16,128 (2^20), whose scan fills
-// the GPU. 16-bit inputs run it on the tensor cores: 0.38-0.76x at every peer shape.
-inline bool faster_in_chunks(const Problem& p) {
-  return p.dtype != DType::fp32 || p.B * p.H * p.K * p.V < (std::int64_t(1) << 20);
-}
-
+// Where the chunk variant takes the shape, in every dtype: with 16-bit inputs its backward ran 0.38-0.76x the
+// scan's at every peer shape; fp32's, on the CUDA cores, had lost at 2^20 state elements (B H K V: 1.04-1.08x
+// at 4,4096,16,128, whose scan fills the GPU; kernels/notes/fused_recurrent.md, version 63) until its
+// products went to the tensor cores in 3xTF32 (kernels/notes/chunk.md, version 53): 0.86-0.92x there, and
+// "same" or faster at every other peer shape (version 78).
 template <class Form>
 Variant with_backward_in_chunks(Variant variant, const RecurrenceBinding& binding, ChunkedBackward chunked) {
   static_assert(!Form::value.low_rank, "rwkv7's backward in chunk form reads a^T S too: its own");
   const Variant scan = variant;
-  const auto runs = [chunked](const Problem& p, const DeviceLimits& device) {
-    return faster_in_chunks(p) && chunked.runs(p, device);
-  };
+  const auto runs = chunked.runs;
   const auto in_chunks = [chunk = chunked.chunk](const Problem& p) {
     Problem q = p;
     q.chunk_size = chunk;
@@ -39,7 +33,7 @@ Variant with_backward_in_chunks(Variant variant, const RecurrenceBinding& bindin
   };
   variant.description += "; the backward the chunk variant's (in chunks of " + std::to_string(chunked.chunk) +
                          ", from the scan's checkpoints at the chunks' starts) where that variant takes the "
-                         "shape and, for fp32, where the state has fewer than 2^20 elements";
+                         "shape";
   variant.workspace_bytes = [scan, chunked, runs, in_chunks](const Problem& p, Mode mode,
                                                              const DeviceLimits& device) {
     if (mode == Mode::fwdbwd && runs(p, device)) return chunked.workspace_bytes(in_chunks(p));
