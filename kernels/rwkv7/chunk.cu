@@ -326,7 +326,7 @@ void run_chunked_backward(const BackwardCall& call, const DeviceLimits& device) 
   }
   {
     const NvtxRange range("backward local");
-    // fp32 inputs' products on the CUDA cores, 16-bit inputs' on the tensor cores
+    // fp32 inputs' products in 3xTF32, 16-bit inputs' as two-part bf16 operands, both on the tensor cores
     const auto launch = [&](auto kernel, std::size_t shared, int threads) {
       allow_shared_memory(kernel, shared);
       const int resident = std::max(resident_blocks(kernel, threads, shared), 1);
@@ -436,8 +436,9 @@ Problem in_chunks(const Problem& p) {
 
 }  // namespace
 
-// Where the chunk variant's chunked backward runs (for fp16 few heads only), but for fp32 inputs: with its
-// products on the CUDA cores it is no faster than the scan's (fused_recurrent.md, version 58).
+// Where the chunk variant's chunked backward runs (for fp16 few heads only), but for fp32 inputs: no faster
+// than the scan's, with its products on the CUDA cores (fused_recurrent.md, version 58) or, its local and
+// channel products, in 3xTF32 (version 79: 1.08x slower at 1,24576,16,64, where alone it would run).
 bool backward_in_chunks(const Problem& p, const DeviceLimits& device) {
   const Problem chunked = in_chunks(p);
   return p.dtype != DType::fp32 && forward_refusal(chunked, device) == Refusal::none &&

@@ -8,7 +8,7 @@
 // A kernel of its own, a block per (16 key channels, chunk, head): inside the local gradients' kernel these
 // sums' registers and shared memory cost that kernel a third of its resident warps (kernels/notes/
 // rwkv7_chunk.md, v21). The sums run on the tensor cores (chunk_products.cuh's operand types: two-part bf16
-// operands for 16-bit inputs, fp32 on the CUDA cores for fp32), factored through the chunk's 16-token steps
+// operands for 16-bit inputs, 3xTF32 for fp32), factored through the chunk's 16-token steps
 // as the forward's intra factors its pair matrices (chunk_intra_mma.cuh): with l, le and r = total - l a
 // step's inclusive, exclusive and remaining log decay sums, a row's factor is e^{l_i} (e^{le_i}), a column's
 // e^{r_m}, and between the steps J < I the product takes e^{the totals of the steps between}; a gentle step's
@@ -390,7 +390,7 @@ __device__ __forceinline__ void channel_dw(const ChannelSlice& s, const StagedTe
 template <class T, int C>
 __global__ void __launch_bounds__(kThreads, C <= 32 ? 3 : 2)
     rwkv7_chunk_channel_grads_kernel(Pointers<T> p, GradPointers<T> g, ChunkDims d, BackwardRegions regions) {
-  // 16-bit inputs on the tensor cores (two-part operands), fp32 on the CUDA cores (chunk_products.cuh)
+  // 16-bit inputs on the tensor cores as two-part operands, fp32 in 3xTF32 (chunk_products.cuh)
   using Op = std::conditional_t<sizeof(T) == 2, __nv_bfloat16, float>;
   extern __shared__ __align__(16) float smem[];
   const int K = d.K, slices = K / kKeySlice, n = blockIdx.x, bh = blockIdx.y;

@@ -1,10 +1,10 @@
 // Small matrix products of the rwkv7 chunk backward's local gradients (chunk_backward_local.cuh,
 // chunk_backward_local_mma.cuh): out = init + a b for a chunk's M x N matrix (M a multiple of 16, the depth
 // too), a warp taking 16 x 16 strips of the output (kernels/common/chunk/warp_mma.cuh). Two kinds of
-// operands: callables returning fp32 (ProductPhase<float>::product, fp32 products on the CUDA cores for fp32
-// inputs), and bf16 planes in shared memory read whole by ldmatrix (plane_product, on the tensor cores for
-// 16-bit inputs: an fp32 value as a high and a low part, about 16 bits, what the forward's tensor-core passes
-// keep; a 16-bit input exact in one part for bf16, two for fp16).
+// operands: callables returning fp32 (ProductPhase<float>::product, for fp32 inputs: 3xTF32 on the tensor
+// cores, fp32-grade, chunk::mma_k16), and bf16 planes in shared memory read whole by ldmatrix (plane_product,
+// on the tensor cores for 16-bit inputs: an fp32 value as a high and a low part, about 16 bits, what the
+// forward's tensor-core passes keep; a 16-bit input exact in one part for bf16, two for fp16).
 #pragma once
 
 #include <cuda_bf16.h>

@@ -152,9 +152,8 @@ TEST(VariantWorkspace, Rwkv7FusedRecurrentRunsInChunksExactlyWhereTheChunkVarian
 
 TEST(VariantWorkspace, GatedFusedRecurrentTakesTheChunkVariantsWorkspaceWhereItsBackwardRunsInChunks) {
   // Wherever the chunk variant runs a fwd+bwd in chunks of 64 (every peer shape on a Hopper, in every dtype;
-  // on an RTX 4070 Ti's 99 KiB not at D = 128), but fp32 only where the state has fewer than 2^20 elements
-  // (not at 4,4096,16,128): its workspace (the scan's forward saves the states before its chunks at its
-  // head), else the scan's own.
+  // on an RTX 4070 Ti's 99 KiB not at D = 128): its workspace (the scan's forward saves the states before its
+  // chunks at its head), else the scan's own.
   const auto scan_bytes = [](const std::string& op, const Problem& p) {
     if (op == "gla") return fused::WorkspaceLayout<GlaForm>(p).total * sizeof(float);
     if (op == "simple_gla") return fused::WorkspaceLayout<SimpleGlaForm>(p).total * sizeof(float);
@@ -173,9 +172,8 @@ TEST(VariantWorkspace, GatedFusedRecurrentTakesTheChunkVariantsWorkspaceWhereIts
           c64.chunk_size = 64;
           SCOPED_TRACE(op + " " + std::to_string(device.multiprocessors) + " SMs " +
                        std::string(dtype_name(dtype)) + " K" + std::to_string(p.K));
-          const bool fp32_many = dtype == DType::fp32 && p.B * p.H * p.K * p.V >= (1 << 20);
-          const bool chunked = !fp32_many && !why_unsupported(*product_registry().find_variant(op, "chunk"),
-                                                              c64, Mode::fwdbwd, device);
+          const bool chunked =
+              !why_unsupported(*product_registry().find_variant(op, "chunk"), c64, Mode::fwdbwd, device);
           (chunked ? chunked_cases : scanned_cases)++;
           EXPECT_EQ(bytes(op, "fused_recurrent", p, Mode::fwdbwd, device),
                     chunked ? chunk::workspace_bytes(c64) : scan_bytes(op, p));
