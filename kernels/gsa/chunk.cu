@@ -56,7 +56,7 @@ Variant gsa_chunk_variant() {
   variant.description =
       "chunkwise: GLA's chunk scan for both states (the slots as its key channels), pass 1's logits and "
       "softmax per chunk, GLA's output pass for pass 2; the backward as GLA's for both passes (pass 1 as GLA "
-      "with dz as its queries); tensor cores for bf16/fp16";
+      "with dz as its queries); tensor cores (fp32 in 3xTF32, held to fp32's thresholds)";
   variant.backend = Backend::cuda;
   variant.support.chunk_sizes = {16, 32, 64};
   variant.support.default_chunk_size = 32;  // the fastest at 4 of the 5 peer shapes (kernels/notes/gsa.md)

@@ -18,10 +18,9 @@
 // the last for the slots whose decay over the sub-chunk stays within e^40 (chunk::kFactorLimit, as GLA's
 // diagonal blocks); a steeper slot's sum_{j <= i} A_ij s_j e^{local_i - local_j} is summed element by
 // element. So log decays down to -40 make terms vanish, never overflow (the NaN of FLA's chunk_gsa
-// backward, kernels/notes/gsa.md). The products run on the tensor cores for bf16/fp16 (fp32 inputs on the
-// CUDA cores): A from the inputs as they are; the fp32 state, A and the scaled s in two bf16 parts each
-// (Exact), since an error in the logits passes through the softmax's exp, and bf16 for fp16 inputs too
-// (e^{-local} needs its range).
+// backward, kernels/notes/gsa.md). The products run on the tensor cores (fp32 inputs in 3xTF32): A from the
+// inputs as they are; the fp32 state, A and the scaled s in two bf16 parts each (Exact), since an error in
+// the logits passes through the softmax's exp, and bf16 for fp16 inputs too (e^{-local} needs its range).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// The chunk variant's gradients inside each chunk: the products on the tensor cores (bf16, fp16; fp32 on the
-// CUDA cores), in two kernels that split the chunk differently so that K = V = 128 fits at every chunk size
+// The chunk variant's gradients inside each chunk: the products on the tensor cores (fp32 inputs in 3xTF32),
+// in two kernels that split the chunk differently so that K = V = 128 fits at every chunk size
 // (staging the whole chunk took 420 KiB there). Both start from the gradient of the
 // state after the chunk (dS, the state-gradient pass) and the forward's state before it (S0).
 //   value grads  one block per (batch, head, chunk, 64 values), all key channels at once or a tile at a time:

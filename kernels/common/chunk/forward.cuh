@@ -1,6 +1,6 @@
 // The chunk variant's forward: the state pass (kernels/common/chunk/scan.cuh: the states before every
-// chunk), then the output pass, the products on the tensor cores (bf16 and fp16 inputs; fp32 inputs on the
-// CUDA cores, kernels/common/chunk/warp_mma.cuh).
+// chunk), then the output pass, the products on the tensor cores (fp32 inputs in 3xTF32,
+// kernels/common/chunk/warp_mma.cuh).
 //   output pass  one block per (batch, query head, chunk, 64 or 128 values), all key channels at once or a
 //                tile at a time:
 //                o = scale ((q e^{seen from the chunk's start}) S0 + A v + bonus), with A the intra-chunk

@@ -143,7 +143,7 @@ struct SplitTile {
 
 // What a chunk's fp32 state (or state gradient) goes to the tensor cores as, by input type: two bf16 planes
 // for either 16-bit input (fp16's range ends at 65504 and a state's does not: the battery's large_state
-// case), fp32 rows for fp32 inputs (CUDA cores).
+// case), fp32 rows for fp32 inputs (their products in 3xTF32, split as they are read: warp_mma.cuh).
 template <class T>
 using StatePart = std::conditional_t<sizeof(T) == 2, __nv_bfloat16, float>;
 

@@ -114,7 +114,8 @@ Variant make_variant(const std::string& op, const RecurrenceBinding& binding) {
   variant.name = "chunk";
   variant.description =
       "chunkwise: a scan over the chunks for the states, then every chunk's outputs in parallel, on the "
-      "tensor cores for bf16/fp16; the backward likewise (a reverse scan, then the gradients per chunk)";
+      "tensor cores (fp32 in 3xTF32, held to fp32's thresholds); the backward likewise (a reverse scan, then "
+      "the gradients per chunk)";
   variant.backend = Backend::cuda;
   variant.support.chunk_sizes = {16, 32, 64};
   variant.support.default_chunk_size = 64;
