@@ -9,7 +9,7 @@
 // through the chunk (4 flops a state element and token, which took the issue slots the backward's scans
 // want). Every decay factor is a product of e^{f} <= 1 in token order, as pass 1's forward makes them, so f
 // down to -40 cannot overflow; 16-bit inputs' fp32 operands go to the tensor cores in two bf16 parts, fp32
-// inputs' in 3xTF32 (chunk::mma_k16_tf32x3; version 46).
+// inputs' in 3xTF32 (chunk::mma_k16<float>; version 46).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -42,6 +42,11 @@ struct QueryGradShape {
   int t0, length;  // the segment: tokens [t0, t0 + length) of every sequence, t0 a whole chunk
   float scale;
 };
+
+// The products' arithmetic: fp32 inputs in 3xTF32 (chunk::mma_k16<float>); 16-bit ones take bf16's range (the
+// state and the decayed gradients are fp32 values split in two bf16 parts; fp16 keys split exactly too).
+template <class T>
+using QueryGradOp = std::conditional_t<std::is_same_v<T, float>, float, __nv_bfloat16>;
 
 // Starts bringing the 128-byte line at `address` into L2 without waiting for it (no register is written), so
 // a read of it later in the kernel finds it there instead of in DRAM.
@@ -194,30 +199,21 @@ __global__ void __launch_bounds__(kQueryGradWarps * 32, kQueryGradMinBlocks<M>)
   }
   __syncthreads();
 
+  using Op = QueryGradOp<T>;
   const int tiles = a.K / 8, per_warp = (tiles + kQueryGradWarps - 1) / kQueryGradWarps;
   const int warp = threadIdx.x / 32, n0 = warp * per_warp * 8;
   const int count = min(per_warp, tiles - warp * per_warp);
   if (count <= 0) return;
   float acc[kQueryGradMaxTiles][4] = {};
-  const auto reaching_at = [&](int t, int m) { return reaching[t][m]; };
-  const auto state_at = [&](int m, int n) { return state[m * a.K + n]; };
-  const auto scores_at = [&](int t, int j) { return scores[t][j]; };
-  const auto keys_at = [&](int j, int n) { return j < tokens ? to_float(keys[j * key_stride + n]) : 0.0f; };
-  if constexpr (std::is_same_v<T, float>) {
 #pragma unroll
-    for (int m0 = 0; m0 < M; m0 += 16) chunk::mma_k16_tf32x3(acc, count, 0, n0, m0, reaching_at, state_at);
-    chunk::mma_k16_tf32x3(acc, count, 0, n0, 0, scores_at, keys_at);
-  } else {
-    // 16-bit inputs: bf16's range (the state and the decayed gradients are fp32 values split in two bf16
-    // parts; fp16 keys split exactly too)
-    using Op = __nv_bfloat16;
-#pragma unroll
-    for (int m0 = 0; m0 < M; m0 += 16)
-      chunk::mma_k16<Op, kQueryGradMaxTiles, chunk::Exact::both>(acc, count, 0, n0, m0, reaching_at,
-                                                                 state_at);
-    constexpr chunk::Exact kKeys = std::is_same_v<T, __half> ? chunk::Exact::both : chunk::Exact::a;
-    chunk::mma_k16<Op, kQueryGradMaxTiles, kKeys>(acc, count, 0, n0, 0, scores_at, keys_at);
-  }
+  for (int m0 = 0; m0 < M; m0 += 16)
+    chunk::mma_k16<Op, kQueryGradMaxTiles, chunk::Exact::both>(
+        acc, count, 0, n0, m0, [&](int t, int m) { return reaching[t][m]; },
+        [&](int m, int n) { return state[m * a.K + n]; });
+  constexpr chunk::Exact kKeys = std::is_same_v<T, __half> ? chunk::Exact::both : chunk::Exact::a;
+  chunk::mma_k16<Op, kQueryGradMaxTiles, kKeys>(
+      acc, count, 0, n0, 0, [&](int t, int j) { return scores[t][j]; },
+      [&](int j, int n) { return j < tokens ? to_float(keys[j * key_stride + n]) : 0.0f; });
   chunk::for_each_pair(acc, count, 0, n0, [&](int t, int n, float& first_value, float& second_value) {
     if (t < tokens)
       store_pair(query_grads + t * key_stride + n, a.scale * first_value, a.scale * second_value);

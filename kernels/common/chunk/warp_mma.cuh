@@ -129,7 +129,7 @@ __device__ void mma_b_split(float (&acc)[NT][4], int count, const std::uint32_t 
 // fp32 products on the tensor cores to fp32's accuracy (3xTF32): each operand as a TF32 value and what its
 // rounding left, also TF32 (22 significant bits together), and three products, the small ones first: big x
 // small, small x big, big x big (small x small, 2^-22 of a product, left out). mma_k16 takes it for every
-// fp32 product (chunk version 53), gsa's fp32 query gradients directly (kernels/notes/gsa.md, version 46).
+// fp32 product (chunk version 53; gsa's fp32 query gradients first, kernels/notes/gsa.md, version 46).
 __device__ __forceinline__ void tf32_parts(float x, std::uint32_t& big, std::uint32_t& small) {
   asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(big) : "f"(x));
   const float rest = x - __uint_as_float(big);

@@ -25,7 +25,6 @@ template <class Form>
 Variant with_backward_in_chunks(Variant variant, const RecurrenceBinding& binding, ChunkedBackward chunked) {
   static_assert(!Form::value.low_rank, "rwkv7's backward in chunk form reads a^T S too: its own");
   const Variant scan = variant;
-  const auto runs = chunked.runs;
   const auto in_chunks = [chunk = chunked.chunk](const Problem& p) {
     Problem q = p;
     q.chunk_size = chunk;
@@ -34,9 +33,9 @@ Variant with_backward_in_chunks(Variant variant, const RecurrenceBinding& bindin
   variant.description += "; the backward the chunk variant's (in chunks of " + std::to_string(chunked.chunk) +
                          ", from the scan's checkpoints at the chunks' starts) where that variant takes the "
                          "shape";
-  variant.workspace_bytes = [scan, chunked, runs, in_chunks](const Problem& p, Mode mode,
-                                                             const DeviceLimits& device) {
-    if (mode == Mode::fwdbwd && runs(p, device)) return chunked.workspace_bytes(in_chunks(p));
+  variant.workspace_bytes = [scan, chunked, in_chunks](const Problem& p, Mode mode,
+                                                       const DeviceLimits& device) {
+    if (mode == Mode::fwdbwd && chunked.runs(p, device)) return chunked.workspace_bytes(in_chunks(p));
     return scan.workspace_bytes(p, mode, device);
   };
   const int every = chunked.chunk / kChunk;
@@ -45,12 +44,12 @@ Variant with_backward_in_chunks(Variant variant, const RecurrenceBinding& bindin
   const auto save_chunk_starts = by_dtype<ForwardCall>([binding, every](auto tag, const ForwardCall& call) {
     forward<Form, decltype(tag)>(binding, call, every, /*packed=*/true);
   });
-  variant.forward = [scan, runs, save_chunk_starts](const ForwardCall& call) {
+  variant.forward = [scan, runs = chunked.runs, save_chunk_starts](const ForwardCall& call) {
     if (call.save_for_backward && runs(call.problem, current_device_limits())) return save_chunk_starts(call);
     scan.forward(call);
   };
-  variant.backward = [scan, chunked, runs, in_chunks](const BackwardCall& call) {
-    if (!runs(call.problem, current_device_limits())) return scan.backward(call);
+  variant.backward = [scan, chunked, in_chunks](const BackwardCall& call) {
+    if (!chunked.runs(call.problem, current_device_limits())) return scan.backward(call);
     const Problem p = in_chunks(call.problem);
     chunked.backward({p, call.inputs, call.grad_outputs, call.grads, call.workspace, call.stream});
   };
