@@ -10,6 +10,23 @@ std::string_view backend_name(Backend backend) {
   return backend == Backend::cuda ? "cuda" : "cpu";
 }
 
+namespace {
+thread_local std::optional<std::size_t> shared_memory_cap;
+}  // namespace
+
+SharedMemoryCap::SharedMemoryCap(std::size_t bytes) : outer_(shared_memory_cap) {
+  shared_memory_cap = bytes;
+}
+SharedMemoryCap::~SharedMemoryCap() {
+  shared_memory_cap = outer_;
+}
+
+DeviceLimits within_shared_memory_cap(DeviceLimits limits) {
+  if (shared_memory_cap)
+    limits.shared_memory_per_block = std::min(limits.shared_memory_per_block, *shared_memory_cap);
+  return limits;
+}
+
 DeviceLimits current_device_limits() {
   DeviceLimits limits;
   limits.shared_memory_per_block =
@@ -17,7 +34,7 @@ DeviceLimits current_device_limits() {
   limits.compute_capability = 10 * current_device_attribute(cudaDevAttrComputeCapabilityMajor) +
                               current_device_attribute(cudaDevAttrComputeCapabilityMinor);
   limits.multiprocessors = current_device_attribute(cudaDevAttrMultiProcessorCount);
-  return limits;
+  return within_shared_memory_cap(limits);
 }
 
 std::optional<std::string> why_unsupported(const Variant& variant, const Problem& problem, Mode mode,

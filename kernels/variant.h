@@ -28,8 +28,27 @@ struct DeviceLimits {
   int multiprocessors = 0;                  // SMs; 0 on the cpu backend
 };
 
-// The current CUDA device's limits, for the plans a variant makes when it is called.
+// The current CUDA device's limits, for the plans a variant makes when it is called: its shared memory a
+// block no more than a SharedMemoryCap on this thread allows.
 DeviceLimits current_device_limits();
+
+// While one lives, the variants called on this thread plan for at most `bytes` of shared memory a block
+// (current_device_limits and within_shared_memory_cap say so): the check battery runs the kernels a GPU with
+// less room (an RTX 40xx's 99 KiB) picks on a larger one, which runs every kernel the smaller fits. Caps
+// nest; the innermost holds.
+class SharedMemoryCap {
+ public:
+  explicit SharedMemoryCap(std::size_t bytes);
+  ~SharedMemoryCap();
+  SharedMemoryCap(const SharedMemoryCap&) = delete;
+  SharedMemoryCap& operator=(const SharedMemoryCap&) = delete;
+
+ private:
+  std::optional<std::size_t> outer_;
+};
+
+// `limits` with its shared memory a block no more than this thread's SharedMemoryCap allows.
+DeviceLimits within_shared_memory_cap(DeviceLimits limits);
 
 struct Support {
   std::vector<DType> dtypes{DType::fp32, DType::fp16, DType::bf16};

@@ -7,7 +7,8 @@
 //   decay     log decays near 0 (-1e-6), at the op's floor (-40; rwkv7's layer bounds w at -exp(-1/2)), and
 //             both mixed with typical values per channel inside one chunk: no NaN/Inf, errors in bounds
 //   shapes    K != V both ways, T around chunk and checkpoint boundaries and odd primes, B*H = 1, the head
-//             dims a variant claims, and (on a GPU) the whole 24,576-token sequence
+//             dims a variant claims, and (on a GPU) the whole 24,576-token sequence and the kernels a GPU
+//             with less shared memory a block picks (kSmallerGpuSharedMemory)
 //   state     the initial state in, its gradient and the final state's with K != V and slow decay (so the
 //             state dominates); an initial state, or the final state's incoming gradient, beyond fp16's range
 //             (2^17 times the usual draw) with what it multiplies turned down as far (Magnitude), so outputs
@@ -44,6 +45,10 @@ std::string_view family_name(Family family);
 // The log decays of a case's gate input.
 // The log decay of the beyond scenario: issue 5's wider range for rwkv7, w in [-5, 0).
 inline constexpr double kBeyondLogDecay = -5.0;
+
+// The shared memory a block of the smaller GPUs our users compare with (an RTX 4070 Ti's, or any sm_86 or
+// sm_89 part's, opt-in maximum): the shapes family's cases planned for it (BatteryCase::shared_memory_cap).
+inline constexpr std::size_t kSmallerGpuSharedMemory = 99 * 1024;
 
 // Magnitude scenarios. The state family's: values past fp16's 65504 in a state or its gradient, everything
 // they multiply scaled down so that outputs and gradients keep their usual size; a kernel that hands the
@@ -120,6 +125,8 @@ struct BatteryCase {
   Mode mode = Mode::fwdbwd;
   std::int64_t split = 0;  // handoff: tokens of the prefix
   Magnitude magnitude = Magnitude::usual;
+  // The shared memory a block the variants plan for (SharedMemoryCap), a smaller GPU's; 0: the device's own.
+  std::size_t shared_memory_cap = 0;
   std::string name{};
   std::optional<std::string> skip_reason{};
 };

@@ -1,4 +1,6 @@
 // Which cases each family of the check battery holds.
+#include <algorithm>
+
 #include "suites/battery.h"
 #include "suites/cases.h"
 
@@ -36,6 +38,17 @@ constexpr Dims kManySlotHeads[] = {{8, 37, 16, 64, 64, 32, 1}, {4, 37, 16, 64, 6
 // kernels/gsa/gla_passes_plan.h); and the forward alone of a variant with a backward, since a forward no
 // backward follows may take a path of its own.
 constexpr Dims kSegmented{2, 4100, 2, 64, 64};
+// shapes, on a GPU, planned for kSmallerGpuSharedMemory a block: where a variant picks its kernels by the
+// room a block has, those a smaller GPU runs. There fused_recurrent's fwd+bwd of gla, rwkv6 and simple_gla
+// runs the scans' backward in fp32 at K = 64 and simple_gla's in bf16 at K = 256 (the chunk form's blocks do
+// not fit), which a Hopper takes at no shape: its passes side by side (few heads), one after the other
+// (many) and over segments (a long sequence); tests/kernels/fused_layout_test.cpp checks that each is
+// reached.
+constexpr Dims kSmallerGpu[] = {
+    {1, 33, 2, 64, 128}, {4, 37, 16, 64, 64}, {2, 1100, 2, 64, 64}, {1, 33, 2, 256, 256}};
+// and for ops with slots, M = 128, where gsa's 16-bit fused fwd+bwd (its chunk form too large) runs its own
+// scans (kernels/notes/gsa.md, version 48).
+constexpr Dims kSmallerGpuSlots[] = {{2, 65, 2, 64, 64, 128, 1}};
 // shapes, for ops with slots (gsa): M below, at and above the default, K != M both ways, grouped queries.
 constexpr Dims kSlotShapes[] = {{2, 65, 2, 64, 64, 32, 1},
                                 {2, 65, 2, 64, 64, 128, 1},
@@ -112,10 +125,13 @@ struct Builder {
              shape_label(c.problem) + "/" + (chunk_size > 0 ? "C" + std::to_string(chunk_size) + "/" : "") +
              probe_name;
     if (filter && !std::regex_search(c.name, *filter)) return;
+    DeviceLimits limits = spec.limits;
+    if (c.shared_memory_cap)
+      limits.shared_memory_per_block = std::min(limits.shared_memory_per_block, c.shared_memory_cap);
     for (const Variant* v : {c.variant, c.second}) {
       if (!v || c.skip_reason) continue;
       c.skip_reason =
-          why_unsupported(*v, v == c.variant ? c.problem : with_chunk_of(c.problem, *v), c.mode, spec.limits);
+          why_unsupported(*v, v == c.variant ? c.problem : with_chunk_of(c.problem, *v), c.mode, limits);
       if (!c.skip_reason) c.skip_reason = decay_skip_reason(c, *v);
     }
     if (!c.skip_reason && c.probe == Probe::handoff && c.op->states.empty())
@@ -174,6 +190,11 @@ struct Builder {
         for (const Dims& d : kManySlotHeads) add_here(c, d, "many_heads");
       add_here(c, kLongShape, "reference");
       add_here(c, kSegmented, "segments");
+      BatteryCase smaller = c;
+      smaller.shared_memory_cap = kSmallerGpuSharedMemory;
+      for (const Dims& d : kSmallerGpu) add_here(smaller, d, "shared_memory_99KiB");
+      if (!op.slots.empty())
+        for (const Dims& d : kSmallerGpuSlots) add_here(smaller, d, "shared_memory_99KiB");
       if (v.support.backward) {
         BatteryCase forward = c;
         forward.mode = Mode::fwd;

@@ -1,6 +1,7 @@
 // Runs the check battery: inputs and fp64 references shared between cases, one record per case.
 #include <chrono>
 #include <map>
+#include <optional>
 
 #include "suites/battery.h"
 #include "suites/battery_probes.h"
@@ -70,6 +71,8 @@ BatteryRunner::~BatteryRunner() = default;
 CaseRecord BatteryRunner::run(const BatteryCase& c) {
   State& s = *state_;
   CaseRecord record = battery_record(c);
+  std::optional<SharedMemoryCap> cap;
+  if (c.shared_memory_cap) cap.emplace(c.shared_memory_cap);
   s.guard.run(record, c.skip_reason, [&] {
     PreparedInputs::Entry& entry = s.prepared.get(c, s.seed);
     const ReferenceSource reference = [&]() -> const CallResults& {

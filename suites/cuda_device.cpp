@@ -65,8 +65,8 @@ class CudaDevice : public Device {
   Backend backend() const override { return Backend::cuda; }
   const DeviceRecord& record() const override { return record_; }
   DeviceLimits limits() const override {
-    return {static_cast<std::size_t>(record_.shared_memory_per_block), record_.compute_capability,
-            record_.sm_count};
+    return within_shared_memory_cap({static_cast<std::size_t>(record_.shared_memory_per_block),
+                                     record_.compute_capability, record_.sm_count});
   }
 
   void* allocate(std::size_t bytes) override {

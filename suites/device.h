@@ -26,6 +26,7 @@ class Device {
   virtual ~Device() = default;
   virtual Backend backend() const = 0;
   virtual const DeviceRecord& record() const = 0;
+  // within this thread's SharedMemoryCap, as the variants' own plans see them
   virtual DeviceLimits limits() const = 0;
 
   virtual void* allocate(std::size_t bytes) = 0;

@@ -107,21 +107,23 @@ void allow_shared_memory(Kernel kernel, std::size_t bytes, bool whole_carveout =
 }
 
 // Whether `extra` more bytes of dynamic shared memory a block leave `kernel` (at `threads` a block) as many
-// resident blocks an SM as `bytes` do, within the device's per-block limit: then a kernel can spend them at
-// no cost in occupancy. Asked of the driver once per kernel, device and sizes, since variants call it inside
-// the timed region.
+// resident blocks an SM as `bytes` do, within the device's per-block limit (current_device_limits): then a
+// kernel can spend them at no cost in occupancy. Asked of the driver once per kernel, device, sizes and
+// limit, since variants call it inside the timed region.
 template <class Kernel>
 bool shared_memory_is_free(Kernel kernel, int threads, std::size_t bytes, std::size_t extra) {
   static std::mutex mutex;
-  static std::map<std::tuple<const void*, int, int, std::size_t, std::size_t>, bool> known;
+  static std::map<std::tuple<const void*, int, int, std::size_t, std::size_t, std::size_t>, bool> known;
   int device = 0;
   FLA_CUDA_CHECK(cudaGetDevice(&device));
-  const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), device, threads, bytes, extra);
+  const std::size_t limit = current_device_limits().shared_memory_per_block;
+  const auto key =
+      std::make_tuple(reinterpret_cast<const void*>(kernel), device, threads, bytes, extra, limit);
   {
     const std::lock_guard<std::mutex> lock(mutex);
     if (const auto it = known.find(key); it != known.end()) return it->second;
   }
-  bool free = bytes + extra <= std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+  bool free = bytes + extra <= limit;
   if (free) {
     allow_shared_memory(kernel, bytes + extra);
     int blocks = 0, blocks_with_extra = 0;

@@ -12,10 +12,10 @@
 // both passes (not, e.g., K = 32, M = V = 128 or V = 256: 640 threads). kernels/notes/gsa.md, versions 8, 11.
 // The backward follows the forward's form: after the gla passes, where the chunk variant's backward takes
 // the shape (every peer shape on a Hopper), that backward, from the states the gla passes save before its
-// chunks and p (InChunks below); elsewhere gla's fused backward for pass 2 and, taken transposed, for pass 1
-// (gla_passes_backward.cuh; their forward leaves the logits, p and both passes' checkpoints); after the
-// split form (grouped queries), seven scans of gsa's own (fused_backward.cuh; that forward leaves the logits
-// and Hk's checkpoints).
+// chunks and p (InChunks below); elsewhere, in fp32, gla's fused backward for pass 2 and, taken transposed,
+// for pass 1 (gla_passes_backward.cuh; their forward leaves the logits, p and both passes' checkpoints);
+// after the split form (grouped queries, and 16-bit fwd+bwd the chunk form does not take: gla_passes_run),
+// seven scans of gsa's own (fused_backward.cuh; that forward leaves the logits and Hk's checkpoints).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -95,25 +95,43 @@ void forward_in_chunks(const ForwardCall& call, const InChunks& in_chunks) {
                          {floats(w.key_states), floats(w.value_states), in_chunks.saves(), weights_fp32});
 }
 
+const InChunks& in_chunks() {
+  static const InChunks chunks = in_chunks_of(gsa_chunked_backward());
+  return chunks;
+}
+
+// Whether the gla passes run p's forward and, where a backward follows, that backward too: in chunk form
+// (InChunks), else their own (gla_passes_backward.cuh) in fp32 only. gla's kernels take their queries in the
+// inputs' type, so with 16-bit inputs p (pass 2's) and dz (pass 1's) would reach them rounded: the initial
+// states' gradients 1.3e-3 (dhk0) and 2.0e-3 (dhv0) in bf16 against 1e-4 (K = 256 planned for 99 KiB a
+// block, where the chunk form does not fit; results/baselines/h200/stop70-cap). gsa's own scans keep both
+// in fp32.
+bool gla_passes_run(const Problem& p, bool backward, const DeviceLimits& device) {
+  if (!backward) return gla_passes::fits(p, false, device);
+  return in_chunks().runs(p, device) || (p.dtype == DType::fp32 && gla_passes::fits(p, true, device));
+}
+
 template <class T>
-void backward(const BackwardCall& call, const InChunks& in_chunks) {  // after the forward the same test chose
+void backward(const BackwardCall& call) {  // after the forward the same tests chose
   const Problem& p = call.problem;
-  if (in_chunks.runs(p, current_device_limits()))
-    in_chunks.chunked.backward(
-        {in_chunks.problem(p), call.inputs, call.grad_outputs, call.grads, call.workspace, call.stream});
-  else if (gla_passes::runs(p, /*backward=*/true))
+  const DeviceLimits device = current_device_limits();
+  if (in_chunks().runs(p, device))
+    in_chunks().chunked.backward(
+        {in_chunks().problem(p), call.inputs, call.grad_outputs, call.grads, call.workspace, call.stream});
+  else if (gla_passes_run(p, /*backward=*/true, device))
     gla_passes::backward<T>(call);
   else
     split::backward<T>(call);
 }
 
 template <class T>
-void forward(const ForwardCall& call, const InChunks& in_chunks) {
-  if (call.save_for_backward && in_chunks.runs(call.problem, current_device_limits()))
-    return forward_in_chunks<T>(call, in_chunks);
+void forward(const ForwardCall& call) {
+  const DeviceLimits device = current_device_limits();
+  if (call.save_for_backward && in_chunks().runs(call.problem, device))
+    return forward_in_chunks<T>(call, in_chunks());
   const FusedWorkspace w(call.problem);
   float* const base = reinterpret_cast<float*>(call.workspace.data());
-  if (gla_passes::runs(call.problem, call.save_for_backward))
+  if (gla_passes_run(call.problem, call.save_for_backward, device))
     gla_passes::forward<T>(call, base + w.logits, reinterpret_cast<T*>(base + w.weights),
                            base + w.gla_backward, {base + w.key_checkpoints, base + w.value_checkpoints});
   else if (call.save_for_backward)
@@ -130,7 +148,8 @@ std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimit
   if (!fits(p.K) || !fits(p.M))
     return format(
         "fused_recurrent holds up to 32 keys or slots of a column per thread: K and M in {32, 64, 128}, not "
-        "K=%lld, M=%lld (with one query head a state pair, K in {16, ..., 256} where shared memory allows)",
+        "K=%lld, M=%lld (with one query head a state pair, K in {16, ..., 256} where shared memory allows, "
+        "and for a 16-bit fwd+bwd where its chunk form's does)",
         static_cast<long long>(p.K), static_cast<long long>(p.M));
   const auto power_of_two = [](std::int64_t n) { return n > 0 && (n & (n - 1)) == 0; };
   if (!power_of_two(p.V) || p.V < 16 || p.V > 256 || !power_of_two(p.G))
@@ -149,7 +168,7 @@ std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimit
 }  // namespace gsa
 
 bool gsa_fused_takes_gla_passes(const Problem& p, Mode mode, const DeviceLimits& device) {
-  return gsa::gla_passes::fits(p, mode == Mode::fwdbwd, device);
+  return gsa::gla_passes_run(p, mode == Mode::fwdbwd, device);
 }
 
 Variant gsa_fused_recurrent_variant() {
@@ -166,16 +185,16 @@ Variant gsa_fused_recurrent_variant() {
       "shape";
   variant.backend = Backend::cuda;
   variant.support.limits = gsa::limits;
-  const gsa::InChunks in_chunks = gsa::in_chunks_of(gsa_chunked_backward());
   // (a fwd+bwd's workspace also holds a forward alone: the checks run the inference forward on it)
-  variant.workspace_bytes = [in_chunks](const Problem& p, Mode mode, const DeviceLimits& device) {
+  variant.workspace_bytes = [](const Problem& p, Mode mode, const DeviceLimits& device) {
     const std::size_t alone = gsa::FusedWorkspace(p).bytes();
+    const gsa::InChunks& in_chunks = gsa::in_chunks();
     return mode == Mode::fwdbwd && in_chunks.runs(p, device) ? std::max(alone, in_chunks.bytes(p)) : alone;
   };
-  variant.forward = by_dtype<ForwardCall>(
-      [in_chunks](auto tag, const ForwardCall& call) { gsa::forward<decltype(tag)>(call, in_chunks); });
-  variant.backward = by_dtype<BackwardCall>(
-      [in_chunks](auto tag, const BackwardCall& call) { gsa::backward<decltype(tag)>(call, in_chunks); });
+  variant.forward =
+      by_dtype<ForwardCall>([](auto tag, const ForwardCall& call) { gsa::forward<decltype(tag)>(call); });
+  variant.backward =
+      by_dtype<BackwardCall>([](auto tag, const BackwardCall& call) { gsa::backward<decltype(tag)>(call); });
   return variant;
 }
 

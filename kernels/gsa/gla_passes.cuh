@@ -55,11 +55,6 @@ inline bool fits(const Problem& p, bool backward, const DeviceLimits& device) {
          !(backward && fused::limits<GlaForm>(first_pass_transposed(p), Mode::fwdbwd, device));
 }
 
-// Whether this form runs `p` on the current device (the forward and the backward take the same answer).
-inline bool runs(const Problem& p, bool backward) {
-  return fits(p, backward, current_device_limits());
-}
-
 // A pass's pointers as gla's fused forward takes them (no bonus, no low-rank term).
 template <class T>
 flabench::Pointers<T> pass_pointers(const T* q, const T* k, const T* v, const T* g, const float* h0, T* o,

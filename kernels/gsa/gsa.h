@@ -23,7 +23,8 @@ void register_gsa(Registry& registry);
 Variant gsa_naive_variant();
 Variant gsa_fused_recurrent_variant();
 // Whether gsa's fused_recurrent runs `p` on gla's fused kernels (kernels/gsa/gla_passes.cuh) on a device with
-// these limits, else on its own forms (grouped queries, or where gla's kernels do not fit).
+// these limits, else on its own forms (grouped queries, where gla's kernels do not fit, and a 16-bit fwd+bwd
+// whose backward would run on them outside the chunk form).
 bool gsa_fused_takes_gla_passes(const Problem& p, Mode mode, const DeviceLimits& device);
 Variant gsa_chunk_variant();
 // gsa chunk's backward as fused_recurrent's fwd+bwd runs it: from the states before every chunk, p in the

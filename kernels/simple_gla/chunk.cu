@@ -24,7 +24,7 @@ bool scalar_shape(const Problem& p) {
   return p.dtype == DType::bf16 && (p.K == 64 || p.K == 128) && p.V % chunk::kScalarStrip == 0;
 }
 std::size_t shared_memory_optin() {
-  return std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+  return current_device_limits().shared_memory_per_block;
 }
 bool scalar_forward_runs(const Problem& p) {
   return scalar_shape(p) &&

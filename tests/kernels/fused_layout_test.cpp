@@ -2,8 +2,8 @@
 // takes, many batch x head counts and GPUs of different sizes, the layout picked is whole (lanes, warps and
 // blocks divide the state exactly, within the kernels' launch bounds); the shapes FLA's numbers were taken at
 // get the layouts the H100 measurements chose; and the numerics battery reaches every layout an H100 can
-// pick, and both ways it runs the backward's two passes (side by side or one after the other), so none of
-// them ships unchecked.
+// pick, and every way each op's scans' backward runs its passes (side by side, one after the other, over
+// segments) where that backward runs, so none of them ships unchecked.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -13,7 +13,11 @@
 
 #include "kernels/common/fused_recurrent/layout.h"
 #include "kernels/common/fused_recurrent/segments.h"
+#include "kernels/gla/gla.h"
 #include "kernels/registry.h"
+#include "kernels/rwkv6/rwkv6.h"
+#include "kernels/rwkv7/backward_in_chunks.h"
+#include "kernels/simple_gla/simple_gla.h"
 #include "suites/battery.h"
 
 namespace flabench::fused {
@@ -159,16 +163,32 @@ TEST(FusedLayout, ThePeerShapesGetTheLayoutsMeasuredBest) {
   EXPECT_FALSE(long128.over_segments);  // gla 1.01x, rwkv7 1.00x
 }
 
+// Whether fused_recurrent's fwd+bwd of case `c` runs its scans' backward on an H100 planning for the case's
+// shared memory (where the backward in chunk form does not run: backward_in_chunks.cuh, kernels/rwkv7/
+// backward_in_chunks.h); gsa's has its own plan.
+bool runs_the_scans_backward(const BatteryCase& c) {
+  DeviceLimits hopper{227 * 1024, 90, 132};
+  if (c.shared_memory_cap) hopper.shared_memory_per_block = c.shared_memory_cap;
+  const Problem& p = c.problem;
+  if (c.op->name == "rwkv7") return !rwkv7::backward_in_chunks(p, hopper);
+  if (c.op->name == "gla") return !gla_chunked_backward().runs(p, hopper);
+  if (c.op->name == "rwkv6") return !rwkv6_chunked_backward().runs(p, hopper);
+  if (c.op->name == "simple_gla") return !simple_gla_chunked_backward().runs(p, hopper);
+  ADD_FAILURE() << "no backward plan known for " << c.op->name;
+  return false;
+}
+
 // Every (keys per lane, columns per lane, values per lane) an H100 picks for a fused_recurrent case of the
-// battery's own shapes: the battery must reach each layout the peer shapes take, both ways of running the
-// backward's passes, and the column passes' converter warps.
+// battery's own shapes: the battery must reach each layout the peer shapes take, every way the scans'
+// backward runs its passes, by each op that runs them, and the column passes' converter warps.
 TEST(FusedLayout, TheBatteryReachesEveryLayoutTheH100Picks) {
-  const BatterySpec spec{"fused_recurrent", Backend::cuda, {227 * 1024, 90}, true};
+  const BatterySpec spec{"fused_recurrent", Backend::cuda, {227 * 1024, 90, 132}, true};
   std::set<std::tuple<int, int, int>> reached;
-  std::set<bool> backward_passes;  // side by side or one after the other, for the ops that may do either
-  bool wide_at_16_keys = false;    // a case whose column passes take 32-token chunks at 16 keys a lane
-  bool converters = false;         // ... of an op whose records leave room for converter warps there
-  bool over_segments = false;      // a backward over segments (variant.cuh, run_backward_pipelined)
+  // op and the scans' backward's passes: side by side or one after the other (every op but rwkv7, whose
+  // passes read each other), over segments (every op but rwkv6, whose bonus takes none)
+  std::set<std::pair<std::string, std::string>> backward_ways;
+  bool wide_at_16_keys = false;  // a case whose column passes take 32-token chunks at 16 keys a lane
+  bool converters = false;       // ... of an op whose records leave room for converter warps there
   std::set<std::string> forward_converters_ops;  // ops whose forward takes converter warps at 4 keys a lane
   std::set<std::string> eight_warp_ops;  // op/dtype of fwd+bwd cases whose forwards take 8-warp blocks
   for (const BatteryCase& c : battery_cases(product_registry(), spec)) {
@@ -176,9 +196,12 @@ TEST(FusedLayout, TheBatteryReachesEveryLayoutTheH100Picks) {
     const Problem& p = c.problem;
     const Geometry g = layout_of(p.B, p.H, p.K, p.V, kH100Schedulers);
     reached.insert({g.KPT, g.CPL, g.SPAN});
-    if (c.op->name != "rwkv7" && c.mode == Mode::fwdbwd) backward_passes.insert(g.side_by_side);
-    if (c.mode == Mode::fwdbwd && c.op->name != "rwkv6")  // rwkv6's bonus takes no segments
-      over_segments |= g.over_segments && backward_segments(p.T) > 1;
+    if (c.mode == Mode::fwdbwd && c.variant->name == "fused_recurrent" && runs_the_scans_backward(c)) {
+      if (c.op->name != "rwkv7")
+        backward_ways.insert({c.op->name, g.side_by_side ? "side by side" : "one after the other"});
+      if (c.op->name != "rwkv6" && g.over_segments && backward_segments(p.T) > 1)
+        backward_ways.insert({c.op->name, "over segments"});
+    }
     const bool wide =
         make_geometry(p.B, p.T, p.H, p.K, p.V, 1.0, kChunk, kH100Schedulers, p.dtype == DType::bf16)
             .wide_chunks_pay;
@@ -205,9 +228,13 @@ TEST(FusedLayout, TheBatteryReachesEveryLayoutTheH100Picks) {
        {std::tuple{4, 1, 8}, std::tuple{8, 1, 16}, std::tuple{16, 1, 16}, std::tuple{16, 2, 16}})
     EXPECT_TRUE(reached.count(layout)) << "no battery case takes KPT=" << std::get<0>(layout)
                                        << " CPL=" << std::get<1>(layout) << " SPAN=" << std::get<2>(layout);
-  EXPECT_TRUE(backward_passes.count(true)) << "no battery backward runs its passes side by side";
-  EXPECT_TRUE(over_segments) << "no battery backward runs over segments";
-  EXPECT_TRUE(backward_passes.count(false)) << "no battery backward runs its passes one after the other";
+  for (const char* op : {"gla", "rwkv6", "simple_gla"})
+    for (const char* way : {"side by side", "one after the other"})
+      EXPECT_TRUE(backward_ways.count({op, way}))
+          << "no battery case runs " << op << "'s scans' backward passes " << way;
+  for (const char* op : {"gla", "simple_gla", "rwkv7"})
+    EXPECT_TRUE(backward_ways.count({op, "over segments"}))
+        << "no battery case runs " << op << "'s scans' backward over segments";
 }
 
 // The column passes stage 32 tokens at a time only at 8 keys per lane with bf16 inputs (where their shared

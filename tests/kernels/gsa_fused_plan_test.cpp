@@ -86,15 +86,36 @@ TEST(GsaFusedPlan, TheSlotScanGradientTakesWholeChunksOnlyWhereItsBlocksFitTheSm
 // fp32's fwd+bwd past 2^19 state elements runs the backward as scans, then the query gradients in 3xTF32 on
 // the tensor cores, a kernel for each slot count (kernels/gsa/query_grads.cuh): the battery reaches every
 // one, and the chunk form at the same slot counts in the 16-bit dtypes.
+// The room a battery case's variants plan for: the Hopper's, or the smaller GPU's it is planned for.
+DeviceLimits room_of(const BatteryCase& c) {
+  DeviceLimits limits = kHopper;
+  if (c.shared_memory_cap) limits.shared_memory_per_block = c.shared_memory_cap;
+  return limits;
+}
+
 TEST(GsaFusedPlan, TheBatteryReachesBothBackwardsAtEverySlotCount) {
   const BatterySpec spec{"^shapes/gsa/fused_recurrent/fwdbwd/", Backend::cuda, kHopper, false};
   std::set<int> as_scans, in_chunks;
   for (const BatteryCase& c : battery_cases(product_registry(), spec)) {
-    if (c.skip_reason || !gsa_fused_takes_gla_passes(c.problem, c.mode, kHopper)) continue;
+    if (c.skip_reason || c.shared_memory_cap || !gsa_fused_takes_gla_passes(c.problem, c.mode, kHopper))
+      continue;
     (gsa::backward_in_chunks_is_faster(c.problem) ? in_chunks : as_scans).insert(int(c.problem.M));
   }
   EXPECT_EQ(as_scans, (std::set<int>{32, 64, 128}));
   EXPECT_EQ(in_chunks, (std::set<int>{32, 64, 128}));
+}
+
+// A 16-bit fwd+bwd with one query head a state pair that the chunk form does not take runs gsa's own scans
+// (split form: p and dz in fp32), not the gla passes' backward (version 48): on a GPU of 99 KiB a block at
+// M = 128. The battery reaches it in both 16-bit dtypes.
+TEST(GsaFusedPlan, TheBatteryReachesTheSplitBackwardWithOneQueryHeadIn16Bits) {
+  const BatterySpec spec{"^shapes/gsa/fused_recurrent/fwdbwd/", Backend::cuda, kHopper, false};
+  std::set<std::string> reached;
+  for (const BatteryCase& c : battery_cases(product_registry(), spec))
+    if (!c.skip_reason && c.problem.G == 1 && c.problem.dtype != DType::fp32 &&
+        !gsa_fused_takes_gla_passes(c.problem, c.mode, room_of(c)))
+      reached.insert(std::string(dtype_name(c.problem.dtype)));
+  EXPECT_EQ(reached, (std::set<std::string>{"bf16", "fp16"}));
 }
 
 }  // namespace

@@ -234,30 +234,62 @@ TEST(VariantSupport, GsaFusedRecurrentHoldsColumnsOf32) {
 }
 
 // With one query head a state pair both passes run on gla's fused kernels (kernels/gsa/gla_passes.cuh):
-// K and V as gla's fused_recurrent takes them, M as the softmax kernels do, within shared memory.
+// K and V as gla's fused_recurrent takes them, M as the softmax kernels do, within shared memory; a 16-bit
+// fwd+bwd only where the chunk form takes the backward (gla's own backward would take p and dz rounded to
+// the inputs' type). On a GPU of 99 KiB a block it does not at K = 256, so there the 16-bit fwd+bwd is
+// refused while bf16's forward alone runs.
 TEST(VariantSupport, GsaFusedRecurrentWithOneQueryHeadTakesGlasShapes) {
-  const auto gsa_problem = [](int K, int V, int M, int G) {
-    Problem p{1, 64, 1, K, V, DType::bf16};
+  const auto gsa_problem = [](int K, int V, int M, int G, DType dtype = DType::bf16) {
+    Problem p{1, 64, 1, K, V, dtype};
     p.M = M, p.G = G;
     return p;
   };
-  for (int K : {16, 32, 64, 128, 256})
-    for (int V : {16, 32, 64, 128, 256})
-      for (int M : {32, 64, 128}) {
-        SCOPED_TRACE(testing::Message() << "K=" << K << " V=" << V << " M=" << M);
-        const bool gla_fwdbwd = runs("gla", "fused_recurrent", K, V, Mode::fwdbwd, kHopper) &&
-                                runs("gla", "fused_recurrent", M, V, Mode::fwdbwd, kHopper) &&
-                                runs("gla", "fused_recurrent", M, K, Mode::fwdbwd, kHopper);
-        EXPECT_EQ(gsa_fused_takes_gla_passes(gsa_problem(K, V, M, 1), Mode::fwdbwd, kHopper), gla_fwdbwd);
-        if (gla_fwdbwd) {
-          EXPECT_TRUE(runs("gsa", "fused_recurrent", K, V, Mode::fwdbwd, kHopper, M, 1));
+  for (const DType dtype : {DType::bf16, DType::fp32})
+    for (int K : {16, 32, 64, 128, 256})
+      for (int V : {16, 32, 64, 128, 256})
+        for (int M : {32, 64, 128}) {
+          SCOPED_TRACE(testing::Message()
+                       << "K=" << K << " V=" << V << " M=" << M << " " << dtype_name(dtype));
+          const Problem p = gsa_problem(K, V, M, 1, dtype);
+          const auto gla_runs = [&](int keys, int values) {
+            return runs("gla", "fused_recurrent", keys, values, Mode::fwdbwd, kHopper, 0, 1, dtype);
+          };
+          const bool gla_fwdbwd = gla_runs(K, V) && gla_runs(M, V) && gla_runs(M, K);
+          const bool takes = gla_fwdbwd && (dtype == DType::fp32 || gsa_chunked_backward().runs(p, kHopper));
+          EXPECT_EQ(gsa_fused_takes_gla_passes(p, Mode::fwdbwd, kHopper), takes);
+          if (takes) EXPECT_TRUE(runs("gsa", "fused_recurrent", K, V, Mode::fwdbwd, kHopper, M, 1, dtype));
         }
-      }
+  EXPECT_TRUE(gsa_fused_takes_gla_passes(gsa_problem(256, 256, 64, 1), Mode::fwd, kAda));
+  for (const DType dtype : {DType::bf16, DType::fp16}) {
+    EXPECT_FALSE(gsa_chunked_backward().runs(gsa_problem(256, 256, 64, 1, dtype), kAda));
+    EXPECT_FALSE(gsa_fused_takes_gla_passes(gsa_problem(256, 256, 64, 1, dtype), Mode::fwdbwd, kAda));
+    EXPECT_FALSE(runs("gsa", "fused_recurrent", 256, 256, Mode::fwdbwd, kAda, 64, 1, dtype));
+  }
   EXPECT_TRUE(runs("gsa", "fused_recurrent", 16, 64, Mode::fwdbwd, kHopper, 64, 1));
   EXPECT_TRUE(runs("gsa", "fused_recurrent", 256, 256, Mode::fwdbwd, kHopper, 64, 1));
   EXPECT_FALSE(gsa_fused_takes_gla_passes(gsa_problem(64, 64, 64, 4), Mode::fwd, kHopper))
       << "grouped queries";
   EXPECT_FALSE(gsa_fused_takes_gla_passes(gsa_problem(64, 64, 48, 1), Mode::fwd, kHopper)) << "M = 48";
+}
+
+// A SharedMemoryCap lowers the shared memory a block the variants see while it lives, never raises it, and
+// the innermost of nested caps holds.
+TEST(VariantSupport, ASharedMemoryCapLowersTheRoomUntilItEnds) {
+  const auto room = [] { return within_shared_memory_cap(kHopper).shared_memory_per_block; };
+  EXPECT_EQ(room(), kHopper.shared_memory_per_block);
+  {
+    const SharedMemoryCap smaller(99 * 1024);
+    EXPECT_EQ(room(), 99u * 1024);
+    {
+      const SharedMemoryCap larger(1 << 30);
+      EXPECT_EQ(room(), kHopper.shared_memory_per_block);
+      const SharedMemoryCap smallest(48 * 1024);
+      EXPECT_EQ(room(), 48u * 1024);
+    }
+    EXPECT_EQ(room(), 99u * 1024);
+    EXPECT_EQ(within_shared_memory_cap(kHopper).multiprocessors, kHopper.multiprocessors);
+  }
+  EXPECT_EQ(room(), kHopper.shared_memory_per_block);
 }
 
 }  // namespace

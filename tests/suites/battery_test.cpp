@@ -578,6 +578,57 @@ TEST(Battery, AChunkedVariantIsCheckedAtEveryChunkSize) {
   EXPECT_EQ(with_chunk_of(pair->problem, *pair->variant).chunk_size, 64);
 }
 
+// The shapes family plans some cases for a smaller GPU's shared memory: their skip reasons are that GPU's
+// (gla's chunk form in fp32 at C = 64 does not fit 99 KiB a block; the same case of the device's own fits),
+// and the variants see the smaller room while such a case runs, and only then.
+TEST(Battery, TheSmallerGpusCasesPlanForItsSharedMemory) {
+  const BatterySpec spec{
+      "^shapes/gla/(chunk|fused_recurrent)/fwdbwd/fp32/", Backend::cuda, {227 * 1024, 90, 132}, false};
+  const std::vector<BatteryCase> cases = battery_cases(product_registry(), spec);
+  const auto find = [&](const std::string& name) {
+    const auto at =
+        std::find_if(cases.begin(), cases.end(), [&](const BatteryCase& c) { return c.name == name; });
+    EXPECT_NE(at, cases.end()) << name;
+    return at == cases.end() ? BatteryCase{} : *at;
+  };
+  const BatteryCase capped = find("shapes/gla/chunk/fwdbwd/fp32/B4-T37-H16-K64-V64/C64/shared_memory_99KiB");
+  EXPECT_EQ(capped.shared_memory_cap, kSmallerGpuSharedMemory);
+  ASSERT_TRUE(capped.skip_reason);
+  EXPECT_NE(capped.skip_reason->find("allows 99 KiB"), std::string::npos) << *capped.skip_reason;
+  const BatteryCase own = find("shapes/gla/chunk/fwdbwd/fp32/B4-T37-H16-K64-V64/C64/many_heads");
+  EXPECT_EQ(own.shared_memory_cap, 0u);
+  EXPECT_FALSE(own.skip_reason) << *own.skip_reason;
+  const BatteryCase scans =
+      find("shapes/gla/fused_recurrent/fwdbwd/fp32/B2-T1100-H2-K64-V64/shared_memory_99KiB");
+  EXPECT_FALSE(scans.skip_reason) << *scans.skip_reason;
+
+  // a variant that writes the shared memory it sees into its output: wrong (the check fails) unless 99 KiB
+  std::vector<std::size_t> seen;
+  const FaultyGla recording([&](Variant& v) {
+    v.forward = [&seen, forward = v.forward](const ForwardCall& call) {
+      forward(call);
+      seen.push_back(within_shared_memory_cap({std::size_t(1) << 30, 0, 0}).shared_memory_per_block);
+      if (seen.back() != kSmallerGpuSharedMemory)
+        edit_tensor(call.outputs.at("o"), [](Array64& o) { o.values[0] += 1; });
+    };
+  });
+  std::vector<BatteryCase> accuracy =
+      battery_cases(recording.registry, {"^accuracy/gla/faulty/fwd/fp32/", Backend::cpu, {}, false});
+  ASSERT_EQ(accuracy.size(), 1u);
+  const std::unique_ptr<Device> cpu = open_cpu_device();
+  BatteryRunner runner(*cpu, 7, "fla-bench check --device cpu");
+  EXPECT_EQ(runner.run(accuracy[0]).status, CaseStatus::failed);
+  const std::size_t uncapped_calls = seen.size();
+  accuracy[0].shared_memory_cap = kSmallerGpuSharedMemory;
+  EXPECT_EQ(runner.run(accuracy[0]).status, CaseStatus::ok);
+  ASSERT_GT(uncapped_calls, 0u);
+  ASSERT_GT(seen.size(), uncapped_calls);
+  for (std::size_t i = 0; i < seen.size(); ++i)
+    EXPECT_EQ(seen[i], i < uncapped_calls ? std::size_t(1) << 30 : kSmallerGpuSharedMemory) << "call " << i;
+  EXPECT_EQ(within_shared_memory_cap({std::size_t(1) << 30, 0, 0}).shared_memory_per_block, std::size_t(1)
+                                                                                                << 30);
+}
+
 TEST(Battery, AForwardOnlyVariantMeetsItsPeersOnTheForward) {
   const FaultyGla forward_only(without_backward);
   const std::vector<BatteryCase> cases =

@@ -16,6 +16,7 @@
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/forked_stream.h"
 #include "kernels/common/format.h"
+#include "kernels/variant.h"
 #include "profiles/nvtx_range.h"
 
 namespace flabench::chunk {
@@ -44,7 +45,7 @@ inline std::size_t output_shared_bytes(int C, int K, int VT, std::size_t input_b
 }
 // The output pass's value tile: 128 where V needs it and it fits the current device's shared memory.
 inline int output_values(const Dims& d, std::size_t input_bytes) {
-  const auto optin = std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+  const std::size_t optin = current_device_limits().shared_memory_per_block;
   return d.V > 64 && output_shared_bytes(d.C, d.K, 128, input_bytes) <= optin ? 128 : 64;
 }
 

@@ -13,6 +13,7 @@
 #include "kernels/common/fused_recurrent/backward_rows.cuh"
 #include "kernels/common/fused_recurrent/forward.cuh"
 #include "kernels/common/fused_recurrent/workspace.h"
+#include "kernels/variant.h"
 #include "profiles/nvtx_range.h"
 
 namespace flabench::fused {
@@ -98,7 +99,7 @@ template <class Form, class T>
 bool column_pass_fits(const Geometry& g, bool converters) {
   const std::size_t needed =
       column_shared_bytes<Form, T>(column_plan<Form, T>(Pointers<T>{}, nullptr, g), g, converters);
-  return needed <= std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+  return needed <= current_device_limits().shared_memory_per_block;
 }
 
 // The column passes' launch (the saving forward's and the backward's alike): g, with 32-token chunks where
