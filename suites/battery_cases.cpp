@@ -40,12 +40,18 @@ constexpr Dims kManySlotHeads[] = {{8, 37, 16, 64, 64, 32, 1}, {4, 37, 16, 64, 6
 constexpr Dims kSegmented{2, 4100, 2, 64, 64};
 // shapes, on a GPU, planned for kSmallerGpuSharedMemory a block: where a variant picks its kernels by the
 // room a block has, those a smaller GPU runs. There fused_recurrent's fwd+bwd of gla, rwkv6 and simple_gla
-// runs the scans' backward in fp32 at K = 64 and simple_gla's in bf16 at K = 256 (the chunk form's blocks do
-// not fit), which a Hopper takes at no shape: its passes side by side (few heads), one after the other
-// (many) and over segments (a long sequence); tests/kernels/fused_layout_test.cpp checks that each is
-// reached.
-constexpr Dims kSmallerGpu[] = {
-    {1, 33, 2, 64, 128}, {4, 37, 16, 64, 64}, {2, 1100, 2, 64, 64}, {1, 33, 2, 256, 256}};
+// runs the scans' backward in fp32 at K = 64 and 128 and simple_gla's in bf16 at K = 256 (the chunk form's
+// blocks do not fit), which a Hopper takes at no shape: its passes side by side (few heads), one after the
+// other (many) and over segments (a long sequence); tests/kernels/fused_layout_test.cpp checks that each is
+// reached. Many heads at K = 128 take two columns a lane on this GPU, one where those do not fit 99 KiB
+// (fused_recurrent's geometry_within).
+constexpr Dims kSmallerGpu[] = {{1, 33, 2, 64, 128},
+                                {4, 37, 16, 64, 64},
+                                {2, 1100, 2, 64, 64},
+                                {4, 37, 16, 128, 128},
+                                {1, 33, 2, 256, 256}};
+// and a forward alone at K = 128 with many heads (two columns a lane on this GPU's room, one on 99 KiB).
+constexpr Dims kSmallerGpuForward{4, 37, 16, 128, 128};
 // and for ops with slots, M = 128, where gsa's 16-bit fused fwd+bwd (its chunk form too large) runs its own
 // scans (kernels/notes/gsa.md, version 48).
 constexpr Dims kSmallerGpuSlots[] = {{2, 65, 2, 64, 64, 128, 1}};
@@ -199,6 +205,9 @@ struct Builder {
         BatteryCase forward = c;
         forward.mode = Mode::fwd;
         add_here(forward, kSegmented, "forward_only");
+        // where a smaller GPU takes the forward alone but not the backward (rwkv7's fused at K = V = 128)
+        forward.shared_memory_cap = kSmallerGpuSharedMemory;
+        add_here(forward, kSmallerGpuForward, "shared_memory_99KiB");
       }
     }
 

@@ -72,14 +72,16 @@ struct Checkpoints {
   float* weights_fp32 = nullptr;
 };
 
-// The layout gla's kernels pick for `pass` over a segment of sequences of T tokens (pass.T the segment's):
-// the sequences T tokens apart, the checkpoints `saves` keeps at their places in the whole sequence's.
-inline fused::Geometry segment_geometry(const Problem& pass, std::int64_t T, const CheckpointPlan& saves) {
-  fused::Geometry g =
-      fused::with_checkpoints_every(fused::launch_geometry(pass), saves.every, /*packed=*/saves.every > 1);
-  if (pass.T < T) g = pipelined_geometry(g);  // a segment: the other pass runs beside it
-  g.sequence_stride = int(T);
-  g.checkpoint_stride = int(saves.per_sequence(T));
+// The layout gla's kernels pick for `pass` (of form Form) over a segment of sequences of `tokens` tokens
+// (pass.T the segment's): the sequences `tokens` apart, the checkpoints `saves` keeps at their places in the
+// whole sequence's.
+template <class Form, class T>
+fused::Geometry segment_geometry(const Problem& pass, std::int64_t tokens, const CheckpointPlan& saves) {
+  fused::Geometry g = fused::with_checkpoints_every(fused::launch_geometry<Form, T>(pass), saves.every,
+                                                    /*packed=*/saves.every > 1);
+  if (pass.T < tokens) g = pipelined_geometry(g);  // a segment: the other pass runs beside it
+  g.sequence_stride = int(tokens);
+  g.checkpoint_stride = int(saves.per_sequence(tokens));
   return g;
 }
 
@@ -101,7 +103,7 @@ void run_passes(const Problem& p, const gsa::Pointers<T>& in, float* logits, T* 
   const flabench::Pointers<T> keys =
       pass_pointers<T>(in.q + row * p.K, in.k + row * p.K, in.s + row * p.M, in.f + row * p.M, hk0,
                        reinterpret_cast<T*>(logits + row * p.M), hkt);
-  fused::launch_forward<KeysForm, T>(keys, segment_geometry(first_pass(part), p.T, saves.plan),
+  fused::launch_forward<KeysForm, T>(keys, segment_geometry<KeysForm, T>(first_pass(part), p.T, saves.plan),
                                      segment_checkpoints(saves.keys, t0, p.K * p.M, saves.plan), nullptr,
                                      keys_stream);
   if (handoff) handoff->hand_over();
@@ -112,7 +114,7 @@ void run_passes(const Problem& p, const gsa::Pointers<T>& in, float* logits, T* 
   FLA_CUDA_CHECK_LAUNCH();
   const flabench::Pointers<T> values = pass_pointers<T>(
       weights + row * p.M, in.s + row * p.M, in.v + row * p.V, in.f + row * p.M, hv0, in.o + row * p.V, hvt);
-  fused::launch_forward<GlaForm, T>(values, segment_geometry(second_pass(part), p.T, saves.plan),
+  fused::launch_forward<GlaForm, T>(values, segment_geometry<GlaForm, T>(second_pass(part), p.T, saves.plan),
                                     segment_checkpoints(saves.values, t0, p.M * p.V, saves.plan), nullptr,
                                     values_stream);
 }

@@ -226,6 +226,20 @@ inline Geometry with_column_chunks(Geometry g, int tokens) {
   g.column_chunks = (g.T + tokens - 1) / tokens;
   return g;
 }
+// g's column passes at CPL columns a lane (1, or 2 at 16 keys a lane): the columns a warp and the warps a
+// block that follow, and whether wide chunks pay there.
+inline Geometry with_columns_per_lane(Geometry g, int CPL, std::int64_t schedulers, bool bf16_inputs) {
+  g.CPL = CPL;
+  g.BV = power_of_two_divisor(g.V / g.CPL, 32 / g.KG) * g.CPL;
+  const int max_warps = g.KPT >= 16 ? kMaxColumnWarps : 4;
+  g.W = 1;
+  while (g.W < max_warps && g.V % (g.BV * g.W * 2) == 0) g.W *= 2;
+  g.column_shift = log2_of(g.block_columns());
+  g.wide_chunks_pay =
+      wide_chunks_at_16_keys(g.B, g.H, g.K, g.V, g.KPT, g.block_columns(), bf16_inputs, schedulers);
+  return g;
+}
+
 inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, std::int64_t K, std::int64_t V,
                               double scale, int chunk, int schedulers, bool bf16_inputs) {
   Geometry g;
@@ -236,12 +250,7 @@ inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, st
   g.scale = float(scale);
   g.KPT = keys_per_lane(g.K, B * H * K * V, schedulers);
   g.KG = g.K / g.KPT;
-  g.CPL = columns_per_lane(g.KPT, B * H * K * V, schedulers);
-  g.BV = power_of_two_divisor(g.V / g.CPL, 32 / g.KG) * g.CPL;
-  const int max_warps = g.KPT >= 16 ? kMaxColumnWarps : 4;
-  while (g.W < max_warps && g.V % (g.BV * g.W * 2) == 0) g.W *= 2;
   g.group_shift = log2_of(g.K / 8);
-  g.column_shift = log2_of(g.block_columns());
   g.SPAN = values_per_lane(B * H * K * V, schedulers);
   g.VG = g.V / g.SPAN;
   g.BK = power_of_two_divisor(g.K, 32 / g.VG);
@@ -249,9 +258,8 @@ inline Geometry make_geometry(std::int64_t B, std::int64_t T, std::int64_t H, st
   g.side_by_side = passes_side_by_side(B * H * K * V, g.KPT, g.SPAN, schedulers);
   g.over_segments = backward_over_segments(B * H * K * V, g.SPAN, schedulers);
   g = with_column_chunks(g, column_chunk_tokens(g.KPT, bf16_inputs));
-  g.wide_chunks_pay =
-      wide_chunks_at_16_keys(g.B, g.H, g.K, g.V, g.KPT, g.block_columns(), bf16_inputs, schedulers);
-  return g;
+  return with_columns_per_lane(g, columns_per_lane(g.KPT, B * H * K * V, schedulers), schedulers,
+                               bf16_inputs);
 }
 
 // Where the lane of a column pass sits (ColumnLane in column_chunk.cuh takes it from its thread and block):

@@ -22,9 +22,6 @@ namespace flabench::fused {
 inline Geometry geometry_of(const Problem& p, int schedulers) {
   return make_geometry(p.B, p.T, p.H, p.K, p.V, p.scale, kChunk, schedulers, p.dtype == DType::bf16);
 }
-inline Geometry launch_geometry(const Problem& p) {
-  return geometry_of(p, 4 * current_device_attribute(cudaDevAttrMultiProcessorCount));
-}
 
 // Calls fn(std::integral_constant<int, KPT>, std::integral_constant<int, CPL>) with the geometry's keys and
 // columns per lane as compile-time constants (2 columns only at 16 keys).
@@ -94,12 +91,31 @@ StagePlan column_plan(const Pointers<T>& p, const T* slice, const Geometry& g) {
   return plan;
 }
 
+// The shared memory of a column pass at g (with converter warps or without).
+template <class Form, class T>
+std::size_t column_pass_bytes(const Geometry& g, bool converters) {
+  return column_shared_bytes<Form, T>(column_plan<Form, T>(Pointers<T>{}, nullptr, g), g, converters);
+}
+
 // Whether the device's shared memory holds a column pass at g (with converter warps or without).
 template <class Form, class T>
 bool column_pass_fits(const Geometry& g, bool converters) {
-  const std::size_t needed =
-      column_shared_bytes<Form, T>(column_plan<Form, T>(Pointers<T>{}, nullptr, g), g, converters);
-  return needed <= current_device_limits().shared_memory_per_block;
+  return column_pass_bytes<Form, T>(g, converters) <= current_device_limits().shared_memory_per_block;
+}
+
+// The layout for `schedulers` (SMs x 4) within `room` bytes of shared memory a block: make_geometry's, with
+// one column a lane where its column pass at two does not fit (two keep the partial sums of twice the
+// columns: at K = 128 16 KiB more, past the 99 KiB of an RTX 40xx for rwkv7's bf16 forward and gla's fp32).
+template <class Form, class T>
+Geometry geometry_within(const Problem& p, int schedulers, std::size_t room) {
+  const Geometry g = geometry_of(p, schedulers);
+  if (g.CPL == 1 || column_pass_bytes<Form, T>(g, false) <= room) return g;
+  return with_columns_per_lane(g, 1, schedulers, p.dtype == DType::bf16);
+}
+template <class Form, class T>
+Geometry launch_geometry(const Problem& p) {
+  return geometry_within<Form, T>(p, 4 * current_device_attribute(cudaDevAttrMultiProcessorCount),
+                                  current_device_limits().shared_memory_per_block);
 }
 
 // The column passes' launch (the saving forward's and the backward's alike): g, with 32-token chunks where
@@ -155,18 +171,18 @@ StagePlan row_plan(const Pointers<T>& p, const T* d_o, const float* sa, const fl
   return plan;
 }
 
-// The largest shared memory any of the kernels needs for `p`, over the layouts any device may pick: a GPU
-// with no schedulers takes the widest column layout (8 keys per lane rather than 4, two columns rather than
-// one), one with endless schedulers the row layout that needs more (8 values per lane rather than 16). Every
-// GPU's layouts are one of these two per pass (tests/kernels/fused_layout_test.cpp checks it), so the bound
-// holds.
+// The largest shared memory any of the kernels needs for `p` on a device of `room` bytes a block, over the
+// layouts any device may pick: a GPU with no schedulers takes the widest column layout (8 keys per lane
+// rather than 4, two columns rather than one where they fit: geometry_within), one with endless schedulers
+// the row layout that needs more (8 values per lane rather than 16). Every GPU's layouts are one of these two
+// per pass (tests/kernels/fused_layout_test.cpp checks it), so the bound holds.
 template <class Form, class T>
-std::size_t shared_bytes(const Problem& p, Mode mode) {
+std::size_t shared_bytes(const Problem& p, Mode mode, std::size_t room) {
   const Pointers<T> none{};
   std::size_t most = 0;
   for (const int schedulers : {0, 1 << 30}) {
-    const Geometry g = geometry_of(p, schedulers);
-    most = std::max(most, column_shared_bytes<Form, T>(column_plan<Form, T>(none, nullptr, g), g, false));
+    const Geometry g = geometry_within<Form, T>(p, schedulers, room);
+    most = std::max(most, column_pass_bytes<Form, T>(g, false));
     if (mode != Mode::fwd)
       most = std::max(  // with one sub-chunk's sums: the launch takes two only where they fit
           most, rows_shared_bytes<Form>(row_plan<Form, T>(none, nullptr, nullptr, nullptr, g), g, kSub));
@@ -181,7 +197,9 @@ std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimit
     return format("fused_recurrent supports K and V in {16, 32, 64, 128, 256}, not K=%lld V=%lld",
                   static_cast<long long>(p.K), static_cast<long long>(p.V));
   std::size_t needed = 0;
-  dispatch_dtype(p.dtype, [&](auto tag) { needed = shared_bytes<Form, decltype(tag)>(p, mode); });
+  dispatch_dtype(p.dtype, [&](auto tag) {
+    needed = shared_bytes<Form, decltype(tag)>(p, mode, device.shared_memory_per_block);
+  });
   if (needed > device.shared_memory_per_block)
     return format(
         "fused_recurrent needs %zu KiB of shared memory per block at K=%lld V=%lld, the device allows %zu "
@@ -242,7 +260,7 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call, int chec
   const WorkspaceLayout<Form> layout(p);
   float* checkpoints = call.save_for_backward ? workspace + layout.checkpoints : nullptr;
   float* sa = call.save_for_backward && Form::value.low_rank ? workspace + layout.sa : nullptr;
-  const Geometry g = with_checkpoints_every(launch_geometry(p), checkpoint_every, packed);
+  const Geometry g = with_checkpoints_every(launch_geometry<Form, T>(p), checkpoint_every, packed);
   launch_forward<Form, T>(pointers, g, checkpoints, sa, call.stream);
 }
 
@@ -278,7 +296,7 @@ struct BackwardPasses {
         grads(grads),
         p(p),
         room(backward_room<Form>(workspace, p)),
-        g(launch_geometry(p)) {}
+        g(launch_geometry<Form, T>(p)) {}
 
   // The passes over tokens [t0, t0 + length) of every sequence (t0 whole wide chunks): the pointers at the
   // segment's first token, its checkpoints in the whole sequence's places (Geometry::sequence_stride and
@@ -289,7 +307,7 @@ struct BackwardPasses {
     static_assert(!Form::value.bonus, "the bonus's du is summed by one row pass over the whole sequence");
     BackwardPasses part = *this;
     part.p.T = length;
-    part.g = launch_geometry(part.p);
+    part.g = launch_geometry<Form, T>(part.p);
     part.g.sequence_stride = int(p.T);
     part.g.checkpoint_stride = int((p.T + kChunk - 1) / kChunk);
     const std::int64_t row = std::int64_t(t0) * p.H, keys = row * p.K, values = row * p.V;
