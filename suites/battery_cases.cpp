@@ -40,9 +40,9 @@ constexpr Dims kManySlotHeads[] = {{8, 37, 16, 64, 64, 32, 1}, {4, 37, 16, 64, 6
 constexpr Dims kSegmented{2, 4100, 2, 64, 64};
 // shapes, on a GPU, planned for kSmallerGpuSharedMemory a block: where a variant picks its kernels by the
 // room a block has, those a smaller GPU runs. There fused_recurrent's fwd+bwd of gla, rwkv6 and simple_gla
-// runs the scans' backward in fp32 at K = 64 and 128 and simple_gla's in bf16 at K = 256 (the chunk form's
-// blocks do not fit), which a Hopper takes at no shape: its passes side by side (few heads), one after the
-// other (many) and over segments (a long sequence); tests/kernels/fused_layout_test.cpp checks that each is
+// runs the scans' backward in fp32 at K = 64 and simple_gla's in bf16 at K = 256 (the chunk form's blocks do
+// not fit), which a Hopper takes at no shape: its passes side by side (few heads), one after the other
+// (many) and over segments (a long sequence); tests/kernels/fused_layout_test.cpp checks that each is
 // reached. Many heads at K = 128 take two columns a lane on this GPU, one where those do not fit 99 KiB
 // (fused_recurrent's geometry_within).
 constexpr Dims kSmallerGpu[] = {{1, 33, 2, 64, 128},

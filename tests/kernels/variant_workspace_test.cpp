@@ -152,8 +152,8 @@ TEST(VariantWorkspace, Rwkv7FusedRecurrentRunsInChunksExactlyWhereTheChunkVarian
 
 TEST(VariantWorkspace, GatedFusedRecurrentTakesTheChunkVariantsWorkspaceWhereItsBackwardRunsInChunks) {
   // Wherever the chunk variant runs a fwd+bwd in chunks of 64 (every peer shape on a Hopper, in every dtype;
-  // on an RTX 4070 Ti's 99 KiB not at D = 128): its workspace (the scan's forward saves the states before its
-  // chunks at its head), else the scan's own.
+  // on an RTX 4070 Ti's 99 KiB not in fp32 at D = 64, whose blocks take 106 KiB): its workspace (the scan's
+  // forward saves the states before its chunks at its head), else the scan's own.
   const auto scan_bytes = [](const std::string& op, const Problem& p) {
     if (op == "gla") return fused::WorkspaceLayout<GlaForm>(p).total * sizeof(float);
     if (op == "simple_gla") return fused::WorkspaceLayout<SimpleGlaForm>(p).total * sizeof(float);
