@@ -105,12 +105,17 @@ bool column_pass_fits(const Geometry& g, bool converters) {
 
 // The layout for `schedulers` (SMs x 4) within `room` bytes of shared memory a block: make_geometry's, with
 // one column a lane where its column pass at two does not fit (two keep the partial sums of twice the
-// columns: at K = 128 16 KiB more, past the 99 KiB of an RTX 40xx for rwkv7's bf16 forward and gla's fp32).
+// columns: at K = 128 16 KiB more, past the 99 KiB of an RTX 40xx for rwkv7's bf16 forward and gla's fp32),
+// then blocks of half the warps where 8 do not (their partial sums and value slice halve: rwkv7's fp16
+// records, not packed, take it to 102 KiB at 8).
 template <class Form, class T>
 Geometry geometry_within(const Problem& p, int schedulers, std::size_t room) {
-  const Geometry g = geometry_of(p, schedulers);
-  if (g.CPL == 1 || column_pass_bytes<Form, T>(g, false) <= room) return g;
-  return with_columns_per_lane(g, 1, schedulers, p.dtype == DType::bf16);
+  Geometry g = geometry_of(p, schedulers);
+  if (g.CPL == 2 && column_pass_bytes<Form, T>(g, false) > room)
+    g = with_columns_per_lane(g, 1, schedulers, p.dtype == DType::bf16);
+  if (g.W == kMaxColumnWarps && column_pass_bytes<Form, T>(g, false) > room)
+    g = with_column_warps(g, kMaxColumnWarps / 2);
+  return g;
 }
 template <class Form, class T>
 Geometry launch_geometry(const Problem& p) {
