@@ -8,7 +8,7 @@
 //             both mixed with typical values per channel inside one chunk: no NaN/Inf, errors in bounds
 //   shapes    K != V both ways, T around chunk and checkpoint boundaries and odd primes, B*H = 1, the head
 //             dims a variant claims, and (on a GPU) the whole 24,576-token sequence and the kernels a GPU
-//             with less shared memory a block picks (kSmallerGpuSharedMemory)
+//             with less shared memory a block picks (kSmallerGpuSharedMemory: an RTX 40xx's, an A100's)
 //   state     the initial state in, its gradient and the final state's with K != V and slow decay (so the
 //             state dominates); an initial state, or the final state's incoming gradient, beyond fp16's range
 //             (2^17 times the usual draw) with what it multiplies turned down as far (Magnitude), so outputs
@@ -46,9 +46,11 @@ std::string_view family_name(Family family);
 // The log decay of the beyond scenario: issue 5's wider range for rwkv7, w in [-5, 0).
 inline constexpr double kBeyondLogDecay = -5.0;
 
-// The shared memory a block of the smaller GPUs our users compare with (an RTX 4070 Ti's, or any sm_86 or
-// sm_89 part's, opt-in maximum): the shapes family's cases planned for it (BatteryCase::shared_memory_cap).
-inline constexpr std::size_t kSmallerGpuSharedMemory = 99 * 1024;
+// The shared memory a block (opt-in maximum) of the smaller GPUs our users compare with: an RTX 40xx's (any
+// sm_86 or sm_89 part's) and an A100's. The shapes family plans cases for each (BatteryCase::
+// shared_memory_cap), named shared_memory_<KiB>KiB.
+inline constexpr std::size_t kRtx40SharedMemory = 99 * 1024, kA100SharedMemory = 163 * 1024;
+inline constexpr std::size_t kSmallerGpuSharedMemory[] = {kRtx40SharedMemory, kA100SharedMemory};
 
 // Magnitude scenarios. The state family's: values past fp16's 65504 in a state or its gradient, everything
 // they multiply scaled down so that outputs and gradients keep their usual size; a kernel that hands the

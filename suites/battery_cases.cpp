@@ -38,19 +38,20 @@ constexpr Dims kManySlotHeads[] = {{8, 37, 16, 64, 64, 32, 1}, {4, 37, 16, 64, 6
 // kernels/gsa/gla_passes_plan.h); and the forward alone of a variant with a backward, since a forward no
 // backward follows may take a path of its own.
 constexpr Dims kSegmented{2, 4100, 2, 64, 64};
-// shapes, on a GPU, planned for kSmallerGpuSharedMemory a block: where a variant picks its kernels by the
-// room a block has, those a smaller GPU runs. There fused_recurrent's fwd+bwd of gla, rwkv6 and simple_gla
-// runs the scans' backward in fp32 at K = 64 and simple_gla's in bf16 at K = 256 (the chunk form's blocks do
-// not fit), which a Hopper takes at no shape: its passes side by side (few heads), one after the other
-// (many) and over segments (a long sequence); tests/kernels/fused_layout_test.cpp checks that each is
-// reached. Many heads at K = 128 take two columns a lane on this GPU, one where those do not fit 99 KiB
-// (fused_recurrent's geometry_within).
+// shapes, on a GPU, planned for each of kSmallerGpuSharedMemory a block: where a variant picks its kernels by
+// the room a block has, those a smaller GPU runs. On an RTX 40xx's 99 KiB fused_recurrent's fwd+bwd of gla,
+// rwkv6 and simple_gla runs the scans' backward in fp32 at K = 64 and simple_gla's in bf16 at K = 256 (the
+// chunk form's blocks do not fit), which a Hopper takes at no shape: its passes side by side (few heads),
+// one after the other (many) and over segments (a long sequence); tests/kernels/fused_layout_test.cpp
+// checks that each is reached. Many heads at K = 128 take two columns a lane on a Hopper, one where those do
+// not fit 99 KiB (fused_recurrent's geometry_within). An A100's 163 KiB holds fewer of the 32-token column
+// chunks and converter warps a Hopper takes at K = 128 (rwkv7's bf16 ones need 172 KiB).
 constexpr Dims kSmallerGpu[] = {{1, 33, 2, 64, 128},
                                 {4, 37, 16, 64, 64},
                                 {2, 1100, 2, 64, 64},
                                 {4, 37, 16, 128, 128},
                                 {1, 33, 2, 256, 256}};
-// and a forward alone at K = 128 with many heads (two columns a lane on this GPU's room, one on 99 KiB).
+// and a forward alone at K = 128 with many heads (two columns a lane on a Hopper's room, one on 99 KiB).
 constexpr Dims kSmallerGpuForward{4, 37, 16, 128, 128};
 // and for ops with slots, M = 128, where gsa's 16-bit fused fwd+bwd (its chunk form too large) runs its own
 // scans (kernels/notes/gsa.md, version 48).
@@ -196,18 +197,23 @@ struct Builder {
         for (const Dims& d : kManySlotHeads) add_here(c, d, "many_heads");
       add_here(c, kLongShape, "reference");
       add_here(c, kSegmented, "segments");
-      BatteryCase smaller = c;
-      smaller.shared_memory_cap = kSmallerGpuSharedMemory;
-      for (const Dims& d : kSmallerGpu) add_here(smaller, d, "shared_memory_99KiB");
-      if (!op.slots.empty())
-        for (const Dims& d : kSmallerGpuSlots) add_here(smaller, d, "shared_memory_99KiB");
+      for (const std::size_t room : kSmallerGpuSharedMemory) {
+        BatteryCase smaller = c;
+        smaller.shared_memory_cap = room;
+        const std::string probe = "shared_memory_" + std::to_string(room / 1024) + "KiB";
+        for (const Dims& d : kSmallerGpu) add_here(smaller, d, probe);
+        if (!op.slots.empty())
+          for (const Dims& d : kSmallerGpuSlots) add_here(smaller, d, probe);
+        // where a smaller GPU takes the forward alone but not the backward (rwkv7's fused at K = V = 128)
+        if (v.support.backward) {
+          smaller.mode = Mode::fwd;
+          add_here(smaller, kSmallerGpuForward, probe);
+        }
+      }
       if (v.support.backward) {
         BatteryCase forward = c;
         forward.mode = Mode::fwd;
         add_here(forward, kSegmented, "forward_only");
-        // where a smaller GPU takes the forward alone but not the backward (rwkv7's fused at K = V = 128)
-        forward.shared_memory_cap = kSmallerGpuSharedMemory;
-        add_here(forward, kSmallerGpuForward, "shared_memory_99KiB");
       }
     }
 

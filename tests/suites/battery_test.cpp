@@ -578,9 +578,9 @@ TEST(Battery, AChunkedVariantIsCheckedAtEveryChunkSize) {
   EXPECT_EQ(with_chunk_of(pair->problem, *pair->variant).chunk_size, 64);
 }
 
-// The shapes family plans some cases for a smaller GPU's shared memory: their skip reasons are that GPU's
-// (gla's chunk form in fp32 at C = 64 does not fit 99 KiB a block; the same case of the device's own fits),
-// and the variants see the smaller room while such a case runs, and only then.
+// The shapes family plans some cases for smaller GPUs' shared memory: their skip reasons are that GPU's
+// (gla's chunk form in fp32 at C = 64 does not fit 99 KiB a block; an A100's 163 KiB and the device's own
+// hold it), and the variants see the smaller room while such a case runs, and only then.
 TEST(Battery, TheSmallerGpusCasesPlanForItsSharedMemory) {
   const BatterySpec spec{
       "^shapes/gla/(chunk|fused_recurrent)/fwdbwd/fp32/", Backend::cuda, {227 * 1024, 90, 132}, false};
@@ -592,9 +592,12 @@ TEST(Battery, TheSmallerGpusCasesPlanForItsSharedMemory) {
     return at == cases.end() ? BatteryCase{} : *at;
   };
   const BatteryCase capped = find("shapes/gla/chunk/fwdbwd/fp32/B4-T37-H16-K64-V64/C64/shared_memory_99KiB");
-  EXPECT_EQ(capped.shared_memory_cap, kSmallerGpuSharedMemory);
+  EXPECT_EQ(capped.shared_memory_cap, kRtx40SharedMemory);
   ASSERT_TRUE(capped.skip_reason);
   EXPECT_NE(capped.skip_reason->find("allows 99 KiB"), std::string::npos) << *capped.skip_reason;
+  const BatteryCase a100 = find("shapes/gla/chunk/fwdbwd/fp32/B4-T37-H16-K64-V64/C64/shared_memory_163KiB");
+  EXPECT_EQ(a100.shared_memory_cap, kA100SharedMemory);
+  EXPECT_FALSE(a100.skip_reason) << *a100.skip_reason;
   const BatteryCase own = find("shapes/gla/chunk/fwdbwd/fp32/B4-T37-H16-K64-V64/C64/many_heads");
   EXPECT_EQ(own.shared_memory_cap, 0u);
   EXPECT_FALSE(own.skip_reason) << *own.skip_reason;
@@ -616,7 +619,7 @@ TEST(Battery, TheSmallerGpusCasesPlanForItsSharedMemory) {
     v.forward = [&seen, forward = v.forward](const ForwardCall& call) {
       forward(call);
       seen.push_back(within_shared_memory_cap({std::size_t(1) << 30, 0, 0}).shared_memory_per_block);
-      if (seen.back() != kSmallerGpuSharedMemory)
+      if (seen.back() != kRtx40SharedMemory)
         edit_tensor(call.outputs.at("o"), [](Array64& o) { o.values[0] += 1; });
     };
   });
@@ -627,12 +630,12 @@ TEST(Battery, TheSmallerGpusCasesPlanForItsSharedMemory) {
   BatteryRunner runner(*cpu, 7, "fla-bench check --device cpu");
   EXPECT_EQ(runner.run(accuracy[0]).status, CaseStatus::failed);
   const std::size_t uncapped_calls = seen.size();
-  accuracy[0].shared_memory_cap = kSmallerGpuSharedMemory;
+  accuracy[0].shared_memory_cap = kRtx40SharedMemory;
   EXPECT_EQ(runner.run(accuracy[0]).status, CaseStatus::ok);
   ASSERT_GT(uncapped_calls, 0u);
   ASSERT_GT(seen.size(), uncapped_calls);
   for (std::size_t i = 0; i < seen.size(); ++i)
-    EXPECT_EQ(seen[i], i < uncapped_calls ? std::size_t(1) << 30 : kSmallerGpuSharedMemory) << "call " << i;
+    EXPECT_EQ(seen[i], i < uncapped_calls ? std::size_t(1) << 30 : kRtx40SharedMemory) << "call " << i;
   EXPECT_EQ(within_shared_memory_cap({std::size_t(1) << 30, 0, 0}).shared_memory_per_block, std::size_t(1)
                                                                                                 << 30);
 }
