@@ -30,6 +30,32 @@ Geometry layout_of(std::int64_t B, std::int64_t H, std::int64_t K, std::int64_t 
   return make_geometry(B, 100, H, K, V, 1.0, kChunk, schedulers, /*bf16_inputs=*/true);
 }
 
+// g and the layouts geometry_within (variant.cuh) falls back to where a device's room does not hold it: one
+// column a lane, then blocks of half the warps.
+std::vector<Geometry> with_fallbacks(const Geometry& g, int schedulers) {
+  std::vector<Geometry> layouts{g, with_columns_per_lane(g, 1, schedulers, /*bf16_inputs=*/true)};
+  if (layouts.back().W == kMaxColumnWarps)
+    layouts.push_back(with_column_warps(layouts.back(), kMaxColumnWarps / 2));
+  return layouts;
+}
+
+// A column layout is whole: lanes = column slots x key groups within a warp, warps within the launch bound.
+void expect_whole_columns(const Geometry& g) {
+  EXPECT_TRUE(g.KPT == 4 || g.KPT == 8 || g.KPT == 16);
+  EXPECT_TRUE(g.CPL == 1 || (g.CPL == 2 && g.KPT == 16));
+  EXPECT_EQ(g.K % g.KPT, 0);
+  EXPECT_EQ(g.KG * g.KPT, g.K);
+  EXPECT_TRUE(key_groups_instantiated(g.KPT, g.KG)) << "rwkv7's forward takes KG at compile time";
+  EXPECT_LE(g.BV / g.CPL * g.KG, 32);
+  EXPECT_EQ(g.BV % g.CPL, 0);
+  EXPECT_EQ(g.V % g.block_columns(), 0);
+  EXPECT_LE(g.W, kMaxColumnWarps);
+  EXPECT_EQ(1 << g.column_shift, g.block_columns());
+  EXPECT_EQ(1 << g.group_shift, g.K / 8);
+  // the conversion keeps a thread on one group of eight keys: the block's threads are a multiple of K/8
+  EXPECT_EQ(32 * g.W % (g.K / 8), 0);
+}
+
 TEST(FusedLayout, EveryLayoutIsWhole) {
   for (int K : kHeadDims)
     for (int V : kHeadDims)
@@ -38,21 +64,12 @@ TEST(FusedLayout, EveryLayoutIsWhole) {
           const Geometry g = layout_of(1, heads, K, V, schedulers);
           SCOPED_TRACE(testing::Message()
                        << "K=" << K << " V=" << V << " heads=" << heads << " schedulers=" << schedulers);
-          // column passes: lanes = column slots x key groups within a warp, warps within the launch bound
-          EXPECT_TRUE(g.KPT == 4 || g.KPT == 8 || g.KPT == 16);
-          EXPECT_TRUE(g.CPL == 1 || (g.CPL == 2 && g.KPT == 16));
-          EXPECT_EQ(g.K % g.KPT, 0);
-          EXPECT_EQ(g.KG * g.KPT, g.K);
-          EXPECT_TRUE(key_groups_instantiated(g.KPT, g.KG)) << "rwkv7's forward takes KG at compile time";
-          EXPECT_LE(g.BV / g.CPL * g.KG, 32);
-          EXPECT_EQ(g.BV % g.CPL, 0);
-          EXPECT_EQ(g.V % g.block_columns(), 0);
-          EXPECT_LE(g.W, kMaxColumnWarps);
-          EXPECT_EQ(1 << g.column_shift, g.block_columns());
-          EXPECT_EQ(1 << g.group_shift, g.K / 8);
-          // the conversion keeps a thread on one group of eight keys: the block's threads are a multiple of
-          // K/8
-          EXPECT_EQ(32 * g.W % (g.K / 8), 0);
+          for (const Geometry& layout : with_fallbacks(g, schedulers)) expect_whole_columns(layout);
+          const Geometry one = with_fallbacks(g, schedulers)[1];
+          EXPECT_EQ(one.CPL, 1);
+          if (g.CPL == 1)  // make_geometry's own layout, made the same way
+            EXPECT_EQ(std::tuple(one.BV, one.W, one.column_shift, one.wide_chunks_pay),
+                      std::tuple(g.BV, g.W, g.column_shift, g.wide_chunks_pay));
           // row pass: value groups x rows within a warp, 4 warps at most, rows divide K
           EXPECT_TRUE(g.SPAN == 8 || g.SPAN == 16);
           EXPECT_EQ(g.VG * g.SPAN, g.V);
@@ -70,47 +87,47 @@ TEST(FusedLayout, EveryLayoutIsWhole) {
         }
 }
 
-// The column passes' lanes (column_lane_place): in every layout, each warp's active lanes hold each of its
-// columns' keys once, a column's KG lanes are `slots` apart (what sum_over_strided_lanes sums over), and a
-// lane's partial sums sit where finish_column_sums reads its column's key groups.
+// The column passes' lanes (column_lane_place): in every layout (and its fallbacks), each warp's active lanes
+// hold each of its columns' keys once, a column's KG lanes are `slots` apart (what sum_over_strided_lanes
+// sums over), and a lane's partial sums sit where finish_column_sums reads its column's key groups.
 TEST(FusedLayout, ColumnLanesCoverTheirColumnsOnceAndSumWhereTheyAreRead) {
   for (int K : kHeadDims)
     for (int V : kHeadDims)
       for (std::int64_t heads : {1, 16, 64, 256})
-        for (int schedulers : {0, kH100Schedulers, 1 << 30}) {
-          const Geometry g = layout_of(1, heads, K, V, schedulers);
-          SCOPED_TRACE(testing::Message()
-                       << "K=" << K << " V=" << V << " heads=" << heads << " schedulers=" << schedulers);
-          const int block_column = V / g.block_columns() - 1;  // the last block of a head's columns
-          std::vector<int> held(std::size_t(g.block_columns()) * K, 0), owner(32 * g.W, -1);
-          for (int thread = 0; thread < 32 * g.W; ++thread) {
-            const ColumnLanePlace at = column_lane_place(g, thread, block_column);
-            const int warp = thread / 32, lane = thread % 32;
-            ASSERT_EQ(at.slots * g.KG, 32);
-            EXPECT_EQ(lane, at.key_group * at.slots + lane % at.slots);
-            EXPECT_EQ(at.k0, at.key_group * g.KPT);
-            EXPECT_EQ(at.v, block_column * g.block_columns() + at.column);
-            ASSERT_GE(at.place - warp * 32, 0);
-            ASSERT_LT(at.place - warp * 32, 32);
-            EXPECT_EQ(owner[at.place], -1) << "two lanes' partial sums in one place";
-            owner[at.place] = thread;
-            if (!at.active) continue;
-            EXPECT_GE(at.column, warp * g.BV);
-            EXPECT_LT(at.column + g.CPL, warp * g.BV + g.BV + 1);
-            for (int m = 0; m < g.CPL; ++m)
-              for (int i = 0; i < g.KPT; ++i) ++held[std::size_t(at.column + m) * K + at.k0 + i];
-            // the lanes of this column: this lane's slot in every key group, `slots` apart
-            for (int kg = 0; kg < g.KG; ++kg) {
-              const ColumnLanePlace other =
-                  column_lane_place(g, warp * 32 + kg * at.slots + lane % at.slots, block_column);
-              EXPECT_EQ(other.column, at.column);
-              EXPECT_EQ(other.key_group, kg);
-              // finish_column_sums reads a column slot's KG partial sums side by side
-              EXPECT_EQ(other.place, warp * 32 + lane % at.slots * g.KG + kg);
+        for (int schedulers : {0, kH100Schedulers, 1 << 30})
+          for (const Geometry& g : with_fallbacks(layout_of(1, heads, K, V, schedulers), schedulers)) {
+            SCOPED_TRACE(testing::Message() << "K=" << K << " V=" << V << " heads=" << heads << " schedulers="
+                                            << schedulers << " CPL=" << g.CPL << " W=" << g.W);
+            const int block_column = V / g.block_columns() - 1;  // the last block of a head's columns
+            std::vector<int> held(std::size_t(g.block_columns()) * K, 0), owner(32 * g.W, -1);
+            for (int thread = 0; thread < 32 * g.W; ++thread) {
+              const ColumnLanePlace at = column_lane_place(g, thread, block_column);
+              const int warp = thread / 32, lane = thread % 32;
+              ASSERT_EQ(at.slots * g.KG, 32);
+              EXPECT_EQ(lane, at.key_group * at.slots + lane % at.slots);
+              EXPECT_EQ(at.k0, at.key_group * g.KPT);
+              EXPECT_EQ(at.v, block_column * g.block_columns() + at.column);
+              ASSERT_GE(at.place - warp * 32, 0);
+              ASSERT_LT(at.place - warp * 32, 32);
+              EXPECT_EQ(owner[at.place], -1) << "two lanes' partial sums in one place";
+              owner[at.place] = thread;
+              if (!at.active) continue;
+              EXPECT_GE(at.column, warp * g.BV);
+              EXPECT_LT(at.column + g.CPL, warp * g.BV + g.BV + 1);
+              for (int m = 0; m < g.CPL; ++m)
+                for (int i = 0; i < g.KPT; ++i) ++held[std::size_t(at.column + m) * K + at.k0 + i];
+              // the lanes of this column: this lane's slot in every key group, `slots` apart
+              for (int kg = 0; kg < g.KG; ++kg) {
+                const ColumnLanePlace other =
+                    column_lane_place(g, warp * 32 + kg * at.slots + lane % at.slots, block_column);
+                EXPECT_EQ(other.column, at.column);
+                EXPECT_EQ(other.key_group, kg);
+                // finish_column_sums reads a column slot's KG partial sums side by side
+                EXPECT_EQ(other.place, warp * 32 + lane % at.slots * g.KG + kg);
+              }
             }
+            for (std::size_t i = 0; i < held.size(); ++i) ASSERT_EQ(held[i], 1) << "key and column " << i;
           }
-          for (std::size_t i = 0; i < held.size(); ++i) ASSERT_EQ(held[i], 1) << "key and column " << i;
-        }
 }
 
 // The variant's shared-memory bound (shared_bytes in variant.cuh) sizes only the layouts of a GPU with no
