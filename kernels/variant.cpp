@@ -27,14 +27,22 @@ DeviceLimits within_shared_memory_cap(DeviceLimits limits) {
   return limits;
 }
 
+// The variants ask for it several times a call, inside the timed region: the device's attributes are read
+// once a thread and device (current_device_attribute would take its lock four times a call).
 DeviceLimits current_device_limits() {
-  DeviceLimits limits;
-  limits.shared_memory_per_block =
-      std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
-  limits.compute_capability = 10 * current_device_attribute(cudaDevAttrComputeCapabilityMajor) +
-                              current_device_attribute(cudaDevAttrComputeCapabilityMinor);
-  limits.multiprocessors = current_device_attribute(cudaDevAttrMultiProcessorCount);
-  return within_shared_memory_cap(limits);
+  thread_local int known_device = -1;
+  thread_local DeviceLimits known;
+  int device = 0;
+  FLA_CUDA_CHECK(cudaGetDevice(&device));
+  if (device != known_device) {
+    known.shared_memory_per_block =
+        std::size_t(current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+    known.compute_capability = 10 * current_device_attribute(cudaDevAttrComputeCapabilityMajor) +
+                               current_device_attribute(cudaDevAttrComputeCapabilityMinor);
+    known.multiprocessors = current_device_attribute(cudaDevAttrMultiProcessorCount);
+    known_device = device;
+  }
+  return within_shared_memory_cap(known);
 }
 
 std::optional<std::string> why_unsupported(const Variant& variant, const Problem& problem, Mode mode,

@@ -153,6 +153,10 @@ CaseRecord battery_record(const BatteryCase& c);
 // Every selected case, in order. Throws UsageError for a bad regex.
 std::vector<BatteryCase> battery_cases(const Registry& registry, const BatterySpec& spec);
 
+// The limits case `c`'s variants plan for on `device`: its shared memory capped where the case is planned for
+// a smaller GPU (BatteryCase::shared_memory_cap).
+DeviceLimits planned_limits(const BatteryCase& c, DeviceLimits device);
+
 // Runs battery cases one at a time, sharing inputs and fp64 references between consecutive cases that use the
 // same ones (a worker process keeps one for its life). A failed case's record says by how much and carries
 // the command that reproduces it alone: `reproduce_prefix` with the case's filter and the seed.

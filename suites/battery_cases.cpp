@@ -132,9 +132,7 @@ struct Builder {
              shape_label(c.problem) + "/" + (chunk_size > 0 ? "C" + std::to_string(chunk_size) + "/" : "") +
              probe_name;
     if (filter && !std::regex_search(c.name, *filter)) return;
-    DeviceLimits limits = spec.limits;
-    if (c.shared_memory_cap)
-      limits.shared_memory_per_block = std::min(limits.shared_memory_per_block, c.shared_memory_cap);
+    const DeviceLimits limits = planned_limits(c, spec.limits);
     for (const Variant* v : {c.variant, c.second}) {
       if (!v || c.skip_reason) continue;
       c.skip_reason =
@@ -314,6 +312,12 @@ std::string_view magnitude_name(Magnitude magnitude) {
       return "small_loss";
   }
   return "?";
+}
+
+DeviceLimits planned_limits(const BatteryCase& c, DeviceLimits device) {
+  if (c.shared_memory_cap)
+    device.shared_memory_per_block = std::min(device.shared_memory_per_block, c.shared_memory_cap);
+  return device;
 }
 
 std::vector<BatteryCase> battery_cases(const Registry& registry, const BatterySpec& spec) {

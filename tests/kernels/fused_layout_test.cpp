@@ -64,12 +64,14 @@ TEST(FusedLayout, EveryLayoutIsWhole) {
           const Geometry g = layout_of(1, heads, K, V, schedulers);
           SCOPED_TRACE(testing::Message()
                        << "K=" << K << " V=" << V << " heads=" << heads << " schedulers=" << schedulers);
-          for (const Geometry& layout : with_fallbacks(g, schedulers)) expect_whole_columns(layout);
-          const Geometry one = with_fallbacks(g, schedulers)[1];
+          const std::vector<Geometry> layouts = with_fallbacks(g, schedulers);
+          for (const Geometry& layout : layouts) expect_whole_columns(layout);
+          const Geometry& one = layouts[1];
           EXPECT_EQ(one.CPL, 1);
-          if (g.CPL == 1)  // make_geometry's own layout, made the same way
+          if (g.CPL == 1) {  // make_geometry's own layout, made the same way
             EXPECT_EQ(std::tuple(one.BV, one.W, one.column_shift, one.wide_chunks_pay),
                       std::tuple(g.BV, g.W, g.column_shift, g.wide_chunks_pay));
+          }
           // row pass: value groups x rows within a warp, 4 warps at most, rows divide K
           EXPECT_TRUE(g.SPAN == 8 || g.SPAN == 16);
           EXPECT_EQ(g.VG * g.SPAN, g.V);
@@ -184,8 +186,7 @@ TEST(FusedLayout, ThePeerShapesGetTheLayoutsMeasuredBest) {
 // shared memory (where the backward in chunk form does not run: backward_in_chunks.cuh, kernels/rwkv7/
 // backward_in_chunks.h); gsa's has its own plan.
 bool runs_the_scans_backward(const BatteryCase& c) {
-  DeviceLimits hopper{227 * 1024, 90, 132};
-  if (c.shared_memory_cap) hopper.shared_memory_per_block = c.shared_memory_cap;
+  const DeviceLimits hopper = planned_limits(c, {227 * 1024, 90, 132});
   const Problem& p = c.problem;
   if (c.op->name == "rwkv7") return !rwkv7::backward_in_chunks(p, hopper);
   if (c.op->name == "gla") return !gla_chunked_backward().runs(p, hopper);

@@ -86,13 +86,6 @@ TEST(GsaFusedPlan, TheSlotScanGradientTakesWholeChunksOnlyWhereItsBlocksFitTheSm
 // fp32's fwd+bwd past 2^19 state elements runs the backward as scans, then the query gradients in 3xTF32 on
 // the tensor cores, a kernel for each slot count (kernels/gsa/query_grads.cuh): the battery reaches every
 // one, and the chunk form at the same slot counts in the 16-bit dtypes.
-// The room a battery case's variants plan for: the Hopper's, or the smaller GPU's it is planned for.
-DeviceLimits room_of(const BatteryCase& c) {
-  DeviceLimits limits = kHopper;
-  if (c.shared_memory_cap) limits.shared_memory_per_block = c.shared_memory_cap;
-  return limits;
-}
-
 TEST(GsaFusedPlan, TheBatteryReachesBothBackwardsAtEverySlotCount) {
   const BatterySpec spec{"^shapes/gsa/fused_recurrent/fwdbwd/", Backend::cuda, kHopper, false};
   std::set<int> as_scans, in_chunks;
@@ -113,7 +106,7 @@ TEST(GsaFusedPlan, TheBatteryReachesTheSplitBackwardWithOneQueryHeadIn16Bits) {
   std::set<std::string> reached;
   for (const BatteryCase& c : battery_cases(product_registry(), spec))
     if (!c.skip_reason && c.problem.G == 1 && c.problem.dtype != DType::fp32 &&
-        !gsa_fused_takes_gla_passes(c.problem, c.mode, room_of(c)))
+        !gsa_fused_takes_gla_passes(c.problem, c.mode, planned_limits(c, kHopper)))
       reached.insert(std::string(dtype_name(c.problem.dtype)));
   EXPECT_EQ(reached, (std::set<std::string>{"bf16", "fp16"}));
 }
