@@ -85,14 +85,35 @@ InChunks in_chunks_of(ChunkedBackward chunked) {
   return in_chunks;
 }
 
+// Where pass 2 saves Hv transposed (gla_passes::values_saved_transposed), it saves them into the room of the
+// backward's state gradients (as large at G = 1, and written only once the backward has read them), and the
+// backward transposes them into the chunk variant's place first.
 template <class T>
 void forward_in_chunks(const ForwardCall& call, const InChunks& in_chunks) {
   const ChunkWorkspace w = in_chunks.workspace(call.problem);
   std::byte* const base = call.workspace.data();
   const auto floats = [&](std::size_t at) { return reinterpret_cast<float*>(base + at); };
   float* const weights_fp32 = floats(w.saved_weights);  // the logits first, p there in place
+  const bool transposed =
+      gla_passes::values_saved_transposed(call.problem, current_device_limits().multiprocessors);
   gla_passes::forward<T>(call, weights_fp32, reinterpret_cast<T*>(base + w.weights), floats(w.total),
-                         {floats(w.key_states), floats(w.value_states), in_chunks.saves(), weights_fp32});
+                         {floats(w.key_states), floats(transposed ? w.state_grads : w.value_states),
+                          in_chunks.saves(), weights_fp32, transposed});
+}
+
+template <class T>
+void backward_in_chunks(const BackwardCall& call, const InChunks& in_chunks) {
+  const Problem& p = call.problem;
+  if (gla_passes::values_saved_transposed(p, current_device_limits().multiprocessors)) {
+    const ChunkWorkspace w = in_chunks.workspace(p);
+    std::byte* const base = call.workspace.data();
+    const std::int64_t states = p.B * p.H * ((p.T + in_chunks.chunked.chunk - 1) / in_chunks.chunked.chunk);
+    gla_passes::transpose_states(reinterpret_cast<const float*>(base + w.state_grads),
+                                 reinterpret_cast<float*>(base + w.value_states), states, int(p.V), int(p.M),
+                                 call.stream);
+  }
+  in_chunks.chunked.backward(
+      {in_chunks.problem(p), call.inputs, call.grad_outputs, call.grads, call.workspace, call.stream});
 }
 
 const InChunks& in_chunks() {
@@ -116,8 +137,7 @@ void backward(const BackwardCall& call) {  // after the forward the same tests c
   const Problem& p = call.problem;
   const DeviceLimits device = current_device_limits();
   if (in_chunks().runs(p, device))
-    in_chunks().chunked.backward(
-        {in_chunks().problem(p), call.inputs, call.grad_outputs, call.grads, call.workspace, call.stream});
+    backward_in_chunks<T>(call, in_chunks());
   else if (gla_passes_run(p, /*backward=*/true, device))
     gla_passes::backward<T>(call);
   else

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 
 #include "kernels/common/forked_stream.h"
 #include "kernels/common/fused_recurrent/variant.cuh"
@@ -66,10 +67,13 @@ flabench::Pointers<T> pass_pointers(const T* q, const T* k, const T* v, const T*
 // [B H, checkpoints, M, K] (the per-value-gate forward saves its state transposed, as both backwards read
 // pass 1) and Hv's [B H, checkpoints, M, V], which of them `plan` saves, and p in fp32 (`weights_fp32`,
 // [B, T, H, M]) where the backward reads it (the chunk variant's). Null where none follows.
+// `values_transposed`: Hv's saved as [B H, checkpoints, V, M] instead (values_saved_transposed), for a
+// backward that transposes them back.
 struct Checkpoints {
   float *keys = nullptr, *values = nullptr;
   CheckpointPlan plan;
   float* weights_fp32 = nullptr;
+  bool values_transposed = false;
 };
 
 // The layout gla's kernels pick for `pass` (of form Form) over a segment of sequences of `tokens` tokens
@@ -103,9 +107,12 @@ void run_passes(const Problem& p, const gsa::Pointers<T>& in, float* logits, T* 
   const flabench::Pointers<T> keys =
       pass_pointers<T>(in.q + row * p.K, in.k + row * p.K, in.s + row * p.M, in.f + row * p.M, hk0,
                        reinterpret_cast<T*>(logits + row * p.M), hkt);
+  // A segment's passes run beside each other: each in pairs of blocks on a TPC's two SMs, so that no TPC
+  // holds one block of each (then each ran 1.2-1.3x its time alone; kernels/notes/gsa.md, version 51)
+  const bool beside = part.T < p.T;
   fused::launch_forward<KeysForm, T>(keys, segment_geometry<KeysForm, T>(first_pass(part), p.T, saves.plan),
                                      segment_checkpoints(saves.keys, t0, p.K * p.M, saves.plan), nullptr,
-                                     keys_stream);
+                                     keys_stream, beside);
   if (handoff) handoff->hand_over();
   const std::int64_t rows = part.B * part.T * part.H;
   softmax_kernel<T><<<unsigned((rows * (p.M / 8) + 255) / 256), 256, 0, values_stream>>>(
@@ -114,9 +121,13 @@ void run_passes(const Problem& p, const gsa::Pointers<T>& in, float* logits, T* 
   FLA_CUDA_CHECK_LAUNCH();
   const flabench::Pointers<T> values = pass_pointers<T>(
       weights + row * p.M, in.s + row * p.M, in.v + row * p.V, in.f + row * p.M, hv0, in.o + row * p.V, hvt);
-  fused::launch_forward<GlaForm, T>(values, segment_geometry<GlaForm, T>(second_pass(part), p.T, saves.plan),
+  fused::Geometry values_layout = segment_geometry<GlaForm, T>(second_pass(part), p.T, saves.plan);
+  if (saves.values_transposed && values_layout.KPT >= 16)
+    throw std::logic_error("gsa's pass 2 saves its states transposed below 16 keys a lane only");
+  values_layout.checkpoints_transposed = saves.values_transposed;
+  fused::launch_forward<GlaForm, T>(values, values_layout,
                                     segment_checkpoints(saves.values, t0, p.M * p.V, saves.plan), nullptr,
-                                    values_stream);
+                                    values_stream, beside);
 }
 
 // The forward: `logits` (fp32) and `weights` (T) hold [B, T, H, M] each, kept for the backward where one

@@ -95,6 +95,34 @@ inline fused::Geometry pipelined_geometry(fused::Geometry g) {
   return fused::with_column_warps(g, kPipelinedPassWarps);
 }
 
+// A pass's blocks in a pipelined forward (gla's forward layout, pipelined_geometry's warps).
+inline std::int64_t pipelined_pass_blocks(const Problem& pass, int schedulers) {
+  const fused::Geometry g =
+      pipelined_geometry(fused::make_geometry(pass.B, pass.T, pass.H, pass.K, pass.V, pass.scale,
+                                              fused::kChunk, schedulers, pass.dtype == DType::bf16));
+  return std::int64_t(g.B) * g.H * (g.V / g.block_columns());
+}
+
+// Whether a forward whose backward follows in chunk form saves pass 2's states transposed (Hv^T, [V, M]
+// each: Geometry::checkpoints_transposed), for that backward to transpose back: where the forward runs over
+// segments with each pass's blocks on SMs of their own (both passes' blocks within `multiprocessors`), pass 2
+// at fewer than 16 keys a lane. There its lanes' keys of a column leave in 16-byte stores (pass 1's way)
+// instead of one 4-byte store a key to as many rows, the stores that made the saving pass 2 the forward's
+// pace (0.163 ms a 1536-token segment against pass 1's 0.146 at 1,24576,16,64 bf16): the fwd+bwd 0.986-
+// 0.991x with the transpose back. Where blocks share SMs the transpose cost more than the stores (1.02-1.03x;
+// kernels/notes/gsa.md, version 52).
+inline bool values_saved_transposed(const Problem& p, int multiprocessors) {
+  const int schedulers = 4 * multiprocessors;
+  if (segments(p, schedulers) <= 1) return false;
+  const Problem second = second_pass(p);
+  const fused::Geometry values =
+      fused::make_geometry(second.B, second.T, second.H, second.K, second.V, second.scale, fused::kChunk,
+                           schedulers, second.dtype == DType::bf16);
+  return values.KPT < 16 &&
+         pipelined_pass_blocks(first_pass(p), schedulers) + pipelined_pass_blocks(second, schedulers) <=
+             multiprocessors;
+}
+
 // The backward's segments (fused::backward_segments): pass 1's scans of segment i (its column and row
 // passes; dq from the checkpoints) beside pass 2's of segment i - 1, which hands them dp
 // (gla_passes_backward.cuh).

@@ -54,6 +54,24 @@ TEST(GsaGlaPasses, SegmentsOnlyWhereTheScansLeaveSchedulersIdle) {
   EXPECT_EQ(segments(gsa_problem(8, 1000, 8, 64, 64), kH100Schedulers), 1) << "too short to pipeline";
 }
 
+// Pass 2 saves its states transposed only where each pass's blocks have SMs of their own in a pipelined
+// forward (there its column stores set the forward's pace; elsewhere the backward's transpose back costs
+// more): the few-heads peer shape and the battery's segments case, not the many-heads ones.
+TEST(GsaGlaPasses, PassTwoSavesTransposedWhereThePassesHaveSmsOfTheirOwn) {
+  constexpr int kH100Multiprocessors = 132;
+  const Problem few_heads = gsa_problem(1, 24576, 16, 64, 64);
+  EXPECT_EQ(pipelined_pass_blocks(first_pass(few_heads), kH100Schedulers), 64);
+  EXPECT_EQ(pipelined_pass_blocks(second_pass(few_heads), kH100Schedulers), 64);
+  EXPECT_TRUE(values_saved_transposed(few_heads, kH100Multiprocessors));
+  EXPECT_TRUE(values_saved_transposed(gsa_problem(2, 4100, 2, 64, 64), kH100Multiprocessors))
+      << "the battery's segments case reaches the transposed stores";
+  EXPECT_FALSE(values_saved_transposed(few_heads, 100)) << "128 blocks on 100 SMs share them";
+  EXPECT_FALSE(values_saved_transposed(gsa_problem(8, 1024, 8, 64, 64), kH100Multiprocessors));
+  EXPECT_FALSE(values_saved_transposed(gsa_problem(4, 4096, 16, 64, 64), kH100Multiprocessors));
+  EXPECT_FALSE(values_saved_transposed(gsa_problem(8, 1000, 8, 64, 64), kH100Multiprocessors))
+      << "one pass after the other";
+}
+
 // The segment counts segments() gives a sequence of T >= kMinSegments x kMinSegmentTokens tokens: up to
 // T / kSegmentTokens, or kMinSegments (each kMinSegmentTokens or more), so rounding up to whole chunks never
 // empties one.

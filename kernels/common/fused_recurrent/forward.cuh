@@ -20,14 +20,15 @@ using ForwardOutput = std::conditional_t<KeyVectors<Form>::per_value_gate, float
 // Chunks of g.column_tokens tokens (16 or 32) are staged and converted at a time, and scanned kChunk tokens
 // at a time. kSaves (save for backward): `checkpoints` receives the state before every kChunk-th token (but
 // where g.checkpoint_every says a backward reads fewer, packed where g.checkpoint_shift says), [B*H, chunks,
-// K, V] (a per-value gate's transposed, [B*H, chunks, V, K]), and `sa_store` (low rank) a^T S_{t-1} per
-// token, [B, T, H, V]. At 8 and 4 keys a lane, and with converter warps, the launch bound asks for one block
-// an SM: those scans are latency-bound, or have an SM each, and left to itself ptxas traded their registers
-// for occupancy they cannot use (rwkv7 at 4 keys 73 -> 64 registers, gla fp32 63 -> 48: 1.04-1.12x slower;
-// rwkv6's converter forward 80 registers and 48 bytes of spills; kernels/notes/fused_recurrent.md, version
-// 50). So does the saving forward at 16 keys: with version 63's second scan loop ptxas cut it to 128
-// registers and 32-60 bytes of spills at two columns a lane (159-167 registers before; 140-142 with the
-// bound, no spills). 0 elsewhere: no bound, ptxas's choice as before.
+// K, V] (a per-value gate's transposed, [B*H, chunks, V, K], and so where g.checkpoints_transposed), and
+// `sa_store` (low rank) a^T S_{t-1} per token, [B, T, H, V]. At 8 and 4 keys a lane, and with converter
+// warps, the launch bound asks for one block an SM: those scans are latency-bound, or have an SM each, and
+// left to itself ptxas traded their registers for occupancy they cannot use (rwkv7 at 4 keys 73 -> 64
+// registers, gla fp32 63 -> 48: 1.04-1.12x slower; rwkv6's converter forward 80 registers and 48 bytes of
+// spills; kernels/notes/fused_recurrent.md, version 50). So does the saving forward at 16 keys: with version
+// 63's second scan loop ptxas cut it to 128 registers and 32-60 bytes of spills at two columns a lane
+// (159-167 registers before; 140-142 with the bound, no spills). 0 elsewhere: no bound, ptxas's choice as
+// before.
 template <class Form, class T, int KPT, int CPL, bool kSaves, bool kConverter>
 __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConverterWarps : 0)),
                                   KPT < 16 || kConverter || kSaves ? 1 : 0)
@@ -127,10 +128,16 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
         }
         for_each_constant<kBursts>([&](auto burst) {
           if (checkpoint) {  // gsa's pass 1 saves Hk^T, for its backward on gla's kernels
-            if constexpr (kSaves && KV::per_value_gate)
+            if constexpr (kSaves && KV::per_value_gate) {
               store_state_transposed<burst.value, kBursts>(checkpoint, saved, g.K, lane);
-            else if constexpr (kSaves)
+            } else if constexpr (kSaves && kBursts == 1) {
+              if (g.checkpoints_transposed)
+                store_state_transposed(checkpoint, saved, g.K, lane);
+              else
+                store_state_columns(checkpoint, saved, g.V, lane);
+            } else if constexpr (kSaves) {
               store_state_columns<burst.value, kBursts>(checkpoint, saved, g.V, lane);
+            }
           }
           using Keys = ColumnKeys<Form, T, KPT, CPL>;
           const int first = part + burst.value * kBurstTokens, left = c.span.length - first;

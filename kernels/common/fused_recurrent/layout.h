@@ -205,6 +205,10 @@ struct Geometry {
   // later field and changed the registers of kernels that never read it, kernels/notes/fused_recurrent.md,
   // version 63)
   int checkpoint_shift = 0;
+  // below 16 keys a lane: the saved states transposed, [V, K] each (a lane's keys of a column in 16-byte
+  // stores), where a backward transposes them back (gsa's pass 2: kernels/notes/gsa.md, version 52). After
+  // checkpoint_shift for the same reason.
+  bool checkpoints_transposed = false;
   __host__ __device__ int block_columns() const { return BV * W; }
   __host__ __device__ int block_rows() const { return BK * W_rows; }
 };

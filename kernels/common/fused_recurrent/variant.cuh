@@ -13,6 +13,7 @@
 #include "kernels/common/fused_recurrent/backward_rows.cuh"
 #include "kernels/common/fused_recurrent/forward.cuh"
 #include "kernels/common/fused_recurrent/workspace.h"
+#include "kernels/common/tpc_pairs.h"
 #include "kernels/variant.h"
 #include "profiles/nvtx_range.h"
 
@@ -226,10 +227,11 @@ __global__ void sum_key_terms_kernel(const float* terms, const T* g, T* dg, std:
 
 // The forward over `pointers` (o and ht bound, v the value-side slice) in the layout `g` (launch_geometry's
 // for the problem): the state before every kChunk-th token into `checkpoints` and rwkv7's a^T S_{t-1} into
-// `sa` where they are not null (a backward follows).
+// `sa` where they are not null (a backward follows). `paired`: its blocks two by two on a TPC's SMs
+// (tpc_pairs.h), for a launch that runs beside another kernel's (gsa's pipelined passes).
 template <class Form, class T>
 void launch_forward(const Pointers<T>& pointers, const Geometry& layout, float* checkpoints, float* sa,
-                    cudaStream_t stream) {
+                    cudaStream_t stream, bool paired = false) {
   const ColumnPass pass = forward_column_pass<Form, T>(layout);
   const Geometry& g = pass.g;
   const StagePlan plan = column_plan<Form, T>(pointers, pointers.v, g);
@@ -237,8 +239,12 @@ void launch_forward(const Pointers<T>& pointers, const Geometry& layout, float* 
   with_column_layout(g, [&](auto keys, auto columns) {
     const auto launch = [&](auto kernel) {
       allow_shared_memory(kernel, shared, /*whole_carveout=*/true);
-      kernel<<<dim3(g.B * g.H, g.V / g.block_columns()), pass.threads(), shared, stream>>>(pointers, g, plan,
-                                                                                           checkpoints, sa);
+      const dim3 grid(g.B * g.H, g.V / g.block_columns());
+      if (paired)
+        return launch_in_tpc_pairs(kernel, grid, dim3(pass.threads()), shared, stream,
+                                   current_device_limits().compute_capability, pointers, g, plan, checkpoints,
+                                   sa);
+      kernel<<<grid, pass.threads(), shared, stream>>>(pointers, g, plan, checkpoints, sa);
     };
     constexpr int KPT = decltype(keys)::value, CPL = decltype(columns)::value;
     with_converter<Form, T, KPT, /*kForward=*/true>(pass, [&](auto converter) {
