@@ -70,5 +70,23 @@ TEST(GsaChunkWorkspace, RegionsHoldTheirTensorsInOrderAndAligned) {
               }
 }
 
+// gsa's fused fwd+bwd in chunk form saves pass 2's states transposed into the state-gradient room where
+// its rule says so (kernels/gsa/fused_recurrent.cu, version 52), and its backward transposes them into
+// value_states before its reverse scan writes that room: the room holds them (G = 1, the gla passes' only
+// case; that it is none of the regions the forward writes, the test above checks).
+TEST(GsaChunkWorkspace, TheStateGradientRoomHoldsPassTwosTransposedStates) {
+  for (std::int64_t T : {33, 4100, 24576})
+    for (std::int64_t K : {32, 64, 128})
+      for (std::int64_t V : {32, 64, 128})
+        for (std::int64_t M : {32, 64, 128}) {
+          Problem p{2, T, 3, K, V, DType::bf16};
+          p.M = M, p.chunk_size = 32;
+          const gsa::ChunkWorkspace w(p, 4, 2);
+          const std::size_t transposed = sizeof(float) * 6 * ((T + 31) / 32) * M * V;
+          EXPECT_GE(w.queries_from_start - w.state_grads, transposed)
+              << "K " << K << " V " << V << " M " << M;
+        }
+}
+
 }  // namespace
 }  // namespace flabench
