@@ -1,6 +1,7 @@
 // Launching a kernel's blocks two by two onto a TPC's two SMs: thread-block clusters of two (sm_90 and up),
-// which the H200 places on one TPC each (every pair of a 64-block launch, results/baselines/h200/
-// stop71-paired/smid.txt). Two latency-bound kernels side by side ran each 1.2-1.3x its time alone where a
+// whose blocks the H200 places on neighbouring SM ids 2k and 2k + 1, one TPC by the usual numbering (every
+// pair of a 64-block launch; a plain launch: 4 of 32; results/baselines/h200/stop71-paired/smid.txt, which
+// reads %smid only). Two latency-bound kernels side by side ran each 1.2-1.3x its time alone where a
 // TPC held a block of each, though each block had its SM (gsa's pipelined forward, whose passes' blocks had
 // an SM each: 0.80-0.88x once paired; kernels/notes/gsa.md, version 51). Same-kernel neighbours cost nothing:
 // gla's forward runs at one speed from 32 to 128 blocks (h200/stop71-decode/gla-heads.log).

@@ -56,11 +56,19 @@ struct CheckpointPlan {
   std::int64_t first(std::int64_t t0) const { return t0 / (std::int64_t(fused::kChunk) * every); }
 };
 
-// Warps a pass launches for `pass` on a GPU of `schedulers` (SMs x 4), in gla's forward layout.
+// gla's forward layout for `pass` on a GPU of `schedulers` (SMs x 4), and the blocks it launches.
+inline fused::Geometry pass_geometry(const Problem& pass, int schedulers) {
+  return fused::make_geometry(pass.B, pass.T, pass.H, pass.K, pass.V, pass.scale, fused::kChunk, schedulers,
+                              pass.dtype == DType::bf16);
+}
+inline std::int64_t launched_blocks(const fused::Geometry& g) {
+  return std::int64_t(g.B) * g.H * (g.V / g.block_columns());
+}
+
+// Warps a pass launches for `pass` on a GPU of `schedulers`, in gla's forward layout.
 inline std::int64_t pass_warps(const Problem& pass, int schedulers) {
-  const fused::Geometry g = fused::make_geometry(pass.B, pass.T, pass.H, pass.K, pass.V, pass.scale,
-                                                 fused::kChunk, schedulers, pass.dtype == DType::bf16);
-  return std::int64_t(g.B) * g.H * (g.V / g.block_columns()) * g.W;
+  const fused::Geometry g = pass_geometry(pass, schedulers);
+  return launched_blocks(g) * g.W;
 }
 
 constexpr int kSegmentTokens = 1024;    // tokens to a forward's segment, about (whole wide column chunks)
@@ -95,14 +103,6 @@ inline fused::Geometry pipelined_geometry(fused::Geometry g) {
   return fused::with_column_warps(g, kPipelinedPassWarps);
 }
 
-// A pass's blocks in a pipelined forward (gla's forward layout, pipelined_geometry's warps).
-inline std::int64_t pipelined_pass_blocks(const Problem& pass, int schedulers) {
-  const fused::Geometry g =
-      pipelined_geometry(fused::make_geometry(pass.B, pass.T, pass.H, pass.K, pass.V, pass.scale,
-                                              fused::kChunk, schedulers, pass.dtype == DType::bf16));
-  return std::int64_t(g.B) * g.H * (g.V / g.block_columns());
-}
-
 // Whether a forward whose backward follows in chunk form saves pass 2's states transposed (Hv^T, [V, M]
 // each: Geometry::checkpoints_transposed), for that backward to transpose back: where the forward runs over
 // segments with each pass's blocks on SMs of their own (both passes' blocks within `multiprocessors`), pass 2
@@ -114,13 +114,9 @@ inline std::int64_t pipelined_pass_blocks(const Problem& pass, int schedulers) {
 inline bool values_saved_transposed(const Problem& p, int multiprocessors) {
   const int schedulers = 4 * multiprocessors;
   if (segments(p, schedulers) <= 1) return false;
-  const Problem second = second_pass(p);
-  const fused::Geometry values =
-      fused::make_geometry(second.B, second.T, second.H, second.K, second.V, second.scale, fused::kChunk,
-                           schedulers, second.dtype == DType::bf16);
-  return values.KPT < 16 &&
-         pipelined_pass_blocks(first_pass(p), schedulers) + pipelined_pass_blocks(second, schedulers) <=
-             multiprocessors;
+  const fused::Geometry keys = pipelined_geometry(pass_geometry(first_pass(p), schedulers)),
+                        values = pipelined_geometry(pass_geometry(second_pass(p), schedulers));
+  return values.KPT < 16 && launched_blocks(keys) + launched_blocks(values) <= multiprocessors;
 }
 
 // The backward's segments (fused::backward_segments): pass 1's scans of segment i (its column and row

@@ -60,8 +60,8 @@ TEST(GsaGlaPasses, SegmentsOnlyWhereTheScansLeaveSchedulersIdle) {
 TEST(GsaGlaPasses, PassTwoSavesTransposedWhereThePassesHaveSmsOfTheirOwn) {
   constexpr int kH100Multiprocessors = 132;
   const Problem few_heads = gsa_problem(1, 24576, 16, 64, 64);
-  EXPECT_EQ(pipelined_pass_blocks(first_pass(few_heads), kH100Schedulers), 64);
-  EXPECT_EQ(pipelined_pass_blocks(second_pass(few_heads), kH100Schedulers), 64);
+  for (const Problem& pass : {first_pass(few_heads), second_pass(few_heads)})
+    EXPECT_EQ(launched_blocks(pipelined_geometry(pass_geometry(pass, kH100Schedulers))), 64);
   EXPECT_TRUE(values_saved_transposed(few_heads, kH100Multiprocessors));
   EXPECT_TRUE(values_saved_transposed(gsa_problem(2, 4100, 2, 64, 64), kH100Multiprocessors))
       << "the battery's segments case reaches the transposed stores";
