@@ -158,7 +158,7 @@ void backward(const BackwardCall& call) {
     }
     {
       const NvtxRange range("pass1_grads");
-      transpose_states(g.d_hkt, floats(w.key_initial), p, K, M, stream);
+      transpose_states(g.d_hkt, floats(w.key_initial), p.B * p.H, K, M, stream);
       const T* queries = std::is_same_v<T, __half> ? rows(w.balanced_queries) : in.q;
       const float* dz_fp32 = sizeof(T) == 2 ? floats(w.logit_grads_fp32) : nullptr;  // fp32's: T's
       run_pass(
@@ -166,7 +166,7 @@ void backward(const BackwardCall& call) {
                      floats(w.key_initial), fold ? g.ds : rows(w.slot_grads), g.dk,
                      fold ? g.df : rows(w.gate_grads), floats(w.key_final), fold ? pass2_stream : nullptr},
           w.scratch(), in, p, base, scan_stream, stream);
-      transpose_states(floats(w.key_final), g.dhk0, p, M, K, stream);
+      transpose_states(floats(w.key_final), g.dhk0, p.B * p.H, M, K, stream);
     }
     const NvtxRange range("query_grads");
     chunk::Dims keys = slots;

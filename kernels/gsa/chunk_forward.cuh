@@ -15,33 +15,13 @@
 
 #include "kernels/common/chunk/launch.cuh"
 #include "kernels/common/forked_stream.h"
-#include "kernels/common/grid_stride.h"
 #include "kernels/gsa/chunk_logits.cuh"
 #include "kernels/gsa/chunk_workspace.h"
 #include "kernels/gsa/pointers.cuh"
+#include "kernels/gsa/transpose_states.h"
 #include "profiles/nvtx_range.h"
 
 namespace flabench::gsa {
-
-// out[head][c][r] = in[head][r][c] over `heads` [rows][cols] fp32 matrices: hk0 into the scan's layout, the
-// scan's last state back to hkt's.
-__global__ void transpose_states_kernel(const float* in, float* out, int heads, int rows, int cols) {
-  const std::int64_t size = std::int64_t(rows) * cols, total = heads * size;
-  for (std::int64_t idx = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; idx < total;
-       idx += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::int64_t head = idx / size;
-    const int r = int(idx % size) / cols, c = int(idx % size) % cols;
-    out[(head * cols + c) * rows + r] = in[idx];
-  }
-}
-
-inline void transpose_states(const float* in, float* out, const Problem& p, int rows, int cols,
-                             cudaStream_t stream) {
-  const std::int64_t total = p.B * p.H * rows * cols;
-  transpose_states_kernel<<<grid_stride_blocks(total), kGridStrideThreads, 0, stream>>>(
-      in, out, int(p.B * p.H), rows, cols);
-  FLA_CUDA_CHECK_LAUNCH();
-}
 
 // The logits kernel's shared memory (rows of K), or the logit grads kernel's (rows of V).
 inline std::size_t logits_shared_bytes(const Problem& p, bool grads) {
@@ -96,11 +76,11 @@ void forward(const ForwardCall& call) {
     }
     {
       const NvtxRange range("key_states");
-      transpose_states(in.hk0, floats(w.key_initial), p, K, M, call.stream);
+      transpose_states(in.hk0, floats(w.key_initial), p.B * p.H, K, M, call.stream);
       chunk::launch_scan(chunk::Scan<T>{operand, in.k, floats(w.whole), floats(w.key_initial),
                                         floats(w.key_states), floats(w.key_final), false},
                          keys, call.stream);
-      transpose_states(floats(w.key_final), in.hkt, p, M, K, call.stream);
+      transpose_states(floats(w.key_final), in.hkt, p.B * p.H, M, K, call.stream);
     }
     const NvtxRange range("logits");
     const std::size_t bytes = logits_shared_bytes(p, false);

@@ -108,9 +108,9 @@ void backward_in_chunks(const BackwardCall& call, const InChunks& in_chunks) {
     const ChunkWorkspace w = in_chunks.workspace(p);
     std::byte* const base = call.workspace.data();
     const std::int64_t states = p.B * p.H * ((p.T + in_chunks.chunked.chunk - 1) / in_chunks.chunked.chunk);
-    gla_passes::transpose_states(reinterpret_cast<const float*>(base + w.state_grads),
-                                 reinterpret_cast<float*>(base + w.value_states), states, int(p.V), int(p.M),
-                                 call.stream);
+    transpose_states(reinterpret_cast<const float*>(base + w.state_grads),
+                     reinterpret_cast<float*>(base + w.value_states), states, int(p.V), int(p.M),
+                     call.stream);
   }
   in_chunks.chunked.backward(
       {in_chunks.problem(p), call.inputs, call.grad_outputs, call.grads, call.workspace, call.stream});

@@ -22,30 +22,9 @@
 #include "kernels/gsa/fused_workspace.h"
 #include "kernels/gsa/gla_passes.cuh"
 #include "kernels/gsa/query_grads.cuh"
+#include "kernels/gsa/transpose_states.h"
 
 namespace flabench::gsa::gla_passes {
-
-// Each of gridDim.x matrices [R x C] (fp32) into [C x R], a 32 x 32 tile a block (blockIdx.y).
-__global__ void __launch_bounds__(256) transpose_states_kernel(const float* from, float* to, int R, int C) {
-  __shared__ float tile[32][33];  // a column read down the tile crosses every bank once
-  const std::int64_t base = std::int64_t(blockIdx.x) * R * C;
-  const int tiles_across = (C + 31) / 32;
-  const int r0 = blockIdx.y / tiles_across * 32, c0 = blockIdx.y % tiles_across * 32;
-  for (int i = threadIdx.y; i < 32; i += blockDim.y)
-    if (r0 + i < R && c0 + threadIdx.x < C)
-      tile[i][threadIdx.x] = from[base + std::int64_t(r0 + i) * C + c0 + threadIdx.x];
-  __syncthreads();
-  for (int i = threadIdx.y; i < 32; i += blockDim.y)
-    if (c0 + i < C && r0 + threadIdx.x < R)
-      to[base + std::int64_t(c0 + i) * R + r0 + threadIdx.x] = tile[threadIdx.x][i];
-}
-
-inline void transpose_states(const float* from, float* to, std::int64_t count, int R, int C,
-                             cudaStream_t stream) {
-  transpose_states_kernel<<<dim3(unsigned(count), unsigned((R + 31) / 32 * ((C + 31) / 32))), dim3(32, 8), 0,
-                            stream>>>(from, to, R, C);
-  FLA_CUDA_CHECK_LAUNCH();
-}
 
 // One segment's scans, tokens [t0, t0 + length) of every sequence (the whole sequence where there is one
 // segment): pass 2's and pass 1's backward passes, from the state gradients after the segment (d_hvt, d_hkt:
