@@ -6,8 +6,12 @@
 
 #include <cuda_fp16.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "kernels/common/fused_recurrent/column_record.h"
 #include "kernels/common/fused_recurrent/stage_plan.h"
@@ -171,6 +175,70 @@ TEST(ColumnSharedMemory, ConvertersFitAtTheD128PeerShapesExceptForRwkv7) {
   }
   // rwkv6 with two columns a lane: ring 2 x 32 x 896 bytes, records 2 x 32 x 356 floats, partials 32 x 512
   EXPECT_EQ(converter_pass_bytes<Rwkv6Form>(2), 57344u + 91136u + 65536u);
+}
+
+// rwkv7's checkpoint room (checkpoint_room.cuh): a buffer's rows start 16-byte aligned (the block's float4
+// copies out), never overlap (version 83's first try wrapped its bank shift after eight key groups, so K =
+// 256's ninth group overlapped the eighth's last row and the battery's K = 256 gradients failed) and end
+// within checkpoint_buffer_floats; at K = 128 a warp's lanes writing one key of their columns land on
+// distinct banks at one column a lane, on two words a bank at two (float2 stores: 256 bytes, two wavefronts).
+TEST(CheckpointRoom, RowsAreAlignedApartAndSpreadOverTheBanks) {
+  for (int K : {128, 256})
+    for (int CPL : {1, 2})
+      for (int W : {4, 8}) {
+        SCOPED_TRACE(testing::Message() << "K=" << K << " CPL=" << CPL << " W=" << W);
+        Geometry g;
+        g.K = K, g.KPT = 16, g.KG = K / 16, g.CPL = CPL, g.W = W, g.BV = 32 / g.KG * CPL;
+        const int columns = g.block_columns();
+        std::vector<std::pair<int, int>> rows;
+        for (int row = 0; row < K; ++row) {
+          const int start = row * columns + checkpoint_row_shift(row, g.KPT, CPL);
+          EXPECT_EQ(start % 4, 0);
+          rows.push_back({start, start + columns});
+        }
+        std::sort(rows.begin(), rows.end());
+        for (std::size_t r = 1; r < rows.size(); ++r) EXPECT_LE(rows[r - 1].second, rows[r].first) << r;
+        EXPECT_LE(rows.back().second, checkpoint_buffer_floats(g));
+        if (K != 128) continue;
+        const int slots = 32 / g.KG;
+        for (int warp : {0, W - 1})
+          for (int key : {0, 7, 15}) {
+            std::map<int, int> words;  // bank -> 4-byte words the warp's store writes there
+            for (int lane = 0; lane < 32; ++lane) {
+              const int group = lane / slots, column = warp * g.BV + lane % slots * CPL,
+                        row = group * 16 + key;
+              for (int m = 0; m < CPL; ++m)
+                ++words[(row * columns + checkpoint_row_shift(row, g.KPT, CPL) + column + m) % 32];
+            }
+            int most = 0;
+            for (const auto& [bank, count] : words) most = std::max(most, count);
+            EXPECT_EQ(most, CPL) << "warp " << warp << " key " << key;
+          }
+      }
+}
+
+// The room fits beside rwkv7's bf16 forward at K = V = 128 with one column a lane (2,16384,16,128's layout,
+// 32-token chunks) in the 227 KiB a Hopper block may take, and not at two (4,4096,16,128's), where the
+// checkpoints keep their bursts.
+TEST(CheckpointRoom, FitsRwkv7sBf16ForwardAtOneColumnALane) {
+  constexpr std::size_t kHopper = 227 * 1024;
+  for (int CPL : {1, 2}) {
+    Geometry g;
+    g.K = g.V = 128, g.KPT = 16, g.KG = 8, g.CPL = CPL, g.W = 8, g.BV = 4 * CPL;
+    g = with_wide_column_chunks(g);
+    const char x[1] = {};
+    StagePlan plan;
+    for (int vec = 0; vec < KeyVectors<Rwkv7Form>::count; ++vec) plan.add(x, 2, g.K, g.K);
+    plan.add(x, 2, g.V, g.block_columns(), g.block_columns());
+    plan.tokens = g.column_tokens;
+    const std::size_t pass = column_shared_bytes<Rwkv7Form, __nv_bfloat16>(plan, g, false);
+    const std::size_t room = sizeof(float) * checkpoint_room_floats(g);
+    EXPECT_EQ(pass % 16, 0u);
+    if (CPL == 1)
+      EXPECT_LE(pass + room, kHopper);
+    else
+      EXPECT_GT(pass + room, kHopper);
+  }
 }
 
 }  // namespace

@@ -85,6 +85,22 @@ __host__ __device__ constexpr int column_partial_floats(const Geometry& g) {
   return g.column_tokens * 32 * g.W * g.CPL;
 }
 
+// The saving forward's checkpoint room (checkpoint_room.cuh), after the partial sums where launch_forward
+// takes it. Row `row` of a buffer (a key's block_columns floats) starts at row * block_columns + this many
+// floats: each key group's rows 4 * CPL floats after the last group's, so that a warp's lanes (key groups x
+// column slots) writing one key each land on distinct banks (eight groups round the banks; no row overlaps
+// the next group's).
+__host__ __device__ constexpr int checkpoint_row_shift(int row, int KPT, int CPL) {
+  return row / KPT * 4 * CPL;
+}
+// One buffer's floats, and the whole room's: two buffers and a^T S's tile (column_tokens x block_columns).
+__host__ __device__ inline int checkpoint_buffer_floats(const Geometry& g) {
+  return g.K * g.block_columns() + checkpoint_row_shift(g.K - 1, g.KPT, g.CPL);
+}
+__host__ __device__ inline int checkpoint_room_floats(const Geometry& g) {
+  return 2 * checkpoint_buffer_floats(g) + g.column_tokens * g.block_columns();
+}
+
 // Shared memory of a column pass: the staging ring, the converted records (one buffer, or two with
 // converter warps: column_feed.cuh), then the scanning lanes' partial sums.
 template <class Form, class T>

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "kernels/common/constant_dispatch.h"
+#include "kernels/common/fused_recurrent/checkpoint_room.cuh"
 #include "kernels/common/fused_recurrent/column_feed.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
 
@@ -21,7 +22,8 @@ using ForwardOutput = std::conditional_t<KeyVectors<Form>::per_value_gate, float
 // at a time. kSaves (save for backward): `checkpoints` receives the state before every kChunk-th token (but
 // where g.checkpoint_every says a backward reads fewer, packed where g.checkpoint_shift says), [B*H, chunks,
 // K, V] (a per-value gate's transposed, [B*H, chunks, V, K], and so where g.checkpoints_transposed), and
-// `sa_store` (low rank) a^T S_{t-1} per token, [B, T, H, V]. At 8 and 4 keys a lane, and with converter
+// `sa_store` (low rank) a^T S_{t-1} per token, [B, T, H, V]; both through shared memory where
+// g.checkpoint_room says (checkpoint_room.cuh). At 8 and 4 keys a lane, and with converter
 // warps, the launch bound asks for one block an SM: those scans are latency-bound, or have an SM each, and
 // left to itself ptxas traded their registers for occupancy they cannot use (rwkv7 at 4 keys 73 -> 64
 // registers, gla fp32 63 -> 48: 1.04-1.12x slower; rwkv6's converter forward 80 registers and 48 bytes of
@@ -41,6 +43,11 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
   float* chunk = reinterpret_cast<float*>(smem + kStages * plan.slot_bytes());  // the first record buffer
   const int record = ColumnRecord<Form, T>::floats(g, KPT);
   float* partials = chunk + Feed::kBuffers * Feed::buffer_floats(g);
+  // checkpoint_room.cuh: rwkv7's saving forward only (the room was timed for it alone), without converter
+  // warps, whose block's barrier at each chunk's start orders the room's writes
+  constexpr bool kRoom = kSaves && KPT >= 16 && KV::low_rank && !kConverter;
+  const bool room_on = kRoom && g.checkpoint_room;
+  const CheckpointRoom room(partials + column_partial_floats(g), g);
   const int bh = blockIdx.x, b = bh / g.H, h = bh % g.H;
   if (Feed::is_converter(g)) {  // it stages and converts every chunk, then leaves
     Feed(plan, smem, g, b, h, /*reverse=*/false).run_converter(g, BonusKeys<Form>(p.u, h, g), chunk);
@@ -62,7 +69,25 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
   // (key_groups: KG; 0 elsewhere, where nothing sums over them per token).
   const auto scan = [&](auto key_groups) {
     for (int index = 0; index < g.column_chunks; ++index) {
+      // the room's checkpoint before this chunk (one at its start or none: launch_forward's rule), written
+      // before the chunk's barrier and sent out by the block after it (the buffer the checkpoint before used
+      // was read before this barrier)
+      [[maybe_unused]] const int room_index = index * g.column_tokens / kChunk;
+      [[maybe_unused]] const bool room_saves = room_on && (room_index & (g.checkpoint_every - 1)) == 0;
+      [[maybe_unused]] const int room_buffer = (room_index / g.checkpoint_every) & 1;
+      if constexpr (kRoom) {
+        if (room_saves && lane.active) room.write(room_buffer, S, lane.k0, lane.column, g.block_columns());
+      }
       const ScanChunk c = feed.begin_chunk(index, g, bonus, chunk, [&] { gates.advance(index); });
+      if constexpr (kRoom) {
+        if (room_saves)
+          room.send<KPT, CPL>(
+              room_buffer,
+              checkpoints +
+                  (std::int64_t(bh) * g.checkpoint_stride + (room_index >> g.checkpoint_shift)) * g.K * g.V +
+                  blockIdx.y * g.block_columns(),
+              g.K, g.V, g.block_columns());
+      }
 
       // Token s's arithmetic.
       auto step = [&](const ColumnKeys<Form, T, KPT, CPL>& x, int s) {
@@ -82,9 +107,13 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
           }
           if constexpr (!Form::value.output_before_update) out = dot(x.q, S[m]);
           at.partials[partial_index(s, m, g)] = out;
-          if constexpr (Form::value.low_rank && kSaves)  // (sa_store is set only where checkpoints are)
-            if (sa_store && lane.active && lane.key_group == 0)
+          if constexpr (Form::value.low_rank && kSaves) {  // (sa_store is set only where checkpoints are)
+            if (kRoom && room_on) {  // the room's tile, sent with the outputs (every lane of the column)
+              if (lane.active) room.sa[s * g.block_columns() + lane.column + m] = sa;
+            } else if (sa_store && lane.active && lane.key_group == 0) {
               sa_store[c.first_row * g.V + s * c.token_stride + lane.v + m] = sa;
+            }
+          }
         }
       };
       auto load = [&](ColumnKeys<Form, T, KPT, CPL>& x, int s) {
@@ -93,17 +122,17 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
       };
       for (int part = 0; part < c.span.length; part += kChunk) {  // a checkpoint before every kChunk tokens
         const int checkpoint_index = (c.span.t0 + part) / kChunk;
-        float* checkpoint = kSaves && (checkpoint_index & (g.checkpoint_every - 1)) == 0
+        float* checkpoint = kSaves && !room_on && (checkpoint_index & (g.checkpoint_every - 1)) == 0
                                 ? checkpoints + (std::int64_t(bh) * g.checkpoint_stride +
                                                  (checkpoint_index >> g.checkpoint_shift)) *
                                                     g.K * g.V
                                 : nullptr;
-        // At 16 keys a lane the checkpoint leaves two keys' stores at a time, before every other token of the
-        // part, from a copy of the state: a lane's 16 or 32 stores at once (1 or 2 columns) filled the memory
-        // instruction queue (ncu: stall_lg) and held the scan (kernels/notes/fused_recurrent.md, version 27).
-        // At 8 keys or 4 (as many stores) they stay at the part's start, and one scan loop keeps the next
-        // token's loads in flight across it.
-        // (A per-value gate's transposed store takes four keys at a time: one 16-byte store a column.)
+        // (Where the room takes them, none here.) At 16 keys a lane the checkpoint leaves two keys' stores at
+        // a time, before every other token of the part, from a copy of the state: a lane's 16 or 32 stores at
+        // once (1 or 2 columns) filled the memory instruction queue (ncu: stall_lg) and held the scan
+        // (kernels/notes/fused_recurrent.md, version 27). At 8 keys or 4 (as many stores) they stay at the
+        // part's start, and one scan loop keeps the next token's loads in flight across it. (A per-value
+        // gate's transposed store takes four keys at a time: one 16-byte store a column.)
         constexpr int kBursts = kSaves && KPT >= 16 ? KPT / (KV::per_value_gate ? 4 : 2) : 1,
                       kBurstTokens = kChunk / kBursts;
         static_assert(kChunk % kBursts == 0);
@@ -161,6 +190,11 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
                      row[ColumnRecord<Form, T>::slice_offset(g, KPT) + column], sum);
         }
         o[s * c.token_stride + column] = from_float<Out>(g.scale * sum);
+        if constexpr (kRoom) {  // (the warp's own lanes wrote its columns' a^T S)
+          if (room_on && sa_store)
+            sa_store[c.first_row * g.V + s * c.token_stride + blockIdx.y * g.block_columns() + column] =
+                room.sa[s * g.block_columns() + column];
+        }
       });
       feed.release(index, g);
     }
