@@ -147,16 +147,24 @@ TEST(ColumnRecord, PackedKeysHalveTheRecordsOfBf16Inputs) {
 // at the D = 128 peer shapes in bf16 with wide (32-token) chunks, two value columns a lane
 // (4,4096,16,128) or one (2,16384,16,128), for gla, rwkv6 and simple_gla; rwkv7's five key vectors do not,
 // which is why variant.cuh builds no converter kernels for the low-rank form.
+// A bf16 column pass at K = V = 128, 16 keys and CPL columns a lane, 8 warps, wide chunks: its geometry and
+// stage plan.
 template <class Form>
-std::size_t converter_pass_bytes(int CPL) {
+std::pair<Geometry, StagePlan> bf16_pass_at_128(int CPL) {
   Geometry g;
-  g.K = g.V = 128, g.KPT = 16, g.CPL = CPL, g.W = 8, g.BV = 4 * CPL;
+  g.K = g.V = 128, g.KPT = 16, g.KG = 8, g.CPL = CPL, g.W = 8, g.BV = 4 * CPL;
   g = with_wide_column_chunks(g);
-  const char x[1] = {};
+  static const char x[1] = {};
   StagePlan plan;
   for (int vec = 0; vec < KeyVectors<Form>::count; ++vec) plan.add(x, 2, g.K, g.K);
   plan.add(x, 2, g.V, g.block_columns(), g.block_columns());
   plan.tokens = g.column_tokens;
+  return {g, plan};
+}
+
+template <class Form>
+std::size_t converter_pass_bytes(int CPL) {
+  const auto [g, plan] = bf16_pass_at_128<Form>(CPL);
   using R = ColumnRecord<Form, __nv_bfloat16>;
   const std::size_t with = column_shared_bytes<Form, __nv_bfloat16>(plan, g, true);
   const std::size_t without = column_shared_bytes<Form, __nv_bfloat16>(plan, g, false);
@@ -223,14 +231,7 @@ TEST(CheckpointRoom, RowsAreAlignedApartAndSpreadOverTheBanks) {
 TEST(CheckpointRoom, FitsRwkv7sBf16ForwardAtOneColumnALane) {
   constexpr std::size_t kHopper = 227 * 1024;
   for (int CPL : {1, 2}) {
-    Geometry g;
-    g.K = g.V = 128, g.KPT = 16, g.KG = 8, g.CPL = CPL, g.W = 8, g.BV = 4 * CPL;
-    g = with_wide_column_chunks(g);
-    const char x[1] = {};
-    StagePlan plan;
-    for (int vec = 0; vec < KeyVectors<Rwkv7Form>::count; ++vec) plan.add(x, 2, g.K, g.K);
-    plan.add(x, 2, g.V, g.block_columns(), g.block_columns());
-    plan.tokens = g.column_tokens;
+    const auto [g, plan] = bf16_pass_at_128<Rwkv7Form>(CPL);
     const std::size_t pass = column_shared_bytes<Rwkv7Form, __nv_bfloat16>(plan, g, false);
     const std::size_t room = sizeof(float) * checkpoint_room_floats(g);
     EXPECT_EQ(pass % 16, 0u);
