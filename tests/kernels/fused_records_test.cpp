@@ -147,13 +147,15 @@ TEST(ColumnRecord, PackedKeysHalveTheRecordsOfBf16Inputs) {
 // at the D = 128 peer shapes in bf16 with wide (32-token) chunks, two value columns a lane
 // (4,4096,16,128) or one (2,16384,16,128), for gla, rwkv6 and simple_gla; rwkv7's five key vectors do not,
 // which is why variant.cuh builds no converter kernels for the low-rank form.
-// A bf16 column pass at K = V = 128, 16 keys and CPL columns a lane, 8 warps, wide chunks: its geometry and
-// stage plan.
-template <class Form>
-std::pair<Geometry, StagePlan> bf16_pass_at_128(int CPL) {
+// A 16-bit column pass at K = V = 128, 16 keys and CPL columns a lane, 8 warps, wide (32-token) chunks for
+// bf16 as the Hoppers take them where each block has an SM, 16-token ones for fp16 (column_chunk_tokens,
+// wide_chunks_at_16_keys): its geometry and stage plan.
+template <class Form, class T = __nv_bfloat16>
+std::pair<Geometry, StagePlan> pass_at_128(int CPL) {
   Geometry g;
   g.K = g.V = 128, g.KPT = 16, g.KG = 8, g.CPL = CPL, g.W = 8, g.BV = 4 * CPL;
-  g = with_wide_column_chunks(g);
+  g.column_tokens = kChunk;
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) g = with_wide_column_chunks(g);
   static const char x[1] = {};
   StagePlan plan;
   for (int vec = 0; vec < KeyVectors<Form>::count; ++vec) plan.add(x, 2, g.K, g.K);
@@ -164,7 +166,7 @@ std::pair<Geometry, StagePlan> bf16_pass_at_128(int CPL) {
 
 template <class Form>
 std::size_t converter_pass_bytes(int CPL) {
-  const auto [g, plan] = bf16_pass_at_128<Form>(CPL);
+  const auto [g, plan] = pass_at_128<Form>(CPL);
   using R = ColumnRecord<Form, __nv_bfloat16>;
   const std::size_t with = column_shared_bytes<Form, __nv_bfloat16>(plan, g, true);
   const std::size_t without = column_shared_bytes<Form, __nv_bfloat16>(plan, g, false);
@@ -226,20 +228,21 @@ TEST(CheckpointRoom, RowsAreAlignedApartAndSpreadOverTheBanks) {
 }
 
 // The room fits beside rwkv7's bf16 forward at K = V = 128 with one column a lane (2,16384,16,128's layout,
-// 32-token chunks) in the 227 KiB a Hopper block may take, and not at two (4,4096,16,128's), where the
-// checkpoints keep their bursts.
-TEST(CheckpointRoom, FitsRwkv7sBf16ForwardAtOneColumnALane) {
-  constexpr std::size_t kHopper = 227 * 1024;
-  for (int CPL : {1, 2}) {
-    const auto [g, plan] = bf16_pass_at_128<Rwkv7Form>(CPL);
-    const std::size_t pass = column_shared_bytes<Rwkv7Form, __nv_bfloat16>(plan, g, false);
-    const std::size_t room = sizeof(float) * checkpoint_room_floats(g);
-    EXPECT_EQ(pass % 16, 0u);
-    if (CPL == 1)
-      EXPECT_LE(pass + room, kHopper);
-    else
-      EXPECT_GT(pass + room, kHopper);
-  }
+// 32-token chunks) and beside its fp16 one with two (4,4096,16,128's, 16-token chunks: fp16's records are not
+// packed, but its chunks are half as long) in the 227 KiB a Hopper block may take, and not beside bf16's two
+// columns a lane (4,4096,16,128's), where the checkpoints keep their bursts.
+template <class T>
+bool room_fits_rwkv7(int CPL) {
+  const auto [g, plan] = pass_at_128<Rwkv7Form, T>(CPL);
+  const std::size_t pass = column_shared_bytes<Rwkv7Form, T>(plan, g, false);
+  EXPECT_EQ(pass % 16, 0u);  // the room starts 16-byte aligned
+  return pass + sizeof(float) * checkpoint_room_floats(g) <= 227 * 1024;
+}
+
+TEST(CheckpointRoom, FitsRwkv7sForwardWhereItRuns) {
+  EXPECT_TRUE(room_fits_rwkv7<__nv_bfloat16>(1));
+  EXPECT_FALSE(room_fits_rwkv7<__nv_bfloat16>(2));
+  EXPECT_TRUE(room_fits_rwkv7<__half>(2));
 }
 
 }  // namespace

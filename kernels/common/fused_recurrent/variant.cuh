@@ -231,8 +231,8 @@ __global__ void sum_key_terms_kernel(const float* terms, const T* g, T* dg, std:
 // converter warps (the kernel's kRoom), before the chunked backward (checkpoint_every > 1: 16-bit inputs; the
 // scan's backward, every 16 tokens, was not measured with it), where every checkpoint falls at a chunk's
 // start (the chunk's barrier orders the room's writes), the rows are whole 16-byte pieces (a power of two of
-// them) and the room fits beside the pass's `shared` bytes (at K = 128 one column a lane, 2,16384,16,128's
-// layout, and fp16's two; bf16's two do not fit).
+// them) and the room fits beside the pass's `shared` bytes (at K = 128 bf16's one column a lane,
+// 2,16384,16,128's layout, and fp16's two; not bf16's two: tests/kernels/fused_records_test.cpp).
 template <class Form>
 bool checkpoint_room_pays(const Geometry& g, bool converters, std::size_t shared, const float* checkpoints,
                           const float* sa) {
