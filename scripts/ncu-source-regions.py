@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where one kernel's instructions and warp stalls go, between its barriers, from ncu's source page.
 
-usage: ncu-source-regions.py SOURCE.csv[.gz] [--warps W] [--ops N] [--by-count N]
+usage: ncu-source-regions.py SOURCE.csv[.gz] [--warps W] [--ops N] [--by-count N] [--lines-run N]
 
 SOURCE.csv is `ncu -i REPORT --page source --csv --print-source sass` of one kernel (a report taken with
 --set full or --section SourceCounters). The SASS is cut after every BAR.SYNC; for each region it prints the
@@ -14,7 +14,9 @@ warp runs through it; --ops N adds each region's N most executed opcodes with th
 (e.g. IMAD-heavy staging: address work rather than data movement); --by-count N adds the N groups of SASS
 lines that share an execution count, the most sampled first. The lines of one loop body run equally often,
 and so do those only one role of warps runs (a copy warp beside math warps: kernels/notes/chunk.md, version
-47), so a group's line count is what one trip of it issues and its samples are where the time goes.
+47), so a group's line count is what one trip of it issues and its samples are where the time goes. --lines-run N
+prints, after all that, the SASS lines run exactly N times (one such group: its index, stall samples and
+instruction), to read what a trip of it does.
 """
 
 import argparse
@@ -60,7 +62,13 @@ def count_groups(rows, executed, sampled, total_executed, total_sampled, groups)
             f"stall samples {samples / total_sampled * 100:5.1f}%" for runs, (lines, instructions, samples) in ranked]
 
 
-def summary(path, warps=None, ops=0, groups=0):
+def lines_run(rows, source, executed, sampled, runs):
+    """The SASS lines run exactly `runs` times: their index on the page, stall samples and instruction."""
+    return [f"{at:6d} {number(row[sampled]):8.0f}  {row[source].strip()}" for at, row in enumerate(rows)
+            if number(row[executed]) == runs]
+
+
+def summary(path, warps=None, ops=0, groups=0, runs=None):
     header, rows = read_rows(path)
     source, executed = header.index("Source"), header.index("Instructions Executed")
     sampled = header.index("Warp Stall Sampling (All Samples)")
@@ -95,13 +103,16 @@ def summary(path, warps=None, ops=0, groups=0):
                  ", ".join(f"{name} {value / total_sampled * 100:.1f}%" for name, value in stalls.most_common(8)))
     if groups:
         lines += count_groups(rows, executed, sampled, total_executed, total_sampled, groups)
+    if runs:
+        lines.append(f"lines run {runs} times (index, stall samples, SASS):")
+        lines += lines_run(rows, source, executed, sampled, runs)
     return "\n".join(lines)
 
 
 class Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, not argparse's usage block
         self.exit(2, f"ncu-source-regions.py: {message} (usage: ncu-source-regions.py SOURCE.csv[.gz] "
-                     "[--warps W] [--ops N] [--by-count N])\n")
+                     "[--warps W] [--ops N] [--by-count N] [--lines-run N])\n")
 
 
 def positive(text):
@@ -118,9 +129,10 @@ def main(argv):
     parser.add_argument("--ops", type=positive, default=0, help="most executed opcodes to show per region")
     parser.add_argument("--by-count", type=positive, default=0,
                         help="most sampled groups of lines with one execution count to show")
+    parser.add_argument("--lines-run", type=positive, help="show the SASS lines run exactly this many times")
     args = parser.parse_args(argv[1:])
     try:
-        print(summary(args.source, args.warps, args.ops, args.by_count))
+        print(summary(args.source, args.warps, args.ops, args.by_count, args.lines_run))
     except (OSError, ValueError, csv.Error) as error:
         print(f"ncu-source-regions.py: {error}", file=sys.stderr)
         return 2

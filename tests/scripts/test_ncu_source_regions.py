@@ -80,9 +80,19 @@ class NcuSourceRegions(unittest.TestCase):
         self.assertEqual(done.stdout.splitlines()[-1],
                          "lines run 50 times each: 1, instructions  12.5%, stall samples   0.0%")
 
+    def test_lines_of_one_execution_count(self):
+        # the two lines run 100 times, in page order, with their samples; none for a count no line has
+        done = self.run_script(self.write("source.csv", [HEADER, *ROWS]), "--lines-run", "100")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.splitlines()[3:], ["lines run 100 times (index, stall samples, SASS):",
+                                                        "     0        6  LDG.E.128 R4, [R2]",
+                                                        "     1        4  BAR.SYNC.DEFER_BLOCKING 0x0"])
+        done = self.run_script(self.write("source.csv", [HEADER, *ROWS]), "--lines-run", "7")
+        self.assertEqual(done.stdout.splitlines()[-1], "lines run 7 times (index, stall samples, SASS):")
+
     def test_refuses_bad_options_in_one_line(self):
         path = self.write("source.csv", [HEADER, *ROWS])
-        for options in (["--warps", "0"], ["--ops", "many"], ["--by-count", "0"], ["--colour"]):
+        for options in (["--warps", "0"], ["--ops", "many"], ["--by-count", "0"], ["--lines-run", "-1"], ["--colour"]):
             done = self.run_script(path, *options)
             self.assertEqual(done.returncode, 2, options)
             self.assertEqual(done.stderr.count("\n"), 1, done.stderr)

@@ -22,8 +22,8 @@ using ForwardOutput = std::conditional_t<KeyVectors<Form>::per_value_gate, float
 // at a time. kSaves (save for backward): `checkpoints` receives the state before every kChunk-th token (but
 // where g.checkpoint_every says a backward reads fewer, packed where g.checkpoint_shift says), [B*H, chunks,
 // K, V] (a per-value gate's transposed, [B*H, chunks, V, K], and so where g.checkpoints_transposed), and
-// `sa_store` (low rank) a^T S_{t-1} per token, [B, T, H, V]; both through shared memory where
-// g.checkpoint_room says (checkpoint_room.cuh). At 8 and 4 keys a lane, and with converter
+// `sa_store` (low rank) a^T S_{t-1} per token, [B, T, H, V]; both through shared memory in the room's own
+// instance, kRoom (checkpoint_room.cuh; launch_forward's choice). At 8 and 4 keys a lane, and with converter
 // warps, the launch bound asks for one block an SM: those scans are latency-bound, or have an SM each, and
 // left to itself ptxas traded their registers for occupancy they cannot use (rwkv7 at 4 keys 73 -> 64
 // registers, gla fp32 63 -> 48: 1.04-1.12x slower; rwkv6's converter forward 80 registers and 48 bytes of
@@ -31,7 +31,10 @@ using ForwardOutput = std::conditional_t<KeyVectors<Form>::per_value_gate, float
 // 63's second scan loop ptxas cut it to 128 registers and 32-60 bytes of spills at two columns a lane
 // (159-167 registers before; 140-142 with the bound, no spills). 0 elsewhere: no bound, ptxas's choice as
 // before.
-template <class Form, class T, int KPT, int CPL, bool kSaves, bool kConverter>
+// The room has an instance of its own (version 84): with the checkpoints' bursts and a^T S's global stores
+// compiled into the same kernel, the room's saving forward ran 1.025x slower in rwkv7's fwd+bwd at
+// 2,16384,16,128 (kernels/notes/fused_recurrent.md).
+template <class Form, class T, int KPT, int CPL, bool kSaves, bool kConverter, bool kRoom = false>
 __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConverterWarps : 0)),
                                   KPT < 16 || kConverter || kSaves ? 1 : 0)
     fused_recurrent_fwd_kernel(Pointers<T> p, Geometry g, StagePlan plan, float* checkpoints,
@@ -45,8 +48,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
   float* partials = chunk + Feed::kBuffers * Feed::buffer_floats(g);
   // checkpoint_room.cuh: rwkv7's saving forward only (the room was timed for it alone), without converter
   // warps, whose block's barrier at each chunk's start orders the room's writes
-  constexpr bool kRoom = kSaves && KPT >= 16 && KV::low_rank && !kConverter;
-  const bool room_on = kRoom && g.checkpoint_room;
+  static_assert(!kRoom || (kSaves && KPT >= 16 && KV::low_rank && !kConverter));
   const CheckpointRoom room(partials + column_partial_floats(g), g);
   const int bh = blockIdx.x, b = bh / g.H, h = bh % g.H;
   if (Feed::is_converter(g)) {  // it stages and converts every chunk, then leaves
@@ -73,7 +75,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
       // before the chunk's barrier and sent out by the block after it (the buffer the checkpoint before used
       // was read before this barrier)
       [[maybe_unused]] const int room_index = index * g.column_tokens / kChunk;
-      [[maybe_unused]] const bool room_saves = room_on && (room_index & (g.checkpoint_every - 1)) == 0;
+      [[maybe_unused]] const bool room_saves = kRoom && (room_index & (g.checkpoint_every - 1)) == 0;
       [[maybe_unused]] const int room_buffer = (room_index / g.checkpoint_every) & 1;
       if constexpr (kRoom) {
         if (room_saves && lane.active) room.write(room_buffer, S, lane.k0, lane.column, g.block_columns());
@@ -108,7 +110,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
           if constexpr (!Form::value.output_before_update) out = dot(x.q, S[m]);
           at.partials[partial_index(s, m, g)] = out;
           if constexpr (Form::value.low_rank && kSaves) {  // (sa_store is set only where checkpoints are)
-            if (kRoom && room_on) {  // the room's tile, sent with the outputs (every lane of the column)
+            if constexpr (kRoom) {  // the room's tile, sent with the outputs (every lane of the column)
               if (lane.active) room.sa[s * g.block_columns() + lane.column + m] = sa;
             } else if (sa_store && lane.active && lane.key_group == 0) {
               sa_store[c.first_row * g.V + s * c.token_stride + lane.v + m] = sa;
@@ -122,7 +124,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
       };
       for (int part = 0; part < c.span.length; part += kChunk) {  // a checkpoint before every kChunk tokens
         const int checkpoint_index = (c.span.t0 + part) / kChunk;
-        float* checkpoint = kSaves && !room_on && (checkpoint_index & (g.checkpoint_every - 1)) == 0
+        float* checkpoint = kSaves && !kRoom && (checkpoint_index & (g.checkpoint_every - 1)) == 0
                                 ? checkpoints + (std::int64_t(bh) * g.checkpoint_stride +
                                                  (checkpoint_index >> g.checkpoint_shift)) *
                                                     g.K * g.V
@@ -191,7 +193,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
         }
         o[s * c.token_stride + column] = from_float<Out>(g.scale * sum);
         if constexpr (kRoom) {  // (the warp's own lanes wrote its columns' a^T S)
-          if (room_on && sa_store)
+          if (sa_store)
             sa_store[c.first_row * g.V + s * c.token_stride + blockIdx.y * g.block_columns() + column] =
                 room.sa[s * g.block_columns() + column];
         }

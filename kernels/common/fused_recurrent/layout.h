@@ -209,9 +209,6 @@ struct Geometry {
   // stores), where a backward transposes them back (gsa's pass 2: kernels/notes/gsa.md, version 52). After
   // checkpoint_shift for the same reason.
   bool checkpoints_transposed = false;
-  // the saving forward's checkpoints (and a^T S_{t-1}) through shared memory (checkpoint_room.cuh), where
-  // launch_forward finds them at chunk starts only and the room fits. After checkpoints_transposed likewise.
-  bool checkpoint_room = false;
   __host__ __device__ int block_columns() const { return BV * W; }
   __host__ __device__ int block_rows() const { return BK * W_rows; }
 };

@@ -255,10 +255,8 @@ void launch_forward(const Pointers<T>& pointers, const Geometry& layout, float* 
   ColumnPass pass = forward_column_pass<Form, T>(layout);
   const StagePlan plan = column_plan<Form, T>(pointers, pointers.v, pass.g);
   std::size_t shared = column_shared_bytes<Form, T>(plan, pass.g, pass.converters);
-  if (checkpoint_room_pays<Form>(pass.g, pass.converters, shared, checkpoints, sa)) {
-    pass.g.checkpoint_room = true;
-    shared += sizeof(float) * checkpoint_room_floats(pass.g);
-  }
+  const bool room = checkpoint_room_pays<Form>(pass.g, pass.converters, shared, checkpoints, sa);
+  if (room) shared += sizeof(float) * checkpoint_room_floats(pass.g);
   const Geometry& g = pass.g;
   with_column_layout(g, [&](auto keys, auto columns) {
     const auto launch = [&](auto kernel) {
@@ -273,6 +271,10 @@ void launch_forward(const Pointers<T>& pointers, const Geometry& layout, float* 
     constexpr int KPT = decltype(keys)::value, CPL = decltype(columns)::value;
     with_converter<Form, T, KPT, /*kForward=*/true>(pass, [&](auto converter) {
       constexpr bool kConverter = decltype(converter)::value;
+      // (16-bit inputs only: fp32's backward is the scan's, which checkpoints every chunk and takes no room)
+      if constexpr (Form::value.low_rank && KPT >= 16 && !kConverter && sizeof(T) == 2) {
+        if (room) return launch(fused_recurrent_fwd_kernel<Form, T, KPT, CPL, true, kConverter, true>);
+      }
       if (checkpoints)
         launch(fused_recurrent_fwd_kernel<Form, T, KPT, CPL, true, kConverter>);
       else
