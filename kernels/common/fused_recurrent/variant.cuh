@@ -255,7 +255,10 @@ void launch_forward(const Pointers<T>& pointers, const Geometry& layout, float* 
   ColumnPass pass = forward_column_pass<Form, T>(layout);
   const StagePlan plan = column_plan<Form, T>(pointers, pointers.v, pass.g);
   std::size_t shared = column_shared_bytes<Form, T>(plan, pass.g, pass.converters);
-  const bool room = checkpoint_room_pays<Form>(pass.g, pass.converters, shared, checkpoints, sa);
+  // (16-bit inputs only: fp32's backward is the scan's, which reads a checkpoint every 16 tokens; the rule's
+  // checkpoint_every > 1 says so too, and the launch below has no fp32 instance of the room)
+  const bool room =
+      sizeof(T) == 2 && checkpoint_room_pays<Form>(pass.g, pass.converters, shared, checkpoints, sa);
   if (room) shared += sizeof(float) * checkpoint_room_floats(pass.g);
   const Geometry& g = pass.g;
   with_column_layout(g, [&](auto keys, auto columns) {
@@ -271,7 +274,6 @@ void launch_forward(const Pointers<T>& pointers, const Geometry& layout, float* 
     constexpr int KPT = decltype(keys)::value, CPL = decltype(columns)::value;
     with_converter<Form, T, KPT, /*kForward=*/true>(pass, [&](auto converter) {
       constexpr bool kConverter = decltype(converter)::value;
-      // (16-bit inputs only: fp32's backward is the scan's, which checkpoints every chunk and takes no room)
       if constexpr (Form::value.low_rank && KPT >= 16 && !kConverter && sizeof(T) == 2) {
         if (room) return launch(fused_recurrent_fwd_kernel<Form, T, KPT, CPL, true, kConverter, true>);
       }
