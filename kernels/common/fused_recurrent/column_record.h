@@ -101,6 +101,25 @@ __host__ __device__ inline int checkpoint_room_floats(const Geometry& g) {
   return 2 * checkpoint_buffer_floats(g) + g.column_tokens * g.block_columns();
 }
 
+// Whether the saving forward at g takes its checkpoints and a^T S_{t-1} through the room
+// (kernels/notes/fused_recurrent.md, versions 83-84), given the pass's `shared` bytes and the device's
+// `shared_limit` a block: rwkv7's at 16 keys a lane from 16-bit inputs (`input_bytes`) without converter
+// warps (forward.cuh's kRoom instance), before the chunked backward (checkpoint_every > 1; the scans'
+// backward, which fp32 takes, reads one every 16 tokens and was not measured with it), where every
+// checkpoint falls at a chunk's start (the chunk's barrier orders the room's writes), the rows are whole
+// 16-byte pieces (a power of two of them) and the room fits beside the pass (at K = 128 bf16's one column a
+// lane, 2,16384,16,128's layout, and fp16's two; not bf16's two: tests/kernels/fused_records_test.cpp).
+// launch_forward adds what it checks of the pointers (both bound, the checkpoints 16-byte aligned).
+template <class Form>
+constexpr bool checkpoint_room_pays(const Geometry& g, int input_bytes, bool converters, std::size_t shared,
+                                    std::size_t shared_limit) {
+  const int columns = g.block_columns();
+  return input_bytes == 2 && g.KPT >= 16 && Form::value.low_rank && !converters && g.checkpoint_every > 1 &&
+         (kChunk * g.checkpoint_every) % g.column_tokens == 0 && columns % 4 == 0 &&
+         (columns & (columns - 1)) == 0 && g.V % 4 == 0 && shared % 16 == 0 &&
+         shared + sizeof(float) * checkpoint_room_floats(g) <= shared_limit;
+}
+
 // Shared memory of a column pass: the staging ring, the converted records (one buffer, or two with
 // converter warps: column_feed.cuh), then the scanning lanes' partial sums.
 template <class Form, class T>

@@ -84,10 +84,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
       if constexpr (kRoom) {
         if (room_saves)
           room.send<KPT, CPL>(
-              room_buffer,
-              checkpoints +
-                  (std::int64_t(bh) * g.checkpoint_stride + (room_index >> g.checkpoint_shift)) * g.K * g.V +
-                  blockIdx.y * g.block_columns(),
+              room_buffer, checkpoints + g.checkpoint_offset(bh, room_index) + blockIdx.y * g.block_columns(),
               g.K, g.V, g.block_columns());
       }
 
@@ -125,9 +122,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
       for (int part = 0; part < c.span.length; part += kChunk) {  // a checkpoint before every kChunk tokens
         const int checkpoint_index = (c.span.t0 + part) / kChunk;
         float* checkpoint = kSaves && !kRoom && (checkpoint_index & (g.checkpoint_every - 1)) == 0
-                                ? checkpoints + (std::int64_t(bh) * g.checkpoint_stride +
-                                                 (checkpoint_index >> g.checkpoint_shift)) *
-                                                    g.K * g.V
+                                ? checkpoints + g.checkpoint_offset(bh, checkpoint_index)
                                 : nullptr;
         // (Where the room takes them, none here.) At 16 keys a lane the checkpoint leaves two keys' stores at
         // a time, before every other token of the part, from a copy of the state: a lane's 16 or 32 stores at

@@ -210,6 +210,11 @@ struct Geometry {
   // checkpoint_shift for the same reason.
   bool checkpoints_transposed = false;
   __host__ __device__ int block_columns() const { return BV * W; }
+  // Where the saved state before token index * kChunk of head bh starts (a [K, V] state each, the saved
+  // ones packed where checkpoint_shift says).
+  __host__ __device__ std::int64_t checkpoint_offset(int bh, int index) const {
+    return (std::int64_t(bh) * checkpoint_stride + (index >> checkpoint_shift)) * K * V;
+  }
   __host__ __device__ int block_rows() const { return BK * W_rows; }
 };
 

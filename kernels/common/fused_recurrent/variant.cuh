@@ -226,25 +226,6 @@ __global__ void sum_key_terms_kernel(const float* terms, const T* g, T* dg, std:
   dg[row] = from_float<T>(sum * expf(to_float(g[row])));
 }
 
-// Whether the saving forward at g takes its checkpoints and a^T S_{t-1} through shared memory
-// (checkpoint_room.cuh; kernels/notes/fused_recurrent.md, version 83): rwkv7's at 16 keys a lane without
-// converter warps (the kernel's kRoom), before the chunked backward (checkpoint_every > 1: 16-bit inputs; the
-// scan's backward, every 16 tokens, was not measured with it), where every checkpoint falls at a chunk's
-// start (the chunk's barrier orders the room's writes), the rows are whole 16-byte pieces (a power of two of
-// them) and the room fits beside the pass's `shared` bytes (at K = 128 bf16's one column a lane,
-// 2,16384,16,128's layout, and fp16's two; not bf16's two: tests/kernels/fused_records_test.cpp).
-template <class Form>
-bool checkpoint_room_pays(const Geometry& g, bool converters, std::size_t shared, const float* checkpoints,
-                          const float* sa) {
-  const DeviceLimits device = current_device_limits();
-  const bool aligned = reinterpret_cast<std::uintptr_t>(checkpoints) % 16 == 0;  // the rows' 16-byte stores
-  const int columns = g.block_columns();
-  return checkpoints && sa && g.KPT >= 16 && Form::value.low_rank && !converters && g.checkpoint_every > 1 &&
-         (kChunk * g.checkpoint_every) % g.column_tokens == 0 && columns % 4 == 0 &&
-         (columns & (columns - 1)) == 0 && g.V % 4 == 0 && shared % 16 == 0 && aligned &&
-         shared + sizeof(float) * checkpoint_room_floats(g) <= device.shared_memory_per_block;
-}
-
 // The forward over `pointers` (o and ht bound, v the value-side slice) in the layout `g` (launch_geometry's
 // for the problem): the state before every kChunk-th token into `checkpoints` and rwkv7's a^T S_{t-1} into
 // `sa` where they are not null (a backward follows). `paired`: its blocks two by two on a TPC's SMs
@@ -255,10 +236,9 @@ void launch_forward(const Pointers<T>& pointers, const Geometry& layout, float* 
   ColumnPass pass = forward_column_pass<Form, T>(layout);
   const StagePlan plan = column_plan<Form, T>(pointers, pointers.v, pass.g);
   std::size_t shared = column_shared_bytes<Form, T>(plan, pass.g, pass.converters);
-  // (16-bit inputs only: fp32's backward is the scan's, which reads a checkpoint every 16 tokens; the rule's
-  // checkpoint_every > 1 says so too, and the launch below has no fp32 instance of the room)
-  const bool room =
-      sizeof(T) == 2 && checkpoint_room_pays<Form>(pass.g, pass.converters, shared, checkpoints, sa);
+  const bool room = checkpoints && sa && reinterpret_cast<std::uintptr_t>(checkpoints) % 16 == 0 &&
+                    checkpoint_room_pays<Form>(pass.g, int(sizeof(T)), pass.converters, shared,
+                                               current_device_limits().shared_memory_per_block);
   if (room) shared += sizeof(float) * checkpoint_room_floats(pass.g);
   const Geometry& g = pass.g;
   with_column_layout(g, [&](auto keys, auto columns) {
