@@ -122,11 +122,8 @@ __global__ void __launch_bounds__(mma_state_threads(KQ, kCopyWarps), KQ == 8 ? (
     const auto decay_of = [&](int key) { return key < m0 + 8 ? decay[0] : decay[1]; };
     for (int s = steps - 1; s >= 0; --s) {
       Op* to = dS + s * 2 * COLS * KP;
-      chunk::for_each_pair(acc, NT, m0, 0, [&](int key, int col, float first, float second) {
-        const float f = decay_of(key);
-        store_parts(to + col * KP + key, COLS * KP, first * f);
-        store_parts(to + (col + 1) * KP + key, COLS * KP, second * f);
-      });
+      // (by stmatrix: two 2-byte stores a value before, 22% of the split's instructions; v55)
+      store_parts_transposed<NT>(to, COLS * KP, KP, m0, acc, decay[0], decay[1]);
       decay[0] *= x.decay[s * K + m0 + lane.group], decay[1] *= x.decay[s * K + m0 + lane.group + 8];
     }
     Feed::sync();

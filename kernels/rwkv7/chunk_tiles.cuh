@@ -103,6 +103,41 @@ __device__ __forceinline__ void store_part_pairs(__nv_bfloat16* high, int plane,
       __floats2bfloat162_rn(x0 - __low2float(rounded), x1 - __high2float(rounded));
 }
 
+// An mma.sync accumulator strip (rows m0 .. m0 + 15, 8 NT columns: chunk::for_each_pair's layout), its top
+// eight rows times `top` and the bottom eight times `bottom`, stored transposed in two bf16 parts as
+// store_parts stores each value (the same roundings): column n's 16 values at high + n * ld + m0, the low
+// parts `plane` elements on. On sm_90 by stmatrix's transposing form, two 8 x 8 tiles a part and column
+// tile, where element by element they took two 2-byte stores a value. high 16-byte aligned, ld, plane and
+// m0 multiples of 8.
+template <int NT>
+__device__ __forceinline__ void store_parts_transposed(__nv_bfloat16* high, int plane, int ld, int m0,
+                                                       const float (&acc)[NT][4], float top, float bottom) {
+#if __CUDA_ARCH__ >= 900
+  const int lane = threadIdx.x & 31, row = lane & 7, half = (lane >> 3) & 1;  // lanes 0-15 address rows
+#pragma unroll
+  for (int t = 0; t < NT; ++t) {
+    const float x0 = acc[t][0] * top, x1 = acc[t][1] * top, x2 = acc[t][2] * bottom, x3 = acc[t][3] * bottom;
+    const __nv_bfloat162 h0 = __floats2bfloat162_rn(x0, x1), h1 = __floats2bfloat162_rn(x2, x3);
+    const __nv_bfloat162 l0 = __floats2bfloat162_rn(x0 - __low2float(h0), x1 - __high2float(h0)),
+                         l1 = __floats2bfloat162_rn(x2 - __low2float(h1), x3 - __high2float(h1));
+    const unsigned at =
+        static_cast<unsigned>(__cvta_generic_to_shared(high + (8 * t + row) * ld + m0 + 8 * half));
+    asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};" ::"r"(at),
+                 "r"(*reinterpret_cast<const unsigned*>(&h0)), "r"(*reinterpret_cast<const unsigned*>(&h1))
+                 : "memory");
+    asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};" ::"r"(at + 2 * plane),
+                 "r"(*reinterpret_cast<const unsigned*>(&l0)), "r"(*reinterpret_cast<const unsigned*>(&l1))
+                 : "memory");
+  }
+#else
+  chunk::for_each_pair(acc, NT, m0, 0, [&](int key, int col, float first, float second) {
+    const float f = key < m0 + 8 ? top : bottom;
+    store_parts(high + col * ld + key, plane, first * f);
+    store_parts(high + (col + 1) * ld + key, plane, second * f);
+  });
+#endif
+}
+
 // Eight neighbouring values the same way, each plane's eight in one 16-byte store (high 16-byte aligned, and
 // `plane` a multiple of eight).
 __device__ __forceinline__ void store_part_octet(__nv_bfloat16* high, int plane, float4 x0, float4 x1) {
