@@ -129,12 +129,17 @@ __device__ __forceinline__ void store_parts_transposed(__nv_bfloat16* high, int 
                  "r"(*reinterpret_cast<const unsigned*>(&l0)), "r"(*reinterpret_cast<const unsigned*>(&l1))
                  : "memory");
   }
-#else
-  chunk::for_each_pair(acc, NT, m0, 0, [&](int key, int col, float first, float second) {
-    const float f = key < m0 + 8 ? top : bottom;
-    store_parts(high + col * ld + key, plane, first * f);
-    store_parts(high + (col + 1) * ld + key, plane, second * f);
-  });
+#else  // (chunk::for_each_pair's layout: rows m0 + group and + 8, columns 8 t + 2 pair and + 1)
+  const chunk::Lane lane;
+  const int key = m0 + lane.group;
+#pragma unroll
+  for (int t = 0; t < NT; ++t) {
+    __nv_bfloat16* column = high + (8 * t + 2 * lane.pair) * ld + key;
+    store_parts(column, plane, acc[t][0] * top);
+    store_parts(column + ld, plane, acc[t][1] * top);
+    store_parts(column + 8, plane, acc[t][2] * bottom);
+    store_parts(column + ld + 8, plane, acc[t][3] * bottom);
+  }
 #endif
 }
 
