@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "kernels/common/chunk/intra_chunk.cuh"
+#include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/dtype_traits.cuh"
 #include "kernels/common/fast_exp.cuh"
 #include "kernels/common/fused_recurrent/staging.cuh"
@@ -95,12 +96,19 @@ __device__ __forceinline__ void store_parts(__nv_bfloat16* high, int plane, floa
   high[plane] = __float2bfloat16_rn(x - __bfloat162float(rounded));
 }
 
+// The low parts of two neighbouring values whose high parts (bf16-rounded) are `high`.
+__device__ __forceinline__ __nv_bfloat162 low_parts(__nv_bfloat162 high, float x0, float x1) {
+  return __floats2bfloat162_rn(x0 - __low2float(high), x1 - __high2float(high));
+}
+__device__ __forceinline__ std::uint32_t pair_bits(__nv_bfloat162 pair) {
+  return *reinterpret_cast<const std::uint32_t*>(&pair);
+}
+
 // Two neighbouring values the same way, each plane's pair in one 32-bit store (high at an even element).
 __device__ __forceinline__ void store_part_pairs(__nv_bfloat16* high, int plane, float x0, float x1) {
   const __nv_bfloat162 rounded = __floats2bfloat162_rn(x0, x1);
   *reinterpret_cast<__nv_bfloat162*>(high) = rounded;
-  *reinterpret_cast<__nv_bfloat162*>(high + plane) =
-      __floats2bfloat162_rn(x0 - __low2float(rounded), x1 - __high2float(rounded));
+  *reinterpret_cast<__nv_bfloat162*>(high + plane) = low_parts(rounded, x0, x1);
 }
 
 // An mma.sync accumulator strip (rows m0 .. m0 + 15, 8 NT columns: chunk::for_each_pair's layout), its top
@@ -118,16 +126,10 @@ __device__ __forceinline__ void store_parts_transposed(__nv_bfloat16* high, int 
   for (int t = 0; t < NT; ++t) {
     const float x0 = acc[t][0] * top, x1 = acc[t][1] * top, x2 = acc[t][2] * bottom, x3 = acc[t][3] * bottom;
     const __nv_bfloat162 h0 = __floats2bfloat162_rn(x0, x1), h1 = __floats2bfloat162_rn(x2, x3);
-    const __nv_bfloat162 l0 = __floats2bfloat162_rn(x0 - __low2float(h0), x1 - __high2float(h0)),
-                         l1 = __floats2bfloat162_rn(x2 - __low2float(h1), x3 - __high2float(h1));
-    const unsigned at =
-        static_cast<unsigned>(__cvta_generic_to_shared(high + (8 * t + row) * ld + m0 + 8 * half));
-    asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};" ::"r"(at),
-                 "r"(*reinterpret_cast<const unsigned*>(&h0)), "r"(*reinterpret_cast<const unsigned*>(&h1))
-                 : "memory");
-    asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};" ::"r"(at + 2 * plane),
-                 "r"(*reinterpret_cast<const unsigned*>(&l0)), "r"(*reinterpret_cast<const unsigned*>(&l1))
-                 : "memory");
+    const __nv_bfloat162 l0 = low_parts(h0, x0, x1), l1 = low_parts(h1, x2, x3);
+    const unsigned at = shared_address(high + (8 * t + row) * ld + m0 + 8 * half);
+    chunk::stmatrix_x2_transposed(at, pair_bits(h0), pair_bits(h1));
+    chunk::stmatrix_x2_transposed(at + 2 * plane, pair_bits(l0), pair_bits(l1));  // (bytes)
   }
 #else  // (chunk::for_each_pair's layout: rows m0 + group and + 8, columns 8 t + 2 pair and + 1)
   const chunk::Lane lane;

@@ -89,6 +89,18 @@ __device__ void ldmatrix(std::uint32_t (&r)[N], const void* row) {
   static_assert(N == 4 || (N == 2 && !kTranspose), "the shapes the kernels use");
 }
 
+// ldmatrix's inverse for two 8 x 8 blocks (sm_90), transposed: each lane gives the pairs of mma.sync's
+// accumulator layout (r0 of block 0, r1 of block 1), and lane 8m + r (m < 2) the shared address
+// (shared_address's) of row r of block m, 16-byte aligned, which receives column r of that block.
+__device__ __forceinline__ void stmatrix_x2_transposed(unsigned row, std::uint32_t r0, std::uint32_t r1) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};\n" ::"r"(row), "r"(r0), "r"(r1)
+               : "memory");
+#else
+  __trap();  // no stmatrix below sm_90: callers keep a path of their own there
+#endif
+}
+
 // Which operand holds fp32 values (a state, accumulated scores, inputs scaled by decays) rather than 16-bit
 // inputs: it goes to the tensor cores in two parts (an extra product each), so its rounding to 16 bits does
 // not reach the result.

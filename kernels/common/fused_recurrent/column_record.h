@@ -110,11 +110,17 @@ __host__ __device__ inline int checkpoint_room_floats(const Geometry& g) {
 // 16-byte pieces (a power of two of them) and the room fits beside the pass (at K = 128 bf16's one column a
 // lane, 2,16384,16,128's layout, and fp16's two; not bf16's two: tests/kernels/fused_records_test.cpp).
 // launch_forward adds what it checks of the pointers (both bound, the checkpoints 16-byte aligned).
+// The forward instances that have the room (forward.cuh's kRoom; launch_forward builds it where this holds),
+// from the inputs' width, keys a lane and converter warps.
+template <class Form>
+__host__ __device__ constexpr bool checkpoint_room_instance(int input_bytes, int KPT, bool converters) {
+  return input_bytes == 2 && KPT >= 16 && Form::value.low_rank && !converters;
+}
 template <class Form>
 constexpr bool checkpoint_room_pays(const Geometry& g, int input_bytes, bool converters, std::size_t shared,
                                     std::size_t shared_limit) {
   const int columns = g.block_columns();
-  return input_bytes == 2 && g.KPT >= 16 && Form::value.low_rank && !converters && g.checkpoint_every > 1 &&
+  return checkpoint_room_instance<Form>(input_bytes, g.KPT, converters) && g.checkpoint_every > 1 &&
          (kChunk * g.checkpoint_every) % g.column_tokens == 0 && columns % 4 == 0 &&
          (columns & (columns - 1)) == 0 && g.V % 4 == 0 && shared % 16 == 0 &&
          shared + sizeof(float) * checkpoint_room_floats(g) <= shared_limit;

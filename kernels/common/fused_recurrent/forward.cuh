@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
   float* partials = chunk + Feed::kBuffers * Feed::buffer_floats(g);
   // checkpoint_room.cuh: rwkv7's saving forward only (the room was timed for it alone), without converter
   // warps, whose block's barrier at each chunk's start orders the room's writes
-  static_assert(!kRoom || (kSaves && KPT >= 16 && KV::low_rank && !kConverter));
+  static_assert(!kRoom || (kSaves && checkpoint_room_instance<Form>(sizeof(T), KPT, kConverter)));
   const CheckpointRoom room(partials + column_partial_floats(g), g);
   const int bh = blockIdx.x, b = bh / g.H, h = bh % g.H;
   if (Feed::is_converter(g)) {  // it stages and converts every chunk, then leaves

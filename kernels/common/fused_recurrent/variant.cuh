@@ -254,7 +254,7 @@ void launch_forward(const Pointers<T>& pointers, const Geometry& layout, float* 
     constexpr int KPT = decltype(keys)::value, CPL = decltype(columns)::value;
     with_converter<Form, T, KPT, /*kForward=*/true>(pass, [&](auto converter) {
       constexpr bool kConverter = decltype(converter)::value;
-      if constexpr (Form::value.low_rank && KPT >= 16 && !kConverter && sizeof(T) == 2) {
+      if constexpr (checkpoint_room_instance<Form>(sizeof(T), KPT, kConverter)) {
         if (room) return launch(fused_recurrent_fwd_kernel<Form, T, KPT, CPL, true, kConverter, true>);
       }
       if (checkpoints)
