@@ -32,18 +32,104 @@ namespace flabench::rwkv7 {
 constexpr int kKeySlice = 16;           // key channels a block
 constexpr int kKeyRow = kKeySlice + 4;  // a staged operand's row: rows 4 banks apart for the B fragments
 
-// The pair matrices' gradients in shared memory, [C][C + 4] each (rows 4 banks apart for the A fragments),
-// `plane` floats apart: row i, column m <= i.
+// The pair matrices' gradients the kernel reads, in the order the workspace holds them.
+enum Pair { kQk, kQb, kAk, kAb, kPairs };
+// The pairs a sum over the tensor cores takes (a row's pair (i, m), or the column's (m, i) read transposed):
+// m < i for dA_qk and dA_qb, m < i - 1 for dA_ak and dA_ab; the others have factor 1 (fixed(), below).
+__device__ __forceinline__ bool summed_pair(Pair x, int i, int m) {
+  return x == kQk || x == kQb ? m < i : m < i - 1;
+}
+
+// Both kinds below give the same reads: at(x, i, m), the factor-1 pairs fixed(x, i) (dA_qk(i, i), dA_qb(i,
+// i), dA_ak(i, i - 1), dA_ab(i, i - 1)), and the tensor cores' sums over a 16 x 16 block of the summed pairs,
+// rows i0 of a row's pairs (add_rows: acc += dA_x[i0.., m0..] b) or of a column's (add_columns: acc +=
+// dA_x[i0.., m0..]^T b, the transposed block), times b(k, n) over the slice's 16 channels.
+
+// fp32 inputs: the fp32 gradients [C][C + 4] each (rows 4 banks apart for the A fragments), `plane` floats
+// apart, fragments built as the products read them (3xTF32).
 struct PairGrads {
   const float* base;
   int ld, plane;
-  __device__ float qk(int i, int m) const { return base[i * ld + m]; }
-  __device__ float qb(int i, int m) const { return base[plane + i * ld + m]; }
-  __device__ float ak(int i, int m) const { return base[2 * plane + i * ld + m]; }
-  __device__ float ab(int i, int m) const { return base[3 * plane + i * ld + m]; }
+  __device__ float at(Pair x, int i, int m) const { return base[x * plane + i * ld + m]; }
+  __device__ float fixed(Pair x, int i) const { return at(x, i, x == kQk || x == kQb ? i : i - 1); }
+  template <class Op, class B>
+  __device__ void add_rows(float (&acc)[2][4], Pair x, int i0, int m0, const B& b) const {
+    const auto a = [&](int i, int m) { return summed_pair(x, i, m) ? at(x, i, m) : 0.0f; };
+    chunk::mma_k16<Op, 2, chunk::Exact::both>(acc, 2, i0, 0, m0, a, b);
+  }
+  // (the column's mask phrased as summed_pair's, i > m, gives other PTX than before the planes; this phrasing
+  // keeps the fp32 kernel's as it was)
+  template <class Op, class B>
+  __device__ void add_columns(float (&acc)[2][4], Pair x, int m0, int i0, const B& b) const {
+    const auto a = [&](int m, int i) {
+      return (x == kQk || x == kQb ? i > m : i > m + 1) ? at(x, i, m) : 0.0f;
+    };
+    chunk::mma_k16<Op, 2, chunk::Exact::both>(acc, 2, m0, 0, i0, a, b);
+  }
 };
 __host__ __device__ constexpr int pair_grads_floats(int C) {
-  return 4 * C * (C + 4);
+  return kPairs * C * (C + 4);
+}
+
+// 16-bit inputs: the summed pairs (the others zero) in two bf16 parts as store_part_pairs splits them, made
+// once a block, read by ldmatrix: the same fragments, bit for bit, as the element-by-element split every
+// warp made of every slice's products before (kernels/notes/rwkv7_chunk.md, v57). A matrix's high plane,
+// then its low plane, each [C][C] with a row's 16-byte pieces swizzled so that ldmatrix's eight rows take
+// distinct banks (rows padded to an odd number of pieces would not leave three blocks an SM their room);
+// the factor-1 pairs in fp32 [kPairs][C] after the planes. A steep channel's pairs, summed one by one in
+// fp32, read high + low (16 bits of the 24; the tensor cores' sums take the same).
+template <int C>
+struct PairPlanes {
+  static_assert(C % 16 == 0 && C <= 64, "a row of at most eight 16-byte pieces");
+  static constexpr int kPlane = C * C, kPieces = C / 8, kRowsApart = 8 / kPieces;  // rows a 128-byte line
+  __nv_bfloat16* base;
+  __device__ float* fixed_base() const { return reinterpret_cast<float*>(base + 2 * kPairs * kPlane); }
+  // element (i, m) of a plane: piece m / 8 of row i, swizzled by the row's place among eight
+  __device__ static int offset(int i, int m) {
+    return i * C + 8 * ((m >> 3) ^ (i / kRowsApart % kPieces)) + (m & 7);
+  }
+  __device__ __nv_bfloat16* high(Pair x) const { return base + 2 * x * kPlane; }
+  __device__ float at(Pair x, int i, int m) const {
+    const __nv_bfloat16* h = high(x) + offset(i, m);
+    return __bfloat162float(h[0]) + __bfloat162float(h[kPlane]);
+  }
+  __device__ float fixed(Pair x, int i) const { return fixed_base()[x * C + i]; }
+
+  // Splits the four [C][C] fp32 gradients at `from` (global memory) into the planes and the fixed pairs.
+  __device__ void make(const float* from, int thread, int threads) const {
+    for (int e = thread; e < kPairs * kPlane / 2; e += threads) {
+      const int x = 2 * e / kPlane, i = 2 * e % kPlane / C, m = 2 * e % C;
+      const float2 v = *reinterpret_cast<const float2*>(from + 2 * e);
+      const Pair pair = Pair(x);
+      store_part_pairs(high(pair) + offset(i, m), kPlane, summed_pair(pair, i, m) ? v.x : 0.0f,
+                       summed_pair(pair, i, m + 1) ? v.y : 0.0f);
+      const int fixed_m = x == kQk || x == kQb ? i : i - 1;
+      if (fixed_m == m || fixed_m == m + 1) fixed_base()[x * C + i] = fixed_m == m ? v.x : v.y;
+    }
+  }
+  template <class Op, class B>
+  __device__ void add_rows(float (&acc)[2][4], Pair x, int i0, int m0, const B& b) const {
+    const int lane = threadIdx.x % 32, i = i0 + lane % 16, m = m0 + lane / 16 * 8;
+    std::uint32_t af[4], af_low[4];
+    chunk::ldmatrix<false>(af, high(x) + offset(i, m));
+    chunk::ldmatrix<false>(af_low, high(x) + kPlane + offset(i, m));
+    chunk::mma_b_split<Op, 2, chunk::Exact::both>(acc, 2, af, af_low, m0, 0, b);
+  }
+  template <class Op, class B>
+  __device__ void add_columns(float (&acc)[2][4], Pair x, int m0, int i0, const B& b) const {
+    const int lane = threadIdx.x % 32, i = i0 + lane % 8 + lane / 16 * 8, m = m0 + lane / 8 % 2 * 8;
+    std::uint32_t af[4], af_low[4];
+    chunk::ldmatrix<true>(af, high(x) + offset(i, m));
+    chunk::ldmatrix<true>(af_low, high(x) + kPlane + offset(i, m));
+    chunk::mma_b_split<Op, 2, chunk::Exact::both>(acc, 2, af, af_low, i0, 0, b);
+  }
+};
+__host__ __device__ constexpr int pair_planes_floats(int C) {
+  return kPairs * C * C + kPairs * C;  // 2 bf16 planes a matrix, then the fixed pairs
+}
+// The room of a block's pair gradients, in floats, by its inputs' bytes.
+__host__ __device__ constexpr int pair_room_floats(int C, int input_bytes) {
+  return input_bytes == 4 ? pair_grads_floats(C) : pair_planes_floats(C);
 }
 
 // The per-channel terms of the block's channels in shared memory (ChannelTerms' order): dO S^T, X^T dW, v
@@ -104,13 +190,13 @@ struct ChannelSlice {
 };
 // Shared memory in floats: the pair matrices' gradients, the staged terms and raw inputs, then the slice.
 __host__ __device__ constexpr int channel_shared_floats(int C, int input_bytes) {
-  return pair_grads_floats(C) + staged_terms_floats(C) + staged_inputs_floats(C, input_bytes) +
+  return pair_room_floats(C, input_bytes) + staged_terms_floats(C) + staged_inputs_floats(C, input_bytes) +
          ChannelSlice::floats(C);
 }
 
-// The copies a block issues (the caller commits them): the chunk's pair gradients (four [C][C] planes in the
-// workspace) into rows of C + 4, once a chunk; a slice's terms (ChannelTerms in the workspace, [C][K] each)
-// and its channels' raw inputs, rows past the sequence's end zeroed.
+// The copies a block issues (the caller commits them): fp32 inputs' pair gradients (four [C][C] matrices in
+// the workspace) into rows of C + 4, once a chunk; a slice's terms (ChannelTerms in the workspace, [C][K]
+// each) and its channels' raw inputs, rows past the sequence's end zeroed.
 template <int C>
 __device__ __forceinline__ void fetch_pair_grads(float* planes, const float* pairs_from) {
   constexpr int row_pieces = C / 4;
@@ -212,44 +298,35 @@ __device__ __forceinline__ void stage_channel_operands(const ChannelSlice& s, in
 // channels, within the steps) into s.sums: a warp's job is one of the four (a compile-time choice, so that
 // the operands' masks and planes are chosen once) and one step's tokens, over the slice's 16 channels (the A
 // fragments, the pairs' gradients, made once for both 8-channel tiles).
-template <class Op, Grad kGrad>
-__device__ __forceinline__ void channel_tensor_job(const ChannelSlice& s, const PairGrads& dA, int steps,
-                                                   int S) {
+template <class Op, Grad kGrad, class Pairs>
+__device__ __forceinline__ void channel_tensor_job(const ChannelSlice& s, const Pairs& dA, int steps, int S) {
   const int s0 = S * kCheckpointTokens;
   float x[2][4] = {};
   if constexpr (kGrad == Grad::q ||
                 kGrad == Grad::a) {  // a row's pairs (i in S, m <= i), over the steps J <= S
     constexpr bool q = kGrad == Grad::q;
-    const auto by_k = [&](int i, int m) {
-      return (q ? m < i : m < i - 1) ? (q ? dA.qk(i, m) : dA.ak(i, m)) : 0.0f;
-    };
-    const auto by_b = [&](int i, int m) {
-      return (q ? m < i : m < i - 1) ? (q ? dA.qb(i, m) : dA.ab(i, m)) : 0.0f;
-    };
     for (int J = 0; J <= S; ++J) {
       const float* f = s.factor() + step_pair(S, J) * kKeySlice;
       const auto kr = [&](int m, int c) { return s.kr()[m * kKeyRow + c] * f[c]; };
       const auto br = [&](int m, int c) { return s.br()[m * kKeyRow + c] * f[c]; };
-      chunk::mma_k16<Op, 2, chunk::Exact::both>(x, 2, s0, 0, J * kCheckpointTokens, by_k, kr);
-      chunk::mma_k16<Op, 2, chunk::Exact::both>(x, 2, s0, 0, J * kCheckpointTokens, by_b, br);
+      dA.template add_rows<Op>(x, q ? kQk : kAk, s0, J * kCheckpointTokens, kr);
+      dA.template add_rows<Op>(x, q ? kQb : kAb, s0, J * kCheckpointTokens, br);
     }
   } else {  // a column's pairs (m in S, i > m), over the steps I >= S
     constexpr bool k = kGrad == Grad::k;
-    const auto by_q = [&](int m, int i) { return i > m ? (k ? dA.qk(i, m) : dA.qb(i, m)) : 0.0f; };
-    const auto by_a = [&](int m, int i) { return i > m + 1 ? (k ? dA.ak(i, m) : dA.ab(i, m)) : 0.0f; };
     for (int I = S; I < steps; ++I) {
       const float* f = s.factor() + step_pair(I, S) * kKeySlice;
       const auto ql = [&](int i, int c) { return s.ql()[i * kKeyRow + c] * f[c]; };
       const auto al = [&](int i, int c) { return s.al()[i * kKeyRow + c] * f[c]; };
-      chunk::mma_k16<Op, 2, chunk::Exact::both>(x, 2, s0, 0, I * kCheckpointTokens, by_q, ql);
-      chunk::mma_k16<Op, 2, chunk::Exact::both>(x, 2, s0, 0, I * kCheckpointTokens, by_a, al);
+      dA.template add_columns<Op>(x, k ? kQk : kQb, s0, I * kCheckpointTokens, ql);
+      dA.template add_columns<Op>(x, k ? kAk : kAb, s0, I * kCheckpointTokens, al);
     }
   }
   float* to = s.sums(kGrad);
   chunk::for_each_accumulator(x, 2, s0, 0, [&](int i, int cl, float& v) { to[i * kKeySlice + cl] = v; });
 }
-template <class Op>
-__device__ __forceinline__ void channel_tensor_sums(const ChannelSlice& s, const PairGrads& dA, int C) {
+template <class Op, class Pairs>
+__device__ __forceinline__ void channel_tensor_sums(const ChannelSlice& s, const Pairs& dA, int C) {
   const int steps = C / kCheckpointTokens;
   for (int job = threadIdx.x / 32; job < 4 * steps; job += kThreads / 32) {
     const int S = job % steps;
@@ -272,10 +349,9 @@ __device__ __forceinline__ void channel_tensor_sums(const ChannelSlice& s, const
 // The slice's dq, da, dk, db (emit(Grad, i, c, value), i < L) from the tensor cores' sums, with the state's
 // terms, a steep channel's diagonal pairs one by one, and the pairs of factor 1; and dw's terms: a thread per
 // (row or column, channel).
-template <class Emit>
-__device__ __forceinline__ void channel_grads(const ChannelSlice& s, const StagedTerms& t,
-                                              const PairGrads& dA, int C, int L, int c0, float scale,
-                                              const Emit& emit) {
+template <class Pairs, class Emit>
+__device__ __forceinline__ void channel_grads(const ChannelSlice& s, const StagedTerms& t, const Pairs& dA,
+                                              int C, int L, int c0, float scale, const Emit& emit) {
   const int steps = C / kCheckpointTokens;
   for (int e = threadIdx.x; e < 2 * C * kKeySlice; e += kThreads) {
     const bool row = e < C * kKeySlice;
@@ -292,18 +368,18 @@ __device__ __forceinline__ void channel_grads(const ChannelSlice& s, const Stage
         for (int m = s0; m < i; ++m) {
           const float2 kb_m = s.kb()[m * kKeySlice + cl];
           const float ee = exp2_flushed(lew_i.x - s.lr()[m * kKeySlice + cl].x);
-          dq = fmaf(fmaf(dA.qk(i, m), kb_m.x, dA.qb(i, m) * kb_m.y), ee * lew_i.y, dq);
-          if (m < i - 1) da = fmaf(fmaf(dA.ak(i, m), kb_m.x, dA.ab(i, m) * kb_m.y), ee, da);
+          dq = fmaf(fmaf(dA.at(kQk, i, m), kb_m.x, dA.at(kQb, i, m) * kb_m.y), ee * lew_i.y, dq);
+          if (m < i - 1) da = fmaf(fmaf(dA.at(kAk, i, m), kb_m.x, dA.at(kAb, i, m) * kb_m.y), ee, da);
         }
       float neighbour = 0;  // the pair (i, i - 1), factor 1
       if (i > 0) {
         const float2 kb_n = s.kb()[at - kKeySlice];
-        neighbour = fmaf(dA.ak(i, i - 1), kb_n.x, dA.ab(i, i - 1) * kb_n.y);
+        neighbour = fmaf(dA.fixed(kAk, i), kb_n.x, dA.fixed(kAb, i) * kb_n.y);
       }
       s.grow()[at] = qa_i.x * dq;
       s.gexcl()[at] = qa_i.y * da;
       if (i < L) {
-        emit(Grad::q, i, c, scale * (dq + fmaf(dA.qk(i, i), kb_i.x, dA.qb(i, i) * kb_i.y)));
+        emit(Grad::q, i, c, scale * (dq + fmaf(dA.fixed(kQk, i), kb_i.x, dA.fixed(kQb, i) * kb_i.y)));
         emit(Grad::a, i, c, da + neighbour);
       }
     } else {  // dk_m, db_m with m = i
@@ -311,11 +387,11 @@ __device__ __forceinline__ void channel_grads(const ChannelSlice& s, const Stage
       const float2 lr_m = s.lr()[at], kb_m = s.kb()[at];
       const float q_m = s.qa()[at].x, ksm = t.ks(i, cl), bsm = t.bs(i, cl);
       // the pairs of factor 1 (m, m) and (m + 1, m), and at the sequence's last token the state's term
-      float dk = 0, db = 0, dk_fixed = dA.qk(m, m) * q_m, db_fixed = dA.qb(m, m) * q_m;
+      float dk = 0, db = 0, dk_fixed = dA.fixed(kQk, m) * q_m, db_fixed = dA.fixed(kQb, m) * q_m;
       if (m + 1 < C) {
         const float a_next = s.qa()[at + kKeySlice].y;
-        dk_fixed = fmaf(dA.ak(m + 1, m), a_next, dk_fixed);
-        db_fixed = fmaf(dA.ab(m + 1, m), a_next, db_fixed);
+        dk_fixed = fmaf(dA.fixed(kAk, m + 1), a_next, dk_fixed);
+        db_fixed = fmaf(dA.fixed(kAb, m + 1), a_next, db_fixed);
       }
       if (m == L - 1) {
         dk_fixed += ksm, db_fixed += bsm;
@@ -331,8 +407,9 @@ __device__ __forceinline__ void channel_grads(const ChannelSlice& s, const Stage
         for (int r = m + 1; r < s0 + kCheckpointTokens; ++r) {
           const float2 lew_r = s.lew()[r * kKeySlice + cl], qa_r = s.qa()[r * kKeySlice + cl];
           const float ee = exp2_flushed(lew_r.x - lr_m.x), qe = qa_r.x * ee * lew_r.y;
-          dk = fmaf(dA.qk(r, m), qe, dk), db = fmaf(dA.qb(r, m), qe, db);
-          if (r > m + 1) dk = fmaf(dA.ak(r, m), qa_r.y * ee, dk), db = fmaf(dA.ab(r, m), qa_r.y * ee, db);
+          dk = fmaf(dA.at(kQk, r, m), qe, dk), db = fmaf(dA.at(kQb, r, m), qe, db);
+          if (r > m + 1)
+            dk = fmaf(dA.at(kAk, r, m), qa_r.y * ee, dk), db = fmaf(dA.at(kAb, r, m), qa_r.y * ee, db);
         }
       s.gcol()[at] = -fmaf(kb_m.x, dk, kb_m.y * db);
       if (m < L) {
@@ -396,10 +473,17 @@ __global__ void __launch_bounds__(kThreads, C <= 32 ? 3 : 2)
   const int K = d.K, slices = K / kKeySlice, n = blockIdx.x, bh = blockIdx.y;
   const int b = bh / d.H, h = bh % d.H, t0 = n * C, L = min(C, d.T - t0);
   const std::int64_t block = std::int64_t(bh) * d.chunks + n;
-  float* staged = smem + pair_grads_floats(C);
+  float* staged = smem + pair_room_floats(C, sizeof(T));
   T* raw = reinterpret_cast<T*>(staged + staged_terms_floats(C));
   const ChannelSlice slice{staged + staged_terms_floats(C) + staged_inputs_floats(C, sizeof(T)), C};
-  const PairGrads pairs{smem, C + 4, C * (C + 4)};
+  // fp32's pair gradients as they are, 16-bit inputs' as planes
+  using Pairs = std::conditional_t<sizeof(T) == 2, PairPlanes<C>, PairGrads>;
+  const Pairs pairs = [&] {
+    if constexpr (sizeof(T) == 2)
+      return Pairs{reinterpret_cast<__nv_bfloat16*>(smem)};
+    else
+      return Pairs{smem, C + 4, C * (C + 4)};
+  }();
   const StagedTerms terms{staged, C};
   const auto input = [&](ChannelInput x, int i, int cl) {
     return to_float(raw[(x * C + i) * kKeySlice + cl]);
@@ -415,10 +499,12 @@ __global__ void __launch_bounds__(kThreads, C <= 32 ? 3 : 2)
     to[first + i * token_stride + c] = from_float<T>(x);
   };
 
-  fetch_pair_grads<C>(smem, regions.pairs + block * 4 * C * C);
+  const float* pairs_from = regions.pairs + block * kPairs * C * C;
+  if constexpr (sizeof(T) == 4) fetch_pair_grads<C>(smem, pairs_from);
   fetch_slice_terms<C>(staged, terms_from, K, 0);
   fetch_slice_inputs<T, C>(raw, p, first, token_stride, L, 0);
   fused::cp_async_commit();
+  if constexpr (sizeof(T) == 2) pairs.make(pairs_from, threadIdx.x, kThreads);  // while the copies land
   // Each slice commits two groups, possibly empty: the next slice's inputs, then its terms.
   for (int at = 0; at < slices; ++at) {
     const int c0 = at * kKeySlice;

@@ -270,7 +270,9 @@ TEST(VariantSupport, GsaFusedRecurrentWithOneQueryHeadTakesGlasShapes) {
           const bool gla_fwdbwd = gla_runs(K, V) && gla_runs(M, V) && gla_runs(M, K);
           const bool takes = gla_fwdbwd && (dtype == DType::fp32 || gsa_chunked_backward().runs(p, kHopper));
           EXPECT_EQ(gsa_fused_takes_gla_passes(p, Mode::fwdbwd, kHopper), takes);
-          if (takes) EXPECT_TRUE(runs("gsa", "fused_recurrent", K, V, Mode::fwdbwd, kHopper, M, 1, dtype));
+          if (takes) {  // (braced: EXPECT_TRUE is an if-else of its own)
+            EXPECT_TRUE(runs("gsa", "fused_recurrent", K, V, Mode::fwdbwd, kHopper, M, 1, dtype));
+          }
         }
   EXPECT_TRUE(gsa_fused_takes_gla_passes(gsa_problem(256, 256, 64, 1), Mode::fwd, kAda));
   for (const DType dtype : {DType::bf16, DType::fp16}) {
