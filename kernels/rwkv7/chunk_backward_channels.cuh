@@ -95,16 +95,31 @@ struct PairPlanes {
   }
   __device__ float fixed(Pair x, int i) const { return fixed_base()[x * C + i]; }
 
-  // Splits the four [C][C] fp32 gradients at `from` (global memory) into the planes and the fixed pairs.
-  __device__ void make(const float* from, int thread, int threads) const {
-    for (int e = thread; e < kPairs * kPlane / 2; e += threads) {
-      const int x = 2 * e / kPlane, i = 2 * e % kPlane / C, m = 2 * e % C;
-      const float2 v = *reinterpret_cast<const float2*>(from + 2 * e);
-      const Pair pair = Pair(x);
-      store_part_pairs(high(pair) + offset(i, m), kPlane, summed_pair(pair, i, m) ? v.x : 0.0f,
-                       summed_pair(pair, i, m + 1) ? v.y : 0.0f);
-      const int fixed_m = x == kQk || x == kQb ? i : i - 1;
-      if (fixed_m == m || fixed_m == m + 1) fixed_base()[x * C + i] = fixed_m == m ? v.x : v.y;
+  // Splits the four [C][C] fp32 gradients at `from` (global memory) into the planes and the fixed pairs, by
+  // kThreadsN threads (`thread` numbers them), kBatch pairs of values a thread loaded at once: one load's
+  // wait a batch rather than a pair (the loop's stores to shared memory kept the next pair's load behind
+  // them).
+  template <int kThreadsN>
+  __device__ void make(const float* from, unsigned thread) const {
+    constexpr unsigned kTotal = kPairs * kPlane / 2, kEach = kTotal / kThreadsN,
+                       kBatch = kEach < 8 ? kEach : 8;
+    static_assert(kTotal % kThreadsN == 0 && kEach % kBatch == 0, "whole batches");
+#pragma unroll
+    for (unsigned b0 = 0; b0 < kEach; b0 += kBatch) {
+      float2 v[kBatch];
+#pragma unroll
+      for (unsigned r = 0; r < kBatch; ++r)
+        v[r] = __ldg(reinterpret_cast<const float2*>(from) + thread + (b0 + r) * kThreadsN);
+#pragma unroll
+      for (unsigned r = 0; r < kBatch; ++r) {
+        const unsigned e = thread + (b0 + r) * kThreadsN;
+        const int x = 2 * e / kPlane, i = 2 * e % kPlane / C, m = 2 * e % C;
+        const Pair pair = Pair(x);
+        store_part_pairs(high(pair) + offset(i, m), kPlane, summed_pair(pair, i, m) ? v[r].x : 0.0f,
+                         summed_pair(pair, i, m + 1) ? v[r].y : 0.0f);
+        const int fixed_m = x == kQk || x == kQb ? i : i - 1;
+        if (fixed_m == m || fixed_m == m + 1) fixed_base()[x * C + i] = fixed_m == m ? v[r].x : v[r].y;
+      }
     }
   }
   template <class Op, class B>
@@ -504,7 +519,8 @@ __global__ void __launch_bounds__(kThreads, C <= 32 ? 3 : 2)
   fetch_slice_terms<C>(staged, terms_from, K, 0);
   fetch_slice_inputs<T, C>(raw, p, first, token_stride, L, 0);
   fused::cp_async_commit();
-  if constexpr (sizeof(T) == 2) pairs.make(pairs_from, threadIdx.x, kThreads);  // while the copies land
+  if constexpr (sizeof(T) == 2)
+    pairs.template make<kThreads>(pairs_from, threadIdx.x);  // while the copies land
   // Each slice commits two groups, possibly empty: the next slice's inputs, then its terms.
   for (int at = 0; at < slices; ++at) {
     const int c0 = at * kKeySlice;
