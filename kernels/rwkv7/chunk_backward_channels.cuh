@@ -25,15 +25,11 @@
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/rwkv7/chunk_backward_states.cuh"
+#include "kernels/rwkv7/chunk_channel_plan.h"
 #include "kernels/rwkv7/chunk_tiles.cuh"
 
 namespace flabench::rwkv7 {
 
-constexpr int kKeySlice = 16;           // key channels a block
-constexpr int kKeyRow = kKeySlice + 4;  // a staged operand's row: rows 4 banks apart for the B fragments
-
-// The pair matrices' gradients the kernel reads, in the order the workspace holds them.
-enum Pair { kQk, kQb, kAk, kAb, kPairs };
 // The pairs a sum over the tensor cores takes (a row's pair (i, m), or the column's (m, i) read transposed):
 // m < i for dA_qk and dA_qb, m < i - 1 for dA_ak and dA_ab; the others have factor 1 (fixed(), below).
 __device__ __forceinline__ bool summed_pair(Pair x, int i, int m) {
@@ -67,27 +63,20 @@ struct PairGrads {
     chunk::mma_k16<Op, 2, chunk::Exact::both>(acc, 2, m0, 0, i0, a, b);
   }
 };
-__host__ __device__ constexpr int pair_grads_floats(int C) {
-  return kPairs * C * (C + 4);
-}
 
 // 16-bit inputs: the summed pairs (the others zero) in two bf16 parts as store_part_pairs splits them, made
 // once a block, read by ldmatrix: the same fragments, bit for bit, as the element-by-element split every
 // warp made of every slice's products before (kernels/notes/rwkv7_chunk.md, v57). A matrix's high plane,
-// then its low plane, each [C][C] with a row's 16-byte pieces swizzled so that ldmatrix's eight rows take
-// distinct banks (rows padded to an odd number of pieces would not leave three blocks an SM their room);
-// the factor-1 pairs in fp32 [kPairs][C] after the planes. A steep channel's pairs, summed one by one in
+// then its low plane, each [C][C] swizzled (pair_plane_offset); the factor-1 pairs in fp32 [kPairs][C]
+// after the planes. A steep channel's pairs, summed one by one in
 // fp32, read high + low (16 bits of the 24; the tensor cores' sums take the same).
 template <int C>
 struct PairPlanes {
   static_assert(C % 16 == 0 && C <= 64, "a row of at most eight 16-byte pieces");
-  static constexpr int kPlane = C * C, kPieces = C / 8, kRowsApart = 8 / kPieces;  // rows a 128-byte line
+  static constexpr int kPlane = C * C;
   __nv_bfloat16* base;
   __device__ float* fixed_base() const { return reinterpret_cast<float*>(base + 2 * kPairs * kPlane); }
-  // element (i, m) of a plane: piece m / 8 of row i, swizzled by the row's place among eight
-  __device__ static int offset(int i, int m) {
-    return i * C + 8 * ((m >> 3) ^ (i / kRowsApart % kPieces)) + (m & 7);
-  }
+  __device__ static int offset(int i, int m) { return pair_plane_offset(C, i, m); }
   __device__ __nv_bfloat16* high(Pair x) const { return base + 2 * x * kPlane; }
   __device__ float at(Pair x, int i, int m) const {
     const __nv_bfloat16* h = high(x) + offset(i, m);
@@ -139,16 +128,7 @@ struct PairPlanes {
     chunk::mma_b_split<Op, 2, chunk::Exact::both>(acc, 2, af, af_low, i0, 0, b);
   }
 };
-__host__ __device__ constexpr int pair_planes_floats(int C) {
-  return kPairs * C * C + kPairs * C;  // 2 bf16 planes a matrix, then the fixed pairs
-}
-// The room of a block's pair gradients, in floats, by its inputs' bytes.
-__host__ __device__ constexpr int pair_room_floats(int C, int input_bytes) {
-  return input_bytes == 4 ? pair_grads_floats(C) : pair_planes_floats(C);
-}
-
-// The per-channel terms of the block's channels in shared memory (ChannelTerms' order): dO S^T, X^T dW, v
-// dS^T, V_new dS^T [C][kKeySlice] each, then S . dS [kKeySlice].
+// The per-channel terms of the block's channels in shared memory (ChannelTerms' order; staged_terms_floats).
 struct StagedTerms {
   const float* base;
   int C;
@@ -158,13 +138,6 @@ struct StagedTerms {
   __device__ float bs(int i, int cl) const { return base[(3 * C + i) * kKeySlice + cl]; }
   __device__ float state_dot(int cl) const { return base[4 * C * kKeySlice + cl]; }
 };
-__host__ __device__ constexpr int staged_terms_floats(int C) {
-  return (4 * C + 1) * kKeySlice;
-}
-enum ChannelInput { kInW, kInK, kInB, kInQ, kInA, kChannelInputs };  // raw rows staged [input][C][kKeySlice]
-__host__ __device__ constexpr int staged_inputs_floats(int C, int input_bytes) {
-  return kChannelInputs * C * kKeySlice * input_bytes / 4;
-}
 
 enum class Grad { q, a, k, b, w };  // the tensor cores' sums are kept in this order
 
@@ -172,7 +145,8 @@ enum class Grad { q, a, k, b, w };  // the tensor cores' sums are kept in this o
 // [C][kKeySlice]; the tensor cores' operands k e^r, b e^r, q e^l, a e^le [C][kKeyRow]; the step pairs'
 // factors [pairs][kKeySlice]; dw's terms of the rows (q . dq, a . da), of the columns (k . dk + b . db) and
 // of the state after the chunk [C][kKeySlice]; the steps' totals [C / 16][kKeySlice]; the tensor cores' sums
-// [Grad q, a, k, b][C][kKeySlice], whose room dw's sums over pieces of the chunk take after them.
+// [Grad q, a, k, b][C][kKeySlice], whose room dw's sums over pieces of the chunk take after them
+// (channel_slice_floats).
 struct ChannelSlice {
   float* base;
   int C;
@@ -187,7 +161,7 @@ struct ChannelSlice {
   __device__ float* ql() const { return kr() + 2 * C * kKeyRow; }
   __device__ float* al() const { return kr() + 3 * C * kKeyRow; }
   __device__ float* factor() const { return kr() + 4 * C * kKeyRow; }
-  __device__ float* grow() const { return factor() + pairs(C) * kKeySlice; }
+  __device__ float* grow() const { return factor() + step_pairs(C) * kKeySlice; }
   __device__ float* gexcl() const { return grow() + tokens(); }
   __device__ float* gcol() const { return grow() + 2 * tokens(); }
   __device__ float* gend() const { return grow() + 3 * tokens(); }
@@ -196,18 +170,7 @@ struct ChannelSlice {
     return totals() + (C / kCheckpointTokens) * kKeySlice + int(grad) * tokens();
   }
   __device__ float* piece_sums() const { return sums(Grad::q); }  // channel_dw's [3][kDwPieces][kKeySlice]
-  __host__ __device__ static constexpr int pairs(int C) {
-    return (C / kCheckpointTokens) * (C / kCheckpointTokens + 1) / 2;
-  }
-  __host__ __device__ static constexpr int floats(int C) {
-    return 16 * C * kKeySlice + 4 * C * kKeyRow + (pairs(C) + C / kCheckpointTokens) * kKeySlice;
-  }
 };
-// Shared memory in floats: the pair matrices' gradients, the staged terms and raw inputs, then the slice.
-__host__ __device__ constexpr int channel_shared_floats(int C, int input_bytes) {
-  return pair_room_floats(C, input_bytes) + staged_terms_floats(C) + staged_inputs_floats(C, input_bytes) +
-         ChannelSlice::floats(C);
-}
 
 // The copies a block issues (the caller commits them): fp32 inputs' pair gradients (four [C][C] matrices in
 // the workspace) into rows of C + 4, once a chunk; a slice's terms (ChannelTerms in the workspace, [C][K]
@@ -295,7 +258,7 @@ __device__ __forceinline__ void stage_channel_operands(const ChannelSlice& s, in
     s.kr()[row] = in.x * to_end, s.br()[row] = in.y * to_end;
     s.ql()[row] = in.z * exp2_flushed(lr.x), s.al()[row] = in.w * exp2_flushed(le);
   }
-  for (int e = threadIdx.x; e < ChannelSlice::pairs(C) * kKeySlice; e += kThreads) {
+  for (int e = threadIdx.x; e < step_pairs(C) * kKeySlice; e += kThreads) {
     const int cl = e % kKeySlice;
     int I, J;
     chunk::lower_pair(e / kKeySlice, I, J);
