@@ -36,10 +36,12 @@ __device__ __forceinline__ bool summed_pair(Pair x, int i, int m) {
   return x == kQk || x == kQb ? m < i : m < i - 1;
 }
 
-// Both kinds below give the same reads: at(x, i, m), the factor-1 pairs fixed(x, i) (dA_qk(i, i), dA_qb(i,
-// i), dA_ak(i, i - 1), dA_ab(i, i - 1)), and the tensor cores' sums over a 16 x 16 block of the summed pairs,
+// Both kinds below give the same reads: at(x, i, m) and the factor-1 pairs fixed(x, i) (dA_qk(i, i), dA_qb(i,
+// i), dA_ak(i, i - 1), dA_ab(i, i - 1)); and the tensor cores' sums over a 16 x 16 block of the summed pairs,
 // rows i0 of a row's pairs (add_rows: acc += dA_x[i0.., m0..] b) or of a column's (add_columns: acc +=
-// dA_x[i0.., m0..]^T b, the transposed block), times b(k, n) over the slice's 16 channels.
+// dA_x[i0.., m0..]^T b, the transposed block), times b(k, n): fp32's for one gradient over the slice's 16
+// channels, the planes' for a side's two gradients over 8 (each shares the operand it builds element by
+// element: fp32's A, the planes' B).
 
 // fp32 inputs: the fp32 gradients [C][C + 4] each (rows 4 banks apart for the A fragments), `plane` floats
 // apart, fragments built as the products read them (3xTF32).
@@ -111,21 +113,44 @@ struct PairPlanes {
       }
     }
   }
+  // A side's two gradients over one 8-channel tile of b (columns n0 .. n0 + 7): acc[0] += dA_x b, acc[1] +=
+  // dA_y b, rows i0 of a row's pairs (add_rows) or of a column's (add_columns, the transposed blocks). b's
+  // two parts are made once for both products (v61: a side's two gradients read the same operand), and each
+  // accumulator takes its products in mma_b_split's order.
   template <class Op, class B>
-  __device__ void add_rows(float (&acc)[2][4], Pair x, int i0, int m0, const B& b) const {
+  __device__ void add_rows(float (&acc)[2][1][4], Pair x, Pair y, int i0, int m0, int n0, const B& b) const {
     const int lane = threadIdx.x % 32, i = i0 + lane % 16, m = m0 + lane / 16 * 8;
-    std::uint32_t af[4], af_low[4];
-    chunk::ldmatrix<false>(af, high(x) + offset(i, m));
-    chunk::ldmatrix<false>(af_low, high(x) + kPlane + offset(i, m));
-    chunk::mma_b_split<Op, 2, chunk::Exact::both>(acc, 2, af, af_low, m0, 0, b);
+    std::uint32_t a[2][2][4];  // [pair][part]
+    chunk::ldmatrix<false>(a[0][0], high(x) + offset(i, m));
+    chunk::ldmatrix<false>(a[0][1], high(x) + kPlane + offset(i, m));
+    chunk::ldmatrix<false>(a[1][0], high(y) + offset(i, m));
+    chunk::ldmatrix<false>(a[1][1], high(y) + kPlane + offset(i, m));
+    add_both<Op>(acc, a, m0, n0, b);
   }
   template <class Op, class B>
-  __device__ void add_columns(float (&acc)[2][4], Pair x, int m0, int i0, const B& b) const {
+  __device__ void add_columns(float (&acc)[2][1][4], Pair x, Pair y, int m0, int i0, int n0,
+                              const B& b) const {
     const int lane = threadIdx.x % 32, i = i0 + lane % 8 + lane / 16 * 8, m = m0 + lane / 8 % 2 * 8;
-    std::uint32_t af[4], af_low[4];
-    chunk::ldmatrix<true>(af, high(x) + offset(i, m));
-    chunk::ldmatrix<true>(af_low, high(x) + kPlane + offset(i, m));
-    chunk::mma_b_split<Op, 2, chunk::Exact::both>(acc, 2, af, af_low, i0, 0, b);
+    std::uint32_t a[2][2][4];
+    chunk::ldmatrix<true>(a[0][0], high(x) + offset(i, m));
+    chunk::ldmatrix<true>(a[0][1], high(x) + kPlane + offset(i, m));
+    chunk::ldmatrix<true>(a[1][0], high(y) + offset(i, m));
+    chunk::ldmatrix<true>(a[1][1], high(y) + kPlane + offset(i, m));
+    add_both<Op>(acc, a, i0, n0, b);
+  }
+  template <class Op, class B>
+  __device__ static void add_both(float (&acc)[2][1][4], const std::uint32_t (&a)[2][2][4], int k0, int n0,
+                                  const B& b) {
+    const chunk::Lane lane;
+    const int k = k0 + 2 * lane.pair, n = n0 + lane.group;
+    const auto b0 = chunk::split<Op>(b(k, n), b(k + 1, n)), b1 = chunk::split<Op>(b(k + 8, n), b(k + 9, n));
+    const std::uint32_t high[2] = {b0.high, b1.high}, low[2] = {b0.low, b1.low};
+#pragma unroll
+    for (int g = 0; g < 2; ++g) {
+      chunk::mma_16x8x16<Op>(acc[g][0], a[g][0], high);
+      chunk::mma_16x8x16<Op>(acc[g][0], a[g][1], high);
+      chunk::mma_16x8x16<Op>(acc[g][0], a[g][0], low);
+    }
   }
 };
 // The per-channel terms of the block's channels in shared memory (ChannelTerms' order; staged_terms_floats).
@@ -303,23 +328,64 @@ __device__ __forceinline__ void channel_tensor_job(const ChannelSlice& s, const 
   float* to = s.sums(kGrad);
   chunk::for_each_accumulator(x, 2, s0, 0, [&](int i, int cl, float& v) { to[i * kKeySlice + cl] = v; });
 }
+// 16-bit inputs: a warp's job is one step S of one side (rows: dq and da; columns: dk and db) over one of the
+// slice's two 8-channel tiles. The side's two gradients read the same B operand (k e^r, b e^r, or q e^l,
+// a e^le, times the step pair's factor), made element by element once for both (v61); fp32's jobs
+// (channel_tensor_job) share their A fragments instead, which they build element by element.
+template <class Op, bool kRows, class Pairs>
+__device__ __forceinline__ void channel_tile_job(const ChannelSlice& s, const Pairs& dA, int steps, int S,
+                                                 int tile) {
+  const int s0 = S * kCheckpointTokens, n0 = 8 * tile;
+  float x[2][1][4] = {};  // dq and da, or dk and db
+  if constexpr (kRows) {  // a row's pairs (i in S, m <= i), over the steps J <= S
+    for (int J = 0; J <= S; ++J) {
+      const float* f = s.factor() + step_pair(S, J) * kKeySlice;
+      const auto kr = [&](int m, int c) { return s.kr()[m * kKeyRow + c] * f[c]; };
+      const auto br = [&](int m, int c) { return s.br()[m * kKeyRow + c] * f[c]; };
+      dA.template add_rows<Op>(x, kQk, kAk, s0, J * kCheckpointTokens, n0, kr);
+      dA.template add_rows<Op>(x, kQb, kAb, s0, J * kCheckpointTokens, n0, br);
+    }
+  } else {  // a column's pairs (m in S, i > m), over the steps I >= S
+    for (int I = S; I < steps; ++I) {
+      const float* f = s.factor() + step_pair(I, S) * kKeySlice;
+      const auto ql = [&](int i, int c) { return s.ql()[i * kKeyRow + c] * f[c]; };
+      const auto al = [&](int i, int c) { return s.al()[i * kKeyRow + c] * f[c]; };
+      dA.template add_columns<Op>(x, kQk, kQb, s0, I * kCheckpointTokens, n0, ql);
+      dA.template add_columns<Op>(x, kAk, kAb, s0, I * kCheckpointTokens, n0, al);
+    }
+  }
+#pragma unroll
+  for (int g = 0; g < 2; ++g) {
+    float* to = s.sums(kRows ? (g == 0 ? Grad::q : Grad::a) : (g == 0 ? Grad::k : Grad::b));
+    chunk::for_each_accumulator(x[g], 1, s0, n0,
+                                [&](int i, int cl, float& v) { to[i * kKeySlice + cl] = v; });
+  }
+}
 template <class Op, class Pairs>
 __device__ __forceinline__ void channel_tensor_sums(const ChannelSlice& s, const Pairs& dA, int C) {
   const int steps = C / kCheckpointTokens;
   for (int job = threadIdx.x / 32; job < 4 * steps; job += kThreads / 32) {
     const int S = job % steps;
-    switch (job / steps) {
-      case 0:
-        channel_tensor_job<Op, Grad::q>(s, dA, steps, S);
-        break;
-      case 1:
-        channel_tensor_job<Op, Grad::a>(s, dA, steps, S);
-        break;
-      case 2:
-        channel_tensor_job<Op, Grad::k>(s, dA, steps, S);
-        break;
-      default:
-        channel_tensor_job<Op, Grad::b>(s, dA, steps, S);
+    if constexpr (std::is_same_v<Pairs, PairGrads>) {
+      switch (job / steps) {
+        case 0:
+          channel_tensor_job<Op, Grad::q>(s, dA, steps, S);
+          break;
+        case 1:
+          channel_tensor_job<Op, Grad::a>(s, dA, steps, S);
+          break;
+        case 2:
+          channel_tensor_job<Op, Grad::k>(s, dA, steps, S);
+          break;
+        default:
+          channel_tensor_job<Op, Grad::b>(s, dA, steps, S);
+      }
+    } else {
+      const int tile = job / steps % 2;  // the rows' jobs first, then the columns'
+      if (job < 2 * steps)
+        channel_tile_job<Op, true>(s, dA, steps, S, tile);
+      else
+        channel_tile_job<Op, false>(s, dA, steps, S, tile);
     }
   }
 }
@@ -404,28 +470,54 @@ __device__ __forceinline__ void channel_grads(const ChannelSlice& s, const Stage
 // piece walks its tokens back from the sums of the pieces after it.
 constexpr int kDwPieces = kThreads / kKeySlice;
 static_assert(kCheckpointTokens % kDwPieces == 0, "every chunk size splits into the pieces");
+static_assert(kDwPieces <= 32 && (kDwPieces & (kDwPieces - 1)) == 0,
+              "a channel's pieces in one warp's shuffles");
+// A piece's sums, padded: the scan's lanes (a piece each) read distinct banks.
+constexpr int kDwRow = kKeySlice + 1;
+static_assert(3 * kDwPieces * kDwRow <= 4 * kCheckpointTokens * kKeySlice, "in the tensor sums' room");
 template <class Emit>
 __device__ __forceinline__ void channel_dw(const ChannelSlice& s, const StagedTerms& t, int C, int L, int c0,
                                            const Emit& emit) {
   const int steps = C / kCheckpointTokens, cl = threadIdx.x % kKeySlice, piece = threadIdx.x / kKeySlice;
   const int per_piece = C / kDwPieces, first = piece * per_piece;
-  float* sums = s.piece_sums();  // [kind][piece][channel]: row and column terms, exclusive terms, chunk end
-  const auto sum = [&](int kind, int of) -> float& { return sums[(kind * kDwPieces + of) * kKeySlice + cl]; };
+  // [kind][piece][kDwRow]: row and column terms, exclusive terms, chunk end
+  float* sums = s.piece_sums();
+  const auto sum = [&](int kind, int of, int channel) -> float& {
+    return sums[(kind * kDwPieces + of) * kDwRow + channel];
+  };
   {
     float both = 0, exclusive = 0, end = 0;
     for (int m = first; m < first + per_piece; ++m) {
       const int at = m * kKeySlice + cl;
       both += s.grow()[at] + s.gcol()[at], exclusive += s.gexcl()[at], end += s.gend()[at];
     }
-    sum(0, piece) = both, sum(1, piece) = exclusive, sum(2, piece) = end;
+    sum(0, piece, cl) = both, sum(1, piece, cl) = exclusive, sum(2, piece, cl) = end;
   }
   __syncthreads();
-  float end = t.state_dot(cl) * exp2_flushed(steps_total(s.totals(), kKeySlice, 0, steps, cl));
-  float inclusive = 0, exclusive = 0;
-  for (int other = 0; other < kDwPieces; ++other) {
-    end += sum(2, other);
-    if (other > piece) inclusive += sum(0, other), exclusive += sum(1, other);
+  {
+    // A channel's pieces in one group of kDwPieces lanes (a lane a piece): each piece's row and column and
+    // exclusive terms summed over the pieces after it, and the chunk end's over all, by shuffles (v61: each
+    // thread had read all the pieces' sums from shared memory, most of dw's 12-14% of the kernel's
+    // instructions in stop 66's ncu).
+    const int channel = threadIdx.x / kDwPieces, lane_piece = threadIdx.x % kDwPieces;
+#pragma unroll
+    for (int kind = 0; kind < 3; ++kind) {
+      float x = sum(kind, lane_piece, channel);
+#pragma unroll
+      for (int d = 1; d < kDwPieces; d *= 2) {
+        const float y = __shfl_down_sync(0xffffffffu, x, d, kDwPieces);
+        if (lane_piece + d < kDwPieces) x += y;
+      }
+      const float after = __shfl_down_sync(0xffffffffu, x, 1, kDwPieces);
+      sum(kind, lane_piece, channel) = kind == 2 ? __shfl_sync(0xffffffffu, x, 0, kDwPieces)
+                                       : lane_piece + 1 < kDwPieces ? after
+                                                                    : 0.0f;
+    }
   }
+  __syncthreads();
+  float inclusive = sum(0, piece, cl), exclusive = sum(1, piece, cl);
+  const float end = fmaf(t.state_dot(cl), exp2_flushed(steps_total(s.totals(), kKeySlice, 0, steps, cl)),
+                         sum(2, piece, cl));
   for (int m = first + per_piece - 1; m >= first; --m) {
     const int at = m * kKeySlice + cl;
     inclusive += s.grow()[at] + s.gcol()[at];
