@@ -132,40 +132,51 @@ __global__ void __launch_bounds__(kBlockThreads, 2 * kThreads / kBlockThreads)
       const auto prior = [first](const float* x, int stride) {
         return [=](int i, int j) { return first ? 0.0f : x[i * stride + j]; };
       };
-      // A thread a row: S and dS (with S . dS summed along it in the order of the fp32 kernel), then dO, v,
-      // V_new and dV_new (a thread a kLocalSlice piece of a wide slice's row); past the sequence's end the
-      // inputs and V_new read as zeros. A row's loads are issued together (v31) and its planes stored 16
-      // bytes at a time.
+      // S and dS in pieces of 16 columns, a thread a piece (S . dS summed along each, then over a row's
+      // pieces in neighbouring lanes by shuffles), then dO, v, V_new and dV_new, a thread a row (a
+      // kLocalSlice piece of a wide slice's row); past the sequence's end the inputs and V_new read as zeros.
+      // A piece's or row's loads are issued together (v31) and its planes stored 16 bytes at a time. (v62: a
+      // thread a state row had waited for its pieces' loads one after another, so a 64-column slice's staging
+      // took four trips to memory where it now takes two; the kernel 0.88x at K = 128.)
       constexpr int kQuads = kLocalSlice / 4, kOctets = kLocalSlice / 8;
-      constexpr int pieces = kSlice / kLocalSlice;  // of a token row
-      for (int row = threadIdx.x; row < K + 4 * C * pieces; row += kBlockThreads) {
-        if (row < K) {
-          // (in halves: a whole row's sixteen loads at once take more registers than the block has)
-          constexpr int kHalf = kQuads / 2;
-          const float *s0 = S0 + row * V + v0, *ds = dS + row * V + v0;
-          float sum = first ? 0.0f : state_dot[row];
-          for (int h0 = 0; h0 < VS / 4; h0 += kHalf) {
-            float4 x[kHalf], y[kHalf];
+      constexpr int pieces = kSlice / kLocalSlice;                               // of a token row
+      constexpr int kStateQuads = 4, kStatePieces = kSlice / (4 * kStateQuads);  // of a state row
+      static_assert((kStatePieces & (kStatePieces - 1)) == 0 && kStatePieces <= 32,
+                    "a row's pieces in a warp");
+      // a whole number of warps, so that a warp's lanes all take state pieces or all token rows (K and V are
+      // 16, 32, 64 or 128: chunk.cu's forward_refusal)
+      const int state_items = K * kStatePieces;
+      for (int item = threadIdx.x; item < state_items + 4 * C * pieces; item += kBlockThreads) {
+        if (item < state_items) {
+          const int row = item / kStatePieces, at = item % kStatePieces * 4 * kStateQuads;
+          float sum = 0;
+          if (at < VS) {
+            const float *s0 = S0 + row * V + v0 + at, *ds = dS + row * V + v0 + at;
+            float4 x[kStateQuads], y[kStateQuads];
 #pragma unroll
-            for (int q = 0; q < kHalf; ++q) {
-              x[q] = *reinterpret_cast<const float4*>(s0 + 4 * (h0 + q));
-              y[q] = *reinterpret_cast<const float4*>(ds + 4 * (h0 + q));
+            for (int q = 0; q < kStateQuads; ++q) {
+              x[q] = *reinterpret_cast<const float4*>(s0 + 4 * q);
+              y[q] = *reinterpret_cast<const float4*>(ds + 4 * q);
             }
 #pragma unroll
-            for (int q = 0; q < kHalf; ++q) {
+            for (int q = 0; q < kStateQuads; ++q) {
               sum = fmaf(x[q].x, y[q].x, sum), sum = fmaf(x[q].y, y[q].y, sum);
               sum = fmaf(x[q].z, y[q].z, sum), sum = fmaf(x[q].w, y[q].w, sum);
             }
 #pragma unroll
-            for (int q = 0; q < kHalf; q += 2) {
-              store_part_octet(s0p + row * s.SR + 4 * (h0 + q), state_slice, x[q], x[q + 1]);
-              store_part_octet(dsp + row * s.SR + 4 * (h0 + q), state_slice, y[q], y[q + 1]);
+            for (int q = 0; q < kStateQuads; q += 2) {
+              store_part_octet(s0p + row * s.SR + at + 4 * q, state_slice, x[q], x[q + 1]);
+              store_part_octet(dsp + row * s.SR + at + 4 * q, state_slice, y[q], y[q + 1]);
             }
           }
-          state_dot[row] = sum;
+#pragma unroll
+          for (int d = 1; d < kStatePieces; d *= 2)
+            sum += __shfl_down_sync(0xffffffffu, sum, d, kStatePieces);
+          if (at == 0) state_dot[row] = first ? sum : state_dot[row] + sum;
         } else {
-          const int piece = (row - K) % pieces * kLocalSlice, width = VS - piece;  // width: up to kLocalSlice
-          const int kind = (row - K) / pieces / C, i = (row - K) / pieces % C;
+          const int row = item - state_items;
+          const int piece = row % pieces * kLocalSlice, width = VS - piece;  // width: up to kLocalSlice
+          const int kind = row / pieces / C, i = row / pieces % C;
           const std::int64_t token = first_row + std::int64_t(i) * d.H;
           if (kind < 2) {  // dO, v
             const T* from = (kind == 0 ? g.d_o : p.v) + token * V + v0 + piece;
