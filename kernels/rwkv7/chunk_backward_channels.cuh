@@ -194,7 +194,7 @@ struct ChannelSlice {
   __device__ float* sums(Grad grad) const {
     return totals() + (C / kCheckpointTokens) * kKeySlice + int(grad) * tokens();
   }
-  __device__ float* piece_sums() const { return sums(Grad::q); }  // channel_dw's [3][kDwPieces][kKeySlice]
+  __device__ float* piece_sums() const { return sums(Grad::q); }  // channel_dw's [3][kDwPieces][kDwRow]
 };
 
 // The copies a block issues (the caller commits them): fp32 inputs' pair gradients (four [C][C] matrices in
@@ -298,11 +298,12 @@ __device__ __forceinline__ void stage_channel_operands(const ChannelSlice& s, in
 }
 
 // The tensor cores' share of the slice's dq, da, dk, db (the decayed pairs between and, for the gentle
-// channels, within the steps) into s.sums: a warp's job is one of the four (a compile-time choice, so that
-// the operands' masks and planes are chosen once) and one step's tokens, over the slice's 16 channels (the A
-// fragments, the pairs' gradients, made once for both 8-channel tiles).
-template <class Op, Grad kGrad, class Pairs>
-__device__ __forceinline__ void channel_tensor_job(const ChannelSlice& s, const Pairs& dA, int steps, int S) {
+// channels, within the steps) into s.sums. fp32 inputs: a warp's job is one of the four (a compile-time
+// choice, so that the operands' masks are chosen once) and one step's tokens, over the slice's 16 channels
+// (the A fragments, the pairs' gradients, made once for both 8-channel tiles).
+template <class Op, Grad kGrad>
+__device__ __forceinline__ void channel_tensor_job(const ChannelSlice& s, const PairGrads& dA, int steps,
+                                                   int S) {
   const int s0 = S * kCheckpointTokens;
   float x[2][4] = {};
   if constexpr (kGrad == Grad::q ||
