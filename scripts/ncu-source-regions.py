@@ -31,9 +31,14 @@ def read_rows(path):
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt", newline="") as text:
         rows = list(csv.reader(text))
-    for at, row in enumerate(rows):  # a line naming the kernel comes first; the header holds "Address"
+    # A line naming the kernel starts each kernel's page (ncu 2025 with CUDA 13 may print one page twice).
+    starts = [at for at, row in enumerate(rows) if row and row[0] == "Kernel Name"] or [0]
+    pages = [rows[begin:end] for begin, end in zip(starts, starts[1:] + [len(rows)])]
+    if any(page != pages[0] for page in pages[1:]):
+        raise ValueError(f"{path}: {len(pages)} kernels' source pages; export one kernel's (ncu -i REPORT -k NAME)")
+    for at, row in enumerate(pages[0]):  # the header holds "Address"
         if row and row[0] == "Address":
-            return row, rows[at + 1:]
+            return row, pages[0][at + 1:]
     raise ValueError(f"{path}: no header row starting with Address (not ncu's source page as CSV)")
 
 

@@ -98,6 +98,30 @@ class NcuSourceRegions(unittest.TestCase):
             self.assertEqual(done.stderr.count("\n"), 1, done.stderr)
             self.assertTrue(done.stderr.startswith("ncu-source-regions.py: "), done.stderr)
 
+    def test_one_page_printed_twice_reads_as_one(self):
+        # ncu 2025 (CUDA 13) printed each kernel's page twice in stop 78's exports
+        once = self.run_script(self.write("once.csv", [HEADER, *ROWS]))
+        path = os.path.join(self.dir.name, "twice.csv")
+        with open(path, "w", newline="") as out:
+            writer = csv.writer(out)
+            for _ in range(2):
+                writer.writerow(["Kernel Name", "void kernel()"])
+                writer.writerows([HEADER, *ROWS])
+        twice = self.run_script(path)
+        self.assertEqual(twice.returncode, 0, twice.stderr)
+        self.assertEqual(twice.stdout, once.stdout)
+
+    def test_refuses_two_kernels_pages_in_one_line(self):
+        path = os.path.join(self.dir.name, "two.csv")
+        with open(path, "w", newline="") as out:
+            writer = csv.writer(out)
+            writer.writerows([["Kernel Name", "void a()"], HEADER, *ROWS, ["Kernel Name", "void b()"], HEADER,
+                              *ROWS[:2]])
+        done = self.run_script(path)
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("2 kernels' source pages", done.stderr)
+        self.assertEqual(done.stderr.count("\n"), 1, done.stderr)
+
     def test_refuses_what_is_not_the_source_page(self):
         done = self.run_script(self.write("other.csv", [["name", "value"], ["a", "1"]]))
         self.assertEqual(done.returncode, 2)
