@@ -119,7 +119,7 @@ class NcuSourceRegions(unittest.TestCase):
                               *ROWS[:2]])
         done = self.run_script(path)
         self.assertEqual(done.returncode, 2)
-        self.assertIn("2 kernels' source pages", done.stderr)
+        self.assertIn("2 different kernels' source pages", done.stderr)
         self.assertEqual(done.stderr.count("\n"), 1, done.stderr)
 
     def test_refuses_what_is_not_the_source_page(self):
