@@ -35,7 +35,7 @@ def read_rows(path):
     starts = [at for at, row in enumerate(rows) if row and row[0] == "Kernel Name"] or [0]
     pages = [rows[begin:end] for begin, end in zip(starts, starts[1:] + [len(rows)])]
     if any(page != pages[0] for page in pages[1:]):
-        raise ValueError(f"{path}: {len(pages)} different kernels' source pages; export one launch's page")
+        raise ValueError(f"{path}: {len(pages)} different source pages (kernels or launches); export one")
     for at, row in enumerate(pages[0]):  # the header holds "Address"
         if row and row[0] == "Address":
             return row, pages[0][at + 1:]
