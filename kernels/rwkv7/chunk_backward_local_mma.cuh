@@ -38,7 +38,9 @@ __device__ __forceinline__ void store_input_octet(__nv_bfloat16* high, int plane
 // C: the chunk size at compile time, so that the chunk's index arithmetic (the pair matrices' decode, the
 // planes' offsets, the products' tile loops) folds into shifts and constants without holding them in
 // registers (v43; shifts held at run time spilled, v36).
-template <class T, int C, int kSlice, int kBlockThreads = kThreads>
+// kHold: the sums of dW, dO S^T, v dS^T and V_new dS^T stay in shared memory between the value slices
+// (local_held_bytes after the plan's; the host launches it where they fit and V takes two slices or more).
+template <class T, int C, int kSlice, int kBlockThreads = kThreads, bool kHold = false>
 __global__ void __launch_bounds__(kBlockThreads, 2 * kThreads / kBlockThreads)
     rwkv7_chunk_local_grads_mma_kernel(Pointers<T> p, GradPointers<T> g, ChunkDims d, IntraOutputs in,
                                        BackwardRegions regions) {
@@ -86,6 +88,10 @@ __global__ void __launch_bounds__(kBlockThreads, 2 * kThreads / kBlockThreads)
   const ChannelTerms at_terms(C, K);
   float* scratch = regions.scratch + blockIdx.x * regions.scratch_floats;
   float *dw = scratch + at.dw, *ag = scratch + at.ag;
+  // where the slices' sums build up: held (kHold) or where they end
+  const int HR = kHold ? local_held_row(K) : K;
+  float* held = floats(s.bytes);
+  float* const dw_sum = kHold ? held : dw;
 
   for (int item = blockIdx.x; item < d.chunks * d.B * d.H; item += gridDim.x) {
     const auto [n, bh, b, h, t0, L, block] = local_item(d, item);
@@ -95,6 +101,8 @@ __global__ void __launch_bounds__(kBlockThreads, 2 * kThreads / kBlockThreads)
     float* terms = regions.terms + block * at_terms.floats;
     float *qs = terms + at_terms.qs, *ks = terms + at_terms.ks, *bs = terms + at_terms.bs;
     float* xdw = terms + at_terms.xdw;
+    float *qs_sum = kHold ? held + C * HR : qs, *ks_sum = kHold ? held + 2 * C * HR : ks;
+    float* bs_sum = kHold ? held + 3 * C * HR : bs;
     // the pair matrices' gradients (dA_qk, dA_qb, dA_ak, dA_ab [4][C][C]), where the channel kernel reads
     // them
     float* pairs = regions.pairs + block * 4 * C * C;
@@ -128,7 +136,11 @@ __global__ void __launch_bounds__(kBlockThreads, 2 * kThreads / kBlockThreads)
 
     // The products over the value columns, a slice at a time (the first slice writes, the others add).
     for (int v0 = 0; v0 < V; v0 += VS) {
-      const bool first = v0 == 0;
+      const bool first = v0 == 0, last = v0 + VS >= V;
+      // the last slice's sums go where they end (dW's stay: the steps after the slices read them)
+      const auto sums = [&](float* ends, float* held_sums) {
+        return last ? put(ends, K) : put(held_sums, HR);
+      };
       const auto prior = [first](const float* x, int stride) {
         return [=](int i, int j) { return first ? 0.0f : x[i * stride + j]; };
       };
@@ -219,10 +231,10 @@ __global__ void __launch_bounds__(kBlockThreads, 2 * kThreads / kBlockThreads)
         const auto s0 = fp32_rows(s0p, state_slice, s.SR), ds = fp32_rows(dsp, state_slice, s.SR);
         plane_product(phase, C, C, lower(pairs, true), prior(pairs, C), term(dout, v, VS));
         plane_product(phase, C, C, lower(pairs + C * C, true), prior(pairs + C * C, C), term(dout, vn, VS));
-        plane_product(phase, C, K, put(dw, K), prior(dw, K), term(dvn, s0, VS));
-        plane_product(phase, C, K, put(qs, K), prior(qs, K), term(dout, s0, VS));
-        plane_product(phase, C, K, put(ks, K), prior(ks, K), term(v, ds, VS));
-        plane_product(phase, C, K, put(bs, K), prior(bs, K), term(vn, ds, VS));
+        plane_product(phase, C, K, put(dw_sum, HR), prior(dw_sum, HR), term(dvn, s0, VS));
+        plane_product(phase, C, K, sums(qs, qs_sum), prior(qs_sum, HR), term(dout, s0, VS));
+        plane_product(phase, C, K, sums(ks, ks_sum), prior(ks_sum, HR), term(v, ds, VS));
+        plane_product(phase, C, K, sums(bs, bs_sum), prior(bs_sum, HR), term(vn, ds, VS));
         // X^T dV_new and A_ak v, into planes for the next phase
         plane_product(phase, C, VS, to_planes(dakvp, slice, s.SR), none,
                       term(fp32_depth(xp, square, s.CR), fp32_depth(dvnp, slice, s.SR), C));
@@ -257,7 +269,7 @@ __global__ void __launch_bounds__(kBlockThreads, 2 * kThreads / kBlockThreads)
     // timed.)
     for (int e = threadIdx.x; e < C * K / 2; e += kBlockThreads) {
       const int i = 2 * e / K, c = 2 * e % K;
-      const float2 x = *reinterpret_cast<const float2*>(dw + i * K + c);
+      const float2 x = *reinterpret_cast<const float2*>(dw_sum + i * HR + c);
       const float2 y = *reinterpret_cast<const float2*>(ag + i * K + c);
       store_part_pairs(dwp + i * s.KR + c, keys, x.x, x.y);
       store_part_pairs(agp + i * s.KR + c, keys, y.x, y.y);

@@ -59,6 +59,17 @@ __host__ __device__ constexpr LocalMmaPlan local_mma_plan(int C, int K, int inpu
   return s;
 }
 
+// The value slices' sums of dW, dO S^T, v dS^T and V_new dS^T ([C][K] fp32 each, rows padded_row(K) long),
+// kept in shared memory after the plan's bytes between the slices by the one-block kernel where they fit,
+// rather than read back from the workspace (kernels/notes/rwkv7_chunk.md, v69): bytes, and row length in
+// floats.
+__host__ __device__ constexpr int local_held_row(int K) {
+  return padded_row(K);
+}
+__host__ __device__ constexpr int local_held_bytes(int C, int K) {
+  return 4 * 4 * C * local_held_row(K);
+}
+
 // The local gradients' shared memory, either kernel: fp32 inputs', or 16-bit ones' in `input_parts` planes
 // (bf16 1, fp16 2).
 __host__ __device__ constexpr int local_shared_bytes(int C, int K, int input_bytes, int input_parts) {

@@ -3,7 +3,8 @@
 // number of 16-byte vectors (what ldmatrix needs, without bank conflicts), the regions used at the same time
 // do not overlap and end within the block (value slices of 32 and 64 columns), and the blocks fit where the
 // chunked backward runs them: two bf16 blocks a Hopper SM at C = 32, K = 128 (the peer shapes' rule), and
-// with the wide slices at K = 64, one fp16 or fp32 block at C = 64, K = 128 (few heads).
+// with the wide slices at K = 64, one fp16 or fp32 block at C = 64, K = 128 (few heads); one bf16 block of
+// wide slices with its held sums at C = 32, K = 128.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -73,6 +74,12 @@ TEST(Rwkv7ChunkLocalPlan, BlocksFitWhereTheChunkedBackwardRuns) {
   EXPECT_GE(blocks_per_sm(local_mma_plan(16, 128, 1, kWideLocalSlice).bytes), 2u);
   EXPECT_LT(blocks_per_sm(local_mma_plan(32, 128, 1, kWideLocalSlice).bytes), 2u);
   EXPECT_LE(std::size_t(local_mma_plan(32, 128, 1, kWideLocalSlice).bytes), kHopperBlock);  // one of 512
+  // ... with the value slices' sums held after its plan (chunk.cu's rule at 2,16384,16,128 and
+  // 4,4096,16,128), their rows whole 16-byte vectors from a 16-byte aligned start
+  EXPECT_LE(std::size_t(local_mma_plan(32, 128, 1, kWideLocalSlice).bytes) + local_held_bytes(32, 128),
+            kHopperBlock);
+  EXPECT_EQ(local_mma_plan(32, 128, 1, kWideLocalSlice).bytes % 16, 0);
+  EXPECT_EQ(local_held_row(128) * 4 % 16, 0);
   struct Input {
     int bytes, parts;
     const char* name;
