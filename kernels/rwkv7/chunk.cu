@@ -357,8 +357,8 @@ void run_chunked_backward(const BackwardCall& call, const DeviceLimits& device) 
           // That block keeps the slices' sums in shared memory between them where V takes two slices or more
           // and they fit beside its plan (v69). Built for C = 32, where it was measured (K = 128); at C = 16
           // two blocks an SM take the wide slices, and at C = 64 the sums fit only below K = 64 (not built).
-          const std::size_t held_bytes = wide_bytes + local_held_bytes(C, d.K);
           if constexpr (C == 32) {
+            const std::size_t held_bytes = wide_bytes + local_held_bytes(C, d.K);
             if (d.V > kWideLocalSlice && held_bytes <= device.shared_memory_per_block)
               return launch(rwkv7_chunk_local_grads_mma_kernel<T, C, kWideLocalSlice, 2 * kThreads, true>,
                             held_bytes, 2 * kThreads);
