@@ -351,5 +351,31 @@ TEST(FusedLayout, WideChunksAt16KeysOnlyWhereEachBlockHasItsSm) {
   EXPECT_EQ(w.chunks, g.chunks);  // the checkpoints stay every kChunk tokens
 }
 
+// A low-rank forward that saves nothing at two columns a lane (plain_forward_takes_two_columns, version 90)
+// only at 16 keys and one column a lane, bf16, where the same blocks (half the warps each) have an SM each:
+// 2,16384,16,128 takes it; fp16 and fp32 (measured the same), 4,4096,16,128 (two columns already), 512 blocks
+// and the 8-key layouts do not.
+TEST(FusedLayout, PlainForwardAtTwoColumnsOnlyWhereItKeepsItsBlocksEachOnAnSm) {
+  const auto takes = [](std::int64_t B, std::int64_t H, std::int64_t K, std::int64_t V, bool bf16) {
+    const Geometry g = make_geometry(B, 4096, H, K, V, 1.0, kChunk, kH100Schedulers, bf16);
+    const Geometry two = with_two_columns_a_lane(g, kH100Schedulers, bf16);
+    return plain_forward_takes_two_columns(g.KPT, g.CPL, g.block_columns(), two.block_columns(), g.B, g.H,
+                                           g.V, bf16, kH100Schedulers);
+  };
+  EXPECT_TRUE(takes(2, 16, 128, 128, true));    // 2,16384,16,128: 128 blocks, 0.92-0.99x
+  EXPECT_TRUE(takes(1, 16, 128, 128, true));    // 64 blocks
+  EXPECT_FALSE(takes(2, 16, 128, 128, false));  // fp16 and fp32: the same speed
+  EXPECT_FALSE(takes(4, 16, 128, 128, true));   // 4,4096,16,128: two columns a lane already
+  EXPECT_FALSE(takes(8, 32, 128, 128, true));   // 512 blocks: two or more an SM
+  EXPECT_FALSE(takes(4, 16, 64, 64, true));     // 8 keys a lane
+  const Geometry g = make_geometry(2, 100, 16, 128, 128, 1.0, kChunk, kH100Schedulers, true);
+  const Geometry two = with_two_columns_a_lane(g, kH100Schedulers, true);
+  EXPECT_EQ(two.CPL, 2);
+  EXPECT_EQ(two.W, g.W / 2);
+  EXPECT_EQ(two.block_columns(), g.block_columns());
+  EXPECT_EQ(two.column_tokens, g.column_tokens);
+  expect_whole_columns(two);
+}
+
 }  // namespace
 }  // namespace flabench::fused

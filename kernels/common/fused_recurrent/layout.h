@@ -165,6 +165,22 @@ __host__ __device__ constexpr bool eight_warp_forward(int KPT, int B, int H, int
          each_block_has_an_sm(B, H, V, 2 * block_columns, schedulers);
 }
 
+// Whether a low-rank form's forward that saves nothing, at 16 keys and one column a lane in bf16, takes
+// `two` instead (with_two_columns_a_lane's: two columns a lane in blocks of half the warps): where `two`
+// keeps the block's columns, and so its blocks, and each of them has an SM. A scheduler then runs one warp
+// where it ran two, and each token's five packed key vectors are read and unpacked once for two columns.
+// Measured for rwkv7 (kernels/notes/fused_recurrent.md, versions 76 and 90): the forward at 2,16384,16,128
+// 0.92-0.99x on three H200s; fp16 and fp32 the same, so they keep one column; the saving forward at two
+// columns 1.02x slower, so it keeps one too. Its records in fp32 (fewer unpacks) or a^T S begun a token
+// early at two columns were slower still (version 90).
+__host__ __device__ constexpr bool plain_forward_takes_two_columns(int KPT, int CPL, int block_columns,
+                                                                   int two_block_columns, int B, int H, int V,
+                                                                   bool bf16_inputs,
+                                                                   std::int64_t schedulers) {
+  return bf16_inputs && KPT == 16 && CPL == 1 && two_block_columns == block_columns &&
+         each_block_has_an_sm(B, H, V, block_columns, schedulers);
+}
+
 // The largest power of two <= limit that divides n.
 __host__ __device__ constexpr int power_of_two_divisor(int n, int limit) {
   int p = 1;
@@ -316,6 +332,14 @@ inline Geometry with_column_warps(Geometry g, int W) {
   g.W = W;
   g.column_shift = log2_of(g.block_columns());
   return g;
+}
+
+// g (16 keys, one column a lane) at two columns a lane in blocks of at most half its warps: the same columns
+// a block where V allows (plain_forward_takes_two_columns checks it).
+inline Geometry with_two_columns_a_lane(const Geometry& g, std::int64_t schedulers, bool bf16_inputs) {
+  Geometry two = with_columns_per_lane(g, 2, schedulers, bf16_inputs);
+  if (two.W > g.W / 2) two = with_column_warps(two, g.W / 2 > 0 ? g.W / 2 : 1);
+  return two;
 }
 
 // g with the column passes' chunks at kWideChunk tokens.

@@ -140,9 +140,10 @@ ColumnPass column_pass(const Geometry& g) {
 
 // The forward's launch: column_pass's, with converter warps where forward_converters (layout.h) says and
 // they fit; for the forms whose conversion is the heaviest (the low-rank term's and the bonus's), blocks of
-// 8 warps where eight_warp_forward says and they fit.
+// 8 warps where eight_warp_forward says and they fit; a low-rank forward that saves nothing (`saves`
+// false) at two columns a lane where plain_forward_takes_two_columns says and they fit.
 template <class Form, class T>
-ColumnPass forward_column_pass(const Geometry& g) {
+ColumnPass forward_column_pass(const Geometry& g, bool saves) {
   ColumnPass pass = column_pass<Form, T>(g);
   const int schedulers = 4 * current_device_attribute(cudaDevAttrMultiProcessorCount);
   if (forward_converters(g.KPT, g.B, g.H, g.V, g.block_columns(), schedulers))
@@ -152,6 +153,15 @@ ColumnPass forward_column_pass(const Geometry& g) {
       const Geometry wide = with_column_warps(pass.g, 2 * pass.g.W);
       if (column_pass_fits<Form, T>(wide, false)) pass.g = wide;
     }
+  }
+  if constexpr (Form::value.low_rank) {
+    constexpr bool bf16 = std::is_same_v<T, __nv_bfloat16>;
+    const Geometry two = with_two_columns_a_lane(pass.g, schedulers, bf16);
+    if (!saves && !pass.converters &&
+        plain_forward_takes_two_columns(pass.g.KPT, pass.g.CPL, pass.g.block_columns(), two.block_columns(),
+                                        g.B, g.H, g.V, bf16, schedulers) &&
+        column_pass_fits<Form, T>(two, false))
+      pass.g = two;
   }
   return pass;
 }
@@ -233,7 +243,7 @@ __global__ void sum_key_terms_kernel(const float* terms, const T* g, T* dg, std:
 template <class Form, class T>
 void launch_forward(const Pointers<T>& pointers, const Geometry& layout, float* checkpoints, float* sa,
                     cudaStream_t stream, bool paired = false) {
-  ColumnPass pass = forward_column_pass<Form, T>(layout);
+  ColumnPass pass = forward_column_pass<Form, T>(layout, checkpoints != nullptr);
   const StagePlan plan = column_plan<Form, T>(pointers, pointers.v, pass.g);
   std::size_t shared = column_shared_bytes<Form, T>(plan, pass.g, pass.converters);
   const bool room = checkpoints && sa && reinterpret_cast<std::uintptr_t>(checkpoints) % 16 == 0 &&
