@@ -171,8 +171,9 @@ __host__ __device__ constexpr bool eight_warp_forward(int KPT, int B, int H, int
 // where it ran two, and each token's five packed key vectors are read and unpacked once for two columns.
 // Measured for rwkv7 (kernels/notes/fused_recurrent.md, versions 76 and 90): the forward at 2,16384,16,128
 // 0.92-0.99x on three H200s; fp16 and fp32 the same, so they keep one column; the saving forward at two
-// columns 1.02x slower, so it keeps one too. Its records in fp32 (fewer unpacks) or a^T S begun a token
-// early at two columns were slower still (version 90).
+// columns 1.02x slower, so it keeps one too. At two columns, fp32 records (fewer unpacks), a^T S begun a
+// token early, converter warps and the conversion's reads before its stores were each slower (versions
+// 90-92).
 __host__ __device__ constexpr bool plain_forward_takes_two_columns(int KPT, int CPL, int block_columns,
                                                                    int two_block_columns, int B, int H, int V,
                                                                    bool bf16_inputs,
