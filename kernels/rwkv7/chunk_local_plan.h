@@ -67,7 +67,8 @@ __host__ __device__ constexpr int local_held_row(int K) {
   return padded_row(K);
 }
 __host__ __device__ constexpr int local_held_bytes(int C, int K) {
-  return 4 * 4 * C * local_held_row(K);
+  constexpr int kSums = 4;
+  return kSums * C * local_held_row(K) * int(sizeof(float));
 }
 
 // The local gradients' shared memory, either kernel: fp32 inputs', or 16-bit ones' in `input_parts` planes
