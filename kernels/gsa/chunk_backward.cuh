@@ -146,13 +146,23 @@ void backward(const BackwardCall& call) {
     {
       const NvtxRange range("logit_grads");
       const std::size_t bytes = logits_shared_bytes(p, true);
+      const bool four_fit = four_logit_grads_blocks_fit(bytes, current_device_limits());
       with_logit_tiles(p.chunk_size, M, [&](auto tiles) {
-        const auto kernel = chunk_logit_grads_kernel<T, decltype(tiles)::value>;
-        allow_shared_memory(kernel, bytes);
-        kernel<<<dim3(unsigned(p.B * p.H * p.G), unsigned(slots.chunks())), kLogitsThreads, bytes, stream>>>(
-            LogitsArgs<T>{g.d_o, in.v, in.s, in.f, floats(w.value_states), int(p.V), floats(w.saved_weights),
-                          rows(w.logit_grads), nullptr, slots, in.q, K, rows(w.balanced_queries),
-                          floats(w.logit_grads_fp32), floats(w.row_scales)});
+        constexpr int NT = decltype(tiles)::value;
+        const auto launch = [&](auto kernel) {
+          allow_shared_memory(kernel, bytes);
+          kernel<<<dim3(unsigned(p.B * p.H * p.G), unsigned(slots.chunks())), kLogitsThreads, bytes,
+                   stream>>>(LogitsArgs<T>{g.d_o, in.v, in.s, in.f, floats(w.value_states), int(p.V),
+                                           floats(w.saved_weights), rows(w.logit_grads), nullptr, slots, in.q,
+                                           K, rows(w.balanced_queries), floats(w.logit_grads_fp32),
+                                           floats(w.row_scales)});
+        };
+        constexpr int kFour = logit_grads_blocks(NT, sizeof(T), true),
+                      kElse = logit_grads_blocks(NT, sizeof(T), false);
+        if constexpr (kFour != kElse) {
+          if (four_fit) return launch(chunk_logit_grads_kernel<T, NT, kFour>);
+        }
+        launch(chunk_logit_grads_kernel<T, NT, kElse>);
       });
       FLA_CUDA_CHECK_LAUNCH();
     }

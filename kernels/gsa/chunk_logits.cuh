@@ -30,8 +30,10 @@
 #include "kernels/common/chunk/intra_chunk.cuh"
 #include "kernels/common/chunk/staging.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/common/fused_recurrent/staging.cuh"
 #include "kernels/common/lane_sum.cuh"
 #include "kernels/gla/gla.h"
+#include "kernels/gsa/logit_grads_plan.h"
 #include "kernels/gsa/softmax_rows.cuh"
 
 namespace flabench::gsa {
@@ -57,14 +59,16 @@ void with_logit_tiles(int C, int M, Fn&& fn) {
 
 // Shared memory, in floats: the slots' decays; s [C][M + pad]; A [C][C + pad]; the product's x and y as the
 // inputs are, [C][W + 8] (16-bit) or [C][W + pad] (fp32), and S0 in fp32 [M][W + pad] (W the rows' width),
-// x and y's room taken by a [C][M] fp32 result once A is built; for the logit grads, p [C][M] apart.
+// x and y's room taken by a [C][M] fp32 result once A is built; for the logit grads, S0's room taken by p
+// [C][M] once the state's product has read it (grown where p is the larger).
 __host__ __device__ inline int row_room_floats(int C, int W, int M, int input_bytes) {
   const int ld = input_bytes == 2 ? W + 8 : W + chunk::kPad, rows = 2 * C * ld * input_bytes / 4;
   return rows > C * M ? rows : C * M;
 }
 __host__ __device__ inline int logits_floats(int C, int W, int M, bool grads, int input_bytes) {
+  const int state = M * (W + chunk::kPad);
   return chunk::Decays::floats(C, M) + C * (M + chunk::kPad) + C * (C + chunk::kPad) +
-         row_room_floats(C, W, M, input_bytes) + M * (W + chunk::kPad) + (grads ? C * M : 0);
+         row_room_floats(C, W, M, input_bytes) + (grads && C * M > state ? C * M : state);
 }
 
 // The product's rows: x = q, y = k, S0 = Hk^T for the logits; x = do, y = v, S0 = Hv for the logit grads.
@@ -117,9 +121,11 @@ __device__ SlotBlock<T> slot_block(float* smem, const LogitsArgs<T>& args) {
 
 // out[i * M + m] = scale slot_product_i,m for the chunk's rows staged in sb (x, y [C][width], S0 [M][width],
 // s, decays). The whole block calls it; it synchronises after building A (x, y and S0 are free once it
-// returns to a barrier, so `out` may be x and y's room), not at its end.
-template <class T, int NT>
-__device__ void slot_product(const SlotBlock<T>& sb, int width, float scale, float* out) {
+// returns to a barrier, so `out` may be x and y's room), not at its end, and calls inputs_read() right
+// after that barrier (the room of x, y and S0 is free from there).
+template <class T, int NT, class InputsRead>
+__device__ void slot_product(const SlotBlock<T>& sb, int width, float scale, float* out,
+                             const InputsRead& inputs_read) {
   using namespace chunk;
   const int M = sb.M, ldX = sb.ldX, ldS = sb.ldS, ldM = sb.ldM, ldC = sb.ldC;
   const T *x = sb.x, *y = sb.y;
@@ -158,6 +164,7 @@ __device__ void slot_product(const SlotBlock<T>& sb, int width, float scale, flo
                          [&](int, int m, float& a) { a *= __expf(dec.prefix[I * M + m]); });
   }
   __syncthreads();  // A is built; x, y and S0 are read for the last time
+  inputs_read();
   const auto gentle = [&](int m) { return gentle_channel(dec, I, m); };  // dec's channels are the M slots
   if (count > 0) {
     for (int J = 0; J <= I; ++J)
@@ -199,7 +206,7 @@ __global__ void __launch_bounds__(kLogitsThreads, NT <= 4 ? 3 : 2) chunk_logits_
   SlotBlock<T> sb = slot_block(smem, args);
   stage_product(sb, args);
   float* z = sb.room;  // [C][M]
-  slot_product<T, NT>(sb, args.width, args.d.scale, z);
+  slot_product<T, NT>(sb, args.width, args.d.scale, z, [] {});
   __syncthreads();
   const int warp = threadIdx.x / 32;
   softmax_rows(z, sb.length, sb.M, warp, kLogitsThreads / 32);
@@ -244,21 +251,31 @@ __device__ void balance_row(const LogitsArgs<__half>& args, std::int64_t row, in
     args.balanced_queries[row * K + c] = from_float<__half>(to_float(q[c]) * down);
 }
 
-template <class T, int NT>
-__global__ void __launch_bounds__(kLogitsThreads, NT <= 4 ? 3 : 2)
-    chunk_logit_grads_kernel(LogitsArgs<T> args) {
+// Built for kBlocks blocks an SM (logit_grads_blocks). p is not staged with the inputs but by cp.async into
+// S0's room once the state's product has read it, beside the scores' product: the 8 KiB it took apart let
+// four blocks of chunks of 32 at M = K = V = 64 share a Hopper SM (kernels/notes/gsa.md, version 55).
+template <class T, int NT, int kBlocks>
+__global__ void __launch_bounds__(kLogitsThreads, kBlocks) chunk_logit_grads_kernel(LogitsArgs<T> args) {
   extern __shared__ float smem[];
   SlotBlock<T> sb = slot_block(smem, args);
   const int M = sb.M, warp = threadIdx.x / 32, warps = kLogitsThreads / 32;
-  float* p = sb.S0 + M * sb.ldS;  // [C][M], apart from the product's room
-  float* dp = sb.room;            // [C][M]
-  stage_product(sb, args,
-                chunk::token_rows(args.weights, args.d.queries(), sb.b, sb.hq, sb.t0, sb.C, M, 0, M, p, M));
-  slot_product<T, NT>(sb, args.width, 1.f, dp);
-  __syncthreads();
-  // dz = scale p (dp - p . dp): a warp per row.
   const int lane = threadIdx.x % 32, HQ = args.d.H * args.d.G;
   const std::int64_t first_row = args.d.queries().row(sb.b, sb.hq, sb.t0);
+  float* dp = sb.room;  // [C][M]
+  float* p = sb.S0;     // [C][M], once the state's product has read S0
+  stage_product(sb, args);
+  // p's rows by cp.async into S0's room, in flight beside the scores' product
+  slot_product<T, NT>(sb, args.width, 1.f, dp, [&] {
+    const int per_row = M / 4;  // 16-byte vectors
+    for (int idx = threadIdx.x; idx < sb.length * per_row; idx += kLogitsThreads) {
+      const int i = idx / per_row, at = 4 * (idx % per_row);
+      fused::cp_async(p + i * M + at, args.weights + (first_row + std::int64_t(i) * HQ) * M + at, 16);
+    }
+    fused::cp_async_commit();
+  });
+  fused::cp_async_wait<0>();
+  __syncthreads();
+  // dz = scale p (dp - p . dp): a warp per row.
   for (int i = warp; i < sb.length; i += warps) {
     float weighted = 0;
     for (int m = lane; m < M; m += 32) weighted += p[i * M + m] * dp[i * M + m];

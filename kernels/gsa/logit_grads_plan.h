@@ -1,0 +1,30 @@
+// How many blocks an SM gsa chunk's logit gradients (chunk_logits.cuh) are built and launched for. Host-safe,
+// so tests/kernels/gsa_logit_grads_plan_test.cpp checks the rule on the CPU.
+#pragma once
+
+#include <cstddef>
+
+#include "kernels/variant.h"
+
+namespace flabench::gsa {
+
+// The shared memory the runtime reserves a block (sm_80 and later): an SM's room is the opt-in maximum a
+// block plus this.
+constexpr std::size_t kSharedReservedPerBlock = 1024;
+
+// Whether four blocks of `bytes` of shared memory fit one of the device's SMs: 48.25 KiB a block at chunks
+// of 32 with M = K = V = 64 in 16 bits does on a Hopper (228 KiB an SM), not on an A100 (164) or an RTX 40xx
+// (100), nor anything of 56 KiB or more a block.
+inline bool four_logit_grads_blocks_fit(std::size_t bytes, const DeviceLimits& device) {
+  return 4 * (bytes + kSharedReservedPerBlock) <= device.shared_memory_per_block + kSharedReservedPerBlock;
+}
+
+// The blocks an SM the kernel's launch bounds ask for, from the 8-slot tiles of logits a warp holds (4 or 8,
+// with_logit_tiles): four for 16-bit inputs at 4 tiles where four fit (64 registers; a block's waits on its
+// staging and barriers then have three blocks beside them: kernels/notes/gsa.md, version 55), else three at
+// 4 tiles (80 registers) and two at 8. fp32 inputs stage x and y in fp32: never four.
+constexpr int logit_grads_blocks(int tiles, int input_bytes, bool four_fit) {
+  return tiles > 4 ? 2 : (input_bytes == 2 && four_fit ? 4 : 3);
+}
+
+}  // namespace flabench::gsa
