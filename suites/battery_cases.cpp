@@ -53,8 +53,8 @@ constexpr Dims kSmallerGpu[] = {{1, 33, 2, 64, 128},
                                 {1, 33, 2, 256, 256}};
 // and a forward alone at K = 128 with many heads (two columns a lane on a Hopper's room, one on 99 KiB).
 constexpr Dims kSmallerGpuForward{4, 37, 16, 128, 128};
-// and for ops with slots, M = 128, where gsa's 16-bit fused fwd+bwd (its chunk form too large) runs its own
-// scans (kernels/notes/gsa.md, version 48).
+// and for ops with slots, M = 128, where gsa's 16-bit fused fwd+bwd ran its own scans until gsa version 55
+// let its chunk form fit there (kernels/notes/gsa.md, versions 48 and 55).
 constexpr Dims kSmallerGpuSlots[] = {{2, 65, 2, 64, 64, 128, 1}};
 // shapes, for ops with slots (gsa): M below, at and above the default, K != M both ways, grouped queries.
 constexpr Dims kSlotShapes[] = {{2, 65, 2, 64, 64, 32, 1},

@@ -200,10 +200,12 @@ TEST(VariantSupport, GsaChunkTakesItsShapes) {
       EXPECT_TRUE(chunk_runs(C, K, V, M, Mode::fwdbwd, kHopper, 1))
           << "C" << C << " " << K << "x" << V << "x" << M;
     }
-    // fp32 rows: the logit gradients' do, v, Hv and p take 250 KiB at C = 64 with V = M = 128
-    EXPECT_EQ(chunk_runs(C, 128, 128, 128, Mode::fwdbwd, kHopper, 1, DType::fp32), C < 64) << "C" << C;
+    // fp32 rows: the logit gradients' do, v and Hv take 218.5 KiB at C = 64 with V = M = 128 (250.5 before
+    // p moved into Hv's room: gsa version 55)
+    EXPECT_TRUE(chunk_runs(C, 128, 128, 128, Mode::fwdbwd, kHopper, 1, DType::fp32)) << "C" << C;
     EXPECT_TRUE(chunk_runs(C, 64, 64, 64, Mode::fwd, kAda)) << "C" << C;
-    EXPECT_EQ(chunk_runs(C, 64, 64, 64, Mode::fwdbwd, kAda, 1), C <= 32) << "C" << C;
+    EXPECT_TRUE(chunk_runs(C, 64, 64, 64, Mode::fwdbwd, kAda, 1)) << "C" << C;
+    EXPECT_EQ(chunk_runs(C, 64, 64, 64, Mode::fwdbwd, kAda, 1, DType::fp32), C <= 32) << "C" << C;
     EXPECT_TRUE(chunk_runs(C, 64, 64, 64, Mode::fwdbwd, kHopper)) << "grouped queries";
   }
   EXPECT_TRUE(chunk_runs(64, 256, 64, 64, Mode::fwd, kHopper)) << "q and k of K = 256 staged as bf16";
