@@ -62,6 +62,9 @@ constexpr Dims kSlotShapes[] = {{2, 65, 2, 64, 64, 32, 1},
                                 {1, 33, 2, 128, 64, 32, 1},
                                 {1, 33, 2, 16, 64, 64, 1},
                                 {2, 65, 2, 64, 32, 64, 4}};
+// and on a GPU, K = V = M = 128: gsa chunk's fp32 fwd+bwd at C = 64 fits a Hopper there since gsa version 55
+// (a logit-gradient block of 218.5 KiB; kernels/notes/gsa.md).
+constexpr Dims kWideSlots{1, 33, 2, 128, 128, 128, 1};
 // state: the initial state's path with K != V both ways; T = 17 crosses one chunk boundary.
 constexpr Dims kInitialState[] = {{2, 17, 2, 64, 16}, {2, 17, 2, 16, 64}, {2, 17, 2, 64, 64}};
 // state handoff: a prefix of `split` tokens by one variant, the rest by another from its final state. Short
@@ -191,8 +194,10 @@ struct Builder {
       for (const Dims& d : kSlotShapes) add_here(c, d, "reference");
     if (spec.backend == Backend::cuda) {
       for (const Dims& d : kManyHeads) add_here(c, d, "many_heads");
-      if (!op.slots.empty())
+      if (!op.slots.empty()) {
         for (const Dims& d : kManySlotHeads) add_here(c, d, "many_heads");
+        add_here(c, kWideSlots, "reference");
+      }
       add_here(c, kLongShape, "reference");
       add_here(c, kSegmented, "segments");
       for (const std::size_t room : kSmallerGpuSharedMemory) {
