@@ -11,6 +11,12 @@
 
 namespace flabench {
 namespace gsa {
+
+std::size_t logits_shared_bytes(const Problem& p, bool grads) {
+  return sizeof(float) *
+         logits_floats(p.chunk_size, int(grads ? p.V : p.K), int(p.M), grads, int(dtype_size(p.dtype)));
+}
+
 namespace {
 
 std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimits& device) {

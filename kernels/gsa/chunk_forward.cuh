@@ -23,12 +23,6 @@
 
 namespace flabench::gsa {
 
-// The logits kernel's shared memory (rows of K), or the logit grads kernel's (rows of V).
-inline std::size_t logits_shared_bytes(const Problem& p, bool grads) {
-  return sizeof(float) *
-         logits_floats(p.chunk_size, int(grads ? p.V : p.K), int(p.M), grads, int(dtype_size(p.dtype)));
-}
-
 inline ChunkWorkspace workspace_of(const Problem& p) {
   return ChunkWorkspace(p, chunk::prepared_size(p.dtype), dtype_size(p.dtype));
 }

@@ -1,5 +1,6 @@
-// How many blocks an SM gsa chunk's logit gradients (chunk_logits.cuh) are built and launched for. Host-safe,
-// so tests/kernels/gsa_logit_grads_plan_test.cpp checks the rule on the CPU.
+// The shared memory of gsa chunk's logits and logit gradients (chunk_logits.cuh) and how many blocks an SM
+// the logit gradients are built and launched for. Host-safe, so tests/kernels/gsa_logit_grads_plan_test.cpp
+// checks both on the CPU.
 #pragma once
 
 #include <cstddef>
@@ -7,6 +8,10 @@
 #include "kernels/variant.h"
 
 namespace flabench::gsa {
+
+// The logits kernel's shared memory a block, bytes (rows of K), or the logit grads kernel's (rows of V), as
+// chunk_logits.cuh lays them out (logits_floats); defined in chunk.cu, which compiles those kernels.
+std::size_t logits_shared_bytes(const Problem& p, bool grads);
 
 // The shared memory the runtime reserves a block (sm_80 and later): an SM's room is the opt-in maximum a
 // block plus this.

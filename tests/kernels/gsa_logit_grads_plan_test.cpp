@@ -1,6 +1,7 @@
-// The blocks an SM gsa chunk's logit gradients are built and launched for (kernels/gsa/logit_grads_plan.h):
-// four only for 16-bit inputs at 4 tiles of logits a warp where four blocks' shared memory fit the SM, the
-// Hopper's 228 KiB at chunks of 32 with M = K = V = 64 (the fused fwd+bwd's backward at the peer shapes).
+// gsa chunk's logit gradients as the host plans them (kernels/gsa/logit_grads_plan.h): their block's shared
+// memory, and the blocks an SM they are built and launched for: four only for 16-bit inputs at 4 tiles of
+// logits a warp where four blocks' shared memory fit the SM, the Hopper's 228 KiB at chunks of 32 with
+// M = K = V = 64 (the fused fwd+bwd's backward at the peer shapes).
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -12,17 +13,34 @@ namespace {
 
 // The opt-in maxima a block (an SM's room less the 1 KiB reserved a block)
 constexpr DeviceLimits kHopper{227 * 1024, 90, 132}, kA100{163 * 1024, 80, 108}, kAda{99 * 1024, 89, 60};
-// A block's bytes at chunks of 32, M = 64, 16-bit inputs (ncu reads 49.41 KB for K = V = 64), and with p
-// staged apart as before version 55 (57.60 KB)
-constexpr std::size_t kD64 = 49408, kD64WithP = 57600;
+
+std::size_t bytes(int C, int width, int M, DType dtype, bool grads = true) {
+  Problem p{1, 64, 1, width, width, dtype, C};
+  p.M = M;
+  return logits_shared_bytes(p, grads);
+}
+
+// p [C][M] takes the state's room once the state's product has read it (version 55): the logit grads' block
+// is the forward logits' block where that room holds p, and grows by what p lacks elsewhere.
+TEST(LogitGradsPlan, PTakesTheStatesRoom) {
+  EXPECT_EQ(bytes(32, 64, 64, DType::bf16), 49408u);  // ncu read 49.41 KB a block on an H200
+  EXPECT_EQ(bytes(32, 64, 64, DType::bf16), bytes(32, 64, 64, DType::bf16, false));
+  EXPECT_EQ(bytes(32, 128, 64, DType::bf16), 73984u);    // K = V = 128: 72.25 KiB, three an SM
+  EXPECT_EQ(bytes(64, 128, 128, DType::fp32), 223744u);  // 218.5 KiB: fits a Hopper's 227
+  // chunks of 64 over a 16-wide state: p's 64 x 16 floats against the state's 16 x 20
+  EXPECT_EQ(bytes(64, 16, 16, DType::bf16) - bytes(64, 16, 16, DType::bf16, false), 4u * (64 * 16 - 16 * 20));
+}
 
 TEST(LogitGradsPlan, FourBlocksFitAHopperSmAtHeadDim64Only) {
-  EXPECT_TRUE(four_logit_grads_blocks_fit(kD64, kHopper));
-  EXPECT_FALSE(four_logit_grads_blocks_fit(kD64WithP, kHopper));
+  EXPECT_TRUE(four_logit_grads_blocks_fit(bytes(32, 64, 64, DType::bf16), kHopper));
+  EXPECT_TRUE(four_logit_grads_blocks_fit(bytes(32, 64, 64, DType::fp16), kHopper));
+  EXPECT_FALSE(four_logit_grads_blocks_fit(bytes(32, 64, 64, DType::bf16), kA100));
+  EXPECT_FALSE(four_logit_grads_blocks_fit(bytes(32, 64, 64, DType::bf16), kAda));
+  EXPECT_FALSE(four_logit_grads_blocks_fit(bytes(32, 128, 64, DType::bf16), kHopper));  // K = V = 128
+  EXPECT_FALSE(four_logit_grads_blocks_fit(bytes(64, 64, 64, DType::bf16), kHopper));   // chunks of 64
+  EXPECT_FALSE(four_logit_grads_blocks_fit(bytes(32, 64, 64, DType::fp32), kHopper));   // fp32 rows
   EXPECT_TRUE(four_logit_grads_blocks_fit(56 * 1024, kHopper));  // 4 x 57 KiB = 228 KiB: the SM's room
   EXPECT_FALSE(four_logit_grads_blocks_fit(56 * 1024 + 16, kHopper));
-  EXPECT_FALSE(four_logit_grads_blocks_fit(kD64, kA100));
-  EXPECT_FALSE(four_logit_grads_blocks_fit(kD64, kAda));
 }
 
 TEST(LogitGradsPlan, FourBlocksOnlyFor16BitInputsAtFourTiles) {
