@@ -13,8 +13,9 @@ namespace flabench {
 namespace gsa {
 
 std::size_t logits_shared_bytes(const Problem& p, bool grads) {
-  return sizeof(float) *
-         logits_floats(p.chunk_size, int(grads ? p.V : p.K), int(p.M), grads, int(dtype_size(p.dtype)));
+  const int balanced_queries = grads && p.dtype == DType::fp16 ? int(p.K) : 0;
+  return sizeof(float) * logits_floats(p.chunk_size, int(grads ? p.V : p.K), int(p.M), grads,
+                                       int(dtype_size(p.dtype)), balanced_queries);
 }
 
 namespace {

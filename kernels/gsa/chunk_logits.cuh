@@ -60,15 +60,21 @@ void with_logit_tiles(int C, int M, Fn&& fn) {
 // Shared memory, in floats: the slots' decays; s [C][M + pad]; A [C][C + pad]; the product's x and y as the
 // inputs are, [C][W + 8] (16-bit) or [C][W + pad] (fp32), and S0 in fp32 [M][W + pad] (W the rows' width),
 // x and y's room taken by a [C][M] fp32 result once A is built; for the logit grads, S0's room taken by p
-// [C][M] once the state's product has read it (grown where p is the larger).
+// [C][M] once the state's product has read it, then, for fp16's row balance, the chunk's queries in fp16
+// [C][Kq + 8] (Kq = query_width, 0 otherwise), the room grown where they are the larger.
 __host__ __device__ inline int row_room_floats(int C, int W, int M, int input_bytes) {
   const int ld = input_bytes == 2 ? W + 8 : W + chunk::kPad, rows = 2 * C * ld * input_bytes / 4;
   return rows > C * M ? rows : C * M;
 }
-__host__ __device__ inline int logits_floats(int C, int W, int M, bool grads, int input_bytes) {
+__host__ __device__ inline int balanced_query_ld(int query_width) {
+  return query_width + 8;
+}
+__host__ __device__ inline int logits_floats(int C, int W, int M, bool grads, int input_bytes,
+                                             int query_width) {
   const int state = M * (W + chunk::kPad);
+  const int after_product = C * M + (query_width > 0 ? C * balanced_query_ld(query_width) / 2 : 0);
   return chunk::Decays::floats(C, M) + C * (M + chunk::kPad) + C * (C + chunk::kPad) +
-         row_room_floats(C, W, M, input_bytes) + (grads && C * M > state ? C * M : state);
+         row_room_floats(C, W, M, input_bytes) + (grads && after_product > state ? after_product : state);
 }
 
 // The product's rows: x = q, y = k, S0 = Hk^T for the logits; x = do, y = v, S0 = Hv for the logit grads.
@@ -227,14 +233,18 @@ __global__ void __launch_bounds__(kLogitsThreads, NT <= 4 ? 3 : 2) chunk_logits_
 // theirs), which keeps them normal down to gradients of 2^-28. The dq pass (dq_i = Hk_i dz_i, dz_i alone)
 // reads the balanced dz in fp32 (fp16's 11 bits of it cost dq 5x its error where a large Hk's columns
 // cancel: gsa.md, version 36) and multiplies its row of dq by 2^-e (row_scales) before rounding it to fp16.
-// A warp per row; `dz(m)` is slot m's value.
+// A warp per row; `dz(m)` is slot m's value, q the row's queries as the kernel staged them in shared memory
+// (read from global memory after the products, they were a fifth of the kernel's waits: version 57).
 template <class Dz>
-__device__ void balance_row(const LogitsArgs<__half>& args, std::int64_t row, int M, const Dz& dz) {
+__device__ void balance_row(const LogitsArgs<__half>& args, std::int64_t row, const __half* q, int M,
+                            const Dz& dz) {
   const int lane = threadIdx.x % 32, K = args.query_width;
-  const __half* q = args.queries + row * K;
   float dz_largest = 0, q_largest = 0;
   for (int m = lane; m < M; m += 32) dz_largest = fmaxf(dz_largest, fabsf(dz(m)));
-  for (int c = lane; c < K; c += 32) q_largest = fmaxf(q_largest, fabsf(to_float(q[c])));
+  for (int c = 2 * lane; c < K; c += 64) {
+    const float2 pair = __half22float2(*reinterpret_cast<const __half2*>(q + c));
+    q_largest = fmaxf(q_largest, fmaxf(fabsf(pair.x), fabsf(pair.y)));
+  }
   dz_largest = largest_over_lanes(dz_largest), q_largest = largest_over_lanes(q_largest);
   const int e = dz_largest > 0 && q_largest > 0 ? (ilogbf(q_largest) - ilogbf(dz_largest)) / 2 : 0;
   // |e| <= 82 (q is fp16: ilogb in [-24, 15]; dz fp32: [-149, 127]), so 2^e and 2^-e are normal floats and
@@ -247,13 +257,17 @@ __device__ void balance_row(const LogitsArgs<__half>& args, std::int64_t row, in
     args.out[row * M + m] = from_float<__half>(balanced);
   }
   if (lane == 0) args.row_scales[row] = down;
-  for (int c = lane; c < K; c += 32)
-    args.balanced_queries[row * K + c] = from_float<__half>(to_float(q[c]) * down);
+  for (int c = 2 * lane; c < K; c += 64) {
+    const float2 pair = __half22float2(*reinterpret_cast<const __half2*>(q + c));
+    *reinterpret_cast<__half2*>(args.balanced_queries + row * K + c) =
+        __floats2half2_rn(pair.x * down, pair.y * down);
+  }
 }
 
-// Built for kBlocks blocks an SM (logit_grads_blocks). p is not staged with the inputs but by cp.async into
-// S0's room once the state's product has read it, beside the scores' product: the 8 KiB it took apart let
-// four blocks of chunks of 32 at M = K = V = 64 share a Hopper SM (kernels/notes/gsa.md, version 55).
+// Built for kBlocks blocks an SM (logit_grads_blocks). p (and fp16's queries) are not staged with the inputs
+// but by cp.async into S0's room once the state's product has read it, beside the scores' product: the 8 KiB
+// p took apart let four blocks of chunks of 32 at M = K = V = 64 share a Hopper SM (kernels/notes/gsa.md,
+// version 55).
 template <class T, int NT, int kBlocks>
 __global__ void __launch_bounds__(kLogitsThreads, kBlocks) chunk_logit_grads_kernel(LogitsArgs<T> args) {
   extern __shared__ float smem[];
@@ -263,13 +277,24 @@ __global__ void __launch_bounds__(kLogitsThreads, kBlocks) chunk_logit_grads_ker
   const std::int64_t first_row = args.d.queries().row(sb.b, sb.hq, sb.t0);
   float* dp = sb.room;  // [C][M]
   float* p = sb.S0;     // [C][M], once the state's product has read S0
+  // fp16's row balance reads the chunk's queries [C][ldQ] after p
+  const int Kq = args.query_width, ldQ = balanced_query_ld(Kq);
+  __half* queries = reinterpret_cast<__half*>(p + sb.C * M);
   stage_product(sb, args);
-  // p's rows by cp.async into S0's room, in flight beside the scores' product
+  // p's rows (and fp16's queries) by cp.async into S0's room, in flight beside the scores' product
   slot_product<T, NT>(sb, args.width, 1.f, dp, [&] {
     const int per_row = M / 4;  // 16-byte vectors
     for (int idx = threadIdx.x; idx < sb.length * per_row; idx += kLogitsThreads) {
       const int i = idx / per_row, at = 4 * (idx % per_row);
       fused::cp_async(p + i * M + at, args.weights + (first_row + std::int64_t(i) * HQ) * M + at, 16);
+    }
+    if constexpr (std::is_same_v<T, __half>) {
+      const int q_per_row = Kq / 8;
+      for (int idx = threadIdx.x; idx < sb.length * q_per_row; idx += kLogitsThreads) {
+        const int i = idx / q_per_row, at = 8 * (idx % q_per_row);
+        fused::cp_async(queries + i * ldQ + at, args.queries + (first_row + std::int64_t(i) * HQ) * Kq + at,
+                        16);
+      }
     }
     fused::cp_async_commit();
   });
@@ -283,7 +308,7 @@ __global__ void __launch_bounds__(kLogitsThreads, kBlocks) chunk_logit_grads_ker
     const std::int64_t row = first_row + std::int64_t(i) * HQ;
     const auto dz = [&](int m) { return args.d.scale * p[i * M + m] * (dp[i * M + m] - weighted); };
     if constexpr (std::is_same_v<T, __half>) {
-      balance_row(args, row, M, dz);
+      balance_row(args, row, queries + i * ldQ, M, dz);
     } else {
       for (int m = lane; m < M; m += 32) {
         args.out[row * M + m] = from_float<T>(dz(m));

@@ -31,6 +31,16 @@ TEST(LogitGradsPlan, PTakesTheStatesRoom) {
   EXPECT_EQ(bytes(64, 16, 16, DType::bf16) - bytes(64, 16, 16, DType::bf16, false), 4u * (64 * 16 - 16 * 20));
 }
 
+// fp16's row balance stages the chunk's queries [C][K + 8] in fp16 after p (version 57): within the state's
+// room at chunks of 32, its own 8 KiB more at chunks of 64 with M = K = V = 64
+TEST(LogitGradsPlan, Fp16QueriesFollowP) {
+  EXPECT_EQ(bytes(32, 64, 64, DType::fp16), bytes(32, 64, 64, DType::bf16));
+  EXPECT_EQ(bytes(32, 128, 64, DType::fp16), bytes(32, 128, 64, DType::bf16));
+  EXPECT_EQ(bytes(64, 64, 64, DType::fp16) - bytes(64, 64, 64, DType::bf16),
+            4u * (64 * 64 + 64 * 72 / 2 - 64 * 68));
+  EXPECT_EQ(bytes(64, 64, 64, DType::fp16, false), bytes(64, 64, 64, DType::bf16, false));  // the forward's
+}
+
 TEST(LogitGradsPlan, FourBlocksFitAHopperSmAtHeadDim64Only) {
   EXPECT_TRUE(four_logit_grads_blocks_fit(bytes(32, 64, 64, DType::bf16), kHopper));
   EXPECT_TRUE(four_logit_grads_blocks_fit(bytes(32, 64, 64, DType::fp16), kHopper));
