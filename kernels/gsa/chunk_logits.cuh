@@ -30,7 +30,7 @@
 #include "kernels/common/chunk/intra_chunk.cuh"
 #include "kernels/common/chunk/staging.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
-#include "kernels/common/fused_recurrent/staging.cuh"
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/lane_sum.cuh"
 #include "kernels/gla/gla.h"
 #include "kernels/gsa/logit_grads_plan.h"
@@ -286,19 +286,18 @@ __global__ void __launch_bounds__(kLogitsThreads, kBlocks) chunk_logit_grads_ker
     const int per_row = M / 4;  // 16-byte vectors
     for (int idx = threadIdx.x; idx < sb.length * per_row; idx += kLogitsThreads) {
       const int i = idx / per_row, at = 4 * (idx % per_row);
-      fused::cp_async(p + i * M + at, args.weights + (first_row + std::int64_t(i) * HQ) * M + at, 16);
+      cp_async(p + i * M + at, args.weights + (first_row + std::int64_t(i) * HQ) * M + at, 16);
     }
     if constexpr (std::is_same_v<T, __half>) {
       const int q_per_row = Kq / 8;
       for (int idx = threadIdx.x; idx < sb.length * q_per_row; idx += kLogitsThreads) {
         const int i = idx / q_per_row, at = 8 * (idx % q_per_row);
-        fused::cp_async(queries + i * ldQ + at, args.queries + (first_row + std::int64_t(i) * HQ) * Kq + at,
-                        16);
+        cp_async(queries + i * ldQ + at, args.queries + (first_row + std::int64_t(i) * HQ) * Kq + at, 16);
       }
     }
-    fused::cp_async_commit();
+    cp_async_commit();
   });
-  fused::cp_async_wait<0>();
+  cp_async_wait<0>();
   __syncthreads();
   // dz = scale p (dp - p . dp): a warp per row.
   for (int i = warp; i < sb.length; i += warps) {

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/format.h"
 #include "kernels/common/lane_sum.cuh"
@@ -144,8 +145,8 @@ __global__ void __launch_bounds__(kRows >= 32 ? kMaxPassThreads : kMaxThreads)
         fused::stage_chunk(stage, slot(i + 1), {t0 + kChunk, min(kChunk, d.T - t0 - kChunk)}, b, h, d.T, d.H,
                            tid, pass1_threads);
       else
-        fused::cp_async_commit();
-      fused::cp_async_wait<1>();
+        cp_async_commit();
+      cp_async_wait<1>();
     }
     __syncthreads();  // chunk i's rows are in; chunk i - 1's softmax is done
     if (first_group && i < chunks) {

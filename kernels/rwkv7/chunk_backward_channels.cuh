@@ -23,6 +23,7 @@
 
 #include "kernels/common/chunk/intra_chunk.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/rwkv7/chunk_backward_states.cuh"
 #include "kernels/rwkv7/chunk_channel_plan.h"
@@ -205,7 +206,7 @@ __device__ __forceinline__ void fetch_pair_grads(float* planes, const float* pai
   constexpr int row_pieces = C / 4;
   for (int e = threadIdx.x; e < 4 * C * row_pieces; e += kThreads) {
     const int row = e / row_pieces, piece = e % row_pieces;
-    fused::cp_async(planes + row * (C + 4) + 4 * piece, pairs_from + row * C + 4 * piece, 16);
+    cp_async(planes + row * (C + 4) + 4 * piece, pairs_from + row * C + 4 * piece, 16);
   }
 }
 template <int C>
@@ -216,7 +217,7 @@ __device__ __forceinline__ void fetch_slice_terms(float* terms, const float* ter
     const int row = e / kTermPieces, piece = e % kTermPieces;  // row 4 C: S . dS
     const float* from =
         row < 4 * C ? terms_from + std::size_t(row / C) * C * K + row % C * K : terms_from + at.state_dot;
-    fused::cp_async(terms + row * kKeySlice + 4 * piece, from + c0 + 4 * piece, 16);
+    cp_async(terms + row * kKeySlice + 4 * piece, from + c0 + 4 * piece, 16);
   }
 }
 // first: the chunk's first token's element of channel 0 in the [B, T, H, K] inputs.
@@ -233,7 +234,7 @@ __device__ __forceinline__ void fetch_slice_inputs(T* raw, const Pointers<T>& p,
                     : input == kInQ ? p.q
                                     : p.a;
     if (t < L)
-      fused::cp_async(to, from + first + c0 + t * token_stride + piece * (16 / sizeof(T)), 16);
+      cp_async(to, from + first + c0 + t * token_stride + piece * (16 / sizeof(T)), 16);
     else
       *reinterpret_cast<uint4*>(to) = make_uint4(0, 0, 0, 0);
   }
@@ -574,16 +575,16 @@ __global__ void __launch_bounds__(kThreads, C <= 32 ? 3 : 2)
   if constexpr (sizeof(T) == 4) fetch_pair_grads<C>(smem, pairs_from);
   fetch_slice_terms<C>(staged, terms_from, K, 0);
   fetch_slice_inputs<T, C>(raw, p, first, token_stride, L, 0);
-  fused::cp_async_commit();
+  cp_async_commit();
   if constexpr (sizeof(T) == 2)
     pairs.template make<kThreads>(pairs_from, threadIdx.x);  // while the copies land
   // Each slice commits two groups, possibly empty: the next slice's inputs, then its terms.
   for (int at = 0; at < slices; ++at) {
     const int c0 = at * kKeySlice;
     if (at == 0)
-      fused::cp_async_wait<0>();
+      cp_async_wait<0>();
     else
-      fused::cp_async_wait<1>();  // this slice's inputs (its terms may still be on their way)
+      cp_async_wait<1>();  // this slice's inputs (its terms may still be on their way)
     __syncthreads();
     // (w log2(e) as the local gradients' log2_decay rounds it: here the product also makes e^w, so it is not
     // contracted into the sum; log2_decay itself changes this kernel's code, not yet run on a device)
@@ -595,16 +596,16 @@ __global__ void __launch_bounds__(kThreads, C <= 32 ? 3 : 2)
     });
     __syncthreads();  // the raw inputs are read
     if (at + 1 < slices) fetch_slice_inputs<T, C>(raw, p, first, token_stride, L, c0 + kKeySlice);
-    fused::cp_async_commit();
+    cp_async_commit();
     channel_tensor_sums<Op>(slice, pairs, C);
-    fused::cp_async_wait<1>();  // this slice's terms
+    cp_async_wait<1>();  // this slice's terms
     __syncthreads();
     channel_grads(slice, terms, pairs, C, L, c0, d.scale, emit);
     __syncthreads();
     channel_dw(slice, terms, C, L, c0, emit);
     __syncthreads();  // the terms are read, the slice's room free
     if (at + 1 < slices) fetch_slice_terms<C>(staged, terms_from, K, c0 + kKeySlice);
-    fused::cp_async_commit();
+    cp_async_commit();
   }
 }
 

@@ -12,7 +12,7 @@
 // that need it (kernels/notes/rwkv7_chunk.md).
 #pragma once
 
-#include "kernels/common/fused_recurrent/staging.cuh"
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/rwkv7/chunk_states.cuh"
 

@@ -21,7 +21,7 @@
 
 #include "kernels/common/chunk/intra_chunk.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
-#include "kernels/common/fused_recurrent/staging.cuh"
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/rwkv7/chunk_intra_plan.h"
 #include "kernels/rwkv7/chunk_inverse.cuh"
@@ -73,11 +73,11 @@ __device__ void fetch_slice(const IntraMmaShared<T>& s, int buffer, const Pointe
     const int input = e / (2 * C), t = e / 2 % C, half = e % 2;
     T* to = s.input(buffer, input, t) + 8 * half;
     if (t < L)
-      fused::cp_async(to, from(input) + token_row(d, b, t0 + t, h) * d.K + c0 + 8 * half, 16);
+      cp_async(to, from(input) + token_row(d, b, t0 + t, h) * d.K + c0 + 8 * half, 16);
     else
       *reinterpret_cast<uint4*>(to) = make_uint4(0, 0, 0, 0);
   }
-  fused::cp_async_commit();
+  cp_async_commit();
 }
 
 // Two neighbouring keys of a staged input as fp32.
@@ -309,7 +309,7 @@ __device__ void tail_on_planes(const IntraMmaShared<T>& s, const __nv_bfloat16* 
     lower_times_planes(
         C, C, xp, plane, XP, split_right([&](int m, int j) { return s.ak[m * ldc + j]; }),
         [&](int i, int j, float x0, float x1) { store_part_pairs(yp + i * XP + j, plane, x0, x1); });
-    fused::cp_async_wait<0>();  // v (bf16)
+    cp_async_wait<0>();  // v (bf16)
     __syncthreads();
     float* u_block = out.u + block * C * d.V;
     const auto store_u = [&](int i, int j, float x0, float x1) {
@@ -362,12 +362,12 @@ __global__ void __launch_bounds__(kThreads, intra_mma_blocks_per_sm(C))
     const int c0 = slice * kMmaSliceKeys, buffer = slice % raw_buffers(C);
     if constexpr (raw_buffers(C) == 1) {
       if (slice > 0) fetch_slice<T, C>(s, 0, p, d, b, h, t0, L, c0);  // the last slice's readers are done
-      fused::cp_async_wait<0>();
+      cp_async_wait<0>();
     } else if (slice + 1 < slices) {  // the next slice's copies go out before this one's are awaited
       fetch_slice<T, C>(s, 1 - buffer, p, d, b, h, t0, L, c0 + kMmaSliceKeys);
-      fused::cp_async_wait<1>();
+      cp_async_wait<1>();
     } else {
-      fused::cp_async_wait<0>();
+      cp_async_wait<0>();
     }
     __syncthreads();
     const bool any_steep = __syncthreads_or(make_operands<T, C>(
@@ -392,7 +392,7 @@ __global__ void __launch_bounds__(kThreads, intra_mma_blocks_per_sm(C))
       const int VP2 = padded_row(d.V, 2);
       copy_rows<kThreads>(d.V / 8, vs, VP2 * 2, p.v + token_row(d, b, t0, h) * d.V,
                           std::int64_t(d.H) * d.V * 2, L);
-      fused::cp_async_commit();
+      cp_async_commit();
       for (int e = threadIdx.x; e < (C - L) * d.V; e += kThreads)  // rows past the sequence's end
         vs[(L + e / d.V) * VP2 + e % d.V] = __float2bfloat16_rn(0.0f);
     }

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/rwkv7/chunk_tiles.cuh"
 
@@ -113,12 +114,12 @@ __device__ void output_block_planes(const Pointers<__nv_bfloat16>& p, const Chun
   copy_rows<kThreads>(VO / 4, S, VP * 4, first, std::int64_t(d.V) * 4, K);
   copy_rows<kThreads>(VO / 8, vs, VP2 * 2, p.v + token_row(d, b, t0, h) * d.V + v0,
                       std::int64_t(d.H) * d.V * 2, L);
-  fused::cp_async_commit();
+  cp_async_commit();
   for (int e = threadIdx.x; e < (C - L) * VO;
        e += kThreads)  // v's rows past the sequence (ldmatrix reads them)
     vs[(L + e / VO) * VP2 + e % VO] = __float2bfloat16_rn(0.0f);
   stage_rows(vnew, VP, 1, sa, d, d.V, b, h, t0, C, L, v0, VO);
-  fused::cp_async_wait<0>();
+  cp_async_wait<0>();
   __syncthreads();
 
   Op* o = p.o + token_row(d, b, t0, h) * d.V + v0;  // row i at o + i * H V
@@ -164,10 +165,10 @@ __global__ void __launch_bounds__(kThreads, C == 64 ? 3 : 4)
     copy_rows<kThreads>(VO / 4, S, VP * 4, first, std::int64_t(d.V) * 4, K);
     copy_rows<kThreads>(C / 4, qk, CP * 4, in.qk + block * C * C, C * 4, C);
     copy_rows<kThreads>(C / 4, qb, CP * 4, in.qb + block * C * C, C * 4, C);
-    fused::cp_async_commit();
+    cp_async_commit();
     stage_rows(vs, VP, 1, p.v, d, d.V, b, h, t0, C, L, v0, VO);
     stage_rows(vnew, VP, 1, sa, d, d.V, b, h, t0, C, L, v0, VO);
-    fused::cp_async_wait<0>();
+    cp_async_wait<0>();
     __syncthreads();
 
     T* o = p.o + token_row(d, b, t0, h) * d.V + v0;  // row i at o + i * H V

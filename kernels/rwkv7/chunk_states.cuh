@@ -10,7 +10,7 @@
 // cp.async while the block works on this one (two buffers, where shared memory holds them).
 #pragma once
 
-#include "kernels/common/fused_recurrent/staging.cuh"
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/rwkv7/chunk_states_plan.h"
 #include "kernels/rwkv7/chunk_tiles.cuh"
@@ -79,14 +79,14 @@ template <class Fetch>
 __device__ void await_operands(int n, int chunks, int buffers, const Fetch& fetch) {
   if (n == 0) {
     fetch(0);
-    fused::cp_async_commit();
+    cp_async_commit();
   }
   if (buffers == 2) {
     if (n + 1 < chunks) fetch(n + 1);
-    fused::cp_async_commit();  // possibly empty: chunk n's group is then the older of two
-    fused::cp_async_wait<1>();
+    cp_async_commit();  // possibly empty: chunk n's group is then the older of two
+    cp_async_wait<1>();
   } else {
-    fused::cp_async_wait<0>();
+    cp_async_wait<0>();
   }
   __syncthreads();
 }
@@ -95,7 +95,7 @@ template <class Fetch>
 __device__ void refill_operands(int n, int chunks, int buffers, const Fetch& fetch) {
   if (buffers == 1 && n + 1 < chunks) {
     fetch(n + 1);
-    fused::cp_async_commit();
+    cp_async_commit();
   }
 }
 

@@ -10,6 +10,7 @@
 //   warps hand their records over the same way, column_feed.cuh). kernels/notes/rwkv7_chunk.md, v44.
 #pragma once
 
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/named_barrier.cuh"
 #include "kernels/rwkv7/chunk_states.cuh"
 
@@ -63,8 +64,8 @@ struct StateFeed {
       for (int i = 0; i < buffers && i < chunks; ++i) fetch(i);
       int handed = 0;  // chunks handed over
       for (int i = 0; i < chunks; ++i) {
-        fused::cp_async_commit();  // every copy issued so far, landed
-        fused::cp_async_wait<0>();
+        cp_async_commit();  // every copy issued so far, landed
+        cp_async_wait<0>();
         for (; handed < chunks && handed < i + buffers; ++handed) full(handed).arrive();
         if (i + buffers < chunks) {
           empty(i).sync();

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/common/cp_async.cuh"
 #include "kernels/rwkv7/chunk_states.cuh"
 #include "kernels/rwkv7/chunk_states_feed.cuh"
 
@@ -63,9 +64,9 @@ struct PlanePieces {
                *r2 = reinterpret_cast<const bf16*>(regions[2]) + first;
     for (int pass = 0; pass < C / 8; ++pass) {  // 2C rows
       const int f = pass * kRows * K, a = at + pass * kRows * KP;
-      fused::cp_async(to[0] + a, r0 + f, 16);
-      fused::cp_async(to[1] + a, r1 + f, 16);
-      fused::cp_async(to[2] + a, r2 + f, 16);
+      cp_async(to[0] + a, r0 + f, 16);
+      cp_async(to[1] + a, r1 + f, 16);
+      cp_async(to[2] + a, r2 + f, 16);
     }
   }
 };
@@ -73,7 +74,7 @@ struct PlanePieces {
 // The steps' decays of chunk `block`, [C / 16][K] floats in a row, a 16-byte piece a copying thread.
 __device__ __forceinline__ void issue_decays(float* to, const float* decay, int C, int K, std::int64_t block,
                                              int thread) {
-  if (thread < C * K / 64) fused::cp_async(to + 4 * thread, decay + block * (C / kStep) * K + 4 * thread, 16);
+  if (thread < C * K / 64) cp_async(to + 4 * thread, decay + block * (C / kStep) * K + 4 * thread, 16);
 }
 
 // A chunk's L token rows of COLS bf16 columns (`first`: its first token's, rows `token_stride` elements
@@ -85,7 +86,7 @@ __device__ void issue_token_rows(__nv_bfloat16* to, const __nv_bfloat16* first, 
   constexpr int kPieces = COLS / 8, VP = padded_row(COLS, 2);
   for (int e = thread; e < L * kPieces; e += kBlockThreads) {
     const int i = e / kPieces, c = 8 * (e % kPieces);
-    fused::cp_async(to + i * VP + c, first + i * token_stride + c, 16);
+    cp_async(to + i * VP + c, first + i * token_stride + c, 16);
   }
   for (int e = thread; e < (C - L) * COLS; e += kBlockThreads)
     to[(L + e / COLS) * VP + e % COLS] = __float2bfloat16_rn(0.0f);
@@ -119,7 +120,7 @@ struct PlaneFetch {
     const float* u = in.u + block * C * d.V + v0;
     for (int e = thread; e < C * kUPieces; e += kBlockThreads) {
       const int i = e / kUPieces, c = 4 * (e % kUPieces);
-      fused::cp_async(to.U + i * COLS + c, u + i * d.V + c, 16);
+      cp_async(to.U + i * COLS + c, u + i * d.V + c, 16);
     }
     const std::int64_t token_stride = std::int64_t(d.H) * d.V;
     issue_token_rows<COLS, kBlockThreads>(to.v, p.v + first_token + n * C * token_stride, token_stride, C,

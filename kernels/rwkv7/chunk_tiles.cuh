@@ -10,9 +10,9 @@
 
 #include "kernels/common/chunk/intra_chunk.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/dtype_traits.cuh"
 #include "kernels/common/fast_exp.cuh"
-#include "kernels/common/fused_recurrent/staging.cuh"
 #include "kernels/rwkv7/chunk_workspace.h"
 
 namespace flabench::rwkv7 {
@@ -188,7 +188,7 @@ __device__ __forceinline__ void copy_rows(int pieces, void* to, int to_stride, c
   char* t = static_cast<char*>(to) + first * to_stride + piece;
   const char* f = static_cast<const char*>(from) + first * from_stride + piece;
   for (int r = first; r < rows; r += rows_per_pass) {
-    fused::cp_async(t, f, 16);
+    cp_async(t, f, 16);
     t += rows_per_pass * to_stride;
     f += rows_per_pass * from_stride;
   }

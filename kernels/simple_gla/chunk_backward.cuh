@@ -21,6 +21,7 @@
 #include "kernels/common/chunk/decays.cuh"
 #include "kernels/common/chunk/scan.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/common/cp_async.cuh"
 #include "kernels/simple_gla/chunk_forward.cuh"
 #include "kernels/simple_gla/chunk_layout.h"
 
@@ -40,8 +41,8 @@ __device__ __forceinline__ void stage_token_rows(__nv_bfloat16* dst, const __nv_
   for (int idx = threadIdx.x; idx < rows * vectors; idx += blockDim.x) {
     const int t = idx / vectors, c = idx % vectors * kVec, to = t * ld + c, from = t * token_stride + c;
     if (t < length) {
-      fused::cp_async(dst + to, src + from, 16);
-      if (second_dst) fused::cp_async(second_dst + to, second_src + from, 16);
+      cp_async(dst + to, src + from, 16);
+      if (second_dst) cp_async(second_dst + to, second_src + from, 16);
     } else {
       *reinterpret_cast<uint4*>(dst + to) = uint4{0, 0, 0, 0};
       if (second_dst) *reinterpret_cast<uint4*>(second_dst + to) = uint4{0, 0, 0, 0};
@@ -206,7 +207,7 @@ __global__ void __launch_bounds__(32 * kScalarGradWarps)
   const std::int64_t first = d.row(b, h, t0);
   stage_token_rows<K / 8>(q, p.q + first * K, k, p.k + first * K, L.ldK(), d.H * K, length, C);
   stage_token_rows(v, p.v + first * V, d_o, g.d_o + first * V, L.ldV(), d.H * V, length, C, V / 8);
-  fused::cp_async_commit();
+  cp_async_commit();
   chunk_scalar_decays<C>(dec, p, d, b, h, t0);
   {  // e^{G_C} S0 . dS, this warp's share
     float partial = 0;
@@ -218,7 +219,7 @@ __global__ void __launch_bounds__(32 * kScalarGradWarps)
     for (int o = 16; o > 0; o >>= 1) partial += __shfl_xor_sync(fused::kFullWarp, partial, o);
     if (threadIdx.x % 32 == 0) sums.state_dot[warp] = partial;
   }
-  fused::cp_async_wait<0>();
+  cp_async_wait<0>();
   __syncthreads();
 
   // M (dA's scaled, decayed part below the diagonal; its diagonal apart) and A, by strips of 16 rows.

@@ -22,7 +22,8 @@
 #include "kernels/common/chunk/decays.cuh"
 #include "kernels/common/chunk/scan.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
-#include "kernels/common/fused_recurrent/staging.cuh"
+#include "kernels/common/cp_async.cuh"
+#include "kernels/common/fused_recurrent/geometry.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/simple_gla/chunk_layout.h"
 
@@ -146,8 +147,8 @@ __device__ void stage_scalar_inputs(const Pointers<__nv_bfloat16>& p, const Dims
   for (int idx = threadIdx.x; idx < C * kRowVectors; idx += blockDim.x) {
     const int t = idx / kRowVectors, c = idx % kRowVectors * kVec, at = t * d.H * K + c;
     if (t < length) {
-      fused::cp_async(q + t * L.ldK() + c, q_rows + at, 16);
-      fused::cp_async(k + t * L.ldK() + c, k_rows + at, 16);
+      cp_async(q + t * L.ldK() + c, q_rows + at, 16);
+      cp_async(k + t * L.ldK() + c, k_rows + at, 16);
     } else {
       *reinterpret_cast<uint4*>(q + t * L.ldK() + c) = uint4{0, 0, 0, 0};
       *reinterpret_cast<uint4*>(k + t * L.ldK() + c) = uint4{0, 0, 0, 0};
@@ -156,11 +157,11 @@ __device__ void stage_scalar_inputs(const Pointers<__nv_bfloat16>& p, const Dims
   for (int idx = threadIdx.x; idx < C * value_vectors; idx += blockDim.x) {
     const int t = idx / value_vectors, c = idx % value_vectors * kVec;
     if (t < length)
-      fused::cp_async(v + t * L.ldV() + c, v_rows + t * d.H * d.V + c, 16);
+      cp_async(v + t * L.ldV() + c, v_rows + t * d.H * d.V + c, 16);
     else
       *reinterpret_cast<uint4*>(v + t * L.ldV() + c) = uint4{0, 0, 0, 0};
   }
-  fused::cp_async_commit();
+  cp_async_commit();
 }
 
 // grid (B H, chunks), one warp: the scan's factors of every chunk (kFactorRow floats a chunk), for the
@@ -286,7 +287,7 @@ __global__ void __launch_bounds__(32 * kScalarMaxWarps)
             length = min(C, d.T - t0), v_block = blockIdx.z * kScalarStrip * L.W, m0 = warp * kScalarStrip;
   stage_scalar_inputs<C, K>(p, d, L, q, k, v, b, h, t0, v_block);
   chunk_scalar_decays<C>(dec, p, d, b, h, t0);
-  fused::cp_async_wait<0>();
+  cp_async_wait<0>();
   __syncthreads();  // the inputs and the decays
   const float* state = states + (std::int64_t(bh) * d.chunks() + n) * K * d.V + v_block;
   float o[C / 8][4];

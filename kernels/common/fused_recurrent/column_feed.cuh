@@ -10,6 +10,7 @@
 //   (kernels/notes/fused_recurrent.md, versions 50 and 69).
 #pragma once
 
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/fused_recurrent/column_chunk.cuh"
 #include "kernels/common/named_barrier.cuh"
 

@@ -6,31 +6,12 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/fused_recurrent/geometry.cuh"
 #include "kernels/common/fused_recurrent/stage_plan.h"
 #include "kernels/common/shared_address.cuh"
 
 namespace flabench::fused {
-
-// A copy of `bytes` (4, 8 or 16) into shared memory at address `dst` (a shared-window address).
-__device__ __forceinline__ void cp_async_to(unsigned dst, const void* global, int bytes) {
-  if (bytes == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(global));
-  else if (bytes == 8)
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(dst), "l"(global));
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(global));
-}
-__device__ __forceinline__ void cp_async(void* smem, const void* global, int bytes) {
-  cp_async_to(shared_address(smem), global, bytes);
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::);
-}
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
-}
 
 // The tokens of one chunk of `tokens`: chunk `index` of `chunks`, visited forward or backward in time.
 struct ChunkSpan {

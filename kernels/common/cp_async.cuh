@@ -1,0 +1,31 @@
+// cp.async (sm_80+): copies from global into shared memory that run while the threads go on, committed in
+// groups and waited for by how many groups may still be in flight. The fused scans stage their next chunk
+// so (fused_recurrent/staging.cuh), the chunk kernels their tiles.
+#pragma once
+
+#include "kernels/common/shared_address.cuh"
+
+namespace flabench {
+
+// A copy of `bytes` (4, 8 or 16) into shared memory at address `dst` (a shared-window address); 16-byte
+// copies bypass L1 (.cg), the smaller ones cannot.
+__device__ __forceinline__ void cp_async_to(unsigned dst, const void* global, int bytes) {
+  if (bytes == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(global));
+  else if (bytes == 8)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(dst), "l"(global));
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(global));
+}
+__device__ __forceinline__ void cp_async(void* smem, const void* global, int bytes) {
+  cp_async_to(shared_address(smem), global, bytes);
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
+}  // namespace flabench
