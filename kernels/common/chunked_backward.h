@@ -19,8 +19,12 @@ struct ChunkedBackward {
   // Its workspace for `p` (of chunk size `chunk`); the first region holds the states, fp32
   // [B*H, chunks, K, V], the state before every chunk.
   std::function<std::size_t(const Problem& p)> workspace_bytes;
-  // The backward of a call whose problem has chunk size `chunk`, the states in the workspace.
+  // The backward of a call whose problem has chunk size `chunk`, the states in the workspace (and what
+  // `prepare` made, where it is set).
   std::function<void(const BackwardCall& call)> backward;
+  // Where set: the backward's first work, which reads the inputs alone (of a call whose problem has chunk
+  // size `chunk`, into its workspace); the forward that saves the states runs it, where it has SMs to spare.
+  std::function<void(const ForwardCall& call)> prepare;
 };
 
 }  // namespace flabench

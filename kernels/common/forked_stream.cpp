@@ -11,11 +11,11 @@
 namespace flabench {
 namespace {
 
-// kSides side streams of each priority and their two events each per device, made on first use and kept for
+// kSides side streams of each priority and their three events each per device, made on first use and kept for
 // the process: creating them per call would cost more than the overlap saves at small shapes.
 struct SideResources {
   cudaStream_t side = nullptr;
-  cudaEvent_t fork = nullptr, join = nullptr;
+  cudaEvent_t fork = nullptr, join = nullptr, mark = nullptr;
 };
 
 const SideResources& side_resources(int side, SidePriority priority) {
@@ -32,6 +32,7 @@ const SideResources& side_resources(int side, SidePriority priority) {
                                                 priority == SidePriority::high ? greatest : least));
     FLA_CUDA_CHECK(cudaEventCreateWithFlags(&r.fork, cudaEventDisableTiming));
     FLA_CUDA_CHECK(cudaEventCreateWithFlags(&r.join, cudaEventDisableTiming));
+    FLA_CUDA_CHECK(cudaEventCreateWithFlags(&r.mark, cudaEventDisableTiming));
   }
   return r;
 }
@@ -59,7 +60,7 @@ void order_streams(cudaStream_t before, cudaStream_t after) {
 ForkedStream::ForkedStream(cudaStream_t stream, int side, SidePriority priority) : stream_(stream) {
   if (side < 0 || side >= kSides) throw std::invalid_argument("ForkedStream: no such side stream");
   const SideResources& r = side_resources(side, priority);
-  side_ = r.side, fork_ = r.fork, join_ = r.join;
+  side_ = r.side, fork_ = r.fork, join_ = r.join, mark_ = r.mark;
   hand_over();
 }
 
@@ -67,6 +68,14 @@ ForkedStream::ForkedStream(cudaStream_t stream, int side, SidePriority priority)
 void ForkedStream::hand_over() {
   FLA_CUDA_CHECK(cudaEventRecord(fork_, stream_));
   FLA_CUDA_CHECK(cudaStreamWaitEvent(side_, fork_, 0));
+}
+
+void ForkedStream::mark() {
+  FLA_CUDA_CHECK(cudaEventRecord(mark_, side_));
+}
+
+void ForkedStream::wait_for_mark() {
+  FLA_CUDA_CHECK(cudaStreamWaitEvent(stream_, mark_, 0));
 }
 
 ForkedStream::~ForkedStream() {

@@ -27,10 +27,14 @@ class ForkedStream {
   // Work enqueued on side() from now on starts only after everything enqueued on the call's stream so far:
   // the stages of a pipeline, each handed from the call's stream to the side as it is enqueued.
   void hand_over();
+  // The call's stream waits, from when wait_for_mark() is enqueued, for the side's work enqueued before
+  // mark(): a later stage that needs the side's early work but not its last.
+  void mark();
+  void wait_for_mark();
 
  private:
   cudaStream_t stream_, side_;
-  cudaEvent_t fork_, join_;
+  cudaEvent_t fork_, join_, mark_;
 };
 
 // Work enqueued on `after` from now on starts only after everything enqueued on `before` so far (both

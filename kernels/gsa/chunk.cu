@@ -87,8 +87,14 @@ ChunkedBackward gsa_chunked_backward() {
     return !gsa::limits(in_chunks, Mode::fwdbwd, device);
   };
   chunked.workspace_bytes = [](const Problem& p) { return gsa::workspace_of(p).total; };
-  chunked.backward = by_dtype<BackwardCall>(
-      [](auto tag, const BackwardCall& call) { gsa::backward_from_states<decltype(tag)>(call); });
+  // the decays made again (the slots' operand without bf16's second part, which only a forward scan reads)
+  chunked.prepare = by_dtype<ForwardCall>([](auto tag, const ForwardCall& call) {
+    using T = decltype(tag);
+    gsa::prepare_decays<T>(gsa::bind_inputs<T>(call.inputs), call.problem, call.workspace.data(), call.stream,
+                           chunk::SecondPart::skipped);
+  });
+  chunked.backward =
+      by_dtype<BackwardCall>([](auto tag, const BackwardCall& call) { gsa::backward<decltype(tag)>(call); });
   return chunked;
 }
 

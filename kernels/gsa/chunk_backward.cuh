@@ -216,15 +216,4 @@ void backward(const BackwardCall& call) {
   FLA_CUDA_CHECK_LAUNCH();
 }
 
-// The backward where the workspace holds only what another variant's forward left in it (fused_recurrent's,
-// kernels/gsa/fused_recurrent.cu): the states before every chunk (Hv, Hk^T) and p, in the dtype and in fp32.
-// The decays are made again first (the slots' operand without bf16's second part, which only a forward
-// scan reads).
-template <class T>
-void backward_from_states(const BackwardCall& call) {
-  prepare_decays<T>(bind_inputs<T>(call.inputs), call.problem, call.workspace.data(), call.stream,
-                    chunk::SecondPart::skipped);
-  backward<T>(call);
-}
-
 }  // namespace flabench::gsa

@@ -86,31 +86,52 @@ InChunks in_chunks_of(ChunkedBackward chunked) {
 }
 
 // Where pass 2 saves Hv transposed (gla_passes::values_saved_transposed), it saves them into the room of the
-// backward's state gradients (as large at G = 1, and written only once the backward has read them), and the
-// backward transposes them into the chunk variant's place first.
+// backward's state gradients (as large at G = 1, and written only once the backward has read them), and they
+// are transposed into the chunk variant's place: those of tail_values_tokens in the forward's tail, beside
+// pass 2's last segments, the rest by the backward. The chunked backward's decays are made in that tail
+// too (gla_passes::Tail; kernels/notes/gsa.md, version 58).
+// Hv's checkpoints of chunks [first, last) of every head back from Hv^T into the chunk variant's place.
+void transpose_values(const Problem& p, const InChunks& in_chunks, std::byte* base, std::int64_t first,
+                      std::int64_t last, cudaStream_t stream) {
+  const ChunkWorkspace w = in_chunks.workspace(p);
+  const std::int64_t chunks = (p.T + in_chunks.chunked.chunk - 1) / in_chunks.chunked.chunk;
+  transpose_states(reinterpret_cast<const float*>(base + w.state_grads),
+                   reinterpret_cast<float*>(base + w.value_states), p.B * p.H, chunks, first, last - first,
+                   int(p.V), int(p.M), stream);
+}
+
 template <class T>
 void forward_in_chunks(const ForwardCall& call, const InChunks& in_chunks) {
-  const ChunkWorkspace w = in_chunks.workspace(call.problem);
+  const Problem& p = call.problem;
+  const ChunkWorkspace w = in_chunks.workspace(p);
   std::byte* const base = call.workspace.data();
   const auto floats = [&](std::size_t at) { return reinterpret_cast<float*>(base + at); };
   float* const weights_fp32 = floats(w.saved_weights);  // the logits first, p there in place
-  const bool transposed =
-      gla_passes::values_saved_transposed(call.problem, current_device_limits().multiprocessors);
+  const bool transposed = gla_passes::values_saved_transposed(p, current_device_limits().multiprocessors);
+  const Problem chunked = in_chunks.problem(p);
+  gla_passes::Tail tail;
+  tail.inputs = [&](cudaStream_t stream) {
+    in_chunks.chunked.prepare({chunked, call.inputs, call.outputs, call.workspace, stream, true});
+  };
+  if (transposed)
+    tail.values = [&](cudaStream_t stream, std::int64_t tokens) {
+      transpose_values(p, in_chunks, base, 0, tokens / in_chunks.chunked.chunk, stream);
+    };
   gla_passes::forward<T>(call, weights_fp32, reinterpret_cast<T*>(base + w.weights), floats(w.total),
                          {floats(w.key_states), floats(transposed ? w.state_grads : w.value_states),
-                          in_chunks.saves(), weights_fp32, transposed});
+                          in_chunks.saves(), weights_fp32, transposed},
+                         tail);
 }
 
 template <class T>
 void backward_in_chunks(const BackwardCall& call, const InChunks& in_chunks) {
   const Problem& p = call.problem;
-  if (gla_passes::values_saved_transposed(p, current_device_limits().multiprocessors)) {
-    const ChunkWorkspace w = in_chunks.workspace(p);
-    std::byte* const base = call.workspace.data();
-    const std::int64_t states = p.B * p.H * ((p.T + in_chunks.chunked.chunk - 1) / in_chunks.chunked.chunk);
-    transpose_states(reinterpret_cast<const float*>(base + w.state_grads),
-                     reinterpret_cast<float*>(base + w.value_states), states, int(p.V), int(p.M),
-                     call.stream);
+  const DeviceLimits device = current_device_limits();
+  if (gla_passes::values_saved_transposed(p, device.multiprocessors)) {
+    const std::int64_t chunks = (p.T + in_chunks.chunked.chunk - 1) / in_chunks.chunked.chunk;
+    const std::int64_t done =
+        gla_passes::tail_values_tokens(p, 4 * device.multiprocessors) / in_chunks.chunked.chunk;
+    transpose_values(p, in_chunks, call.workspace.data(), done, chunks, call.stream);
   }
   in_chunks.chunked.backward(
       {in_chunks.problem(p), call.inputs, call.grad_outputs, call.grads, call.workspace, call.stream});

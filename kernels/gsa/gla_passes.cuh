@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 
 #include "kernels/common/forked_stream.h"
@@ -130,18 +131,38 @@ void run_passes(const Problem& p, const gsa::Pointers<T>& in, float* logits, T* 
                                     values_stream, beside);
 }
 
+// Work of the backward's that a saving forward runs on its call's stream once pass 1 is done with it: where
+// the forward is pipelined, beside pass 2's last two segments, whose blocks leave half the SMs idle
+// (pipelined_geometry; kernels/notes/gsa.md, version 58). `inputs(stream)` reads the inputs alone;
+// `values(stream, tokens)` pass 2's checkpoints of the first `tokens` tokens (tail_values_tokens), done by
+// then.
+struct Tail {
+  std::function<void(cudaStream_t)> inputs;
+  std::function<void(cudaStream_t, std::int64_t tokens)> values;
+};
+
 // The forward: `logits` (fp32) and `weights` (T) hold [B, T, H, M] each, kept for the backward where one
 // follows, as are the checkpoints in `saves`; `handoff_room` holds the states one segment hands the next
-// (2 (B H K M + B H M V) floats, wherever segments() is above 1).
+// (2 (B H K M + B H M V) floats, wherever segments() is above 1). `tail` runs where one is given.
 template <class T>
-void forward(const ForwardCall& call, float* logits, T* weights, float* handoff_room, Checkpoints saves) {
+void forward(const ForwardCall& call, float* logits, T* weights, float* handoff_room, Checkpoints saves,
+             const Tail& tail = {}) {
   const Problem& p = call.problem;
   const gsa::Pointers<T> in = bind_forward<T>(call);
   if (!call.save_for_backward) saves = {};
-  const int n = segments(p, 4 * current_device_attribute(cudaDevAttrMultiProcessorCount));
+  const int schedulers = 4 * current_device_attribute(cudaDevAttrMultiProcessorCount);
+  const int n = segments(p, schedulers);
+  const std::int64_t tail_tokens = tail_values_tokens(p, schedulers);
+  const auto run_tail = [&](std::int64_t tokens, ForkedStream* marked) {
+    if (tail.inputs) tail.inputs(call.stream);
+    if (!tail.values || tokens == 0) return;
+    if (marked) marked->wait_for_mark();  // pass 2 of those tokens
+    tail.values(call.stream, tokens);
+  };
   if (n <= 1) {
     run_passes<T>(p, in, logits, weights, 0, int(p.T), in.hk0, in.hv0, in.hkt, in.hvt, saves, call.stream,
                   call.stream, nullptr);
+    run_tail(0, nullptr);
     return;
   }
   const std::int64_t keys_state = p.B * p.H * p.K * p.M, values_state = p.B * p.H * p.M * p.V;
@@ -155,7 +176,9 @@ void forward(const ForwardCall& call, float* logits, T* weights, float* handoff_
                   i == 0 ? in.hk0 : hk[(i - 1) % 2], i == 0 ? in.hv0 : hv[(i - 1) % 2],
                   last ? in.hkt : hk[i % 2], last ? in.hvt : hv[i % 2], saves, call.stream, fork.side(),
                   &fork);
+    if (t0 + length == tail_tokens) fork.mark();
   }
+  run_tail(tail_tokens, &fork);
 }
 
 }  // namespace flabench::gsa::gla_passes

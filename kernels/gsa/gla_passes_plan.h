@@ -119,6 +119,16 @@ inline bool values_saved_transposed(const Problem& p, int multiprocessors) {
   return values.KPT < 16 && launched_blocks(keys) + launched_blocks(values) <= multiprocessors;
 }
 
+// The tokens whose pass-2 checkpoints a pipelined forward's tail may read (gla_passes.cuh, Tail): those of
+// every segment but the last two, which pass 2, a segment behind pass 1, has done about when pass 1 is. 0
+// where the forward runs fewer than three segments.
+inline std::int64_t tail_values_tokens(const Problem& p, int schedulers) {
+  const int n = segments(p, schedulers);
+  if (n <= 1) return 0;
+  const std::int64_t length = segment_tokens(p.T, n), count = (p.T + length - 1) / length;
+  return count >= 3 ? (count - 2) * length : 0;
+}
+
 // The backward's segments (fused::backward_segments): pass 1's scans of segment i (its column and row
 // passes; dq from the checkpoints) beside pass 2's of segment i - 1, which hands them dp
 // (gla_passes_backward.cuh).

@@ -14,14 +14,17 @@ constexpr int kTransposeRows = 8;    // the rows a round of the block's threads 
 constexpr int kTransposeVector = 4;  // floats a thread moves at once: 16 bytes
 constexpr int kTransposeThreads = kTransposeTile / kTransposeVector * kTransposeRows;  // 64
 
-// Each of gridDim.x matrices [R x C] (fp32) into [C x R], tile blockIdx.y; a thread of 8 x 8 moves four
-// floats of four of the tile's rows in, four of four of its columns out.
+// Matrices [R x C] (fp32) into [C x R]: of runs of `per_head` matrices, `count` of each from `first`, one a
+// blockIdx.x; tile blockIdx.y. A thread of 8 x 8 moves four floats of four of the tile's rows in, four of
+// four of its columns out.
 __global__ void __launch_bounds__(kTransposeThreads)
-    transpose_states_kernel(const float* from, float* to, int R, int C) {
+    transpose_states_kernel(const float* from, float* to, int R, int C, std::int64_t per_head,
+                            std::int64_t first, std::int64_t count) {
   constexpr int W = kTransposeVector;
   // padded: a round's reads and writes of the tile cross each bank once (row + 4 x + element, mod 32)
   __shared__ float tile[kTransposeTile][kTransposeTile + 1];
-  const std::int64_t base = std::int64_t(blockIdx.x) * R * C;
+  const std::int64_t matrix = blockIdx.x / count * per_head + first + blockIdx.x % count;
+  const std::int64_t base = matrix * R * C;
   const int tiles_across = (C + kTransposeTile - 1) / kTransposeTile;
   const int r0 = blockIdx.y / tiles_across * kTransposeTile, c0 = blockIdx.y % tiles_across * kTransposeTile;
   const int x = int(threadIdx.x) * W;
@@ -59,14 +62,20 @@ __global__ void __launch_bounds__(kTransposeThreads)
 }  // namespace
 
 void transpose_states(const float* from, float* to, std::int64_t count, int R, int C, cudaStream_t stream) {
+  transpose_states(from, to, 1, count, 0, count, R, C, stream);
+}
+
+void transpose_states(const float* from, float* to, std::int64_t heads, std::int64_t per_head,
+                      std::int64_t first, std::int64_t count, int R, int C, cudaStream_t stream) {
+  if (heads * count == 0) return;
   if (R % 4 != 0 || C % 4 != 0 || reinterpret_cast<std::uintptr_t>(from) % 16 != 0 ||
       reinterpret_cast<std::uintptr_t>(to) % 16 != 0)
     throw std::logic_error(
         "gsa transpose_states: sides a multiple of 4 and 16-byte aligned buffers expected");
-  const dim3 grid(unsigned(count), unsigned((R + kTransposeTile - 1) / kTransposeTile *
-                                            ((C + kTransposeTile - 1) / kTransposeTile)));
+  const dim3 grid(unsigned(heads * count), unsigned((R + kTransposeTile - 1) / kTransposeTile *
+                                                    ((C + kTransposeTile - 1) / kTransposeTile)));
   transpose_states_kernel<<<grid, dim3(kTransposeTile / kTransposeVector, kTransposeRows), 0, stream>>>(
-      from, to, R, C);
+      from, to, R, C, per_head, first, count);
   FLA_CUDA_CHECK_LAUNCH();
 }
 

@@ -16,5 +16,9 @@ namespace flabench::gsa {
 // chunk form's K and M, the fused passes' K, M and V) and its buffers 16-byte aligned; anything else is a
 // bug.
 void transpose_states(const float* from, float* to, std::int64_t count, int R, int C, cudaStream_t stream);
+// Of `heads` runs of `per_head` such matrices each (a head's states before its chunks), the matrices
+// [first, first + count) of every run.
+void transpose_states(const float* from, float* to, std::int64_t heads, std::int64_t per_head,
+                      std::int64_t first, std::int64_t count, int R, int C, cudaStream_t stream);
 
 }  // namespace flabench::gsa

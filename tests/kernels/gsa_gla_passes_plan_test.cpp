@@ -112,6 +112,27 @@ TEST(GsaGlaPasses, SegmentsCoverTheSequenceInWholeWideChunks) {
     }
 }
 
+// The forward's tail (gla_passes.cuh, Tail) reads pass 2's checkpoints of every segment but the last two: a
+// segment boundary, whole chunks of the chunk variant's 32 tokens, and none where there are under three
+// segments or none.
+TEST(GsaGlaPasses, TheTailReadsAllButTheLastTwoSegments) {
+  const Problem few_heads = gsa_problem(1, 24576, 16, 64, 64);
+  EXPECT_EQ(tail_values_tokens(few_heads, kH100Schedulers), 24576 - 2 * 1536);  // 16 segments of 1536
+  EXPECT_EQ(tail_values_tokens(gsa_problem(2, 4100, 2, 64, 64), kH100Schedulers), 2 * 1056);  // the battery's
+  EXPECT_EQ(tail_values_tokens(gsa_problem(1, 8192, 128, 64, 64), kH100Schedulers), 0) << "one segment";
+  EXPECT_EQ(tail_values_tokens(gsa_problem(8, 1000, 8, 64, 64), kH100Schedulers), 0) << "one segment";
+  for (std::int64_t T : {1024, 1100, 3000, 4096, 5000, 24576, 24577, 65536}) {
+    const Problem p = gsa_problem(1, T, 2, 64, 64);
+    const int n = segments(p, kH100Schedulers), tokens = segment_tokens(T, n);
+    const std::int64_t tail = tail_values_tokens(p, kH100Schedulers);
+    SCOPED_TRACE(testing::Message() << "T=" << T << " n=" << n);
+    EXPECT_EQ(tail % tokens, 0);
+    EXPECT_EQ(tail % 32, 0);
+    EXPECT_EQ(tail, (T + tokens - 1) / tokens >= 3 ? ((T + tokens - 1) / tokens - 2) * tokens : 0);
+    EXPECT_LT(tail, T);
+  }
+}
+
 // A forward saving for the chunk variant's backward (kernels/gsa/fused_recurrent.cu, InChunks) keeps one
 // checkpoint a chunk, packed: as many as that variant has chunks, each segment's first at its chunk's index.
 TEST(GsaGlaPasses, PackedCheckpointsAreTheChunksStatesAndSegmentsStartAtOne) {
