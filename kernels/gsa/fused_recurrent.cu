@@ -64,6 +64,7 @@ struct InChunks {
     return backward_in_chunks_is_faster(p) && gla_passes::fits(p, /*backward=*/true, device) &&
            chunked.runs(p, device);
   }
+  std::int64_t chunks(const Problem& p) const { return (p.T + chunked.chunk - 1) / chunked.chunk; }
   ChunkWorkspace workspace(const Problem& p) const {
     return ChunkWorkspace(problem(p), chunk::prepared_size(p.dtype), dtype_size(p.dtype));
   }
@@ -85,21 +86,20 @@ InChunks in_chunks_of(ChunkedBackward chunked) {
   return in_chunks;
 }
 
+// Hv's checkpoints of chunks [first, last) of every head back from Hv^T into the chunk variant's place.
+void transpose_values(const Problem& p, const InChunks& in_chunks, std::byte* base, std::int64_t first,
+                      std::int64_t last, cudaStream_t stream) {
+  const ChunkWorkspace w = in_chunks.workspace(p);
+  transpose_states(reinterpret_cast<const float*>(base + w.state_grads),
+                   reinterpret_cast<float*>(base + w.value_states), p.B * p.H, in_chunks.chunks(p), first,
+                   last - first, int(p.V), int(p.M), stream);
+}
+
 // Where pass 2 saves Hv transposed (gla_passes::values_saved_transposed), it saves them into the room of the
 // backward's state gradients (as large at G = 1, and written only once the backward has read them), and they
 // are transposed into the chunk variant's place: those of tail_values_tokens in the forward's tail, beside
 // pass 2's last segments, the rest by the backward. The chunked backward's decays are made in that tail
 // too (gla_passes::Tail; kernels/notes/gsa.md, version 58).
-// Hv's checkpoints of chunks [first, last) of every head back from Hv^T into the chunk variant's place.
-void transpose_values(const Problem& p, const InChunks& in_chunks, std::byte* base, std::int64_t first,
-                      std::int64_t last, cudaStream_t stream) {
-  const ChunkWorkspace w = in_chunks.workspace(p);
-  const std::int64_t chunks = (p.T + in_chunks.chunked.chunk - 1) / in_chunks.chunked.chunk;
-  transpose_states(reinterpret_cast<const float*>(base + w.state_grads),
-                   reinterpret_cast<float*>(base + w.value_states), p.B * p.H, chunks, first, last - first,
-                   int(p.V), int(p.M), stream);
-}
-
 template <class T>
 void forward_in_chunks(const ForwardCall& call, const InChunks& in_chunks) {
   const Problem& p = call.problem;
@@ -128,10 +128,10 @@ void backward_in_chunks(const BackwardCall& call, const InChunks& in_chunks) {
   const Problem& p = call.problem;
   const DeviceLimits device = current_device_limits();
   if (gla_passes::values_saved_transposed(p, device.multiprocessors)) {
-    const std::int64_t chunks = (p.T + in_chunks.chunked.chunk - 1) / in_chunks.chunked.chunk;
+    // the forward's tail transposed those of tail_values_tokens (gla_passes::forward, same schedulers)
     const std::int64_t done =
         gla_passes::tail_values_tokens(p, 4 * device.multiprocessors) / in_chunks.chunked.chunk;
-    transpose_values(p, in_chunks, call.workspace.data(), done, chunks, call.stream);
+    transpose_values(p, in_chunks, call.workspace.data(), done, in_chunks.chunks(p), call.stream);
   }
   in_chunks.chunked.backward(
       {in_chunks.problem(p), call.inputs, call.grad_outputs, call.grads, call.workspace, call.stream});
