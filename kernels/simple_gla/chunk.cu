@@ -132,6 +132,10 @@ Variant simple_gla_chunk_variant() {
 ChunkedBackward simple_gla_chunked_backward() {
   ChunkedBackward chunked = chunk::chunked_backward<SimpleGlaForm>(kSimpleGlaBinding);
   chunked.backward = scalar_backward_or(chunked.backward);
+  // the scalar gate's backward reads nothing the general one's prepare makes
+  chunked.prepare = [general = chunked.prepare](const ForwardCall& call) {
+    if (!scalar_backward_runs(call.problem)) general(call);
+  };
   return chunked;
 }
 

@@ -130,6 +130,13 @@ void forward_states(const Pointers<T>& p, const Dims& d, const Workspace& ws, cu
       stream);
 }
 
+// The reverse scan over the chunks for the state gradients, from its operand (queries_from_start).
+template <class T>
+Scan<T> state_grads_scan(const GradPointers<T>& grads, const Workspace& ws) {
+  const auto* operand = reinterpret_cast<const Prepared<T>*>(ws.queries_from_start);
+  return {operand, grads.d_o, ws.whole, grads.d_ht, ws.dstates, grads.dh0, /*reverse=*/true};
+}
+
 // The backward over any tensors in GLA's roles (gsa runs its two passes through it), in two launches a
 // caller may place on different streams: launch_state_grads, the reverse scan for the state gradients (a
 // chain over the chunks, latency-bound where heads are few), then launch_chunk_grads, the gradients inside
@@ -141,11 +148,8 @@ void forward_states(const Pointers<T>& p, const Dims& d, const Workspace& ws, cu
 template <class Form, class T, class Q = T>
 void launch_state_grads(const Pointers<T>& pointers, const GradPointers<T>& grads, const Dims& d,
                         const Workspace& ws, cudaStream_t stream, const Q* queries = nullptr) {
-  prepare_and_scan<Form, T, Operand::queries_from_start, Q>(
-      pointers, d, ws,
-      {reinterpret_cast<const Prepared<T>*>(ws.queries_from_start), grads.d_o, ws.whole, grads.d_ht,
-       ws.dstates, grads.dh0, true},
-      stream, queries);
+  prepare_and_scan<Form, T, Operand::queries_from_start, Q>(pointers, d, ws, state_grads_scan(grads, ws),
+                                                            stream, queries);
 }
 
 // With `key_grads_after`, the key gradients start only after the work enqueued on that stream so far (gsa's

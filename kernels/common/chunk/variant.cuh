@@ -66,12 +66,12 @@ inline std::optional<std::string> limits(const Problem& p, Mode mode, const Devi
   return std::nullopt;
 }
 
-// The backward where the workspace holds nothing of the forward but the states before the chunks (another
-// variant's forward saved them: ChunkedBackward): the forward's prepared keys (their rounded bf16 part, what
-// the value gradients read) and chunk decays made again, the intra-chunk scores rebuilt by the value
-// gradients.
+// The backward's first work where the workspace holds nothing of the forward but the states before the
+// chunks (another variant's forward saved them: ChunkedBackward): from the inputs alone, the forward's
+// prepared keys (their rounded bf16 part, what the value gradients read) and chunk decays made again, and the
+// reverse scan's operand.
 template <class Form, class T>
-void backward_from_states(const RecurrenceBinding& binding, const BackwardCall& call) {
+void prepare_from_inputs(const RecurrenceBinding& binding, const ForwardCall& call) {
   const Problem& p = call.problem;
   const Pointers<T> pointers = bind_inputs<T>(binding, call.inputs);
   const Dims d = make_dims(p);
@@ -80,13 +80,29 @@ void backward_from_states(const RecurrenceBinding& binding, const BackwardCall& 
     const NvtxRange range("decays");
     launch_prepare<Form, T, Operand::keys_to_end>(pointers, d, ws, call.stream, SecondPart::skipped);
   }
-  launch_backward<Form, T>(pointers, bind_grads<T>(binding, call.grad_outputs, call.grads), d, ws,
-                           call.stream);
+  const NvtxRange range("decays_seen");
+  launch_prepare<Form, T, Operand::queries_from_start>(pointers, d, ws, call.stream);
 }
 
-// backward_from_states for another variant's fwd+bwd: in chunks of kMaxChunk tokens (the chunk size of the
-// chunk variant's fastest fwd+bwd at every peer shape, kernels/notes/chunk.md), where the chunk variant runs
-// that chunk size and the value gradients' room for rebuilding A fits.
+// The rest, after prepare_from_inputs: the reverse scan, then the gradients inside the chunks, the
+// intra-chunk scores rebuilt by the value gradients.
+template <class Form, class T>
+void backward_from_states(const RecurrenceBinding& binding, const BackwardCall& call) {
+  const Problem& p = call.problem;
+  const Pointers<T> pointers = bind_inputs<T>(binding, call.inputs);
+  const GradPointers<T> grads = bind_grads<T>(binding, call.grad_outputs, call.grads);
+  const Dims d = make_dims(p);
+  const Workspace ws = carve_workspace(call.workspace, p);
+  {
+    const NvtxRange range("state_grads");
+    launch_scan(state_grads_scan(grads, ws), d, call.stream);
+  }
+  launch_chunk_grads<Form, T>(pointers, grads, d, ws, call.stream);
+}
+
+// prepare_from_inputs and backward_from_states for another variant's fwd+bwd: in chunks of kMaxChunk tokens
+// (the chunk size of the chunk variant's fastest fwd+bwd at every peer shape, kernels/notes/chunk.md), where
+// the chunk variant runs that chunk size and the value gradients' room for rebuilding A fits.
 template <class Form>
 ChunkedBackward chunked_backward(const RecurrenceBinding& binding) {
   ChunkedBackward chunked;
@@ -100,6 +116,9 @@ ChunkedBackward chunked_backward(const RecurrenceBinding& binding) {
                device.shared_memory_per_block;
   };
   chunked.workspace_bytes = workspace_bytes;
+  chunked.prepare = by_dtype<ForwardCall>([binding](auto tag, const ForwardCall& call) {
+    prepare_from_inputs<Form, decltype(tag)>(binding, call);
+  });
   chunked.backward = by_dtype<BackwardCall>([binding](auto tag, const BackwardCall& call) {
     backward_from_states<Form, decltype(tag)>(binding, call);
   });

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "kernels/common/chunked_backward.h"
+#include "kernels/common/forked_stream.h"
 #include "kernels/common/fused_recurrent/variant.cuh"
 
 namespace flabench::fused {
@@ -44,9 +45,17 @@ Variant with_backward_in_chunks(Variant variant, const RecurrenceBinding& bindin
   const auto save_chunk_starts = by_dtype<ForwardCall>([binding, every](auto tag, const ForwardCall& call) {
     forward<Form, decltype(tag)>(binding, call, every, /*packed=*/true);
   });
-  variant.forward = [scan, runs = chunked.runs, save_chunk_starts](const ForwardCall& call) {
-    if (call.save_for_backward && runs(call.problem, current_device_limits())) return save_chunk_starts(call);
-    scan.forward(call);
+  // The chunked backward's first work reads the inputs alone (ChunkedBackward::prepare): it runs on a side
+  // stream beside the scan, whose blocks (launched first) leave SMs and issue slots to spare while each
+  // waits on its chain of tokens (kernels/notes/fused_recurrent.md, version 93).
+  variant.forward = [scan, chunked, in_chunks, save_chunk_starts](const ForwardCall& call) {
+    if (!call.save_for_backward || !chunked.runs(call.problem, current_device_limits()))
+      return scan.forward(call);
+    if (!chunked.prepare) return save_chunk_starts(call);
+    const ForkedStream beside(call.stream);
+    save_chunk_starts(call);
+    chunked.prepare(
+        {in_chunks(call.problem), call.inputs, call.outputs, call.workspace, beside.side(), true});
   };
   variant.backward = [scan, chunked, in_chunks](const BackwardCall& call) {
     if (!chunked.runs(call.problem, current_device_limits())) return scan.backward(call);
