@@ -5,7 +5,9 @@
 //   value grads  one block per (batch, head, chunk, 64 values), all key channels at once or a tile at a time:
 //                dv_s = scale (sum_i A_is do_i + bonus_s do_s) + (k_s e^{decay after s to the chunk's end})
 //                dS, with A as the forward's output pass kept it (gsa's passes: rebuilt as it builds it,
-//                intra_chunk.cuh).
+//                intra_chunk.cuh). Where A is rebuilt whole, the block can also make the pass's forward
+//                output o = (q e^{seen from the start}) S0 + A v (kOutput: gsa's dq, pass 1's output taken
+//                transposed; kernels/gsa/chunk_backward.cuh), from the forward's states.
 //   key grads    one block per (batch, head, chunk, 32 key channels): dA_is = do_i . v_s, (do S0^T) and
 //                (v dS^T) over value tiles, then per channel c
 //                dq_ic = scale (e^{seen from the chunk's start} (do S0^T)_ic + sum_s dA_is k_sc e^{G_i -
@@ -19,6 +21,7 @@
 
 #include "kernels/common/chunk/decays.cuh"
 #include "kernels/common/chunk/intra_chunk.cuh"
+#include "kernels/common/chunk/output_products.cuh"
 #include "kernels/common/chunk/staging.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/chunk/workspace.cuh"
@@ -52,12 +55,15 @@ __host__ __device__ inline int value_grads_channels(Scores scores, int C, int K)
 }
 
 // The value gradients' room with KT key channels staged at a time (all K, or value_grads_key_tile's): the
-// decays, q and k where A is rebuilt, the room k e^{...} takes (q's), A, the bonus, do and dS.
-__host__ __device__ inline int value_grads_floats(int C, int KT, int input_bytes, bool rebuilds) {
-  const int rebuilding =
-      rebuilds ? Decays::floats(C, KT) + C * (KT + kPad) + intra_chunk_scratch_ints(C, KT) : 0;
-  return rebuilding + C * (KT + kPad) + C * (C + kPad) + C + input_rows_floats(C, kGradValues, input_bytes) +
-         KT * (kGradValues + 8);
+// decays, q and k where A is rebuilt, the room k e^{...} takes (q's), A, the bonus, do and dS. With the
+// forward output (`output`) v takes k's room once A is built (grown where a row of v is wider) and S0 dS's
+// until the output is made.
+__host__ __device__ inline int value_grads_floats(int C, int KT, int input_bytes, bool rebuilds,
+                                                  bool output = false) {
+  const int value_rows = input_rows_floats(C, kGradValues, input_bytes),
+            k_room = output ? max(C * (KT + kPad), value_rows) : C * (KT + kPad);
+  const int rebuilding = rebuilds ? Decays::floats(C, KT) + k_room + intra_chunk_scratch_ints(C, KT) : 0;
+  return rebuilding + C * (KT + kPad) + C * (C + kPad) + C + value_rows + KT * (kGradValues + 8);
 }
 // The key-gradient kernel's room shared by its value loop's tiles (v and do [C][values], S0 and dS as
 // [32][values + 8]) and, after the loop, its four [C][32 + pad] terms (state and intra-chunk, of dq and dk)
@@ -79,15 +85,18 @@ __host__ __device__ inline int key_grads_floats(int C, int input_bytes) {
          key_grads_shared_room(C, input_bytes) + kKeyTile + pair_factors_floats(C);
 }
 
-// kScores: where A comes from (Scores). Rebuilt in tiles (value_grads_key_tile), in two rounds: the tiles'
-// shares of A and the bonus (intra_chunk_scores' add-into-A form), then, after A^T do, their shares of the
-// state product (k e^{...} and dS staged a tile at a time), so that no accumulator lives through a tile's
-// scores. Saved: A, the bonus, do and the first tile in one trip to memory, then the same state product.
-// 64 registers, for two blocks of 512 threads an SM where shared memory allows them; every instance fits
-// without a spill (ptxas).
-template <class Form, class T, Scores kScores>
+// kScores: where A comes from (Scores). kOutput (with A rebuilt whole only): p.o gets the pass's forward
+// output, from A, v and the forward's states (ws.states) once A is built, before A^T do. Rebuilt in tiles
+// (value_grads_key_tile), in two rounds: the tiles' shares of A and the bonus (intra_chunk_scores' add-into-A
+// form), then, after A^T do, their shares of the state product (k e^{...} and dS staged a tile at a time), so
+// that no accumulator lives through a tile's scores. Saved: A, the bonus, do and the first tile in one trip
+// to memory, then the same state product. 64 registers, for two blocks of 512 threads an SM where shared
+// memory allows them; every instance fits without a spill (ptxas) but fp32's with kOutput (16/24 bytes).
+template <class Form, class T, Scores kScores, bool kOutput = false>
 __global__ void __launch_bounds__(kValueGradMaxThreads, 2)
     chunk_value_grads_kernel(Pointers<T> p, GradPointers<T> g, Dims d, Workspace ws) {
+  static_assert(!kOutput || (kScores == Scores::rebuilt && !Form::value.bonus),
+                "the forward output from A rebuilt whole, without a bonus");
   extern __shared__ float smem[];
   constexpr bool kRebuilds = kScores != Scores::saved;
   constexpr int kVT = kGradValues, kLdV = kVT + kPad;
@@ -98,9 +107,10 @@ __global__ void __launch_bounds__(kValueGradMaxThreads, 2)
   const std::int64_t chunk = std::int64_t(bh) * d.chunks() + n;
   Decays dec = Decays::carve(smem, C, KT);                    // of the KT channels staged (rebuilt A)
   float* q = smem + (kRebuilds ? Decays::floats(C, KT) : 0);  // [C][KT + pad]
-  float* k = q + C * ldK;                                     // [C][KT + pad] (rebuilt A)
-  float* A = k + (kRebuilds ? C * ldK : 0);                   // [C][C + pad]
-  float* bonus = A + C * ldC;                                 // [C]
+  float* k = q + C * ldK;                                     // [C][KT + pad] (rebuilt A), then v (kOutput)
+  const int k_room = kOutput ? max(C * ldK, input_rows_floats(C, kVT, sizeof(T))) : C * ldK;
+  float* A = k + (kRebuilds ? k_room : 0);  // [C][C + pad]
+  float* bonus = A + C * ldC;               // [C]
   // do as the input is (bf16/fp16: B fragments by ldmatrix) or fp32, [C][64]
   using Staged = std::conditional_t<sizeof(T) == 2, T, float>;
   constexpr int kLdO = sizeof(T) == 2 ? kVT + 8 : kLdV;
@@ -150,15 +160,45 @@ __global__ void __launch_bounds__(kValueGradMaxThreads, 2)
     finish_intra_chunk_scores<Form>(A, ldC, C);
     __syncthreads();
     stage_tiles(keys_tile(0), dS_tile(0));
-  } else {
+  }
+
+  // Each warp's share of the [C][64] results: a 16-row strip from m0, `tiles` 8-column tiles from n0.
+  constexpr int kMaxTiles = kMaxStripTiles;
+  struct Strip {
+    int tiles, m0, n0;
+  };
+  const auto strip = [&] {
+    const int warp = threadIdx.x / 32, strips = C / kSubChunk, tiles = value_grads_tiles(C, int(blockDim.x));
+    return Strip{tiles, (warp % strips) * kSubChunk, (warp / strips) * 8 * tiles};
+  };
+  if constexpr (kScores == Scores::rebuilt && kOutput) {
+    // o as the output pass makes it (forward.cuh, output_products.cuh) from the forward's state before the
+    // chunk (its rows of the value tile as StatePart<T>, in dS's room until o is made) and v (as the inputs
+    // are, in k's room once A is built), rows kLdOut apart; then dS with the keys
+    constexpr int kLdOut = sizeof(T) == 2 ? kVT + 8 : kLdV;
+    float* S0 = dS;
+    auto* v = reinterpret_cast<Staged*>(k);
+    stage_with_decays<Form>(
+        dec, p.g, d, b, h, t0, 0, q_rows(0), k_rows(0), do_rows,
+        staged_state<StatePart<T>>(ws.states + chunk * K * V, d, 0, K, j0, kVT, S0, kLdOut));
+    intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, u, bonus, scratch);
+    stage_tiles(token_rows(p.v, d, b, h, t0, C, V, j0, kVT, v, kLdOut));  // ordered by the next barrier
+    const auto [tiles, m0, n0] = strip();
+    float out[kMaxTiles][4] = {};
+    add_output_state_product<T>(out, tiles, m0, n0, dec, q, ldK, K, C, Divisor(K), S0, kLdOut);
+    add_output_scores_product<T>(out, tiles, m0, n0, A, ldC, C, v, kLdOut);
+    for_each_pair(out, tiles, m0, n0, [&](int i, int j, float& first, float& second) {
+      if (i < length && j0 + j < V)
+        store_pair(p.o + d.row(b, h, t0 + i) * V + j0 + j, d.scale * first, d.scale * second);
+    });
+    __syncthreads();  // q's and S0's reads are done
+    stage_tiles(keys_tile(0), dS_tile(0));
+  } else if constexpr (kScores == Scores::rebuilt) {
     stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, q_rows(0), k_rows(0), do_rows, dS_tile(0));
     intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, u, bonus, scratch);
     stage_tiles(keys_tile(0));
   }
-
-  constexpr int kMaxTiles = kMaxStripTiles;
-  const int warp = threadIdx.x / 32, strips = C / kSubChunk, tiles = value_grads_tiles(C, int(blockDim.x)),
-            m0 = (warp % strips) * kSubChunk, n0 = (warp / strips) * 8 * tiles;
+  const auto [tiles, m0, n0] = strip();
   float acc[kMaxTiles][4] = {};
   const auto scores = [&](int s, int i) { return A[i * ldC + s]; };  // A^T, in two parts
   for (int k0 = 0; k0 < C; k0 += 16) {

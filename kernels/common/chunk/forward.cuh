@@ -16,6 +16,7 @@
 
 #include "kernels/common/chunk/decays.cuh"
 #include "kernels/common/chunk/intra_chunk.cuh"
+#include "kernels/common/chunk/output_products.cuh"
 #include "kernels/common/chunk/staging.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/chunk/workspace.cuh"
@@ -63,7 +64,6 @@ __global__ void __launch_bounds__(kOutputMaxThreads, 2)
   float* A = S0 + KT * (VT + 8);                                  // [C][C + pad]
   float* bonus = A + C * ldC;                                     // [C]: rwkv6's q_i . (u k_i)
   int* scratch = reinterpret_cast<int*>(bonus + C);               // intra_chunk_scores'
-  auto* S0_planes = reinterpret_cast<Planes*>(S0);
   const float* saved = states + (std::int64_t(bh) * d.chunks() + n) * K * V;
   const Divisor channels(KT);
 
@@ -71,34 +71,9 @@ __global__ void __launch_bounds__(kOutputMaxThreads, 2)
   constexpr int kMaxTiles = kMaxStripTiles;
   const int warp = threadIdx.x / 32, strips = C / kSubChunk, tiles = strips, m0 = (warp % strips) * kSubChunk,
             n0 = (warp / strips) * 8 * tiles;
-  const auto queries = [&](int i, int c) { return q[i * ldK + c]; };
-  // acc += (q e^{seen from the start}) S0 over the KT channels staged (q e^{seen} on entry). The factor
-  // e^{prefix} is one per sub-chunk and channel: a thread takes kRowsPerFactor rows of one sub-chunk.
-  constexpr int kRowsPerFactor = 4;
+  // acc += (q e^{seen from the start}) S0 over the KT channels staged (q e^{seen} on entry)
   const auto add_state_product = [&](float(&acc)[kMaxTiles][4]) {
-    for (int idx = threadIdx.x; idx < C / kRowsPerFactor * KT; idx += int(blockDim.x)) {
-      const int t0 = channels.div(idx) * kRowsPerFactor, c = channels.mod(idx);
-      const float factor = __expf(dec.prefix[(t0 / kSubChunk) * KT + c]);
-#pragma unroll
-      for (int r = 0; r < kRowsPerFactor; ++r) q[(t0 + r) * ldK + c] *= factor;
-    }
-    __syncthreads();
-    for (int k0 = 0; k0 < KT; k0 += 16) {
-      if constexpr (kFragments) {  // S0's high plane, then its low plane
-        // q e^{seen} in bf16 parts: the high part alone for bf16 inputs, both (16 bits) for fp16 inputs,
-        // whose 11 bits the high part alone would round
-        std::uint32_t af[2][4];
-        a_fragment<Planes>(m0, k0, queries, af[0], af[1]);
-        const std::uint32_t high[1][4] = {{af[0][0], af[0][1], af[0][2], af[0][3]}};
-        if constexpr (std::is_same_v<T, __half>)
-          mma_b_stored_kn<Planes>(acc, tiles, af, S0_planes, ldS, k0, n0);
-        else
-          mma_b_stored_kn<Planes>(acc, tiles, high, S0_planes, ldS, k0, n0);
-        mma_b_stored_kn<Planes>(acc, tiles, high, S0_planes + KT * ldS, ldS, k0, n0);
-      } else {
-        mma_k16<T, kMaxTiles>(acc, tiles, m0, n0, k0, queries, [&](int c, int j) { return S0[c * ldS + j]; });
-      }
-    }
+    add_output_state_product<T>(acc, tiles, m0, n0, dec, q, ldK, KT, C, channels, S0, ldS);
   };
   const auto stage = [&](int c0, const auto&... more) {
     stage_with_decays<Form>(dec, p.g, d, b, h, t0, c0,
@@ -119,17 +94,7 @@ __global__ void __launch_bounds__(kOutputMaxThreads, 2)
       if constexpr (Form::value.bonus)
         for (int i = threadIdx.x; i < C; i += int(blockDim.x)) saved_bonus[chunk * C + i] = bonus[i];
     }
-    const auto scores = [&](int i, int s) { return A[i * ldC + s]; };
-    for (int k0 = 0; k0 < C; k0 += 16) {
-      if constexpr (kFragments) {  // A in two parts, v's fragments by ldmatrix
-        std::uint32_t af[2][4];
-        a_fragment<T>(m0, k0, scores, af[0], af[1]);
-        mma_b_stored_kn<T>(acc, tiles, af, v, ldS, k0, n0);
-      } else {
-        mma_k16<T, kMaxTiles, Exact::a>(acc, tiles, m0, n0, k0, scores,
-                                        [&](int s, int j) { return v[s * ldV + j]; });
-      }
-    }
+    add_output_scores_product<T>(acc, tiles, m0, n0, A, ldC, C, v, ldS);
     for_each_pair(acc, tiles, m0, n0, [&](int i, int j, float& first, float& second) {
       if (i >= length || j0 + j >= V) return;
       if constexpr (Form::value.bonus) {

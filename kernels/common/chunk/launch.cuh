@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -100,9 +101,17 @@ void launch_output(const Pointers<T>& pointers, const Dims& d, const float* stat
   FLA_CUDA_CHECK_LAUNCH();
 }
 
-inline std::size_t value_grads_shared_bytes(Scores scores, int C, int K, std::size_t input_bytes) {
-  return sizeof(float) *
-         value_grads_floats(C, value_grads_channels(scores, C, K), int(input_bytes), scores != Scores::saved);
+inline std::size_t value_grads_shared_bytes(Scores scores, int C, int K, std::size_t input_bytes,
+                                            bool output = false) {
+  return sizeof(float) * value_grads_floats(C, value_grads_channels(scores, C, K), int(input_bytes),
+                                            scores != Scores::saved, output);
+}
+// Whether the value gradients can make the pass's forward output too (chunk_value_grads_kernel's kOutput):
+// where they rebuild A whole, in a room that fits `device` (grown where v's rows are wider than k's).
+inline bool value_grads_output_fits(const Dims& d, std::size_t input_bytes, const DeviceLimits& device) {
+  const Scores scores = value_grads_scores(false, d.C, d.K);
+  return scores == Scores::rebuilt &&
+         value_grads_shared_bytes(scores, d.C, d.K, input_bytes, true) <= device.shared_memory_per_block;
 }
 inline std::size_t key_grads_shared_bytes(int C, std::size_t input_bytes) {
   return sizeof(float) * key_grads_floats(C, int(input_bytes));
@@ -154,12 +163,18 @@ void launch_state_grads(const Pointers<T>& pointers, const GradPointers<T>& grad
 
 // With `key_grads_after`, the key gradients start only after the work enqueued on that stream so far (gsa's
 // pass 1 adding its dk and dg to what pass 2's backward on a side stream writes: GradPointers::add_dk_dg).
-template <class Form, class T, bool kSavedScores = false>
+// With kOutput the value gradients write the pass's forward output to pointers.o as well (where
+// value_grads_output_fits).
+template <class Form, class T, bool kSavedScores = false, bool kOutput = false>
 void launch_chunk_grads(const Pointers<T>& pointers, const GradPointers<T>& grads, const Dims& d,
                         const Workspace& ws, cudaStream_t stream, cudaStream_t key_grads_after = nullptr) {
+  static_assert(!(kSavedScores && kOutput), "the forward output where A is rebuilt");
   const dim3 chunks(unsigned(d.B * d.H), unsigned(d.chunks()));
   const Scores scores = value_grads_scores(kSavedScores, d.C, d.K);
-  const std::size_t value_bytes = value_grads_shared_bytes(scores, d.C, d.K, sizeof(T)),
+  if (kOutput && scores != Scores::rebuilt)
+    throw std::logic_error(
+        "chunk: the value gradients make the forward output only where A is rebuilt whole");
+  const std::size_t value_bytes = value_grads_shared_bytes(scores, d.C, d.K, sizeof(T), kOutput),
                     key_bytes = key_grads_shared_bytes(d.C, sizeof(T));
   const unsigned tiles = unsigned(key_tiles(d.K));
   {
@@ -171,6 +186,8 @@ void launch_chunk_grads(const Pointers<T>& pointers, const GradPointers<T>& grad
     };
     if constexpr (kSavedScores)
       launch(chunk_value_grads_kernel<Form, T, Scores::saved>);
+    else if constexpr (kOutput)
+      launch(chunk_value_grads_kernel<Form, T, Scores::rebuilt, true>);
     else if (scores == Scores::rebuilt_in_tiles)
       launch(chunk_value_grads_kernel<Form, T, Scores::rebuilt_in_tiles>);
     else
