@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <stdexcept>
 #include <type_traits>
 
 #include "kernels/common/chunk/launch.cuh"
@@ -46,19 +45,20 @@ struct GlaPass {
   float* dh0;
   // G = 1 only: dk and dg added to what they hold, once the work enqueued on `add_after` so far is done
   cudaStream_t add_after = nullptr;
-  // Where set (not fp16: dq_in_value_grads), the pass's forward output o = (q e^{seen}) S0 + A v goes here
-  // from its value gradients, which build A anyway: pass 1's is dq
+  // Where set (dq_in_value_grads), the pass's forward output o = (q e^{seen}) S0 + A v goes here from its
+  // value gradients, which build A anyway: pass 1's is dq. For fp16 inputs they then read q from q_fp32 (dz
+  // balanced per row, as fp16's dq pass reads it) and multiply o's rows by output_row_scales (each row's
+  // 2^-e).
   T* output = nullptr;
+  const float* output_row_scales = nullptr;
 };
 
 // Whether pass 1's value gradients make dq (GlaPass::output) instead of a dq pass of its own (one kernel
-// fewer, A built once: kernels/notes/gsa.md, version 59): where they build A whole (value_grads_output_fits);
-// not fp16, whose dq pass reads dz in fp32, balanced per row (chunk_logits.cuh).
-template <class T>
-bool dq_in_value_grads(const Problem& p) {
+// fewer, A built once: kernels/notes/gsa.md, versions 59 and 60): where they build A whole
+// (value_grads_output_fits).
+inline bool dq_in_value_grads(const Problem& p) {
   const chunk::Dims pass1{int(p.B), int(p.T), int(p.H * p.G), int(p.M), int(p.K), p.chunk_size, 1.f};
-  return !std::is_same_v<T, __half> &&
-         chunk::value_grads_output_fits(pass1, sizeof(T), current_device_limits());
+  return chunk::value_grads_output_fits(pass1, dtype_size(p.dtype), current_device_limits());
 }
 
 // Grouped queries: the copies both passes read, made once (s, f, each chunk's summed decay and the scan's
@@ -115,12 +115,12 @@ void run_pass(const GlaPass<T>& pass, const PassScratch& scratch, const gsa::Poi
   if (scan_stream != stream) order_streams(stream, scan_stream);
   chunk::launch_state_grads<GlaForm, T, float>(roles, grads, d, ws, scan_stream, pass.q_fp32);
   if (scan_stream != stream) order_streams(scan_stream, stream);
-  if (!pass.output) {
-    chunk::launch_chunk_grads<GlaForm, T>(roles, grads, d, ws, stream, pass.add_after);
-  } else if constexpr (!std::is_same_v<T, __half>) {
+  if (pass.output) {
+    if (std::is_same_v<T, __half>)
+      ws.queries_fp32 = pass.q_fp32, ws.output_row_scales = pass.output_row_scales;
     chunk::launch_chunk_grads<GlaForm, T, false, true>(roles, grads, d, ws, stream, pass.add_after);
   } else {
-    throw std::logic_error("gsa chunk: fp16's dq comes from its own pass (dq_in_value_grads)");
+    chunk::launch_chunk_grads<GlaForm, T>(roles, grads, d, ws, stream, pass.add_after);
   }
   if (G > 1) {
     const std::int64_t tokens = p.B * p.T * p.H, heads = p.B * p.H;
@@ -139,9 +139,9 @@ void run_pass(const GlaPass<T>& pass, const PassScratch& scratch, const gsa::Poi
 //   3. pass 1       as GLA with q = dz, k = s, v = k, g = f, state Hk^T and do = q: since
 //                   sum_i dz_i . z_i = sum_i q_i . (Hk_i dz_i), that GLA's gradients of v, k, g and h0 are
 //                   pass 1's dk, ds, df and dhk0^T (hkt's incoming gradient its final state's, transposed)
-//   4. dq           GLA's output pass with q = dz, k = s, v = k over Hk^T's states: dq_i = Hk_i dz_i, made by
-//                   pass 1's value gradients from the scores they build (dq_in_value_grads), or for fp16
-//                   inputs by an output pass of its own from the balanced dz in fp32, each row times its 2^-e
+//   4. dq           GLA's output with q = dz, k = s, v = k over Hk^T's states: dq_i = Hk_i dz_i, made by pass
+//                   1's value gradients from the scores they build (dq_in_value_grads), else by an output
+//                   pass of its own; for fp16 inputs from the balanced dz in fp32, each row times its 2^-e
 //                   before its rounding
 // ds and df add the two passes' shares (in pass 1's key gradients, or afterwards: `fold` below).
 template <class T>
@@ -163,7 +163,7 @@ void backward(const BackwardCall& call) {
   };
   // Pass 1's key gradients add its ds and df onto pass 2's once pass 2's side stream is done with them (one
   // rounding fewer, no adding passes) where adds_in_key_grads; else they are added afterwards.
-  const bool fold = adds_in_key_grads(p), dq_with_value_grads = dq_in_value_grads<T>(p);
+  const bool fold = adds_in_key_grads(p), dq_with_value_grads = dq_in_value_grads(p);
   const auto pass1 = [&](cudaStream_t scan_stream, cudaStream_t stream, cudaStream_t pass2_stream) {
     {
       const NvtxRange range("logit_grads");
@@ -196,7 +196,8 @@ void backward(const BackwardCall& call) {
       run_pass(GlaPass<T>{rows(w.logit_grads), queries, in.k, dz_fp32, K, floats(w.key_states),
                           floats(w.key_initial), fold ? g.ds : rows(w.slot_grads), g.dk,
                           fold ? g.df : rows(w.gate_grads), floats(w.key_final),
-                          fold ? pass2_stream : nullptr, dq_with_value_grads ? g.dq : nullptr},
+                          fold ? pass2_stream : nullptr, dq_with_value_grads ? g.dq : nullptr,
+                          std::is_same_v<T, __half> ? floats(w.row_scales) : nullptr},
                w.scratch(), in, p, base, scan_stream, stream);
       transpose_states(floats(w.key_final), g.dhk0, p.B * p.H, M, K, stream);
     }

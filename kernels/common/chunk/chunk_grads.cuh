@@ -86,12 +86,13 @@ __host__ __device__ inline int key_grads_floats(int C, int input_bytes) {
 }
 
 // kScores: where A comes from (Scores). kOutput (with A rebuilt whole only): p.o gets the pass's forward
-// output, from A, v and the forward's states (ws.states) once A is built, before A^T do. Rebuilt in tiles
+// output, from A, v and the forward's states (ws.states) once A is built, before A^T do (q from
+// ws.queries_fp32 and each row of o times ws.output_row_scales where those are set). Rebuilt in tiles
 // (value_grads_key_tile), in two rounds: the tiles' shares of A and the bonus (intra_chunk_scores' add-into-A
 // form), then, after A^T do, their shares of the state product (k e^{...} and dS staged a tile at a time), so
 // that no accumulator lives through a tile's scores. Saved: A, the bonus, do and the first tile in one trip
 // to memory, then the same state product. 64 registers, for two blocks of 512 threads an SM where shared
-// memory allows them; every instance fits without a spill (ptxas) but fp32's with kOutput (16/24 bytes).
+// memory allows them; every instance fits without a spill (ptxas) but fp32's with kOutput (8/16 bytes).
 template <class Form, class T, Scores kScores, bool kOutput = false>
 __global__ void __launch_bounds__(kValueGradMaxThreads, 2)
     chunk_value_grads_kernel(Pointers<T> p, GradPointers<T> g, Dims d, Workspace ws) {
@@ -178,9 +179,13 @@ __global__ void __launch_bounds__(kValueGradMaxThreads, 2)
     constexpr int kLdOut = sizeof(T) == 2 ? kVT + 8 : kLdV;
     float* S0 = dS;
     auto* v = reinterpret_cast<Staged*>(k);
-    stage_with_decays<Form>(
-        dec, p.g, d, b, h, t0, 0, q_rows(0), k_rows(0), do_rows,
-        staged_state<StatePart<T>>(ws.states + chunk * K * V, d, 0, K, j0, kVT, S0, kLdOut));
+    const auto S0_rows = staged_state<StatePart<T>>(ws.states + chunk * K * V, d, 0, K, j0, kVT, S0, kLdOut);
+    if (ws.queries_fp32)
+      stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0,
+                              token_rows(ws.queries_fp32, d, b, h, t0, C, K, 0, K, q, ldK), k_rows(0),
+                              do_rows, S0_rows);
+    else
+      stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, q_rows(0), k_rows(0), do_rows, S0_rows);
     intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, u, bonus, scratch);
     stage_tiles(token_rows(p.v, d, b, h, t0, C, V, j0, kVT, v, kLdOut));  // ordered by the next barrier
     const auto [tiles, m0, n0] = strip();
@@ -188,8 +193,10 @@ __global__ void __launch_bounds__(kValueGradMaxThreads, 2)
     add_output_state_product<T>(out, tiles, m0, n0, dec, q, ldK, K, C, Divisor(K), S0, kLdOut);
     add_output_scores_product<T>(out, tiles, m0, n0, A, ldC, C, v, kLdOut);
     for_each_pair(out, tiles, m0, n0, [&](int i, int j, float& first, float& second) {
-      if (i < length && j0 + j < V)
-        store_pair(p.o + d.row(b, h, t0 + i) * V + j0 + j, d.scale * first, d.scale * second);
+      if (i >= length || j0 + j >= V) return;
+      const std::int64_t row = d.row(b, h, t0 + i);
+      const float factor = ws.output_row_scales ? d.scale * ws.output_row_scales[row] : d.scale;
+      store_pair(p.o + row * V + j0 + j, factor * first, factor * second);
     });
     __syncthreads();  // q's and S0's reads are done
     stage_tiles(keys_tile(0), dS_tile(0));

@@ -49,6 +49,10 @@ struct Workspace {
   float *states, *dstates, *du_partial, *whole, *dg_partial;
   std::byte *keys_to_end, *queries_from_start;  // of the call's dtype
   float *scores = nullptr, *bonus = nullptr;    // null where the backward rebuilds A (gsa's passes)
+  // Where set, the value gradients that make the forward output (chunk_value_grads_kernel's kOutput) read q
+  // from these fp32 rows and multiply each row of the output by its factor (gsa's fp16 pass 1: dz balanced
+  // per row, as its dq pass reads it)
+  const float *queries_fp32 = nullptr, *output_row_scales = nullptr;
 };
 
 inline std::size_t chunk_count(const Problem& p) {
