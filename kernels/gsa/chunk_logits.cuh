@@ -230,9 +230,10 @@ __global__ void __launch_bounds__(kLogitsThreads, NT <= 4 ? 3 : 2) chunk_logits_
 // among fp16's subnormals (the battery's small_loss case). Pass 1's gradients are sums of products
 // dz_i q_i of one token's row each, so a row's power of two 2^e may move between them: pass 1 reads
 // dz_i 2^e and q_i 2^-e in fp16, e chosen to give both the same largest magnitude (the geometric mean of
-// theirs), which keeps them normal down to gradients of 2^-28. The dq pass (dq_i = Hk_i dz_i, dz_i alone)
-// reads the balanced dz in fp32 (fp16's 11 bits of it cost dq 5x its error where a large Hk's columns
-// cancel: gsa.md, version 36) and multiplies its row of dq by 2^-e (row_scales) before rounding it to fp16.
+// theirs), which keeps them normal down to gradients of 2^-28. dq (dq_i = Hk_i dz_i, dz_i alone, made in
+// pass 1's value gradients or a pass of its own: chunk_backward.cuh) reads the balanced dz in fp32 (fp16's 11
+// bits of it cost dq 5x its error where a large Hk's columns cancel: gsa.md, version 36) and multiplies its
+// row of dq by 2^-e (row_scales) before rounding it to fp16.
 // A warp per row; `dz(m)` is slot m's value, q the row's queries as the kernel staged them in shared memory
 // (read from global memory after the products, they were a fifth of the kernel's waits: version 57).
 template <class Dz>

@@ -56,9 +56,9 @@ struct ChunkWorkspace {
   // fp16 only (empty otherwise): the logit gradient kept out of fp16's subnormals (chunk_logits.cuh,
   // balance_row)
   std::size_t logit_grads_fp32;  // [B, T, HQ, M] fp32 (16-bit inputs): dz (fp16's balanced), the operand of
-                                 // pass 1's reverse scan and fp16's dq pass's queries
+                                 // pass 1's reverse scan and, for fp16, dq's queries
   std::size_t balanced_queries;  // [B, T, HQ, K] fp16: q over its row's balance, pass 1's do
-  std::size_t row_scales;        // [B, T, HQ] fp32: 2^-e, the balance dz's row took (the dq pass's factor)
+  std::size_t row_scales;        // [B, T, HQ] fp32: 2^-e, the balance dz's row took (dq's factor)
   std::size_t total;
 
   PassScratch scratch() const { return {state_grads, queries_from_start}; }
