@@ -15,8 +15,9 @@ FLA_BENCH = ""
 QUICK = ["--device", "cpu", "--filter", "^gla/reference/fwd/fp32/", "--min-time", "0.01", "--min-samples", "3"]
 
 
-def ab(*args):
-    return subprocess.run(["bash", SCRIPT, *args], capture_output=True, text=True, timeout=120)
+def ab(*args, env=None):
+    return subprocess.run(["bash", SCRIPT, *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **(env or {})})
 
 
 class AbRounds(unittest.TestCase):
@@ -59,6 +60,22 @@ class AbRounds(unittest.TestCase):
                 self.assertIn("2 cases over 1 rounds", f.read())
             with open(os.path.join(runs, "rounds.json")) as f:
                 self.assertEqual(len(json.load(f)["rounds"]), 1)
+
+    def test_each_side_runs_with_its_own_settings(self):
+        with tempfile.TemporaryDirectory() as out:
+            # one binary timed against itself, a switch telling the sides apart (as an A/B build's)
+            switched = os.path.join(out, "switched")
+            with open(switched, "w") as f:
+                f.write(f'#!/bin/sh\necho "$FLA_AB_SIDE" >> "{out}/sides"\nexec "{FLA_BENCH}" "$@"\n')
+            os.chmod(switched, 0o755)
+            done = ab(switched, switched, os.path.join(out, "runs"), "2", *QUICK,
+                      env={"BASE_ENV": "FLA_AB_SIDE=0", "NEW_ENV": "FLA_AB_SIDE=1 OTHER=x"})
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            with open(os.path.join(out, "sides")) as f:
+                self.assertEqual(f.read().split(), ["0", "1", "0", "1"])
+            done = ab(switched, switched, os.path.join(out, "runs"), "1", *QUICK, env={"NEW_ENV": "-i"})
+            self.assertEqual(done.returncode, 2)
+            self.assertEqual(done.stderr.strip(), "ab-rounds.sh: BASE_ENV and NEW_ENV take VAR=value words, not '-i'")
 
     def test_bad_arguments_are_one_line_errors(self):
         with tempfile.TemporaryDirectory() as out:
