@@ -116,7 +116,7 @@ void run_pass(const GlaPass<T>& pass, const PassScratch& scratch, const gsa::Poi
   chunk::launch_state_grads<GlaForm, T, float>(roles, grads, d, ws, scan_stream, pass.q_fp32);
   if (scan_stream != stream) order_streams(scan_stream, stream);
   if (pass.output) {
-    if (std::is_same_v<T, __half>)
+    if constexpr (std::is_same_v<T, __half>)
       ws.queries_fp32 = pass.q_fp32, ws.output_row_scales = pass.output_row_scales;
     chunk::launch_chunk_grads<GlaForm, T, false, true>(roles, grads, d, ws, stream, pass.add_after);
   } else {
