@@ -20,6 +20,14 @@ def ab(*args, env=None):
                           env={**os.environ, **(env or {})})
 
 
+def wrapped(path, before):
+    """An executable at `path` that runs the shell line `before`, then fla-bench with its arguments."""
+    with open(path, "w") as f:
+        f.write(f'#!/bin/sh\n{before}\nexec "{FLA_BENCH}" "$@"\n')
+    os.chmod(path, 0o755)
+    return path
+
+
 class AbRounds(unittest.TestCase):
     def test_rounds_are_kept_and_compared(self):
         with tempfile.TemporaryDirectory() as out:
@@ -46,10 +54,7 @@ class AbRounds(unittest.TestCase):
     def test_a_later_failure_keeps_the_whole_rounds_compared(self):
         with tempfile.TemporaryDirectory() as out:
             # NEW runs once, then fails: round 1 is whole, round 2's new run is not
-            new = os.path.join(out, "new-once")
-            with open(new, "w") as f:
-                f.write(f'#!/bin/sh\n[ -e "{out}/ran" ] && exit 3\ntouch "{out}/ran"\nexec "{FLA_BENCH}" "$@"\n')
-            os.chmod(new, 0o755)
+            new = wrapped(os.path.join(out, "new-once"), f'[ -e "{out}/ran" ] && exit 3\ntouch "{out}/ran"')
             runs = os.path.join(out, "runs")
             done = ab(FLA_BENCH, new, runs, "3", *QUICK)
             self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
@@ -64,10 +69,7 @@ class AbRounds(unittest.TestCase):
     def test_each_side_runs_with_its_own_settings(self):
         with tempfile.TemporaryDirectory() as out:
             # one binary timed against itself, a switch telling the sides apart (as an A/B build's)
-            switched = os.path.join(out, "switched")
-            with open(switched, "w") as f:
-                f.write(f'#!/bin/sh\necho "$FLA_AB_SIDE" >> "{out}/sides"\nexec "{FLA_BENCH}" "$@"\n')
-            os.chmod(switched, 0o755)
+            switched = wrapped(os.path.join(out, "switched"), f'echo "$FLA_AB_SIDE" >> "{out}/sides"')
             done = ab(switched, switched, os.path.join(out, "runs"), "2", *QUICK,
                       env={"BASE_ENV": "FLA_AB_SIDE=0", "NEW_ENV": "FLA_AB_SIDE=1 OTHER=x"})
             self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
