@@ -129,15 +129,10 @@ inline std::size_t scan_grad_shared_bytes(const Problem& p, int X, const KernelP
 
 }  // namespace split
 
-// Whether the fused backward runs in chunk form (the chunk variant's backward from the forward's
-// checkpoints) rather than as scans: where it is also the faster, on one H200. With 16-bit inputs at every
-// peer shape (bf16 0.70-0.87x the scans' fwd+bwd, fp16 0.80-1.02x; kernels/notes/gsa.md, version 34). fp32's
-// products in 3xTF32 (chunk version 53; gsa version 47): 0.91-0.92x at K + V = 256 (2,16384,16,128 and
-// 4,4096,16,128), but 1.01-1.03x at K + V = 128 from 2^19 state elements (B H M (K + V): 8,1024,8,64 and
-// 4,4096,16,64, where the scans fill the GPU), "same" under it (1,24576,16,64).
-inline bool backward_in_chunks_is_faster(const Problem& p) {
-  return p.dtype != DType::fp32 || p.K + p.V >= 256 ||
-         p.B * p.H * p.M * (p.K + p.V) < (std::int64_t(1) << 19);
-}
+// The one slot count at which an fp32 fwd+bwd on the gla passes takes their scans' backward: elsewhere the
+// chunk form takes every such shape, in every dtype, and is the faster (fused_recurrent.cu, InChunks), so the
+// scans' query gradients are built for this M alone (query_grads.cuh; pinned by
+// tests/kernels/gsa_fused_plan_test.cpp over every room the battery plans for).
+constexpr int kScanBackwardSlots = 128;
 
 }  // namespace flabench::gsa

@@ -12,16 +12,18 @@
 // both passes (not, e.g., K = 32, M = V = 128 or V = 256: 640 threads). kernels/notes/gsa.md, versions 8, 11.
 // The backward follows the forward's form: after the gla passes, where the chunk variant's backward takes
 // the shape (every peer shape on a Hopper), that backward, from the states the gla passes save before its
-// chunks and p (InChunks below); elsewhere, in fp32, gla's fused backward for pass 2 and, taken transposed,
-// for pass 1 (gla_passes_backward.cuh; their forward leaves the logits, p and both passes' checkpoints);
-// after the split form (grouped queries, and 16-bit fwd+bwd the chunk form does not take: gla_passes_run),
-// seven scans of gsa's own (fused_backward.cuh; that forward leaves the logits and Hk's checkpoints).
+// chunks and p (InChunks below); elsewhere (fp32 at M = 128 where the chunk form's blocks do not fit), gla's
+// fused backward for pass 2 and, taken transposed, for pass 1 (gla_passes_backward.cuh; their forward leaves
+// the logits, p and both passes' checkpoints); after the split form (grouped queries, and 16-bit fwd+bwd the
+// chunk form does not take: gla_passes_run), seven scans of gsa's own (fused_backward.cuh; that forward
+// leaves the logits and Hk's checkpoints).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "kernels/common/chunk/workspace.cuh"
@@ -51,7 +53,10 @@ bool split_form(const Problem& p) {
 // them (ChunkWorkspace), and the backward is the chunk variant's from those: every chunk's gradients on the
 // tensor cores (16-bit inputs) instead of two more scans. The method is checkpoints with recomputation, the
 // recomputation in chunk form. The shapes it takes are a subset of the gla passes' backward's: support is
-// unchanged.
+// unchanged. It is also the faster wherever it runs, on one H200: 16-bit at every peer shape (bf16
+// 0.70-0.87x the scans' fwd+bwd, fp16 0.80-1.02x; kernels/notes/gsa.md, version 34), fp32 (its products in
+// 3xTF32) 0.91-0.92x at K + V = 256 (version 47) and, since versions 59-60 made its dq in pass 1's value
+// gradients, 0.97-0.98x where the scans fill the GPU (8,1024,8,64 and 4,4096,16,64: version 61).
 struct InChunks {
   ChunkedBackward chunked;
 
@@ -61,8 +66,7 @@ struct InChunks {
     return in_chunks;
   }
   bool runs(const Problem& p, const DeviceLimits& device) const {
-    return backward_in_chunks_is_faster(p) && gla_passes::fits(p, /*backward=*/true, device) &&
-           chunked.runs(p, device);
+    return gla_passes::fits(p, /*backward=*/true, device) && chunked.runs(p, device);
   }
   std::int64_t chunks(const Problem& p) const { return (p.T + chunked.chunk - 1) / chunked.chunk; }
   ChunkWorkspace workspace(const Problem& p) const {
@@ -157,12 +161,12 @@ template <class T>
 void backward(const BackwardCall& call) {  // after the forward the same tests chose
   const Problem& p = call.problem;
   const DeviceLimits device = current_device_limits();
-  if (in_chunks().runs(p, device))
-    backward_in_chunks<T>(call, in_chunks());
-  else if (gla_passes_run(p, /*backward=*/true, device))
-    gla_passes::backward<T>(call);
-  else
-    split::backward<T>(call);
+  if (in_chunks().runs(p, device)) return backward_in_chunks<T>(call, in_chunks());
+  if constexpr (std::is_same_v<T,
+                               float>) {  // (16-bit inputs reach the gla passes' backward in chunk form only)
+    if (gla_passes_run(p, /*backward=*/true, device)) return gla_passes::backward<T>(call);
+  }
+  split::backward<T>(call);
 }
 
 template <class T>
@@ -210,6 +214,10 @@ std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimit
 
 bool gsa_fused_takes_gla_passes(const Problem& p, Mode mode, const DeviceLimits& device) {
   return gsa::gla_passes_run(p, mode == Mode::fwdbwd, device);
+}
+
+bool gsa_fused_backward_in_chunks(const Problem& p, const DeviceLimits& device) {
+  return gsa::in_chunks().runs(p, device);
 }
 
 Variant gsa_fused_recurrent_variant() {

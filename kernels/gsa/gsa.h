@@ -26,6 +26,9 @@ Variant gsa_fused_recurrent_variant();
 // these limits, else on its own forms (grouped queries, where gla's kernels do not fit, and a 16-bit fwd+bwd
 // whose backward would run on them outside the chunk form).
 bool gsa_fused_takes_gla_passes(const Problem& p, Mode mode, const DeviceLimits& device);
+// Whether its fwd+bwd of `p` on such a device runs the backward in chunk form (gsa chunk's, from the states
+// the gla passes save), rather than the gla passes' scans (fp32) or its own (split form).
+bool gsa_fused_backward_in_chunks(const Problem& p, const DeviceLimits& device);
 Variant gsa_chunk_variant();
 // gsa chunk's backward as fused_recurrent's fwd+bwd runs it: from the states before every chunk, p in the
 // dtype and in fp32 (kernels/gsa/chunk_workspace.h's value_states, key_states, weights, saved_weights).

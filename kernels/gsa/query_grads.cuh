@@ -15,6 +15,7 @@
 #include <cuda_bf16.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <type_traits>
 
 #include "kernels/common/chunk/warp_mma.cuh"
@@ -24,6 +25,7 @@
 #include "kernels/common/fused_recurrent/geometry.cuh"
 #include "kernels/common/fused_recurrent/layout.h"
 #include "kernels/common/problem.h"
+#include "kernels/gsa/fused_plan.h"
 
 namespace flabench::gsa::gla_passes {
 
@@ -221,25 +223,20 @@ __global__ void __launch_bounds__(kQueryGradWarps * 32, kQueryGradMinBlocks<M>)
 }
 
 // dq of tokens [t0, t0 + length) of every sequence (t0 a whole chunk) from dz of those tokens and pass 1's
-// checkpoints (`checkpoints`, Hk^T, [B*H, ceil(T / kChunk), M, K]); M in {32, 64, 128}, K in {16, ..., 256}.
+// checkpoints (`checkpoints`, Hk^T, [B*H, ceil(T / kChunk), M, K]); K in {16, ..., 256}. Built for M = 128
+// only: the one slot count whose fp32 fwd+bwd takes these scans rather than the chunk form (where the chunk
+// form's blocks do not fit: kernels/notes/gsa.md, version 61; tests/kernels/gsa_fused_plan_test.cpp).
 template <class T>
 void launch_query_grads(const Problem& p, const float* checkpoints, const T* s, const T* f, const T* k,
                         const T* dz, T* dq, int t0, int length, cudaStream_t stream) {
+  if (p.M != kScanBackwardSlots)
+    throw std::logic_error("gsa fused_recurrent: the scans' query gradients are built for M = 128 only");
   const int heads = int(p.B * p.H), chunks = (length + kQueryGradTokens - 1) / kQueryGradTokens;
   const QueryGradShape shape{
       int(p.T), int(p.H), int(p.K),      heads, int((p.T + kQueryGradTokens - 1) / kQueryGradTokens),
       t0,       length,   float(p.scale)};
   const dim3 grid(unsigned(std::int64_t(chunks) * heads)), block(kQueryGradWarps * 32);
-  switch (p.M) {
-    case 32:
-      query_grads_kernel<T, 32><<<grid, block, 0, stream>>>(checkpoints, s, f, k, dz, dq, shape);
-      break;
-    case 64:
-      query_grads_kernel<T, 64><<<grid, block, 0, stream>>>(checkpoints, s, f, k, dz, dq, shape);
-      break;
-    default:  // 128, as fits() in gla_passes.cuh allows
-      query_grads_kernel<T, 128><<<grid, block, 0, stream>>>(checkpoints, s, f, k, dz, dq, shape);
-  }
+  query_grads_kernel<T, kScanBackwardSlots><<<grid, block, 0, stream>>>(checkpoints, s, f, k, dz, dq, shape);
   FLA_CUDA_CHECK_LAUNCH();
 }
 

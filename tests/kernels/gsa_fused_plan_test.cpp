@@ -83,19 +83,42 @@ TEST(GsaFusedPlan, TheSlotScanGradientTakesWholeChunksOnlyWhereItsBlocksFitTheSm
   EXPECT_FALSE(scan_grad_whole_chunks(many, at_many, 132));
 }
 
-// fp32's fwd+bwd past 2^19 state elements runs the backward as scans, then the query gradients in 3xTF32 on
-// the tensor cores, a kernel for each slot count (kernels/gsa/query_grads.cuh): the battery reaches every
-// one, and the chunk form at the same slot counts in the 16-bit dtypes.
-TEST(GsaFusedPlan, TheBatteryReachesBothBackwardsAtEverySlotCount) {
+// A fwd+bwd on the gla passes takes the chunk form wherever that form's blocks fit, in every dtype (since
+// version 61 fp32 too: the faster there as well); elsewhere only fp32 at M = 128 remains, which takes the
+// scans' backward, whose query gradients are built for that slot count alone (query_grads.cuh).
+TEST(GsaFusedPlan, OnlyFp32AtItsSlotCountTakesTheScansBackward) {
+  int scans = 0;
+  for (const DeviceLimits& device : {kHopper, DeviceLimits{163 * 1024, 80}, kAda})
+    for (DType dtype : {DType::bf16, DType::fp16, DType::fp32})
+      for (int K : {16, 32, 64, 128, 256})
+        for (int V : {16, 32, 64, 128, 256})
+          for (int M : {32, 64, 128}) {
+            Problem p{64, 4096, 16, K, V, dtype};  // past 2^19 state elements at every K, V and M
+            p.M = M;
+            if (!gsa_fused_takes_gla_passes(p, Mode::fwdbwd, device) ||
+                gsa_fused_backward_in_chunks(p, device))
+              continue;
+            ++scans;
+            EXPECT_EQ(dtype, DType::fp32) << "K=" << K << " V=" << V << " M=" << M;
+            EXPECT_EQ(M, gsa::kScanBackwardSlots) << "K=" << K << " V=" << V << " " << dtype_name(dtype);
+          }
+  EXPECT_GT(scans, 0) << "the scans' backward still serves the shapes the chunk form does not take";
+}
+
+// The battery reaches both backwards: the chunk form at every slot count in every dtype, the scans' (fp32 at
+// M = 128, on the rooms it plans for smaller GPUs).
+TEST(GsaFusedPlan, TheBatteryReachesBothBackwards) {
   const BatterySpec spec{"^shapes/gsa/fused_recurrent/fwdbwd/", Backend::cuda, kHopper, false};
-  std::set<int> as_scans, in_chunks;
+  std::set<std::string> in_chunks, as_scans;
   for (const BatteryCase& c : battery_cases(product_registry(), spec)) {
-    if (c.skip_reason || c.shared_memory_cap || !gsa_fused_takes_gla_passes(c.problem, c.mode, kHopper))
-      continue;
-    (gsa::backward_in_chunks_is_faster(c.problem) ? in_chunks : as_scans).insert(int(c.problem.M));
+    const DeviceLimits device = planned_limits(c, kHopper);
+    if (c.skip_reason || !gsa_fused_takes_gla_passes(c.problem, c.mode, device)) continue;
+    const std::string at = std::string(dtype_name(c.problem.dtype)) + " M" + std::to_string(c.problem.M);
+    (gsa_fused_backward_in_chunks(c.problem, device) ? in_chunks : as_scans).insert(at);
   }
-  EXPECT_EQ(as_scans, (std::set<int>{32, 64, 128}));
-  EXPECT_EQ(in_chunks, (std::set<int>{32, 64, 128}));
+  EXPECT_EQ(in_chunks, (std::set<std::string>{"bf16 M32", "bf16 M64", "bf16 M128", "fp16 M32", "fp16 M64",
+                                              "fp16 M128", "fp32 M32", "fp32 M64", "fp32 M128"}));
+  EXPECT_EQ(as_scans, (std::set<std::string>{"fp32 M128"}));
 }
 
 // A 16-bit fwd+bwd never runs the gla passes' own backward (version 48): with one query head a state pair it
