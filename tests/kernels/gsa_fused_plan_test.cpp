@@ -93,7 +93,7 @@ TEST(GsaFusedPlan, OnlyFp32AtItsSlotCountTakesTheScansBackward) {
       for (int K : {16, 32, 64, 128, 256})
         for (int V : {16, 32, 64, 128, 256})
           for (int M : {32, 64, 128}) {
-            Problem p{64, 4096, 16, K, V, dtype};  // past 2^19 state elements at every K, V and M
+            Problem p{64, 4096, 16, K, V, dtype};  // many heads: where the scans fill the GPU
             p.M = M;
             if (!gsa_fused_takes_gla_passes(p, Mode::fwdbwd, device) ||
                 gsa_fused_backward_in_chunks(p, device))
