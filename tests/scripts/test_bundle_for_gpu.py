@@ -38,17 +38,19 @@ def build_dir(root, deps):
     return build, tools
 
 
-def bundle(build, out, tools):
-    return subprocess.run(["bash", SCRIPT, build, out], capture_output=True, text=True, timeout=60,
+def bundle(root, deps):
+    """Bundles a build folder made under `root` whose ninja lists `deps`, into root/out: (the run, root/out)."""
+    build, tools = build_dir(root, deps)
+    out = os.path.join(root, "out")
+    done = subprocess.run(["bash", SCRIPT, build, out], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PATH": tools + os.pathsep + os.environ["PATH"]})
+    return done, out
 
 
 class BundleForGpu(unittest.TestCase):
     def test_a_healthy_build_is_bundled(self):
         with tempfile.TemporaryDirectory() as root:
-            build, tools = build_dir(root, HEALTHY)
-            out = os.path.join(root, "out")
-            done = bundle(build, out, tools)
+            done, out = bundle(root, HEALTHY)
             self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
             for exe in ("fla-bench", "flabench_tests", "flabench_cli_tests"):
                 self.assertTrue(os.path.isfile(os.path.join(out, exe)), exe)
@@ -56,9 +58,7 @@ class BundleForGpu(unittest.TestCase):
 
     def test_an_object_without_header_dependencies_is_refused(self):
         with tempfile.TemporaryDirectory() as root:
-            build, tools = build_dir(root, STALE)
-            out = os.path.join(root, "out")
-            done = bundle(build, out, tools)
+            done, out = bundle(root, STALE)
             self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
             self.assertEqual(
                 done.stderr.strip(),
