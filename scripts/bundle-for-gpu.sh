@@ -10,6 +10,9 @@ build=$1 out=$2
 # ninja) is never rebuilt when its headers change: a binary linked from it measures old code silently. Every
 # object built with a depfile lists at least its own source.
 if [ -f "$build/build.ninja" ]; then
+  command -v ninja > /dev/null ||
+    { echo "bundle-for-gpu.sh: $build is a ninja build but ninja is not on PATH" \
+      "(it lists the objects' dependencies)" >&2; exit 1; }
   stale=$(ninja -C "$build" -t deps | awk '/#deps 0,/ {sub(":", "", $1); print $1}')
   if [ -n "$stale" ]; then
     echo "bundle-for-gpu.sh: ninja has no header dependencies for $(echo "$stale" | wc -l) object(s), so they may" \

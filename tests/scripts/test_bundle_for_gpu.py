@@ -67,6 +67,17 @@ class BundleForGpu(unittest.TestCase):
                 "again")
             self.assertFalse(os.path.exists(out), "nothing is bundled from a build that may be stale")
 
+    def test_a_ninja_build_without_ninja_is_refused(self):
+        with tempfile.TemporaryDirectory() as root:
+            build, _ = build_dir(root, HEALTHY)
+            empty = os.path.join(root, "empty")
+            os.makedirs(empty)
+            done = subprocess.run([shutil.which("bash"), SCRIPT, build, os.path.join(root, "out")],
+                                  capture_output=True, text=True, timeout=60, env={**os.environ, "PATH": empty})
+            self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
+            self.assertEqual(done.stderr.strip(), f"bundle-for-gpu.sh: {build} is a ninja build but ninja is not on "
+                             "PATH (it lists the objects' dependencies)")
+
     def test_wrong_arguments_are_refused(self):
         done = subprocess.run(["bash", SCRIPT, "only-one"], capture_output=True, text=True, timeout=60)
         self.assertEqual(done.returncode, 2)
