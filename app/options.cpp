@@ -6,11 +6,15 @@
 #include <chrono>
 #include <ctime>
 #include <iostream>
+#include <map>
+#include <string_view>
 
 #include "app/build_info.h"
 #include "results/result_file.h"
 #include "suites/cases.h"
 #include "suites/usage_error.h"
+
+extern char** environ;  // POSIX: the process's environment
 
 namespace flabench {
 namespace {
@@ -27,6 +31,21 @@ std::string utc_time(const char* pattern) {
 std::string host_name() {
   char name[256] = {};
   return gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
+}
+
+// The variables RunContext::environment keeps: fla-bench's own switches (FLA_*) and CUDA's (CUDA_*), the ones
+// that change what a run times.
+std::map<std::string, std::string> recorded_environment() {
+  std::map<std::string, std::string> kept;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text = *entry;
+    const std::size_t equals = text.find('=');
+    if (equals == std::string_view::npos) continue;
+    const std::string_view name = text.substr(0, equals);
+    if (name.starts_with("FLA_") || name.starts_with("CUDA_"))
+      kept.emplace(std::string(name), std::string(text.substr(equals + 1)));
+  }
+  return kept;
 }
 
 // CLI11's stock range validators print the whole double range; this one says what is allowed in words.
@@ -223,6 +242,7 @@ RunContext run_context(const CommandLine& line, const Device& device, const RunS
   context.git_sha = kGitSha;
   context.git_dirty = kGitDirty;
   context.command_line = line.argv;
+  context.environment = recorded_environment();
   context.device = device.record();
   SettingsRecord& s = context.settings;
   s.min_time_s = settings.timing.min_time_s;

@@ -54,6 +54,8 @@ std::string describe_results(const std::string& source, const std::vector<Loaded
   std::string text = format("%s: %s, fla-bench %s %.12s%s, started %s", source.c_str(),
                             device_label(c.device).c_str(), c.fla_bench_version.c_str(), c.git_sha.c_str(),
                             c.git_dirty ? " (dirty)" : "", c.started_utc.c_str());
+  // (one binary timed against itself under two switches differs only here)
+  if (!c.environment.empty()) text += ", with " + environment_text(c.environment);
   if (results.size() > 1) text += format(" (%zu files)", results.size());
   return text;
 }

@@ -20,6 +20,29 @@ void get_optional(const json& j, const char* key, std::optional<T>& value) {
 
 }  // namespace
 
+void to_json(json& j, const RunContext& c) {
+  j = json{
+      {"schema", c.schema},       {"schema_version", c.schema_version},       {"started_utc", c.started_utc},
+      {"host", c.host},           {"fla_bench_version", c.fla_bench_version}, {"git_sha", c.git_sha},
+      {"git_dirty", c.git_dirty}, {"command_line", c.command_line},           {"device", c.device},
+      {"settings", c.settings}};
+  if (!c.environment.empty()) j["environment"] = c.environment;
+}
+
+void from_json(const json& j, RunContext& c) {
+  j.at("schema").get_to(c.schema);
+  j.at("schema_version").get_to(c.schema_version);
+  j.at("started_utc").get_to(c.started_utc);
+  j.at("host").get_to(c.host);
+  j.at("fla_bench_version").get_to(c.fla_bench_version);
+  j.at("git_sha").get_to(c.git_sha);
+  j.at("git_dirty").get_to(c.git_dirty);
+  j.at("command_line").get_to(c.command_line);
+  j.at("device").get_to(c.device);
+  j.at("settings").get_to(c.settings);
+  c.environment = j.value("environment", std::map<std::string, std::string>{});  // added in schema 1.7
+}
+
 void to_json(json& j, const CaseRecord& r) {
   j = json{
       {"name", r.name},

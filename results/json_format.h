@@ -16,8 +16,6 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SettingsRecord, min_time_s, min_
                                                 l2_flush, check, time, seed, floor_bandwidth_gbs,
                                                 floor_bandwidth_source, shard_index, shard_count,
                                                 selection_cases, selection_digest)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunContext, schema, schema_version, started_utc, host, fla_bench_version,
-                                   git_sha, git_dirty, command_line, device, settings)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimingRecord, samples, median_ms, mean_ms, stddev_ms, min_ms,
                                                 max_ms, q1_ms, q3_ms, samples_ms, issue_ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DerivedRecord, tokens_per_s, flops, tflops_per_s, floor_bytes, floor_ms,
@@ -31,6 +29,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MemoryRecord, tensor_bytes, workspace_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelTimeRecord, kernel, calls, ms, share_pct)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LaunchRecord, kernel, stream, start_ms, end_ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunSummary, cases, ok, failed, skipped, wall_s)
+
+// environment is left out when empty, and read as empty where absent (files before schema 1.7).
+void to_json(nlohmann::json& j, const RunContext& c);
+void from_json(const nlohmann::json& j, RunContext& c);
 
 // Optional parts (timing, derived, check) are left out when absent.
 void to_json(nlohmann::json& j, const CaseRecord& r);

@@ -50,6 +50,8 @@ ResultFile merge_shards(const std::vector<LoadedResult>& shards,
     require_same(first, shard, "schema major version", major_version(first.file.context.schema_version),
                  major_version(c.schema_version));
     require_same(first, shard, "GPU model", device_label(first.file.context.device), device_label(c.device));
+    require_same(first, shard, "environment (FLA_* and CUDA_* variables)",
+                 environment_text(first.file.context.environment), environment_text(c.environment));
     require_same(first, shard, "selection (filter, axes, presets)",
                  format("%lld cases, digest %s", static_cast<long long>(s0.selection_cases),
                         s0.selection_digest.c_str()),

@@ -12,7 +12,7 @@ namespace flabench {
 
 inline constexpr const char* kResultSchemaName = "fla-bench-result";
 // Semantic version of the JSON layout: a reader refuses another major version.
-inline constexpr const char* kResultSchemaVersion = "1.6.0";
+inline constexpr const char* kResultSchemaVersion = "1.7.0";
 
 struct DeviceRecord {
   std::string backend;  // "cuda" or "cpu"
@@ -63,6 +63,9 @@ struct RunContext {
   std::vector<std::string> command_line;
   DeviceRecord device;
   SettingsRecord settings;
+  // The run's FLA_* and CUDA_* environment variables (a kernel's A/B switch, CUDA_VISIBLE_DEVICES, ...): two
+  // runs of one binary can time different code, and the file must say which. Empty in files before 1.7.
+  std::map<std::string, std::string> environment{};
   bool operator==(const RunContext&) const = default;
 };
 

@@ -44,6 +44,12 @@ std::string device_label(const DeviceRecord& device) {
   return device.backend == "cpu" ? "cpu (" + device.name + ")" : device.name;
 }
 
+std::string environment_text(const std::map<std::string, std::string>& environment) {
+  std::string text;
+  for (const auto& [name, value] : environment) text += (text.empty() ? "" : " ") + name + "=" + value;
+  return text.empty() ? "none" : text;
+}
+
 void require_one_device(const std::vector<LoadedResult>& results, const std::string& what) {
   for (const LoadedResult& result : results) {
     const std::string first = device_label(results.front().file.context.device);

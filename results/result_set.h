@@ -31,6 +31,9 @@ std::map<std::string, CaseEntry> cases_by_name(const std::vector<LoadedResult>& 
 // The GPU a file ran on ("NVIDIA H100 80GB HBM3", or "cpu (<host cpu>)" for the cpu backend).
 std::string device_label(const DeviceRecord& device);
 
+// A run's recorded environment as "NAME=value NAME=value" (by name; "none" when empty).
+std::string environment_text(const std::map<std::string, std::string>& environment);
+
 // Throws ResultFileError unless every file in `results` ran on one device model (by name).
 void require_one_device(const std::vector<LoadedResult>& results, const std::string& what);
 

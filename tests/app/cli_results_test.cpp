@@ -26,10 +26,12 @@ class CliResults : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir); }
 
   std::string write_run(const std::string& name, double regressed_ms, unsigned seed,
-                        const std::string& device = "NVIDIA H100 80GB HBM3", int day = 20) {
+                        const std::string& device = "NVIDIA H100 80GB HBM3", int day = 20,
+                        const std::map<std::string, std::string>& environment = {}) {
     JsonFileReporter file(dir / name);
     RunContext context = sample_context();
     context.device.name = device;
+    context.environment = environment;
     context.started_utc = "2026-11-" + std::to_string(day) + "T02:00:00Z";
     file.begin(context);
     file.record(timed_case(kRegressed, samples_around(regressed_ms, 0.02, 200, seed)));
@@ -69,6 +71,19 @@ TEST_F(CliResults, CompareGivesVerdictsAndGatesOnRegressions) {
             0);
   // a filter that leaves only the steady case
   EXPECT_EQ(fla_bench("compare " + base + " " + regressed + " --fail-on-regression --filter fp16").status, 0);
+}
+
+TEST_F(CliResults, CompareNamesTheSwitchesEachSideRanWith) {
+  // one binary timed against itself under a kernel's A/B switch: the sources say which side had which
+  const std::string off = write_run("off.json", 5.0, 1, "NVIDIA H100 80GB HBM3", 20, {{"FLA_AB_X", "0"}}),
+                    on = write_run("on.json", 5.0, 2, "NVIDIA H100 80GB HBM3", 20, {{"FLA_AB_X", "1"}});
+  Outcome o = fla_bench("compare " + off + " " + on);
+  EXPECT_EQ(o.status, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("started 2026-11-20T02:00:00Z, with FLA_AB_X=0\n"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("started 2026-11-20T02:00:00Z, with FLA_AB_X=1\n"), std::string::npos) << o.out;
+  o = fla_bench("compare --rounds " + off + " " + on);
+  EXPECT_EQ(o.status, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("with FLA_AB_X=1"), std::string::npos) << o.out;
 }
 
 TEST_F(CliResults, RoundsCountAVerdictOnlyWhereEveryRoundAgrees) {

@@ -39,14 +39,18 @@ TEST(Cli, ListShowsCasesAndSkipReasons) {
 
 TEST(Cli, CpuRunWritesAValidResultFile) {
   const fs::path path = fs::temp_directory_path() / ("cli-run-" + std::to_string(::getpid()) + ".json");
-  const Outcome o = fla_bench("--device cpu --filter '^simple_gla/' --min-time 0.01 --min-samples 3 --out " +
-                              path.string());
+  const Outcome o =
+      fla_bench("--device cpu --filter '^simple_gla/' --min-time 0.01 --min-samples 3 --out " + path.string(),
+                "FLA_AB_PROBE=7 UNRELATED_PROBE=1");
   ASSERT_EQ(o.status, 0) << o.err << o.out;
   const ResultFile file = read_result_file(path);
   fs::remove(path);
   EXPECT_TRUE(file.complete);
   EXPECT_EQ(file.context.device.backend, "cpu");
   EXPECT_EQ(file.context.command_line.back(), path.string());
+  // fla-bench's switches are recorded, other variables are not
+  EXPECT_EQ(file.context.environment.at("FLA_AB_PROBE"), "7");
+  EXPECT_FALSE(file.context.environment.contains("UNRELATED_PROBE"));
   ASSERT_EQ(file.cases.size(), 12u);  // 2 cpu shapes x 3 dtypes x 2 modes
   for (const CaseRecord& c : file.cases) {
     EXPECT_EQ(c.status, CaseStatus::ok) << c.name << ": " << c.reason;

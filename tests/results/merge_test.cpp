@@ -62,6 +62,12 @@ TEST(Merge, RefusesWhatWouldMakeAWrongWhole) {
   other_gpu.file.context.device.name = "NVIDIA A100-SXM4-80GB";
   EXPECT_NE(merge_error({shard(1, 2, {"a", "b"}), other_gpu}).find("differ in GPU model"), std::string::npos);
 
+  LoadedResult other_switch = shard(2, 2, {"c", "d"});  // one binary, a kernel's A/B switch on in one shard
+  other_switch.file.context.environment = {{"FLA_AB_PIECES", "4"}};
+  EXPECT_NE(merge_error({shard(1, 2, {"a", "b"}), other_switch})
+                .find("differ in environment (FLA_* and CUDA_* variables): none vs FLA_AB_PIECES=4"),
+            std::string::npos);
+
   LoadedResult other_selection = shard(2, 2, {"c", "d"});
   other_selection.file.context.settings.selection_digest = "1111111111111111";
   EXPECT_NE(merge_error({shard(1, 2, {"a", "b"}), other_selection}).find("differ in selection"),

@@ -177,6 +177,21 @@ TEST(JsonFormat, ACaseKeepsItsMemoryAndOlderRecordsReadWithout) {
   EXPECT_FALSE(old.get<CaseRecord>().memory);
 }
 
+TEST(JsonFormat, TheContextKeepsItsEnvironmentAndOlderContextsReadWithout) {
+  RunContext c = testing::sample_context();
+  EXPECT_FALSE(nlohmann::json(c).contains("environment"));  // none recorded: left out
+  c.environment = {{"FLA_AB_PIECES", "4"}, {"CUDA_VISIBLE_DEVICES", "1"}};
+  const nlohmann::json j = c;
+  EXPECT_EQ(j.at("environment").at("FLA_AB_PIECES"), "4");
+  EXPECT_EQ(j.get<RunContext>(), c);
+  nlohmann::json old = j;  // a 1.6 context: no environment
+  old.erase("environment");
+  EXPECT_TRUE(old.get<RunContext>().environment.empty());
+  nlohmann::json broken = j;  // the keys before 1.7 are still required
+  broken.erase("git_sha");
+  EXPECT_THROW(broken.get<RunContext>(), nlohmann::json::exception);
+}
+
 TEST(JsonFormat, SlotAndGroupAxesAreWrittenOnlyForTheOpsThatHaveThem) {
   CaseRecord r = testing::sample_case("gsa/naive/fwd/bf16/B2-T64-H2-K64-V64-M32-G4");
   r.M = 32, r.G = 4;
