@@ -8,9 +8,11 @@
 // The backward, where few heads leave the fused one's grid short of the SMs, in chunk form: the state
 // gradient's scan in reverse (chunk_backward_states.cuh), then every input's gradient per chunk in parallel
 // (chunk_backward_local.cuh, then per key channel chunk_backward_channels.cuh), from what the forward saves
-// (the states at the chunks' starts, V_new, its intermediates, X and A_ak); elsewhere fused_recurrent's, on
+// (the states at the chunks' starts, V_new, its intermediates, X and A_ak), at few heads in pieces of chunks
+// from the sequence's end with the scan on a stream of its own (backward_pieces); elsewhere fused_recurrent's, on
 // the states and a^T S_{t-1} terms this forward saves where that backward reads them (chunk_workspace.h).
 // The chunked backward also serves fused_recurrent's fwd+bwd, after its scan (backward_in_chunks.h).
+#include <functional>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -256,9 +258,14 @@ void forward(const ForwardCall& call) {
   }
 }
 
-// The chunked backward's kernels (call.problem's chunk size), on what its forward saved in the workspace.
+// The chunked backward's kernels (call.problem's chunk size), on what its forward saved in the workspace and
+// what before_piece (if any) enqueues for a range of chunks ahead of that range's steps (fused_recurrent's
+// intra). Over pieces of chunks from the sequence's end, each step on a stream of its own: a piece's
+// reverse scan waits for the piece after it, its local and channel gradients for its scan, so the scan's
+// chain runs beside the later pieces' gradients and the earlier pieces' before_piece work.
 template <class T>
-void run_chunked_backward(const BackwardCall& call, const DeviceLimits& device) {
+void run_chunked_backward(const BackwardCall& call, const DeviceLimits& device,
+                          const std::function<void(ChunkRange, cudaStream_t)>& before_piece = {}) {
   const Problem& p = call.problem;
   const ChunkDims d = chunk_dims(p);
   const Pointers<T> pointers = bind_inputs<T>(kRwkv7Binding, call.inputs);
@@ -279,7 +286,7 @@ void run_chunked_backward(const BackwardCall& call, const DeviceLimits& device) 
                                 workspace + ws.pairs,       workspace + ws.terms,
                                 workspace + ws.scratch,     (ws.total - ws.scratch) / ws.slots};
   const int heads = d.B * d.H, sms = device.multiprocessors;
-  {
+  const auto states_step = [&](ChunkRange chunks, cudaStream_t stream) {
     const NvtxRange range("backward states");
     const std::size_t shared_limit = device.shared_memory_per_block;
     // the forward state pass's rule for the columns a block holds
@@ -304,8 +311,8 @@ void run_chunked_backward(const BackwardCall& call, const DeviceLimits& device) 
               // the forward state pass's rule (v49: 4,4096,16,128's 256 blocks in one wave, two an SM)
               const int buffers = buffers_in_fewest_waves(
                   kernel, threads, bytes, mma_dstate_buffers(d.C, d.K, COLS, shared_limit), blocks, sms);
-              kernel<<<dim3(d.V / COLS, heads), threads, bytes(buffers), call.stream>>>(grads, d, planes,
-                                                                                        regions, buffers);
+              kernel<<<dim3(d.V / COLS, heads), threads, bytes(buffers), stream>>>(grads, d, chunks, planes,
+                                                                                   regions, buffers);
             });
           });
         });
@@ -318,20 +325,20 @@ void run_chunked_backward(const BackwardCall& call, const DeviceLimits& device) 
         with_one_of<1, 2, 4, 8>(d.K / 16, [&](auto groups) {
           auto kernel = rwkv7_chunk_dstates_kernel<T, decltype(groups)::value, COLS>;
           allow_shared_memory(kernel, shared);
-          kernel<<<dim3(d.V / COLS, heads), state_threads(COLS), shared, call.stream>>>(grads, d, intra,
-                                                                                        regions, buffers);
+          kernel<<<dim3(d.V / COLS, heads), state_threads(COLS), shared, stream>>>(grads, d, chunks, intra,
+                                                                                   regions, buffers);
         });
       });
     FLA_CUDA_CHECK_LAUNCH();
-  }
-  {
+  };
+  const auto local_step = [&](ChunkRange chunks, cudaStream_t stream) {
     const NvtxRange range("backward local");
     // fp32 inputs' products in 3xTF32, 16-bit inputs' as two-part bf16 operands, both on the tensor cores
     const auto launch = [&](auto kernel, std::size_t shared, int threads) {
       allow_shared_memory(kernel, shared);
       const int resident = std::max(resident_blocks(kernel, threads, shared), 1);
       const int blocks = int(std::min<std::size_t>(ws.slots, std::size_t(resident) * sms));
-      kernel<<<blocks, threads, shared, call.stream>>>(pointers, grads, d, intra, regions);
+      kernel<<<blocks, threads, shared, stream>>>(pointers, grads, d, chunks, intra, regions);
     };
     if constexpr (std::is_same_v<T, float>) {
       launch(rwkv7_chunk_local_grads_kernel,
@@ -370,16 +377,34 @@ void run_chunked_backward(const BackwardCall& call, const DeviceLimits& device) 
       });
     }
     FLA_CUDA_CHECK_LAUNCH();
-  }
-  {
+  };
+  const auto channel_step = [&](ChunkRange chunks, cudaStream_t stream) {
     const NvtxRange range("backward channels");
     const std::size_t shared = sizeof(float) * channel_shared_floats(d.C, sizeof(T));
     with_one_of<16, 32, kMaxChunk>(d.C, [&](auto chunk) {
       auto kernel = rwkv7_chunk_channel_grads_kernel<T, decltype(chunk)::value>;
       allow_shared_memory(kernel, shared);
-      kernel<<<dim3(d.chunks, heads), kThreads, shared, call.stream>>>(pointers, grads, d, regions);
+      kernel<<<dim3(chunks.count(), heads), kThreads, shared, stream>>>(pointers, grads, d, chunks, regions);
     });
     FLA_CUDA_CHECK_LAUNCH();
+  };
+  const int pieces = backward_pieces(heads, d.V, d.chunks, sms);
+  if (pieces == 1) {
+    const ChunkRange all{0, d.chunks};
+    if (before_piece) before_piece(all, call.stream);
+    states_step(all, call.stream), local_step(all, call.stream), channel_step(all, call.stream);
+    return;
+  }
+  // the scan's stream's high priority gives its blocks an SM's freed room first
+  ForkedStream scan(call.stream, 0, SidePriority::high), gradients(call.stream, 1);
+  for (int k = pieces - 1; k >= 0; --k) {
+    const ChunkRange range{d.chunks * k / pieces, d.chunks * (k + 1) / pieces};
+    if (before_piece) before_piece(range, call.stream);
+    scan.hand_over();
+    states_step(range, scan.side());
+    order_streams(scan.side(), gradients.side());
+    local_step(range, gradients.side());
+    channel_step(range, gradients.side());
   }
 }
 
@@ -472,9 +497,11 @@ void run_backward_in_chunks(const BackwardCall& call) {
     IntraOutputs intra =
         intra_outputs_for_chunked_backward<T>(workspace, workspace_layout(chunked, device), d, device);
     intra.u = intra.kg = nullptr;  // the state pass's operands: the scan made the states
-    launch_intra(bind_inputs<T>(kRwkv7Binding, call.inputs), d, ChunkRange{0, d.chunks}, intra, call.stream);
+    const Pointers<T> inputs = bind_inputs<T>(kRwkv7Binding, call.inputs);
+    // intra a piece at a time, ahead of the piece's reverse scan (whole before them: 1.007x at 4 pieces, v70)
     run_chunked_backward<T>(
-        {chunked, call.inputs, call.grad_outputs, call.grads, call.workspace, call.stream}, device);
+        {chunked, call.inputs, call.grad_outputs, call.grads, call.workspace, call.stream}, device,
+        [&](ChunkRange range, cudaStream_t stream) { launch_intra(inputs, d, range, intra, stream); });
   });
   run(call);
 }

@@ -528,21 +528,22 @@ __device__ __forceinline__ void channel_dw(const ChannelSlice& s, const StagedTe
   }
 }
 
-// A block per chunk in x, (batch, head) in y, its slices of kKeySlice channels one after another (a block a
-// slice fetched the chunk's pair gradients and decoded its item once a slice, and waited for its copies: a
-// quarter of the kernel's instructions at K = 64, kernels/notes/rwkv7_chunk.md, v42); the chunk size a
-// compile-time constant (its index arithmetic was a fifth of the first version's instructions). A slice's raw
-// inputs and terms share one stage each: the next slice's inputs are copied once this one's operands are
-// made, its terms once this one's gradients are out, each landing during the other half of a slice.
-// Three blocks an SM where shared memory holds them (C <= 32), as the block a slice had at 72 registers; the
-// slice loop's live values would otherwise take 128.
+// A block per chunk of the range in x, (batch, head) in y, its slices of kKeySlice channels one after another
+// (a block a slice fetched the chunk's pair gradients and decoded its item once a slice, and waited for its
+// copies: a quarter of the kernel's instructions at K = 64, kernels/notes/rwkv7_chunk.md, v42); the chunk
+// size a compile-time constant (its index arithmetic was a fifth of the first version's instructions). A
+// slice's raw inputs and terms share one stage each: the next slice's inputs are copied once this one's
+// operands are made, its terms once this one's gradients are out, each landing during the other half of a
+// slice. Three blocks an SM where shared memory holds them (C <= 32), as the block a slice had at 72
+// registers; the slice loop's live values would otherwise take 128.
 template <class T, int C>
 __global__ void __launch_bounds__(kThreads, C <= 32 ? 3 : 2)
-    rwkv7_chunk_channel_grads_kernel(Pointers<T> p, GradPointers<T> g, ChunkDims d, BackwardRegions regions) {
+    rwkv7_chunk_channel_grads_kernel(Pointers<T> p, GradPointers<T> g, ChunkDims d, ChunkRange range,
+                                     BackwardRegions regions) {
   // 16-bit inputs on the tensor cores as two-part operands, fp32 in 3xTF32 (chunk_products.cuh)
   using Op = std::conditional_t<sizeof(T) == 2, __nv_bfloat16, float>;
   extern __shared__ __align__(16) float smem[];
-  const int K = d.K, slices = K / kKeySlice, n = blockIdx.x, bh = blockIdx.y;
+  const int K = d.K, slices = K / kKeySlice, n = range.first + blockIdx.x, bh = blockIdx.y;
   const int b = bh / d.H, h = bh % d.H, t0 = n * C, L = min(C, d.T - t0);
   const std::int64_t block = std::int64_t(bh) * d.chunks + n;
   float* staged = smem + pair_room_floats(C, sizeof(T));

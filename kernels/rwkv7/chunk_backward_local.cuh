@@ -96,21 +96,22 @@ __device__ void decayed_keys(const Pointers<T>& p, int C, int K, const KeyRows& 
   }
 }
 
-// A block's item (the blocks loop over the chunks of every head): the chunk n of head bh (batch b, head h),
-// its first token t0 and length L, and its index among the workspace's per-chunk regions.
+// A block's item (the blocks loop over the range's chunks of every head: range.count() B H items): the chunk
+// n of head bh (batch b, head h), its first token t0 and length L, and its index among the workspace's
+// per-chunk regions.
 struct LocalItem {
   int n, bh, b, h, t0, L;
   std::int64_t block;
 };
-__device__ __forceinline__ LocalItem local_item(const ChunkDims& d, int item) {
-  const int n = item % d.chunks, bh = item / d.chunks, b = bh / d.H, h = bh % d.H;
+__device__ __forceinline__ LocalItem local_item(const ChunkDims& d, ChunkRange range, int item) {
+  const int n = range.first + item % range.count(), bh = item / range.count(), b = bh / d.H, h = bh % d.H;
   const int t0 = n * d.C, L = min(d.C, d.T - t0);
   return {n, bh, b, h, t0, L, std::int64_t(bh) * d.chunks + n};
 }
 
 __global__ void __launch_bounds__(kThreads, 2)
-    rwkv7_chunk_local_grads_kernel(Pointers<float> p, GradPointers<float> g, ChunkDims d, IntraOutputs in,
-                                   BackwardRegions regions) {
+    rwkv7_chunk_local_grads_kernel(Pointers<float> p, GradPointers<float> g, ChunkDims d, ChunkRange range,
+                                   IntraOutputs in, BackwardRegions regions) {
   using T = float;
   using Phase = ProductPhase<float>;
   extern __shared__ __align__(16) float smem[];
@@ -136,8 +137,8 @@ __global__ void __launch_bounds__(kThreads, 2)
   float* scratch = regions.scratch + blockIdx.x * regions.scratch_floats;
   float *dw = scratch + at.dw, *ag = scratch + at.ag;
 
-  for (int item = blockIdx.x; item < d.chunks * d.B * d.H; item += gridDim.x) {
-    const auto [n, bh, b, h, t0, L, block] = local_item(d, item);
+  for (int item = blockIdx.x; item < range.count() * d.B * d.H; item += gridDim.x) {
+    const auto [n, bh, b, h, t0, L, block] = local_item(d, range, item);
     // token i's row of a [B, T, H, D] tensor: rows H D apart from the chunk's first (no 64-bit product a
     // element: the staging loops' index arithmetic was a fifth of the kernel's instructions, v29)
     const std::int64_t first_row = token_row(d, b, t0, h);

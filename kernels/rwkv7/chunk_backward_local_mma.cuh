@@ -42,8 +42,8 @@ __device__ __forceinline__ void store_input_octet(__nv_bfloat16* high, int plane
 // (local_held_bytes after the plan's; the host launches it where they fit and V takes two slices or more).
 template <class T, int C, int kSlice, int kBlockThreads = kThreads, bool kHold = false>
 __global__ void __launch_bounds__(kBlockThreads, 2 * kThreads / kBlockThreads)
-    rwkv7_chunk_local_grads_mma_kernel(Pointers<T> p, GradPointers<T> g, ChunkDims d, IntraOutputs in,
-                                       BackwardRegions regions) {
+    rwkv7_chunk_local_grads_mma_kernel(Pointers<T> p, GradPointers<T> g, ChunkDims d, ChunkRange range,
+                                       IntraOutputs in, BackwardRegions regions) {
   using bf16 = __nv_bfloat16;
   static_assert(sizeof(T) == 2, "16-bit inputs (fp32's: chunk_backward_local.cuh)");
   constexpr int kIn = chunk::kStateOperandParts<T>;  // a 16-bit input's planes
@@ -93,8 +93,8 @@ __global__ void __launch_bounds__(kBlockThreads, 2 * kThreads / kBlockThreads)
   float* held = floats(s.bytes);
   float* const dw_sum = kHold ? held : dw;
 
-  for (int item = blockIdx.x; item < d.chunks * d.B * d.H; item += gridDim.x) {
-    const auto [n, bh, b, h, t0, L, block] = local_item(d, item);
+  for (int item = blockIdx.x; item < range.count() * d.B * d.H; item += gridDim.x) {
+    const auto [n, bh, b, h, t0, L, block] = local_item(d, range, item);
     const std::int64_t first_row = token_row(d, b, t0, h);  // token i's row: first_row + i H
     const float* S0 = regions.states + (std::int64_t(bh) * d.checkpoints + t0 / kCheckpointTokens) * K * V;
     const float* dS = regions.dstates + block * K * V;

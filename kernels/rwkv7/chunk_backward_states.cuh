@@ -61,10 +61,29 @@ struct DStateOperands {
   }
 };
 
+// The reverse scan runs over a range of chunks, from its last (the backward in pieces: chunk.cu). A range
+// starts from the dS at its last chunk's end: the incoming final-state gradient (none: zeros) at the
+// sequence's end, else what the range after it left in dstates there; it leaves its dS at its first chunk's
+// start in dh0 at the sequence's start, else in dstates at the chunk before (which the range before stores
+// there again as its first: the same values). [K][V] each, a head's.
+template <class T>
+__device__ __forceinline__ const float* dstate_entry(const GradPointers<T>& g, const ChunkDims& d,
+                                                     const BackwardRegions& out, ChunkRange range, int bh) {
+  const std::int64_t head = std::int64_t(bh) * d.K * d.V;
+  if (range.end == d.chunks) return g.d_ht ? g.d_ht + head : nullptr;
+  return out.dstates + (std::int64_t(bh) * d.chunks + range.end - 1) * d.K * d.V;
+}
+template <class T>
+__device__ __forceinline__ float* dstate_exit(const GradPointers<T>& g, const ChunkDims& d,
+                                              const BackwardRegions& out, ChunkRange range, int bh) {
+  if (range.first == 0) return g.dh0 + std::int64_t(bh) * d.K * d.V;
+  return out.dstates + (std::int64_t(bh) * d.chunks + range.first - 1) * d.K * d.V;
+}
+
 template <class T, int KQ, int COLS>
 __global__ void __launch_bounds__(state_threads(COLS))
-    rwkv7_chunk_dstates_kernel(GradPointers<T> g, ChunkDims d, IntraOutputs in, BackwardRegions out,
-                               int buffers) {
+    rwkv7_chunk_dstates_kernel(GradPointers<T> g, ChunkDims d, ChunkRange range, IntraOutputs in,
+                               BackwardRegions out, int buffers) {
   constexpr int K = 16 * KQ, kBlockThreads = state_threads(COLS);
   constexpr int SS = padded_row(COLS), KS = padded_row(K), OS = padded_row(COLS, sizeof(T));
   extern __shared__ __align__(16) float smem[];
@@ -76,7 +95,7 @@ __global__ void __launch_bounds__(state_threads(COLS))
   const int operand_size = dstate_operand_floats(C, K, sizeof(T), COLS);
   const int bh = blockIdx.y, b = bh / d.H, h = bh % d.H, v0 = blockIdx.x * COLS;
   const int col = threadIdx.x % COLS, row_group = threadIdx.x / COLS, first_key = KQ * row_group;
-  const auto chunk_of = [&](int i) { return d.chunks - 1 - i; };  // the i-th chunk the scan visits
+  const auto chunk_of = [&](int i) { return range.end - 1 - i; };  // the i-th chunk the scan visits
   const auto buffer = [&](int i) {
     return DStateOperands<T>(operands + (i & (buffers - 1)) * operand_size, C, K);
   };
@@ -96,13 +115,14 @@ __global__ void __launch_bounds__(state_threads(COLS))
   const auto state_at = [&](int q) { return std::int64_t(first_key + q) * d.V + v0 + col; };
 
   float mine[KQ];
+  const float* entry = dstate_entry(g, d, out, range, bh);
 #pragma unroll
-  for (int q = 0; q < KQ; ++q) mine[q] = g.d_ht ? g.d_ht[std::int64_t(bh) * K * d.V + state_at(q)] : 0.0f;
+  for (int q = 0; q < KQ; ++q) mine[q] = entry ? entry[state_at(q)] : 0.0f;
 
-  for (int i = 0; i < d.chunks; ++i) {
+  for (int i = 0; i < range.count(); ++i) {
     const int n = chunk_of(i), t0 = n * C, L = min(C, d.T - t0);
     const std::int64_t block = std::int64_t(bh) * d.chunks + n;
-    await_operands(i, d.chunks, buffers, fetch);
+    await_operands(i, range.count(), buffers, fetch);
     const DStateOperands<T> x = buffer(i);
     for (int c = threadIdx.x; c < K; c += kBlockThreads) {
       float f = 1;
@@ -146,10 +166,11 @@ __global__ void __launch_bounds__(state_threads(COLS))
       return make_float2(to_float(x.dout[m * OS + col]), dvn[m * SS + col]);
     });
     __syncthreads();  // this buffer is refilled after it
-    refill_operands(i, d.chunks, buffers, fetch);
+    refill_operands(i, range.count(), buffers, fetch);
   }
+  float* exit = dstate_exit(g, d, out, range, bh);
 #pragma unroll
-  for (int q = 0; q < KQ; ++q) g.dh0[std::int64_t(bh) * K * d.V + state_at(q)] = mine[q];
+  for (int q = 0; q < KQ; ++q) exit[state_at(q)] = mine[q];
 }
 
 }  // namespace flabench::rwkv7

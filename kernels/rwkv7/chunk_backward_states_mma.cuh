@@ -73,8 +73,8 @@ struct DStateFetch {
 // without them two blocks an SM where one operand buffer lets them (the forward state pass's bounds, v49).
 template <int KQ, int COLS, bool kCopyWarps>
 __global__ void __launch_bounds__(mma_state_threads(KQ, kCopyWarps), KQ == 8 ? (kCopyWarps ? 1 : 2) : 0)
-    rwkv7_chunk_dstates_mma_kernel(GradPointers<__nv_bfloat16> g, ChunkDims d, IntraOutputs in,
-                                   BackwardRegions out, int buffers) {
+    rwkv7_chunk_dstates_mma_kernel(GradPointers<__nv_bfloat16> g, ChunkDims d, ChunkRange range,
+                                   IntraOutputs in, BackwardRegions out, int buffers) {
   using Op = __nv_bfloat16;
   constexpr int K = 16 * KQ, NT = COLS / 8, KP = padded_row(K, 2), VP = padded_row(COLS, 2);
   constexpr int kScanThreads = mma_scan_threads(KQ);
@@ -87,25 +87,25 @@ __global__ void __launch_bounds__(mma_state_threads(KQ, kCopyWarps), KQ == 8 ? (
   char* operands = reinterpret_cast<char*>(dvn + 2 * C * VP);
   const int operand_bytes = mma_dstate_operand_bytes(C, K, COLS);
   const int bh = blockIdx.y, b = bh / d.H, h = bh % d.H, v0 = blockIdx.x * COLS;
-  const int warp = threadIdx.x / 32, m0 = 16 * warp;              // the warp's keys m0 .. m0 + 15
-  const auto chunk_of = [&](int i) { return d.chunks - 1 - i; };  // the i-th chunk the scan visits
+  const int warp = threadIdx.x / 32, m0 = 16 * warp;               // the warp's keys m0 .. m0 + 15
+  const auto chunk_of = [&](int i) { return range.end - 1 - i; };  // the i-th chunk the scan visits
   const auto buffer = [&](int i) {
     return DStatePlanes(operands + (i & (buffers - 1)) * operand_bytes, C, K, COLS);
   };
   const DStateFetch<K, COLS, kScanThreads> copies(d, b, h, v0, Feed::copy_thread());
   const auto fetch = [&](int i) { copies.issue(buffer(i), g, in, d, chunk_of(i)); };
-  const Feed feed{d.chunks, buffers};
+  const Feed feed{range.count(), buffers};
   if (Feed::is_copier()) return feed.run_copier(fetch);
-  const std::int64_t head_state = std::int64_t(bh) * K * d.V + v0;
 
   float acc[NT][4];
+  const float* entry = dstate_entry(g, d, out, range, bh);
   chunk::for_each_pair(acc, NT, m0, 0, [&](int key, int col, float& first, float& second) {
     float2 x = make_float2(0.0f, 0.0f);
-    if (g.d_ht) x = *reinterpret_cast<const float2*>(g.d_ht + head_state + std::int64_t(key) * d.V + col);
+    if (entry) x = *reinterpret_cast<const float2*>(entry + std::int64_t(key) * d.V + v0 + col);
     first = x.x, second = x.y;
   });
 
-  for (int i = 0; i < d.chunks; ++i) {
+  for (int i = 0; i < range.count(); ++i) {
     const int n = chunk_of(i);
     const std::int64_t block = std::int64_t(bh) * d.chunks + n;
     feed.acquire(i, fetch);
@@ -171,9 +171,9 @@ __global__ void __launch_bounds__(mma_state_threads(KQ, kCopyWarps), KQ == 8 ? (
     Feed::sync();  // this buffer is refilled after it, dS^T and dV_new remade
     feed.release(i, fetch);
   }
+  float* exit = dstate_exit(g, d, out, range, bh) + v0;
   chunk::for_each_pair(acc, NT, m0, 0, [&](int key, int col, float first, float second) {
-    *reinterpret_cast<float2*>(g.dh0 + head_state + std::int64_t(key) * d.V + col) =
-        make_float2(first, second);
+    *reinterpret_cast<float2*>(exit + std::int64_t(key) * d.V + col) = make_float2(first, second);
   });
 }
 

@@ -140,4 +140,15 @@ inline int forward_pieces(std::int64_t heads, int V, int chunks, int sms) {
   return most < 1 ? 1 : wanted < most ? wanted : most;
 }
 
+// The pieces the chunked backward runs in (chunk.cu: a piece's reverse scan beside the later pieces' local
+// and channel gradients and, in fused_recurrent's fwd+bwd, the earlier pieces' intra): at few heads, where
+// the scan's blocks leave most SMs idle, as the forward; else one, where each step fills the GPU and the
+// scan's chain beside other warps slows by more than the overlap gives (measured on an H200, bf16 fwd+bwd at
+// C32: kernels/notes/rwkv7_chunk.md, v70).
+inline int backward_pieces(std::int64_t heads, int V, int chunks, int sms) {
+  const int most = chunks / 64;
+  if (!few_heads(heads, V, sms) || most < 1) return 1;
+  return most < 8 ? most : 8;
+}
+
 }  // namespace flabench::rwkv7

@@ -48,8 +48,9 @@ struct ChunkDims {
   float scale = 1;
 };
 
-// The chunks [first, end) one launch of the forward's steps covers: the forward runs in pieces of
-// consecutive chunks so that one piece's state pass overlaps the next piece's intra (chunk.cu).
+// The chunks [first, end) one launch of a step covers: the forward runs in pieces of consecutive chunks so
+// that one piece's state pass overlaps the next piece's intra, and at few heads the chunked backward so that
+// one piece's reverse scan overlaps the later pieces' gradients (chunk.cu).
 struct ChunkRange {
   int first = 0, end = 0;
   __host__ __device__ int count() const { return end - first; }

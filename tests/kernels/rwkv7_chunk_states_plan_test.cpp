@@ -138,5 +138,29 @@ TEST(Rwkv7ChunkStatesPlan, ForwardPiecesAtThePeerShapes) {
     }
 }
 
+// The chunked backward's pieces (C32), as measured on an H200 (v70): eight at few heads (1,24576,16,64:
+// 0.95x of one piece in bf16; 4,4096,16,64 1.02-1.03x and 8,1024,8,64 1.06-1.10x slower at four, so one
+// piece wherever the scan's blocks fill the SMs); every piece keeps 64 chunks or more.
+TEST(Rwkv7ChunkStatesPlan, BackwardPiecesOnlyAtFewHeads) {
+  const auto pieces = [](std::int64_t B, std::int64_t H, int D, int T, int C = 32) {
+    return backward_pieces(B * H, D, (T + C - 1) / C, kSms);
+  };
+  EXPECT_EQ(pieces(1, 16, 64, 24576), 8);
+  EXPECT_EQ(pieces(1, 16, 64, 8192), 4);
+  EXPECT_EQ(pieces(1, 16, 64, 4096), 2);
+  EXPECT_EQ(pieces(1, 16, 64, 2048), 1);
+  EXPECT_EQ(pieces(4, 16, 64, 4096), 1);
+  EXPECT_EQ(pieces(2, 16, 128, 16384), 1);
+  EXPECT_EQ(pieces(4, 16, 128, 4096), 1);
+  EXPECT_EQ(pieces(8, 8, 64, 1024), 1);
+  for (int chunks : {1, 63, 64, 127, 128, 500, 4096})
+    for (std::int64_t heads : {1, 16, 64, 1024}) {
+      const int n = backward_pieces(heads, 64, chunks, kSms);
+      EXPECT_GE(n, 1);
+      EXPECT_LE(n, 8);
+      EXPECT_TRUE(n == 1 || (few_heads(heads, 64, kSms) && chunks / n >= 64)) << chunks << " chunks in " << n;
+    }
+}
+
 }  // namespace
 }  // namespace flabench::rwkv7
