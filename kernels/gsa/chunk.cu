@@ -78,6 +78,10 @@ Variant gsa_chunk_variant() {
   return variant;
 }
 
+bool gsa_dq_in_value_grads(const Problem& p, const DeviceLimits& device) {
+  return gsa::dq_in_value_grads(p, device);
+}
+
 ChunkedBackward gsa_chunked_backward() {
   ChunkedBackward chunked;
   chunked.chunk = gsa::kChunkedBackwardTokens;

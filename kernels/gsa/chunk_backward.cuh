@@ -55,10 +55,10 @@ struct GlaPass {
 
 // Whether pass 1's value gradients make dq (GlaPass::output) instead of a dq pass of its own (one kernel
 // fewer, A built once: kernels/notes/gsa.md, versions 59 and 60): where they build A whole
-// (value_grads_output_fits).
-inline bool dq_in_value_grads(const Problem& p) {
+// (value_grads_output_fits). gsa_dq_in_value_grads (gsa.h) for the tests.
+inline bool dq_in_value_grads(const Problem& p, const DeviceLimits& device) {
   const chunk::Dims pass1{int(p.B), int(p.T), int(p.H * p.G), int(p.M), int(p.K), p.chunk_size, 1.f};
-  return chunk::value_grads_output_fits(pass1, dtype_size(p.dtype), current_device_limits());
+  return chunk::value_grads_output_fits(pass1, dtype_size(p.dtype), device);
 }
 
 // Grouped queries: the copies both passes read, made once (s, f, each chunk's summed decay and the scan's
@@ -163,7 +163,7 @@ void backward(const BackwardCall& call) {
   };
   // Pass 1's key gradients add its ds and df onto pass 2's once pass 2's side stream is done with them (one
   // rounding fewer, no adding passes) where adds_in_key_grads; else they are added afterwards.
-  const bool fold = adds_in_key_grads(p), dq_with_value_grads = dq_in_value_grads(p);
+  const bool fold = adds_in_key_grads(p), dq_with_value_grads = dq_in_value_grads(p, current_device_limits());
   const auto pass1 = [&](cudaStream_t scan_stream, cudaStream_t stream, cudaStream_t pass2_stream) {
     {
       const NvtxRange range("logit_grads");

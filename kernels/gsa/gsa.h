@@ -33,5 +33,9 @@ Variant gsa_chunk_variant();
 // gsa chunk's backward as fused_recurrent's fwd+bwd runs it: from the states before every chunk, p in the
 // dtype and in fp32 (kernels/gsa/chunk_workspace.h's value_states, key_states, weights, saved_weights).
 ChunkedBackward gsa_chunked_backward();
+// Whether that backward (the chunk variant's, and fused_recurrent's in chunk form) of `p` makes dq in pass
+// 1's value gradients on a device with these limits, which build its scores whole there, else in an output
+// pass of its own.
+bool gsa_dq_in_value_grads(const Problem& p, const DeviceLimits& device);
 
 }  // namespace flabench
