@@ -9,9 +9,10 @@
 // gradient's scan in reverse (chunk_backward_states.cuh), then every input's gradient per chunk in parallel
 // (chunk_backward_local.cuh, then per key channel chunk_backward_channels.cuh), from what the forward saves
 // (the states at the chunks' starts, V_new, its intermediates, X and A_ak), at few heads in pieces of chunks
-// from the sequence's end with the scan on a stream of its own (backward_pieces); elsewhere fused_recurrent's, on
-// the states and a^T S_{t-1} terms this forward saves where that backward reads them (chunk_workspace.h).
-// The chunked backward also serves fused_recurrent's fwd+bwd, after its scan (backward_in_chunks.h).
+// from the sequence's end with the scan on a stream of its own (backward_pieces); elsewhere
+// fused_recurrent's, on the states and a^T S_{t-1} terms this forward saves where that backward reads them
+// (chunk_workspace.h). The chunked backward also serves fused_recurrent's fwd+bwd, after its scan
+// (backward_in_chunks.h).
 #include <functional>
 #include <optional>
 #include <string>
@@ -286,12 +287,12 @@ void run_chunked_backward(const BackwardCall& call, const DeviceLimits& device,
                                 workspace + ws.pairs,       workspace + ws.terms,
                                 workspace + ws.scratch,     (ws.total - ws.scratch) / ws.slots};
   const int heads = d.B * d.H, sms = device.multiprocessors;
+  const int pieces = backward_pieces(heads, d.V, d.chunks, sms);
   const auto states_step = [&](ChunkRange chunks, cudaStream_t stream) {
     const NvtxRange range("backward states");
     const std::size_t shared_limit = device.shared_memory_per_block;
-    // the forward state pass's rule for the columns a block holds
     const auto columns = [&](bool tensor_cores) {
-      return state_columns(heads, d.K, d.V, d.C, tensor_cores, sms, shared_limit);
+      return reverse_scan_columns(heads, d.K, d.V, d.C, tensor_cores, sms, shared_limit, pieces);
     };
     const bool tensor_cores = reverse_scan_on_tensor_cores(d, p.dtype, device);
     if constexpr (std::is_same_v<T, __nv_bfloat16>) {
@@ -388,7 +389,6 @@ void run_chunked_backward(const BackwardCall& call, const DeviceLimits& device,
     });
     FLA_CUDA_CHECK_LAUNCH();
   };
-  const int pieces = backward_pieces(heads, d.V, d.chunks, sms);
   if (pieces == 1) {
     const ChunkRange all{0, d.chunks};
     if (before_piece) before_piece(all, call.stream);

@@ -151,4 +151,17 @@ inline int backward_pieces(std::int64_t heads, int V, int chunks, int sms) {
   return most < 8 ? most : 8;
 }
 
+// The value columns a block of the backward's reverse scan holds: the forward state pass's (state_columns),
+// but 16 for the tensor-core scan where the backward runs in pieces (few heads), where they fit: its chain is
+// hidden beside the other pieces' work there, and half the blocks leave SMs without a scan block to the
+// gradients (1,24576,16,64 bf16 fwd+bwd 0.97-0.98x, 1,8192 0.96-0.97x; fp16's CUDA-core scan measured
+// 1.02-1.05x slower so: kernels/notes/rwkv7_chunk.md, v70).
+inline int reverse_scan_columns(std::int64_t heads, int K, int V, int C, bool tensor_cores, int sms,
+                                std::size_t shared_limit, int pieces) {
+  if (tensor_cores && pieces > 1 && V % kStateColumns == 0 &&
+      std::size_t(mma_dstate_shared_bytes(C, K, kStateColumns, 1)) <= shared_limit)
+    return kStateColumns;
+  return state_columns(heads, K, V, C, tensor_cores, sms, shared_limit);
+}
+
 }  // namespace flabench::rwkv7

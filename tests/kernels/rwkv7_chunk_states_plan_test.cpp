@@ -162,5 +162,24 @@ TEST(Rwkv7ChunkStatesPlan, BackwardPiecesOnlyAtFewHeads) {
     }
 }
 
+// The reverse scan's blocks: 16 columns on the tensor cores where the backward runs in pieces (1,24576,16,64:
+// 64 blocks, not the forward state pass's 128 of 8), the forward's rule elsewhere and on the CUDA cores.
+TEST(Rwkv7ChunkStatesPlan, ThePiecesTensorCoreScanTakesSixteenColumns) {
+  constexpr std::size_t kHopperRoom = 227 * 1024;
+  const int pieces = backward_pieces(16, 64, 24576 / 32, kSms);
+  ASSERT_GT(pieces, 1);
+  EXPECT_EQ(reverse_scan_columns(16, 64, 64, 32, true, kSms, kHopperRoom, pieces), kStateColumns);
+  EXPECT_EQ(reverse_scan_columns(16, 64, 64, 32, false, kSms, kHopperRoom, pieces), kNarrowStateColumns);
+  EXPECT_EQ(reverse_scan_columns(16, 64, 64, 32, true, kSms, kHopperRoom, 1), kNarrowStateColumns);
+  for (int K : {16, 32, 64, 128})  // where they fit, at every chunk size
+    for (int C : {16, 32, 64})
+      EXPECT_LE(
+          mma_dstate_shared_bytes(C, K, reverse_scan_columns(16, K, 64, C, true, kSms, kHopperRoom, 8), 1),
+          int(kHopperRoom))
+          << "K=" << K << " C=" << C;
+  EXPECT_EQ(reverse_scan_columns(64, 128, 128, 32, true, kSms, kHopperRoom, 1),
+            state_columns(64, 128, 128, 32, true, kSms, kHopperRoom));
+}
+
 }  // namespace
 }  // namespace flabench::rwkv7
