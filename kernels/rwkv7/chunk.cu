@@ -216,7 +216,8 @@ void forward(const ForwardCall& call) {
         states_plan.buffers = buffers;
       });
     };
-    const int columns = state_columns(heads, d.K, d.V, d.C, kTensorCores, sms, shared_limit);
+    const int columns =
+        forward_state_columns(heads, d.K, d.V, d.C, kTensorCores, sms, shared_limit, d.chunks);
     if constexpr (kTensorCores)
       with_one_of<kStateColumns, kNarrowStateColumns, kWideStateColumns>(columns, plan);
     else

@@ -162,6 +162,23 @@ TEST(Rwkv7ChunkStatesPlan, BackwardPiecesOnlyAtFewHeads) {
     }
 }
 
+// The forward's state pass: 16 columns on the tensor cores where it runs in four pieces or more at few heads
+// (v71), the narrow 8 there on the CUDA cores or in fewer pieces, and the many-heads rule elsewhere.
+TEST(Rwkv7ChunkStatesPlan, ThePiecedForwardsTensorCorePassTakesSixteenColumnsAtFewHeads) {
+  constexpr std::size_t kHopperRoom = 227 * 1024;
+  const auto columns = [&](std::int64_t heads, int D, int T, bool tensor_cores) {
+    return forward_state_columns(heads, D, D, 32, tensor_cores, kSms, kHopperRoom, T / 32);
+  };
+  EXPECT_EQ(columns(16, 64, 24576, true), kStateColumns);
+  EXPECT_EQ(columns(16, 64, 8192, true), kStateColumns);
+  EXPECT_EQ(columns(16, 64, 24576, false), kNarrowStateColumns);
+  EXPECT_EQ(columns(16, 64, 4096, true), kNarrowStateColumns);  // two pieces: not measured with 16
+  EXPECT_EQ(columns(16, 64, 2048, true), kNarrowStateColumns);  // one piece: the chain is on the path
+  for (std::int64_t heads : {64, 32})
+    for (int D : {64, 128})
+      EXPECT_EQ(columns(heads, D, 4096, true), state_columns(heads, D, D, 32, true, kSms, kHopperRoom));
+}
+
 // The reverse scan's blocks: 16 columns on the tensor cores where the backward runs in pieces (1,24576,16,64:
 // 64 blocks, not the forward state pass's 128 of 8), the forward's rule elsewhere and on the CUDA cores.
 TEST(Rwkv7ChunkStatesPlan, ThePiecesTensorCoreScanTakesSixteenColumns) {
@@ -171,6 +188,7 @@ TEST(Rwkv7ChunkStatesPlan, ThePiecesTensorCoreScanTakesSixteenColumns) {
   EXPECT_EQ(reverse_scan_columns(16, 64, 64, 32, true, kSms, kHopperRoom, pieces), kStateColumns);
   EXPECT_EQ(reverse_scan_columns(16, 64, 64, 32, false, kSms, kHopperRoom, pieces), kNarrowStateColumns);
   EXPECT_EQ(reverse_scan_columns(16, 64, 64, 32, true, kSms, kHopperRoom, 1), kNarrowStateColumns);
+  EXPECT_EQ(reverse_scan_columns(16, 64, 64, 32, true, kSms, kHopperRoom, 2), kNarrowStateColumns);
   for (int K : {16, 32, 64, 128})  // where they fit, at every chunk size
     for (int C : {16, 32, 64})
       EXPECT_LE(
