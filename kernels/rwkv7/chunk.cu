@@ -13,7 +13,6 @@
 // fused_recurrent's, on the states and a^T S_{t-1} terms this forward saves where that backward reads them
 // (chunk_workspace.h). The chunked backward also serves fused_recurrent's fwd+bwd, after its scan
 // (backward_in_chunks.h).
-#include <functional>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -118,6 +117,32 @@ IntraOutputs intra_outputs(float* workspace, const ChunkWorkspace& ws) {
           workspace + ws.kg, workspace + ws.bg, workspace + ws.decay, workspace + ws.qg};
 }
 
+// Three steps over the chunks in `pieces` pieces of consecutive chunks, first to last or, `from_the_end`,
+// last to first: a piece's `first` step on the call's stream, its `scan` step on a high-priority side stream
+// after that and the piece before it, its `last` step on another side stream after its scan. So a scan's
+// chain of latency-bound steps runs beside the other pieces' full-GPU work (the side's high priority gives
+// its blocks an SM's freed room first). One piece: the three in order on the call's stream (forking costs a
+// small call a few microseconds).
+template <class First, class Scan, class Last>
+void run_in_pieces(cudaStream_t stream, int chunks, int pieces, bool from_the_end, const First& first,
+                   const Scan& scan, const Last& last) {
+  if (pieces == 1) {
+    const ChunkRange all{0, chunks};
+    first(all, stream), scan(all, stream), last(all, stream);
+    return;
+  }
+  ForkedStream scan_side(stream, 0, SidePriority::high), last_side(stream, 1);
+  for (int i = 0; i < pieces; ++i) {
+    const int k = from_the_end ? pieces - 1 - i : i;
+    const ChunkRange range{chunks * k / pieces, chunks * (k + 1) / pieces};
+    first(range, stream);
+    scan_side.hand_over();
+    scan(range, scan_side.side());
+    order_streams(scan_side.side(), last_side.side());
+    last(range, last_side.side());
+  }
+}
+
 // Intra's step over the chunks in `range`: the per-chunk matrices and factors into `intra`.
 template <class T>
 void launch_intra(const Pointers<T>& pointers, const ChunkDims& d, ChunkRange range,
@@ -216,8 +241,9 @@ void forward(const ForwardCall& call) {
         states_plan.buffers = buffers;
       });
     };
-    const int columns =
-        forward_state_columns(heads, d.K, d.V, d.C, kTensorCores, sms, shared_limit, d.chunks);
+    const int columns = pieced_scan_columns(heads, d.K, d.V, d.C, kTensorCores, sms, shared_limit,
+                                            forward_pieces(heads, d.V, d.chunks, sms),
+                                            mma_states_shared_bytes(d.C, d.K, kStateColumns, 1));
     if constexpr (kTensorCores)
       with_one_of<kStateColumns, kNarrowStateColumns, kWideStateColumns>(columns, plan);
     else
@@ -240,34 +266,22 @@ void forward(const ForwardCall& call) {
     });
     FLA_CUDA_CHECK_LAUNCH();
   };
-  const int pieces = forward_pieces(heads, d.V, d.chunks, device.multiprocessors);
-  if (pieces == 1) {  // (forking costs a small forward a few microseconds)
-    const ChunkRange all{0, d.chunks};
-    intra_step(all, call.stream), states_step(all, call.stream), output_step(all, call.stream);
-    return;
-  }
-  // The steps piece by piece, each on a stream of its own: a piece's state pass waits for its intra and the
-  // piece before it, its outputs for its state pass, so the scan's chain runs beside the next pieces' intra
-  // and the earlier pieces' outputs; its stream's high priority gives its blocks an SM's freed room first.
-  ForkedStream scan(call.stream, 0, SidePriority::high), outputs(call.stream, 1);
-  for (int k = 0; k < pieces; ++k) {
-    const ChunkRange range{d.chunks * k / pieces, d.chunks * (k + 1) / pieces};
-    intra_step(range, call.stream);
-    scan.hand_over();
-    states_step(range, scan.side());
-    order_streams(scan.side(), outputs.side());
-    output_step(range, outputs.side());
-  }
+  run_in_pieces(call.stream, d.chunks, forward_pieces(heads, d.V, d.chunks, device.multiprocessors), false,
+                intra_step, states_step, output_step);
 }
 
+// Enqueues nothing for a range of chunks (run_chunked_backward's before_piece where the forward saved all).
+constexpr auto no_work = [](ChunkRange, cudaStream_t) {};
+
 // The chunked backward's kernels (call.problem's chunk size), on what its forward saved in the workspace and
-// what before_piece (if any) enqueues for a range of chunks ahead of that range's steps (fused_recurrent's
-// intra). Over pieces of chunks from the sequence's end, each step on a stream of its own: a piece's
-// reverse scan waits for the piece after it, its local and channel gradients for its scan, so the scan's
-// chain runs beside the later pieces' gradients and the earlier pieces' before_piece work.
-template <class T>
+// what before_piece(range, stream) enqueues for a range of chunks ahead of that range's steps
+// (fused_recurrent's intra; the chunk variant's forward saved all it reads: no_work). Over pieces of chunks
+// from the sequence's end, each step on a stream of its own: a piece's reverse scan waits for the piece after
+// it, its local and channel gradients for its scan, so the scan's chain runs beside the later pieces'
+// gradients and the earlier pieces' before_piece work.
+template <class T, class BeforePiece>
 void run_chunked_backward(const BackwardCall& call, const DeviceLimits& device,
-                          const std::function<void(ChunkRange, cudaStream_t)>& before_piece = {}) {
+                          const BeforePiece& before_piece) {
   const Problem& p = call.problem;
   const ChunkDims d = chunk_dims(p);
   const Pointers<T> pointers = bind_inputs<T>(kRwkv7Binding, call.inputs);
@@ -293,7 +307,8 @@ void run_chunked_backward(const BackwardCall& call, const DeviceLimits& device,
     const NvtxRange range("backward states");
     const std::size_t shared_limit = device.shared_memory_per_block;
     const auto columns = [&](bool tensor_cores) {
-      return reverse_scan_columns(heads, d.K, d.V, d.C, tensor_cores, sms, shared_limit, pieces);
+      return pieced_scan_columns(heads, d.K, d.V, d.C, tensor_cores, sms, shared_limit, pieces,
+                                 mma_dstate_shared_bytes(d.C, d.K, kStateColumns, 1));
     };
     const bool tensor_cores = reverse_scan_on_tensor_cores(d, p.dtype, device);
     if constexpr (std::is_same_v<T, __nv_bfloat16>) {
@@ -390,30 +405,16 @@ void run_chunked_backward(const BackwardCall& call, const DeviceLimits& device,
     });
     FLA_CUDA_CHECK_LAUNCH();
   };
-  if (pieces == 1) {
-    const ChunkRange all{0, d.chunks};
-    if (before_piece) before_piece(all, call.stream);
-    states_step(all, call.stream), local_step(all, call.stream), channel_step(all, call.stream);
-    return;
-  }
-  // the scan's stream's high priority gives its blocks an SM's freed room first
-  ForkedStream scan(call.stream, 0, SidePriority::high), gradients(call.stream, 1);
-  for (int k = pieces - 1; k >= 0; --k) {
-    const ChunkRange range{d.chunks * k / pieces, d.chunks * (k + 1) / pieces};
-    if (before_piece) before_piece(range, call.stream);
-    scan.hand_over();
-    states_step(range, scan.side());
-    order_streams(scan.side(), gradients.side());
-    local_step(range, gradients.side());
-    channel_step(range, gradients.side());
-  }
+  run_in_pieces(
+      call.stream, d.chunks, pieces, true, before_piece, states_step,
+      [&](ChunkRange range, cudaStream_t stream) { local_step(range, stream), channel_step(range, stream); });
 }
 
 template <class T>
 void backward(const BackwardCall& call) {
   const DeviceLimits device = current_device_limits();
   if (chunked_backward(chunk_dims(call.problem), call.problem.dtype, device))
-    return run_chunked_backward<T>(call, device);
+    return run_chunked_backward<T>(call, device, no_work);
   static const auto scan = scan_backward();  // built once, not per timed call
   const BackwardCall on_scan_workspace{
       call.problem,

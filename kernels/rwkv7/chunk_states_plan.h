@@ -140,22 +140,6 @@ inline int forward_pieces(std::int64_t heads, int V, int chunks, int sms) {
   return most < 1 ? 1 : wanted < most ? wanted : most;
 }
 
-// The pieces from which a tensor-core scan at few heads takes 16 columns a block rather than 8: its chain
-// then runs beside the other pieces' work and half the blocks leave SMs to it. Measured with four pieces and
-// eight (1,8192,16,64 and 1,24576,16,64), not with two, where more of the chain is on the path.
-constexpr int kWideScanPieces = 4;
-
-// The value columns a block of the forward's state pass holds: state_columns', but 16 on the tensor cores
-// where the forward runs in kWideScanPieces pieces or more at few heads (1,8192,16,64 bf16 forward
-// 0.93-0.95x, 1,24576,16,64 0.98x: kernels/notes/rwkv7_chunk.md, v71). They fit wherever the forward runs
-// (its limits ask the pass's room at 16 columns).
-inline int forward_state_columns(std::int64_t heads, int K, int V, int C, bool tensor_cores, int sms,
-                                 std::size_t shared_limit, int chunks) {
-  if (tensor_cores && few_heads(heads, V, sms) && forward_pieces(heads, V, chunks, sms) >= kWideScanPieces)
-    return kStateColumns;
-  return state_columns(heads, K, V, C, tensor_cores, sms, shared_limit);
-}
-
 // The pieces the chunked backward runs in (chunk.cu: a piece's reverse scan beside the later pieces' local
 // and channel gradients and, in fused_recurrent's fwd+bwd, the earlier pieces' intra): at few heads, where
 // the scan's blocks leave most SMs idle, as the forward; else one, where each step fills the GPU and the
@@ -167,15 +151,21 @@ inline int backward_pieces(std::int64_t heads, int V, int chunks, int sms) {
   return most < 8 ? most : 8;
 }
 
-// The value columns a block of the backward's reverse scan holds: the forward state pass's (state_columns),
-// but 16 for the tensor-core scan where the backward runs in kWideScanPieces pieces or more (few heads),
-// where they fit: its chain is hidden beside the other pieces' work there, and half the blocks leave SMs
-// without a scan block to the gradients (1,24576,16,64 bf16 fwd+bwd 0.97-0.98x, 1,8192 0.96-0.97x; fp16's
-// CUDA-core scan measured 1.02-1.05x slower so: kernels/notes/rwkv7_chunk.md, v70).
-inline int reverse_scan_columns(std::int64_t heads, int K, int V, int C, bool tensor_cores, int sms,
-                                std::size_t shared_limit, int pieces) {
-  if (tensor_cores && pieces >= kWideScanPieces && V % kStateColumns == 0 &&
-      std::size_t(mma_dstate_shared_bytes(C, K, kStateColumns, 1)) <= shared_limit)
+// The pieces from which a tensor-core scan at few heads takes 16 columns a block rather than 8. Measured with
+// four pieces and eight (1,8192,16,64 and 1,24576,16,64), not with two, where more of the chain is on the
+// path.
+constexpr int kWideScanPieces = 4;
+
+// The value columns a block holds of a scan over the chunks (the forward's state pass, the backward's reverse
+// scan) that runs in `pieces` pieces: state_columns', but 16 for a tensor-core scan in kWideScanPieces pieces
+// or more at few heads whose block of 16 (`wide_bytes`, one operand buffer) fits. Its chain then runs beside
+// the other pieces' work, and half the blocks leave SMs without a scan block to that work. Measured on an
+// H200 (kernels/notes/rwkv7_chunk.md): the forward's state pass (v71) 1,8192,16,64 bf16 forward 0.93-0.95x,
+// 1,24576,16,64 0.98x; the reverse scan (v70b) fwd+bwd 0.96-0.98x; fp16's CUDA-core reverse scan was
+// 1.02-1.05x slower at 16, so CUDA-core scans keep the rule.
+inline int pieced_scan_columns(std::int64_t heads, int K, int V, int C, bool tensor_cores, int sms,
+                               std::size_t shared_limit, int pieces, std::size_t wide_bytes) {
+  if (tensor_cores && few_heads(heads, V, sms) && pieces >= kWideScanPieces && wide_bytes <= shared_limit)
     return kStateColumns;
   return state_columns(heads, K, V, C, tensor_cores, sms, shared_limit);
 }

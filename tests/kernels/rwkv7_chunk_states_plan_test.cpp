@@ -119,31 +119,45 @@ TEST(Rwkv7ChunkStatesPlan, CopyWarpsWhereTheScanHasRoomForThem) {
   EXPECT_EQ(mma_state_threads(8, true), 512);
 }
 
+// A pieces rule's count at B, T, H, D in chunks of 32.
+template <class Rule>
+int pieces_at(const Rule& rule, std::int64_t B, std::int64_t H, int D, int T) {
+  return rule(B * H, D, (T + 31) / 32, kSms);
+}
+
+// A pieces rule (forward_pieces, backward_pieces) over chunk and head counts: at least one piece, at most
+// eight, 64 chunks or more a piece, and more than one only where `more_allowed` says for those heads.
+template <class Rule, class Allowed>
+void expect_whole_pieces(const Rule& rule, const Allowed& more_allowed) {
+  for (int chunks : {1, 63, 64, 127, 128, 500, 4096})
+    for (std::int64_t heads : {1, 16, 64, 1024}) {
+      const int n = rule(heads, 64, chunks, kSms);
+      EXPECT_GE(n, 1);
+      EXPECT_LE(n, 8);
+      EXPECT_TRUE(n == 1 || (more_allowed(heads) && chunks / n >= 64)) << chunks << " chunks in " << n;
+    }
+}
+
 // The forward's pieces at the peer shapes (C32) are the counts measured fastest on an H200 (v38): eight at
-// few heads, two at the other long shapes, one at 8,1024,8,64; every piece keeps 64 chunks or more.
+// few heads, two at the other long shapes, one at 8,1024,8,64.
 TEST(Rwkv7ChunkStatesPlan, ForwardPiecesAtThePeerShapes) {
-  const auto pieces = [](std::int64_t B, std::int64_t H, int D, int T, int C = 32) {
-    return forward_pieces(B * H, D, (T + C - 1) / C, kSms);
+  const auto pieces = [](std::int64_t B, std::int64_t H, int D, int T) {
+    return pieces_at(forward_pieces, B, H, D, T);
   };
   EXPECT_EQ(pieces(1, 16, 64, 24576), 8);
   EXPECT_EQ(pieces(4, 16, 64, 4096), 2);
   EXPECT_EQ(pieces(2, 16, 128, 16384), 2);
   EXPECT_EQ(pieces(4, 16, 128, 4096), 2);
   EXPECT_EQ(pieces(8, 8, 64, 1024), 1);
-  for (int chunks : {1, 63, 64, 127, 128, 500, 4096})
-    for (std::int64_t heads : {1, 16, 64, 1024}) {
-      const int n = forward_pieces(heads, 64, chunks, kSms);
-      EXPECT_GE(n, 1);
-      EXPECT_TRUE(n == 1 || chunks / n >= 64) << chunks << " chunks in " << n;
-    }
+  expect_whole_pieces(forward_pieces, [](std::int64_t) { return true; });
 }
 
 // The chunked backward's pieces (C32), as measured on an H200 (v70): eight at few heads (1,24576,16,64:
 // 0.95x of one piece in bf16; 4,4096,16,64 1.02-1.03x and 8,1024,8,64 1.06-1.10x slower at four, so one
-// piece wherever the scan's blocks fill the SMs); every piece keeps 64 chunks or more.
+// piece wherever the scan's blocks fill the SMs).
 TEST(Rwkv7ChunkStatesPlan, BackwardPiecesOnlyAtFewHeads) {
-  const auto pieces = [](std::int64_t B, std::int64_t H, int D, int T, int C = 32) {
-    return backward_pieces(B * H, D, (T + C - 1) / C, kSms);
+  const auto pieces = [](std::int64_t B, std::int64_t H, int D, int T) {
+    return pieces_at(backward_pieces, B, H, D, T);
   };
   EXPECT_EQ(pieces(1, 16, 64, 24576), 8);
   EXPECT_EQ(pieces(1, 16, 64, 8192), 4);
@@ -153,50 +167,37 @@ TEST(Rwkv7ChunkStatesPlan, BackwardPiecesOnlyAtFewHeads) {
   EXPECT_EQ(pieces(2, 16, 128, 16384), 1);
   EXPECT_EQ(pieces(4, 16, 128, 4096), 1);
   EXPECT_EQ(pieces(8, 8, 64, 1024), 1);
-  for (int chunks : {1, 63, 64, 127, 128, 500, 4096})
-    for (std::int64_t heads : {1, 16, 64, 1024}) {
-      const int n = backward_pieces(heads, 64, chunks, kSms);
-      EXPECT_GE(n, 1);
-      EXPECT_LE(n, 8);
-      EXPECT_TRUE(n == 1 || (few_heads(heads, 64, kSms) && chunks / n >= 64)) << chunks << " chunks in " << n;
-    }
+  expect_whole_pieces(backward_pieces, [](std::int64_t heads) { return few_heads(heads, 64, kSms); });
 }
 
-// The forward's state pass: 16 columns on the tensor cores where it runs in four pieces or more at few heads
-// (v71), the narrow 8 there on the CUDA cores or in fewer pieces, and the many-heads rule elsewhere.
-TEST(Rwkv7ChunkStatesPlan, ThePiecedForwardsTensorCorePassTakesSixteenColumnsAtFewHeads) {
-  constexpr std::size_t kHopperRoom = 227 * 1024;
-  const auto columns = [&](std::int64_t heads, int D, int T, bool tensor_cores) {
-    return forward_state_columns(heads, D, D, 32, tensor_cores, kSms, kHopperRoom, T / 32);
+// A scan in pieces (the forward's state pass v71, the reverse scan v70b): 16 columns on the tensor cores in
+// four pieces or more at few heads where a block of 16 fits (1,24576,16,64: 64 blocks, not 128 of 8); the
+// narrow 8 there on the CUDA cores, in fewer pieces or where 16 do not fit; the many-heads rule elsewhere.
+constexpr std::size_t kRoom = 227 * 1024, kFits = 100 * 1024;  // a Hopper's block; a block of 16 within it
+TEST(Rwkv7ChunkStatesPlan, APiecedTensorCoreScanTakesSixteenColumnsAtFewHeads) {
+  const auto columns = [&](std::int64_t heads, int D, bool tensor_cores, int pieces,
+                           std::size_t wide = kFits) {
+    return pieced_scan_columns(heads, D, D, 32, tensor_cores, kSms, kRoom, pieces, wide);
   };
-  EXPECT_EQ(columns(16, 64, 24576, true), kStateColumns);
-  EXPECT_EQ(columns(16, 64, 8192, true), kStateColumns);
-  EXPECT_EQ(columns(16, 64, 24576, false), kNarrowStateColumns);
-  EXPECT_EQ(columns(16, 64, 4096, true), kNarrowStateColumns);  // two pieces: not measured with 16
-  EXPECT_EQ(columns(16, 64, 2048, true), kNarrowStateColumns);  // one piece: the chain is on the path
-  for (std::int64_t heads : {64, 32})
+  // the peer shape at few heads, in the pieces either pass takes there
+  EXPECT_EQ(columns(16, 64, true, forward_pieces(16, 64, 24576 / 32, kSms)), kStateColumns);
+  EXPECT_EQ(columns(16, 64, true, backward_pieces(16, 64, 24576 / 32, kSms)), kStateColumns);
+  EXPECT_EQ(columns(16, 64, true, 4), kStateColumns);
+  EXPECT_EQ(columns(16, 64, false, 8), kNarrowStateColumns);
+  EXPECT_EQ(columns(16, 64, true, 2), kNarrowStateColumns);  // two pieces: not measured with 16
+  EXPECT_EQ(columns(16, 64, true, 1), kNarrowStateColumns);  // one piece: the chain is on the path
+  EXPECT_EQ(columns(16, 64, true, 8, kRoom + 1), kNarrowStateColumns);
+  // many heads: the forward's two pieces, or more were they asked, leave state_columns' rule
+  for (std::int64_t heads : {64, 128})  // (32 heads of 64 columns are few: 128 blocks of 16 on 132 SMs)
     for (int D : {64, 128})
-      EXPECT_EQ(columns(heads, D, 4096, true), state_columns(heads, D, D, 32, true, kSms, kHopperRoom));
-}
-
-// The reverse scan's blocks: 16 columns on the tensor cores where the backward runs in pieces (1,24576,16,64:
-// 64 blocks, not the forward state pass's 128 of 8), the forward's rule elsewhere and on the CUDA cores.
-TEST(Rwkv7ChunkStatesPlan, ThePiecesTensorCoreScanTakesSixteenColumns) {
-  constexpr std::size_t kHopperRoom = 227 * 1024;
-  const int pieces = backward_pieces(16, 64, 24576 / 32, kSms);
-  ASSERT_GT(pieces, 1);
-  EXPECT_EQ(reverse_scan_columns(16, 64, 64, 32, true, kSms, kHopperRoom, pieces), kStateColumns);
-  EXPECT_EQ(reverse_scan_columns(16, 64, 64, 32, false, kSms, kHopperRoom, pieces), kNarrowStateColumns);
-  EXPECT_EQ(reverse_scan_columns(16, 64, 64, 32, true, kSms, kHopperRoom, 1), kNarrowStateColumns);
-  EXPECT_EQ(reverse_scan_columns(16, 64, 64, 32, true, kSms, kHopperRoom, 2), kNarrowStateColumns);
-  for (int K : {16, 32, 64, 128})  // where they fit, at every chunk size
-    for (int C : {16, 32, 64})
-      EXPECT_LE(
-          mma_dstate_shared_bytes(C, K, reverse_scan_columns(16, K, 64, C, true, kSms, kHopperRoom, 8), 1),
-          int(kHopperRoom))
-          << "K=" << K << " C=" << C;
-  EXPECT_EQ(reverse_scan_columns(64, 128, 128, 32, true, kSms, kHopperRoom, 1),
-            state_columns(64, 128, 128, 32, true, kSms, kHopperRoom));
+      for (int pieces : {1, 2, 8})
+        EXPECT_EQ(columns(heads, D, true, pieces), state_columns(heads, D, D, 32, true, kSms, kRoom));
+  // the passes' blocks of 16 fit a Hopper at every chunk size and head dim the variant takes
+  for (int K : {16, 32, 64, 128})
+    for (int C : {16, 32, 64}) {
+      EXPECT_LE(mma_dstate_shared_bytes(C, K, kStateColumns, 1), int(kRoom)) << "K=" << K << " C=" << C;
+      EXPECT_LE(mma_states_shared_bytes(C, K, kStateColumns, 1), int(kRoom)) << "K=" << K << " C=" << C;
+    }
 }
 
 }  // namespace
