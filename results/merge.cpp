@@ -50,8 +50,14 @@ ResultFile merge_shards(const std::vector<LoadedResult>& shards,
     require_same(first, shard, "schema major version", major_version(first.file.context.schema_version),
                  major_version(c.schema_version));
     require_same(first, shard, "GPU model", device_label(first.file.context.device), device_label(c.device));
-    require_same(first, shard, "environment (FLA_* and CUDA_* variables)",
-                 environment_text(first.file.context.environment), environment_text(c.environment));
+    require_same(first, shard, "fla-bench switches (FLA_* variables)",
+                 environment_text(fla_switches(first.file.context.environment)),
+                 environment_text(fla_switches(c.environment)));
+    // the whole keeps the variables every shard ran with (the switches, and CUDA_* ones they share)
+    std::erase_if(merged.context.environment, [&](const auto& entry) {
+      const auto it = c.environment.find(entry.first);
+      return it == c.environment.end() || it->second != entry.second;
+    });
     require_same(first, shard, "selection (filter, axes, presets)",
                  format("%lld cases, digest %s", static_cast<long long>(s0.selection_cases),
                         s0.selection_digest.c_str()),

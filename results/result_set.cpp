@@ -50,6 +50,13 @@ std::string environment_text(const std::map<std::string, std::string>& environme
   return text.empty() ? "none" : text;
 }
 
+std::map<std::string, std::string> fla_switches(const std::map<std::string, std::string>& environment) {
+  std::map<std::string, std::string> switches;
+  for (const auto& [name, value] : environment)
+    if (name.starts_with("FLA_")) switches.emplace(name, value);
+  return switches;
+}
+
 void require_one_device(const std::vector<LoadedResult>& results, const std::string& what) {
   for (const LoadedResult& result : results) {
     const std::string first = device_label(results.front().file.context.device);

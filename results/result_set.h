@@ -33,6 +33,9 @@ std::string device_label(const DeviceRecord& device);
 
 // A run's recorded environment as "NAME=value NAME=value" (by name; "none" when empty).
 std::string environment_text(const std::map<std::string, std::string>& environment);
+// Its FLA_* variables: fla-bench's own switches, which choose the code a run times. (Its CUDA_* ones are
+// provenance: a cluster's tasks differ in CUDA_VISIBLE_DEVICES, and hosts in CUDA_HOME, for one run.)
+std::map<std::string, std::string> fla_switches(const std::map<std::string, std::string>& environment);
 
 // Throws ResultFileError unless every file in `results` ran on one device model (by name).
 void require_one_device(const std::vector<LoadedResult>& results, const std::string& what);

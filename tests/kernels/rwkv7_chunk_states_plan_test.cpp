@@ -138,35 +138,24 @@ void expect_whole_pieces(const Rule& rule, const Allowed& more_allowed) {
     }
 }
 
-// The forward's pieces at the peer shapes (C32) are the counts measured fastest on an H200 (v38): eight at
-// few heads, two at the other long shapes, one at 8,1024,8,64.
-TEST(Rwkv7ChunkStatesPlan, ForwardPiecesAtThePeerShapes) {
-  const auto pieces = [](std::int64_t B, std::int64_t H, int D, int T) {
-    return pieces_at(forward_pieces, B, H, D, T);
+// The forward's and the chunked backward's pieces (C32) at the peer shapes and a few-heads sequence, the
+// counts measured fastest on an H200: the forward eight at few heads, two at the other long shapes, one at
+// 8,1024,8,64 (v38); the backward eight at few heads (1,24576,16,64: 0.95x of one piece in bf16) and one
+// wherever the scan's blocks fill the SMs (4,4096,16,64 1.02-1.03x and 8,1024,8,64 1.06-1.10x slower at
+// four: v70); both at most one piece per 64 chunks.
+TEST(Rwkv7ChunkStatesPlan, PiecesAtThePeerShapes) {
+  struct Shape {
+    std::int64_t B, H;
+    int D, T, forward, backward;
   };
-  EXPECT_EQ(pieces(1, 16, 64, 24576), 8);
-  EXPECT_EQ(pieces(4, 16, 64, 4096), 2);
-  EXPECT_EQ(pieces(2, 16, 128, 16384), 2);
-  EXPECT_EQ(pieces(4, 16, 128, 4096), 2);
-  EXPECT_EQ(pieces(8, 8, 64, 1024), 1);
+  for (const Shape& s :
+       {Shape{1, 16, 64, 24576, 8, 8}, Shape{1, 16, 64, 8192, 4, 4}, Shape{1, 16, 64, 4096, 2, 2},
+        Shape{1, 16, 64, 2048, 1, 1}, Shape{4, 16, 64, 4096, 2, 1}, Shape{2, 16, 128, 16384, 2, 1},
+        Shape{4, 16, 128, 4096, 2, 1}, Shape{8, 8, 64, 1024, 1, 1}}) {
+    EXPECT_EQ(pieces_at(forward_pieces, s.B, s.H, s.D, s.T), s.forward) << s.B << "," << s.T << "," << s.H;
+    EXPECT_EQ(pieces_at(backward_pieces, s.B, s.H, s.D, s.T), s.backward) << s.B << "," << s.T << "," << s.H;
+  }
   expect_whole_pieces(forward_pieces, [](std::int64_t) { return true; });
-}
-
-// The chunked backward's pieces (C32), as measured on an H200 (v70): eight at few heads (1,24576,16,64:
-// 0.95x of one piece in bf16; 4,4096,16,64 1.02-1.03x and 8,1024,8,64 1.06-1.10x slower at four, so one
-// piece wherever the scan's blocks fill the SMs).
-TEST(Rwkv7ChunkStatesPlan, BackwardPiecesOnlyAtFewHeads) {
-  const auto pieces = [](std::int64_t B, std::int64_t H, int D, int T) {
-    return pieces_at(backward_pieces, B, H, D, T);
-  };
-  EXPECT_EQ(pieces(1, 16, 64, 24576), 8);
-  EXPECT_EQ(pieces(1, 16, 64, 8192), 4);
-  EXPECT_EQ(pieces(1, 16, 64, 4096), 2);
-  EXPECT_EQ(pieces(1, 16, 64, 2048), 1);
-  EXPECT_EQ(pieces(4, 16, 64, 4096), 1);
-  EXPECT_EQ(pieces(2, 16, 128, 16384), 1);
-  EXPECT_EQ(pieces(4, 16, 128, 4096), 1);
-  EXPECT_EQ(pieces(8, 8, 64, 1024), 1);
   expect_whole_pieces(backward_pieces, [](std::int64_t heads) { return few_heads(heads, 64, kSms); });
 }
 

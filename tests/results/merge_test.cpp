@@ -45,6 +45,19 @@ TEST(Merge, JoinsCompleteShardsIntoOneRun) {
   EXPECT_EQ(merged.context.command_line, (std::vector<std::string>{"fla-bench", "merge"}));
 }
 
+// A cluster's array tasks run one selection on GPUs of their own: their CUDA_* variables may differ
+// (CUDA_VISIBLE_DEVICES), their switches may not; the whole keeps only what every shard shared.
+TEST(Merge, ShardsOnDifferentGpusOfOneRunJoin) {
+  LoadedResult first = shard(1, 2, {"a", "b"}), second = shard(2, 2, {"c", "d"});
+  first.file.context.environment = {
+      {"CUDA_HOME", "/usr/local/cuda"}, {"CUDA_VISIBLE_DEVICES", "0"}, {"FLA_AB_X", "1"}};
+  second.file.context.environment = {
+      {"CUDA_HOME", "/usr/local/cuda"}, {"CUDA_VISIBLE_DEVICES", "3"}, {"FLA_AB_X", "1"}};
+  const ResultFile merged = merge_shards({first, second}, {"fla-bench", "merge"});
+  EXPECT_EQ(merged.context.environment,
+            (std::map<std::string, std::string>{{"CUDA_HOME", "/usr/local/cuda"}, {"FLA_AB_X", "1"}}));
+}
+
 TEST(Merge, RefusesWhatWouldMakeAWrongWhole) {
   EXPECT_EQ(merge_error({shard(1, 2, {"a", "b"})}), "merge: shard 2/2 is missing");
   EXPECT_EQ(merge_error({shard(1, 2, {"a", "b"}), shard(1, 2, {"c", "d"})}),
@@ -65,7 +78,7 @@ TEST(Merge, RefusesWhatWouldMakeAWrongWhole) {
   LoadedResult other_switch = shard(2, 2, {"c", "d"});  // one binary, a kernel's A/B switch on in one shard
   other_switch.file.context.environment = {{"FLA_AB_PIECES", "4"}};
   EXPECT_NE(merge_error({shard(1, 2, {"a", "b"}), other_switch})
-                .find("differ in environment (FLA_* and CUDA_* variables): none vs FLA_AB_PIECES=4"),
+                .find("differ in fla-bench switches (FLA_* variables): none vs FLA_AB_PIECES=4"),
             std::string::npos);
 
   LoadedResult other_selection = shard(2, 2, {"c", "d"});
