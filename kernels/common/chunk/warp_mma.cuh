@@ -138,14 +138,26 @@ __device__ void mma_b_split(float (&acc)[NT][4], int count, const std::uint32_t 
   }
 }
 
+// x rounded to the nearest TF32 value. sm_90 has round-to-nearest-even as one instruction (cvt.rn, PTX 7.8);
+// earlier GPUs have only ties-away (cvt.rna), which ptxas builds from a finite test, an add, a select and a
+// mask (three instructions a value where they pipeline; a 3xTF32 split seven against two). The two differ
+// only at an exact tie, with the same error bound (kernels/notes/chunk.md, version 57).
+__device__ __forceinline__ std::uint32_t to_tf32(float x) {
+  std::uint32_t r;
+#if __CUDA_ARCH__ >= 900
+  asm("cvt.rn.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+#else
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+#endif
+  return r;
+}
 // fp32 products on the tensor cores to fp32's accuracy (3xTF32): each operand as a TF32 value and what its
 // rounding left, also TF32 (22 significant bits together), and three products, the small ones first: big x
 // small, small x big, big x big (small x small, 2^-22 of a product, left out). mma_k16 takes it for every
 // fp32 product (chunk version 53; gsa's fp32 query gradients first, kernels/notes/gsa.md, version 46).
 __device__ __forceinline__ void tf32_parts(float x, std::uint32_t& big, std::uint32_t& small) {
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(big) : "f"(x));
-  const float rest = x - __uint_as_float(big);
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(small) : "f"(rest));
+  big = to_tf32(x);
+  small = to_tf32(x - __uint_as_float(big));
 }
 __device__ __forceinline__ void mma_16x8x8_tf32(float (&d)[4], const std::uint32_t (&a)[4],
                                                 const std::uint32_t (&b)[2]) {
