@@ -31,6 +31,7 @@
 #include "kernels/common/chunk/staging.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/cp_async.cuh"
+#include "kernels/common/fast_exp.cuh"
 #include "kernels/common/lane_sum.cuh"
 #include "kernels/gla/gla.h"
 #include "kernels/gsa/logit_grads_plan.h"
@@ -167,7 +168,7 @@ __device__ void slot_product(const SlotBlock<T>& sb, int width, float scale, flo
           acc, count, m0, n0, k0, [&](int i, int c) { return to_float(x[i * ldX + c]); },
           [&](int c, int m) { return S0[m * ldS + c]; });
     for_each_accumulator(acc, count, m0, n0,
-                         [&](int, int m, float& a) { a *= __expf(dec.prefix[I * M + m]); });
+                         [&](int, int m, float& a) { a *= exp_flushed(dec.prefix[I * M + m]); });
   }
   __syncthreads();  // A is built; x, y and S0 are read for the last time
   inputs_read();
@@ -177,16 +178,16 @@ __device__ void slot_product(const SlotBlock<T>& sb, int width, float scale, flo
       mma_k16<Op, NT, Exact::both>(
           acc, count, m0, n0, J * kSubChunk, [&](int i, int j) { return A[i * ldC + j]; },
           [&](int j, int m) {
-            if (J < I) return s[j * ldM + m] * __expf(dec.after(j, I, m));
-            return gentle(m) ? s[j * ldM + m] * __expf(-dec.local[j * M + m]) : 0.f;
+            if (J < I) return s[j * ldM + m] * exp_flushed(dec.after(j, I, m));
+            return gentle(m) ? s[j * ldM + m] * exp_flushed(-dec.local[j * M + m]) : 0.f;
           });
     for_each_accumulator(acc, count, m0, n0, [&](int i, int m, float& a) {
       const float seen = dec.local[i * M + m];
       float steep = 0;
       if (!gentle(m))
         for (int j = m0; j <= i; ++j)
-          steep += A[i * ldC + j] * s[j * ldM + m] * __expf(seen - dec.local[j * M + m]);
-      out[i * M + m] = scale * (a * __expf(seen) + steep);
+          steep += A[i * ldC + j] * s[j * ldM + m] * exp_flushed(seen - dec.local[j * M + m]);
+      out[i * M + m] = scale * (a * exp_flushed(seen) + steep);
     });
   }
 }

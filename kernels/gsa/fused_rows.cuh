@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "kernels/common/dtype_traits.cuh"
+#include "kernels/common/fast_exp.cuh"
 #include "kernels/common/fused_recurrent/staging.cuh"
 #include "kernels/gsa/pointers.cuh"
 #include "kernels/gsa/softmax_rows.cuh"
@@ -22,7 +23,7 @@ __device__ void convert_rows(const fused::StagePlan& stage, const char* slot, in
   const int shift = __ffs(count) - 1;
   for (int idx = thread; idx < (length << shift); idx += threads) {
     const float x = to_float(fused::staged<T>(stage, slot, idx >> shift, segment)[idx & (count - 1)]);
-    out[idx] = exponent ? __expf(x) : x;
+    out[idx] = exponent ? exp_flushed(x) : x;
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "kernels/common/dtype_traits.cuh"
+#include "kernels/common/fast_exp.cuh"
 #include "kernels/common/lane_sum.cuh"
 
 namespace flabench::gsa {
@@ -21,7 +22,7 @@ __device__ inline void softmax_rows(float* weights, int rows, int M, int warp, i
     for (int offset = 16; offset > 0; offset /= 2)
       largest = fmaxf(largest, __shfl_xor_sync(~0u, largest, offset));
     float total = 0;
-    for (int i = lane; i < M; i += 32) total += (w[i] = __expf(w[i] - largest));
+    for (int i = lane; i < M; i += 32) total += (w[i] = exp_flushed(w[i] - largest));
     for (int offset = 16; offset > 0; offset /= 2) total += __shfl_xor_sync(~0u, total, offset);
     const float inverse = 1.0f / total;
     for (int i = lane; i < M; i += 32) w[i] *= inverse;
@@ -37,7 +38,7 @@ __device__ __forceinline__ void softmax_of_eight(float (&x)[8], int lanes) {
   largest = largest_over_lanes(largest, lanes);
   float total = 0;
 #pragma unroll
-  for (int i = 0; i < 8; ++i) total += x[i] = __expf(x[i] - largest);
+  for (int i = 0; i < 8; ++i) total += x[i] = exp_flushed(x[i] - largest);
   const float inverse = 1.0f / sum_over_lanes(total, lanes);
 #pragma unroll
   for (int i = 0; i < 8; ++i) x[i] *= inverse;

@@ -23,6 +23,7 @@
 #include "kernels/common/chunk/scan.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/cp_async.cuh"
+#include "kernels/common/fast_exp.cuh"
 #include "kernels/common/fused_recurrent/geometry.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/simple_gla/chunk_layout.h"
@@ -46,7 +47,7 @@ struct ScalarDecays {
   // overflows)
   __device__ float factor(int i, int j) const {
     const int si = i / kSubChunk, sj = j / kSubChunk;
-    if (si == sj) return __expf(fminf(local[i] - local[j], 0.0f));
+    if (si == sj) return exp_flushed(fminf(local[i] - local[j], 0.0f));
     return e_local[i] * e_between[si * kSubs + sj] * e_after[j];
   }
 };
@@ -88,10 +89,10 @@ __device__ inline void scan_scalar_decays(const ScalarDecays& dec, int C, float 
       if (s > sub) to_end += total[s];
     }
     dec.local[t] = local[h];
-    dec.e_local[t] = __expf(local[h]);
-    dec.e_after[t] = __expf(after[h]);
-    dec.seen[t] = __expf(seen);
-    dec.to_end[t] = __expf(to_end);
+    dec.e_local[t] = exp_flushed(local[h]);
+    dec.e_after[t] = exp_flushed(after[h]);
+    dec.seen[t] = exp_flushed(seen);
+    dec.to_end[t] = exp_flushed(to_end);
   }
   if (lane < kSubs * kSubs) {  // lane = si * kSubs + sj
     const int si = lane / kSubs, sj = lane % kSubs;
@@ -99,13 +100,13 @@ __device__ inline void scan_scalar_decays(const ScalarDecays& dec, int C, float 
 #pragma unroll
     for (int s = 0; s < kSubs; ++s)
       if (sj < s && s < si) sum += total[s];
-    dec.e_between[lane] = __expf(sum);
+    dec.e_between[lane] = exp_flushed(sum);
   }
   if (lane == 0) {
     float whole = 0;
 #pragma unroll
     for (int s = 0; s < kSubs; ++s) whole += total[s];
-    *dec.e_whole = __expf(whole);
+    *dec.e_whole = exp_flushed(whole);
   }
   __syncwarp();
 }

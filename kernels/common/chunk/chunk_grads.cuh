@@ -25,6 +25,7 @@
 #include "kernels/common/chunk/staging.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/chunk/workspace.cuh"
+#include "kernels/common/fast_exp.cuh"
 #include "kernels/common/lane_sum.cuh"
 #include "kernels/common/recurrence.h"
 #include "kernels/common/recurrence_pointers.cuh"
@@ -402,18 +403,18 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
     if (!gentle(I, c)) {
       for (int s = first; s <= i; ++s)
         if (reads(i, s) && !undecayed(i, s))
-          decayed_q += k[s * ldT + c] * __expf(dec.seen(i, c) - dec.local[s * KT + c]) * dA[i * ldC + s];
+          decayed_q += k[s * ldT + c] * exp_flushed(dec.seen(i, c) - dec.local[s * KT + c]) * dA[i * ldC + s];
       for (int r = i; r < last; ++r)  // r reads i
         if (reads(r, i) && !undecayed(r, i))
-          decayed_k += q[r * ldT + c] * __expf(dec.seen(r, c) - dec.local[i * KT + c]) * dA[r * ldC + i];
+          decayed_k += q[r * ldT + c] * exp_flushed(dec.seen(r, c) - dec.local[i * KT + c]) * dA[r * ldC + i];
     }
     intra_q[i * ldT + c] = decayed_q, intra_k[i * ldT + c] = decayed_k;
   }
   __syncthreads();
   for (int idx = threadIdx.x; idx < C * KT; idx += kThreads) {
     const int t = idx / KT, c = idx % KT;
-    q[t * ldT + c] *= __expf(dec.seen(t, c));
-    k[t * ldT + c] *= __expf(dec.total[(t / kSubChunk) * KT + c] - dec.local[idx]);
+    q[t * ldT + c] *= exp_flushed(dec.seen(t, c));
+    k[t * ldT + c] *= exp_flushed(dec.total[(t / kSubChunk) * KT + c] - dec.local[idx]);
   }
   for (int idx = threadIdx.x; idx < pair_factors_floats(C); idx += kThreads) {
     const int c = idx % KT;
@@ -442,7 +443,7 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
           return k[s * ldT + c] * pair_factor[pair(I, J) * KT + c];
         });
       for_each_accumulator(acc, 2, I * kSubChunk, n0, [&](int i, int c, float& a) {
-        intra_q[i * ldT + c] += __expf(dec.seen(i, c)) * a;
+        intra_q[i * ldT + c] += exp_flushed(dec.seen(i, c)) * a;
       });
     } else {
       const int J = side_job - subs;
@@ -451,7 +452,7 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
             acc, 2, J * kSubChunk, n0, I * kSubChunk, [&](int s, int i) { return masked(i, s); },
             [&](int i, int c) { return q[i * ldT + c] * pair_factor[pair(I, J) * KT + c]; });
       for_each_accumulator(acc, 2, J * kSubChunk, n0, [&](int s, int c, float& a) {
-        intra_k[s * ldT + c] += __expf(dec.total[J * KT + c] - dec.local[s * KT + c]) * a;
+        intra_k[s * ldT + c] += exp_flushed(dec.total[J * KT + c] - dec.local[s * KT + c]) * a;
       });
     }
   }
@@ -465,8 +466,8 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
       const std::int64_t r = element(t, c);
       const float q_raw = to_float(p.q[r]), k_raw = to_float(p.k[r]);
       const float decayed_q =
-          d.scale * (__expf(dec.seen_from_start(t, c)) * from_state[t * ldT + c] + intra_q[t * ldT + c]);
-      const float handed_k = __expf(dec.after(t, subs, c)) * to_state[t * ldT + c];
+          d.scale * (exp_flushed(dec.seen_from_start(t, c)) * from_state[t * ldT + c] + intra_q[t * ldT + c]);
+      const float handed_k = exp_flushed(dec.after(t, subs, c)) * to_state[t * ldT + c];
       // the undecayed pair's terms (over scale), from the raw rows (exact products: kept apart from dg's
       // sums)
       float plain_q, plain_k;
@@ -515,7 +516,7 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
       sum_at(0, piece) = handed, sum_at(1, piece) = outputs, sum_at(2, piece) = keys, sum_at(3, piece) = du;
     }
     __syncthreads();
-    float running = __expf(dec.whole(c)) * before[c], outputs = 0, keys = 0;
+    float running = exp_flushed(dec.whole(c)) * before[c], outputs = 0, keys = 0;
     for (int other = 0; other < kPieces; ++other) {
       if (other < piece) running += sum_at(0, other);
       if (other > piece) outputs += sum_at(1, other), keys += sum_at(2, other);

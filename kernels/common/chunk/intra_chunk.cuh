@@ -12,6 +12,7 @@
 #include "kernels/common/chunk/decays.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/dtype_traits.cuh"
+#include "kernels/common/fast_exp.cuh"
 #include "kernels/common/lane_sum.cuh"
 #include "kernels/common/recurrence.h"
 
@@ -58,8 +59,8 @@ __device__ inline bool gentle_channel(const Decays& dec, int I, int c) {
 // element instead), 1 for neighbours, the decay of the sub-chunks between otherwise. Made once per pair and
 // channel into a table rather than once per fragment element (kernels/notes/chunk.md, versions 42 and 43).
 __device__ inline float sub_chunk_pair_factor(const Decays& dec, int I, int J, int c) {
-  if (J == I) return gentle_channel(dec, I, c) ? __expf(-dec.total[I * dec.K + c]) : 0.f;
-  return I - J > 1 ? __expf(dec.between(J, I, c)) : 1.f;
+  if (J == I) return gentle_channel(dec, I, c) ? exp_flushed(-dec.total[I * dec.K + c]) : 0.f;
+  return I - J > 1 ? exp_flushed(dec.between(J, I, c)) : 1.f;
 }
 
 // On entry q and k hold the chunk's rows (C x K, row stride ldK, zero past the sequence) and dec its decays;
@@ -99,7 +100,7 @@ __device__ void intra_chunk_scores(const Decays& dec, float* q, float* k, int ld
     if (reads(i, s))
       for (int step = 0, e = count ? lane % count : 0; step < count; ++step, e = e + 1 == count ? 0 : e + 1) {
         const int c = steep[I * K + e];
-        a += q[i * ldK + c] * k[s * ldK + c] * __expf(dec.seen(i, c) - dec.local[s * K + c]);
+        a += q[i * ldK + c] * k[s * ldK + c] * exp_flushed(dec.seen(i, c) - dec.local[s * K + c]);
       }
     if constexpr (kAdd)
       A[i * ldC + s] += a;
@@ -120,8 +121,8 @@ __device__ void intra_chunk_scores(const Decays& dec, float* q, float* k, int ld
   const Divisor channels(K);
   for (int idx = threadIdx.x; idx < C * K; idx += int(blockDim.x)) {
     const int t = channels.div(idx), c = channels.mod(idx);
-    q[t * ldK + c] *= __expf(dec.seen(t, c));
-    k[t * ldK + c] *= __expf(dec.total[(t / kSubChunk) * K + c] - dec.local[idx]);
+    q[t * ldK + c] *= exp_flushed(dec.seen(t, c));
+    k[t * ldK + c] *= exp_flushed(dec.total[(t / kSubChunk) * K + c] - dec.local[idx]);
   }
   // The steep lists are read: their room takes the pairs' factors, [factor_pairs][K].
   float* factors = reinterpret_cast<float*>(scratch);

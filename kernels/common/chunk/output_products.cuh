@@ -10,6 +10,7 @@
 #include "kernels/common/chunk/staging.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/divisor.cuh"
+#include "kernels/common/fast_exp.cuh"
 
 namespace flabench::chunk {
 
@@ -25,7 +26,7 @@ __device__ void add_output_state_product(float (&acc)[kMaxTiles][4], int tiles, 
   constexpr int kRowsPerFactor = 4;
   for (int idx = threadIdx.x; idx < C / kRowsPerFactor * KT; idx += int(blockDim.x)) {
     const int t0 = channels.div(idx) * kRowsPerFactor, c = channels.mod(idx);
-    const float factor = __expf(dec.prefix[(t0 / kSubChunk) * KT + c]);
+    const float factor = exp_flushed(dec.prefix[(t0 / kSubChunk) * KT + c]);
 #pragma unroll
     for (int r = 0; r < kRowsPerFactor; ++r) q[(t0 + r) * ldK + c] *= factor;
   }

@@ -13,6 +13,7 @@
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/chunk/workspace.cuh"
 #include "kernels/common/constant_dispatch.h"
+#include "kernels/common/fast_exp.cuh"
 #include "kernels/common/recurrence.h"
 #include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/common/shared_address.cuh"
@@ -77,7 +78,7 @@ __global__ void __launch_bounds__(kPrepareThreads)
       dec.seen_from_start(t, c0, exponent);
 #pragma unroll
     for (int e = 0; e < kVec; ++e)
-      value[e] = keys ? value[e] * __expf(exponent[e]) : d.scale * value[e] * __expf(exponent[e]);
+      value[e] = keys ? value[e] * exp_flushed(exponent[e]) : d.scale * value[e] * exp_flushed(exponent[e]);
     uint4 packed;
     if constexpr (kPreparedParts<T> == 2) {
       uint4 low;
@@ -310,8 +311,8 @@ __global__ void __launch_bounds__(kScanThreads, 4)
         }
       }
     });
-    const float top = kScalarGate ? wholes[stage][kMaxChunk] : __expf(wholes[stage][m0 + lane.group]),
-                bottom = kScalarGate ? top : __expf(wholes[stage][m0 + lane.group + 8]);
+    const float top = kScalarGate ? wholes[stage][kMaxChunk] : exp_flushed(wholes[stage][m0 + lane.group]),
+                bottom = kScalarGate ? top : exp_flushed(wholes[stage][m0 + lane.group + 8]);
     int e = 0;  // the pair's place in S (and P): for_each_pair visits them in storage order
     for_each_pair(S, 2, m0, n0, [&](int row, int col, float& first, float& second) {
       if (saved_at[e / 2] >= 0) store_pair(saved + saved_at[e / 2], first, second);
