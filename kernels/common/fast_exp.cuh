@@ -1,6 +1,7 @@
 // Exponentials by one MUFU.EX2 with flush to zero: results below 2^-126 become 0 rather than subnormal
-// (exp2f and __expf spend three more instructions on them); a decay that small leaves nothing an fp32 state
-// can hold.
+// (exp2f and __expf spend three more instructions on them, ex2.approx without ftz; kernels/notes/chunk.md,
+// version 58). A decay that small leaves nothing an fp32 state can hold, and a softmax weight that small
+// (against the largest's 1) nothing its sum can.
 #pragma once
 
 namespace flabench {
