@@ -1,6 +1,6 @@
 """The cases of a fla-bench result file, as written (RESULT.json) or xz-compressed (RESULT.json.xz, as the
-runs under results/baselines/ are kept), for the scripts that read them. xz is told by its magic bytes, as
-fla-bench and plots/fla_results.py tell it."""
+runs under results/baselines/ are kept), for the scripts that read them; read_bytes reads any file kept either
+way. xz is told by its magic bytes, as fla-bench and plots/fla_results.py tell it."""
 
 import json
 import lzma
@@ -8,9 +8,8 @@ import lzma
 XZ_MAGIC = b"\xfd7zXZ\x00"
 
 
-def read_cases(path):
-    """The file's "cases" list. Raises OSError, ValueError (a damaged xz file too), KeyError or TypeError where
-    it is not a readable result file."""
+def read_bytes(path):
+    """The file's bytes, decompressed where it is xz. Raises OSError, or ValueError for a damaged xz file."""
     with open(path, "rb") as file:
         data = file.read()
     if data.startswith(XZ_MAGIC):
@@ -18,4 +17,10 @@ def read_cases(path):
             data = lzma.decompress(data)
         except lzma.LZMAError as error:
             raise ValueError(f"{path}: not a readable xz file ({error})") from error
-    return json.loads(data)["cases"]
+    return data
+
+
+def read_cases(path):
+    """The file's "cases" list. Raises OSError, ValueError (a damaged xz file too), KeyError or TypeError where
+    it is not a readable result file."""
+    return json.loads(read_bytes(path))["cases"]

@@ -9,17 +9,18 @@ count}} (NOPs left out), to keep beside a run. With --table: the kernels the com
 operation, most first: run-time integer divisions (I2F.*.RP, the reciprocal that starts the ~20-instruction
 sequence of a division or modulo by a value known only at run time), IEEE float divisions (FCHK), calls
 (CALL.*) and spill stores and loads (STL, LDL), with the demangled name where c++filt is on PATH. Input is
-cuobjdump's text or this script's own JSON lines (either may be .xz). Exits 2 with one line on input that is
-neither.
+cuobjdump's text or this script's own JSON lines, either maybe xz-compressed. Exits 2 with one line on input
+that is neither.
 """
 
 import json
-import lzma
 import re
 import shutil
 import signal
 import subprocess
 import sys
+
+from result_file import read_bytes
 
 INSTRUCTION = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*)")
 
@@ -49,10 +50,8 @@ def read_input(path):
     if path is None:
         return sys.stdin.read().splitlines()
     try:
-        opener = lzma.open if path.endswith(".xz") else open
-        with opener(path, "rt") as source:
-            return source.read().splitlines()
-    except (OSError, lzma.LZMAError) as error:
+        return read_bytes(path).decode().splitlines()
+    except (OSError, ValueError) as error:  # ValueError: a damaged xz file, or text that is not UTF-8
         fail(f"cannot read {path}: {error}")
 
 
