@@ -107,9 +107,13 @@ __device__ void intra_chunk_scores(const Decays& dec, float* q, float* k, int ld
     else
       A[i * ldC + s] = a;
   }
-  if constexpr (!kAdd)
-    for (int idx = threadIdx.x; idx < C * C; idx += int(blockDim.x))
-      if ((idx % C) / kSubChunk > (idx / C) / kSubChunk) A[(idx / C) * ldC + idx % C] = 0;
+  if constexpr (!kAdd) {
+    const int row_shift = __ffs(C) - 1;  // C: 16, 32 or 64, so a row index is a shift, not a division
+    for (int idx = threadIdx.x; idx < C * C; idx += int(blockDim.x)) {
+      const int i = idx >> row_shift, s = idx & (C - 1);
+      if (s / kSubChunk > i / kSubChunk) A[i * ldC + s] = 0;
+    }
+  }
   if constexpr (Form::value.bonus)  // a warp per row, its lanes over the channels
     for (int i = warp; i < C; i += int(blockDim.x) / 32) {
       float w = 0;
@@ -189,8 +193,9 @@ __device__ inline void zero_intra_chunk_scores(float* A, int ldC, int C, float* 
 template <class Form>
 __device__ void finish_intra_chunk_scores(float* A, int ldC, int C) {
   const auto reads = [](int i, int s) { return Form::value.output_before_update ? s < i : s <= i; };
+  const int row_shift = __ffs(C) - 1;  // C: 16, 32 or 64
   for (int idx = threadIdx.x; idx < C * C; idx += int(blockDim.x)) {
-    const int i = idx / C, s = idx % C;
+    const int i = idx >> row_shift, s = idx & (C - 1);
     if (i / kSubChunk == s / kSubChunk && !reads(i, s)) A[i * ldC + s] = 0;
   }
 }
