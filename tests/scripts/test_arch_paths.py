@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""The kernels' architecture-dependent code built for every architecture the CUDA_ARCHITECTURES option is
+documented for (README: 80, 86, 89, 90), and the instructions each path is meant to take read from the PTX:
+tests/kernels/arch_paths_probe.cu through nvcc (to PTX) and ptxas (to the GPU's code, which checks the inline
+assembly against that GPU). CI builds sm_90 only; this is what keeps the older GPUs' paths compiling.
+
+usage: test_arch_paths.py NVCC"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PROBE = os.path.join(REPO, "tests", "kernels", "arch_paths_probe.cu")
+NVCC = "nvcc"
+ARCHITECTURES = (80, 86, 89, 90)
+
+
+def ptx_for(arch, out_dir):
+    """The probe's PTX for compute_<arch>, after ptxas has accepted it for sm_<arch>."""
+    ptx = os.path.join(out_dir, f"probe_{arch}.ptx")
+    for command in ([NVCC, "-std=c++20", "-I", REPO, "-O3", f"-arch=compute_{arch}", "-ptx", PROBE, "-o", ptx],
+                    [os.path.join(os.path.dirname(NVCC), "ptxas") if os.path.dirname(NVCC) else "ptxas",
+                     f"-arch=sm_{arch}", ptx, "-o", os.path.join(out_dir, f"probe_{arch}.cubin")]):
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        if done.returncode != 0:
+            raise AssertionError(f"sm_{arch}: {' '.join(command[:1])} failed:\n{done.stdout}{done.stderr}")
+    with open(ptx) as f:
+        return f.read()
+
+
+def count(ptx, instruction):
+    """How many lines of the PTX hold `instruction` (its full name, ended by a space, tab or ';')."""
+    return len(re.findall(r"^\s*" + re.escape(instruction) + r"(?=[\s;])", ptx, flags=re.MULTILINE))
+
+
+class ArchPaths(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory()
+        cls.ptx = {arch: ptx_for(arch, cls.dir.name) for arch in ARCHITECTURES}
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def test_tf32_rounding_takes_each_gpus_instruction(self):
+        # sm_90: round to nearest even, one instruction; before it only ties-away exists (chunk.md, v57).
+        for arch, ptx in self.ptx.items():
+            with self.subTest(arch=arch):
+                rn, rna = count(ptx, "cvt.rn.tf32.f32"), count(ptx, "cvt.rna.tf32.f32")
+                self.assertEqual((rn > 0, rna > 0), (arch >= 90, arch < 90), f"rn {rn}, rna {rna}")
+
+    def test_transposed_store_takes_stmatrix_only_where_it_exists(self):
+        for arch, ptx in self.ptx.items():
+            with self.subTest(arch=arch):
+                stmatrix = count(ptx, "stmatrix.sync.aligned.m8n8.x2.trans.shared.b16")
+                self.assertEqual(stmatrix > 0, arch >= 90, f"stmatrix {stmatrix}")
+                # below sm_90 the element stores, and never the trap stmatrix_x2_transposed keeps for them
+                self.assertEqual(count(ptx, "trap"), 0)
+                if arch < 90:
+                    self.assertGreater(count(ptx, "st.shared.u16") + count(ptx, "st.shared.b16"), 0)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1:
+        NVCC = sys.argv.pop(1)
+    unittest.main()
