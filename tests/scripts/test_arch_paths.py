@@ -2,7 +2,8 @@
 """The kernels' architecture-dependent code built for every architecture the CUDA_ARCHITECTURES option is
 documented for (README: 80, 86, 89, 90), and the instructions each path is meant to take read from the PTX:
 tests/kernels/arch_paths_probe.cu through nvcc (to PTX) and ptxas (to the GPU's code, which checks the inline
-assembly against that GPU). CI builds sm_90 only; this is what keeps the older GPUs' paths compiling.
+assembly against that GPU). CI builds sm_90 only; this is what keeps the older GPUs' paths compiling. A test of
+__CUDA_ARCH__ added to kernels/ without the probe taking it fails here too.
 
 usage: test_arch_paths.py NVCC"""
 import os
@@ -16,6 +17,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PROBE = os.path.join(REPO, "tests", "kernels", "arch_paths_probe.cu")
 NVCC = "nvcc"
 ARCHITECTURES = (80, 86, 89, 90)
+# Every test of __CUDA_ARCH__'s value in kernels/ (file: how many), each one a path the probe builds. A new one
+# fails test_probe_covers_every_branch until the probe takes it too.
+BRANCHES = {"kernels/common/chunk/warp_mma.cuh": 2, "kernels/rwkv7/chunk_tiles.cuh": 1}
 
 
 def ptx_for(arch, out_dir):
@@ -34,6 +38,26 @@ def ptx_for(arch, out_dir):
 def count(ptx, instruction):
     """How many lines of the PTX hold `instruction` (its full name, ended by a space, tab or ';')."""
     return len(re.findall(r"^\s*" + re.escape(instruction) + r"(?=[\s;])", ptx, flags=re.MULTILINE))
+
+
+def architecture_branches():
+    """{file: count} of the preprocessor tests of __CUDA_ARCH__'s value (not of whether it is defined)."""
+    found = {}
+    for root, _, files in os.walk(os.path.join(REPO, "kernels")):
+        for name in files:
+            path = os.path.join(root, name)
+            with open(path, errors="replace") as f:
+                hits = len(re.findall(r"^\s*#\s*(?:el)?if\b.*__CUDA_ARCH__\s*[<>=!]", f.read(), flags=re.MULTILINE))
+            if hits:
+                found[os.path.relpath(path, REPO)] = hits
+    return found
+
+
+class ProbeCoverage(unittest.TestCase):
+    def test_probe_covers_every_branch(self):
+        self.assertEqual(architecture_branches(), BRANCHES,
+                         "an architecture branch was added or removed in kernels/: build its paths in "
+                         "tests/kernels/arch_paths_probe.cu, check them here, then update BRANCHES")
 
 
 class ArchPaths(unittest.TestCase):
