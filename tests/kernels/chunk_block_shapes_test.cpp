@@ -57,6 +57,23 @@ TEST(ChunkBlockShapes, KeyGradientWarpsSplitTheChunkIntoWholePieces) {
       EXPECT_EQ(C % (key_grads_threads(C, bytes) / 32), 0) << "C=" << C << " " << bytes;
 }
 
+// The key gradients' value loop is compiled for even tile counts at the chunk sizes the peer shapes take (32
+// and 64, every block size they launch with), each warp's run whole and the warps of a strip covering the
+// product once; at C = 16 some warps have no tiles, so the count stays a run-time one there.
+TEST(ChunkBlockShapes, KeyGradientValueLoopHasEvenTilesWhereItCan) {
+  for (int C : kChunkSizes)
+    for (int bytes : {2, 4}) {
+      const int threads = key_grads_threads(C, bytes), groups = threads / 32 / (C / kSubChunk);
+      SCOPED_TRACE(testing::Message() << "C=" << C << " bytes=" << bytes);
+      for (int columns : {C, kKeyTile}) {
+        const int even = key_grads_even_tiles(C, columns, threads);
+        EXPECT_EQ(even > 0, C >= 32) << "columns=" << columns;
+        if (even > 0) EXPECT_EQ(even * groups * 8, columns);
+        EXPECT_LE(even, columns == C ? kMaxStripTiles : 2);  // dA_acc's and the state products' accumulators
+      }
+    }
+}
+
 TEST(ChunkBlockShapes, OutputWarpsCoverTheirBlockOnce) {
   for (int C : kChunkSizes)
     for (int VT : {64, 128}) {

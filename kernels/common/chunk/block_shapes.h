@@ -58,8 +58,18 @@ __host__ __device__ inline int value_grads_key_tile(int C, int K) {
 // loads' latency (64 registers, no spill in bf16; fp32's would spill). Measured (kernels/notes/chunk.md,
 // version 41): 16 warps 0.97-0.98x fwd+bwd at D = 128, C = 64, the same at D = 64.
 constexpr int kKeyGradThreads = 256, kKeyGradMaxThreads = 512;
+constexpr int kKeyTile = 32;  // key channels to a key-gradient block
 __host__ __device__ constexpr int key_grads_threads(int C, int input_bytes) {
   return C == kMaxChunk && input_bytes == 2 ? kKeyGradMaxThreads : kKeyGradThreads;
+}
+// The key gradients' value loop gives each warp a strip of 16 rows and a run of a product's 8-column tiles
+// (`columns` wide: dA's C, a state product's 32 channels). Where the tiles split evenly over the warps of a
+// strip, every warp takes this many and the loop is compiled for that count: a count known only at run time
+// put a test, a branch and a WARPSYNC before each tile's ldmatrix and mma (ncu, stop 91: a third of the
+// loop's instructions). 0 where some warps take fewer (C = 16), which keep the run-time count.
+__host__ __device__ constexpr int key_grads_even_tiles(int C, int columns, int threads) {
+  const int groups = threads / 32 / (C / kSubChunk), tiles = columns / 8;
+  return tiles % groups == 0 ? tiles / groups : 0;
 }
 
 }  // namespace flabench::chunk

@@ -25,6 +25,7 @@
 #include "kernels/common/chunk/staging.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/chunk/workspace.cuh"
+#include "kernels/common/constant_dispatch.h"
 #include "kernels/common/fast_exp.cuh"
 #include "kernels/common/lane_sum.cuh"
 #include "kernels/common/recurrence.h"
@@ -253,6 +254,15 @@ __global__ void __launch_bounds__(kValueGradMaxThreads, 2)
   });
 }
 
+// A count of tiles known at run time, or when compiling (std::integral_constant: key_grads_even_tiles).
+__device__ constexpr int tile_count(int n) {
+  return n;
+}
+template <int N>
+__device__ constexpr int tile_count(std::integral_constant<int, N>) {
+  return N;
+}
+
 // kThreads (key_grads_threads): 256 at three blocks to an SM (at most 85 registers; 80 used, no spill:
 // without the cap it took 125 registers and ran slower, two blocks to an SM: 1.76 against 1.31 ms at gla
 // 4,4096,16,64, C = 32), or 512 at two (64 registers).
@@ -333,52 +343,67 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
   };
   const Strip scores = strip_of(C), states = strip_of(KT);
   float dA_acc[4][4] = {}, from_acc[2][4] = {}, to_acc[2][4] = {};
-  for (int j0 = 0; j0 < V; j0 += kVT) {
-    if (j0 > 0) {  // the first step's tiles came with q and k
-      __syncthreads();
-      value_tiles(j0, [](const auto&... tiles) { stage_tiles(tiles...); });
-      __syncthreads();
-    }
-    {  // S0 . dS of each channel: kParts neighbouring lanes to a channel, kVT / kParts values each
-      constexpr int kParts = kThreads / KT;
-      const int c = threadIdx.x / kParts, part = threadIdx.x % kParts;
-      const auto value = [&](const float* tile, const Planes* planes, int j) {
-        if constexpr (kFragments)
-          return to_float(planes[c * kLdPlane + j]) + to_float(planes[kPlane + c * kLdPlane + j]);
-        else
-          return tile[c * ldV + j];
-      };
-      float sum = 0;
-      for (int j = part; j < kVT; j += kParts) sum += value(S0, S0_planes, j) * value(dS, dS_planes, j);
-      sum = sum_over_lanes(sum, kParts);
-      if (part == 0) before[c] += sum;
-    }
-    for (int k0 = 0; k0 < kVT; k0 += 16) {
-      if constexpr (kFragments) {
-        // The strip's rows of do and v as A fragments; v's rows as B fragments of dA (stored [n][k]).
-        std::uint32_t do_rows[4], v_rows[4];
-        a_stored_mk(do_rows, dO, ldS, scores.m0, k0);
-        a_stored_mk(v_rows, v, ldS, scores.m0, k0);
-        mma_b_stored_nk<T>(dA_acc, scores.count, do_rows, v, ldS, k0, scores.n0);
-        // S0^T and dS^T (stored [n][k]): the high planes, then the low planes
-        mma_state_planes_nk<T>(from_acc, states.count, do_rows, S0_planes, kPlane, kLdPlane, k0, states.n0);
-        mma_state_planes_nk<T>(to_acc, states.count, v_rows, dS_planes, kPlane, kLdPlane, k0, states.n0);
-      } else {
-        if (scores.count > 0)
-          mma_k16<T>(
-              dA_acc, scores.count, scores.m0, scores.n0, k0, [&](int i, int j) { return dO[i * ldS + j]; },
-              [&](int j, int s) { return v[s * ldS + j]; });
-        if (states.count > 0) {
-          mma_k16<T, 2, Exact::b>(
-              from_acc, states.count, states.m0, states.n0, k0, [&](int i, int j) { return dO[i * ldS + j]; },
-              [&](int j, int c) { return S0[c * ldV + j]; });
-          mma_k16<T, 2, Exact::b>(
-              to_acc, states.count, states.m0, states.n0, k0, [&](int s, int j) { return v[s * ldS + j]; },
-              [&](int j, int c) { return dS[c * ldV + j]; });
+  // The loop over value tiles with each warp's tile counts: constants where every warp has the same
+  // (key_grads_even_tiles), else scores.count and states.count.
+  const auto over_values = [&](auto scores_tiles, auto states_tiles) {
+    const int scores_count = tile_count(scores_tiles), states_count = tile_count(states_tiles);
+    for (int j0 = 0; j0 < V; j0 += kVT) {
+      if (j0 > 0) {  // the first step's tiles came with q and k
+        __syncthreads();
+        value_tiles(j0, [](const auto&... tiles) { stage_tiles(tiles...); });
+        __syncthreads();
+      }
+      {  // S0 . dS of each channel: kParts neighbouring lanes to a channel, kVT / kParts values each
+        constexpr int kParts = kThreads / KT;
+        const int c = threadIdx.x / kParts, part = threadIdx.x % kParts;
+        const auto value = [&](const float* tile, const Planes* planes, int j) {
+          if constexpr (kFragments)
+            return to_float(planes[c * kLdPlane + j]) + to_float(planes[kPlane + c * kLdPlane + j]);
+          else
+            return tile[c * ldV + j];
+        };
+        float sum = 0;
+        for (int j = part; j < kVT; j += kParts) sum += value(S0, S0_planes, j) * value(dS, dS_planes, j);
+        sum = sum_over_lanes(sum, kParts);
+        if (part == 0) before[c] += sum;
+      }
+      for (int k0 = 0; k0 < kVT; k0 += 16) {
+        if constexpr (kFragments) {
+          // The strip's rows of do and v as A fragments; v's rows as B fragments of dA (stored [n][k]).
+          std::uint32_t do_rows[4], v_rows[4];
+          a_stored_mk(do_rows, dO, ldS, scores.m0, k0);
+          a_stored_mk(v_rows, v, ldS, scores.m0, k0);
+          mma_b_stored_nk<T>(dA_acc, scores_count, do_rows, v, ldS, k0, scores.n0);
+          // S0^T and dS^T (stored [n][k]): the high planes, then the low planes
+          mma_state_planes_nk<T>(from_acc, states_count, do_rows, S0_planes, kPlane, kLdPlane, k0, states.n0);
+          mma_state_planes_nk<T>(to_acc, states_count, v_rows, dS_planes, kPlane, kLdPlane, k0, states.n0);
+        } else {
+          if (scores_count > 0)
+            mma_k16<T>(
+                dA_acc, scores_count, scores.m0, scores.n0, k0, [&](int i, int j) { return dO[i * ldS + j]; },
+                [&](int j, int s) { return v[s * ldS + j]; });
+          if (states_count > 0) {
+            mma_k16<T, 2, Exact::b>(
+                from_acc, states_count, states.m0, states.n0, k0,
+                [&](int i, int j) { return dO[i * ldS + j]; }, [&](int j, int c) { return S0[c * ldV + j]; });
+            mma_k16<T, 2, Exact::b>(
+                to_acc, states_count, states.m0, states.n0, k0, [&](int s, int j) { return v[s * ldS + j]; },
+                [&](int j, int c) { return dS[c * ldV + j]; });
+          }
         }
       }
     }
-  }
+  };
+  bool even = false;
+  with_one_of<kSubChunk, 2 * kSubChunk, kMaxChunk>(C, [&](auto chunk) {
+    constexpr int kScores = key_grads_even_tiles(chunk.value, chunk.value, kThreads),
+                  kStates = key_grads_even_tiles(chunk.value, KT, kThreads);
+    if constexpr (kScores > 0 && kStates > 0) {
+      over_values(std::integral_constant<int, kScores>{}, std::integral_constant<int, kStates>{});
+      even = true;
+    }
+  });
+  if (!even) over_values(scores.count, states.count);
   __syncthreads();  // the tiles' room takes the terms below
   if (scores.count > 0)
     for_each_accumulator(dA_acc, scores.count, scores.m0, scores.n0, [&](int i, int s, float& a) {

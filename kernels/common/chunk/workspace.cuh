@@ -26,8 +26,6 @@
 
 namespace flabench::chunk {
 
-constexpr int kKeyTile = 32;
-
 // The scans' operands are stored as the inputs are, except fp16's: e^{-40 t} leaves fp16's range (6e-8)
 // within a chunk, and the gradient of the initial state at such decays is made of nothing else, so they stay
 // fp32.
