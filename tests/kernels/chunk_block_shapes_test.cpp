@@ -4,6 +4,8 @@
 // columns exactly once. (A 16-warp value-gradient block at C = 16 would leave its warps no tile at all.)
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "kernels/common/chunk/block_shapes.h"
 
 namespace flabench::chunk {
@@ -65,11 +67,13 @@ TEST(ChunkBlockShapes, KeyGradientValueLoopHasEvenTilesWhereItCan) {
     for (int bytes : {2, 4}) {
       const int threads = key_grads_threads(C, bytes), groups = threads / 32 / (C / kSubChunk);
       SCOPED_TRACE(testing::Message() << "C=" << C << " bytes=" << bytes);
-      for (int columns : {C, kKeyTile}) {
+      // (columns, the tiles a warp's accumulators hold): dA's C (dA_acc[4]), a state product's kKeyTile
+      // channels (from_acc[2] and to_acc[2])
+      for (const auto [columns, most] : {std::pair{C, kMaxStripTiles}, std::pair{kKeyTile, 2}}) {
         const int even = key_grads_even_tiles(C, columns, threads);
         EXPECT_EQ(even > 0, C >= 32) << "columns=" << columns;
         if (even > 0) EXPECT_EQ(even * groups * 8, columns);
-        EXPECT_LE(even, columns == C ? kMaxStripTiles : 2);  // dA_acc's and the state products' accumulators
+        EXPECT_LE(even, most) << "columns=" << columns;
       }
     }
 }
