@@ -207,60 +207,57 @@ __global__ void __launch_bounds__(kValueGradMaxThreads, 2)
     intra_chunk_scores<Form, T>(dec, q, k, ldK, K, C, A, ldC, u, bonus, scratch);
     stage_tiles(keys_tile(0));
   }
-  const auto [tiles, m0, n0] = strip();
-  float acc[kMaxTiles][4] = {};
-  const auto scores = [&](int s, int i) { return A[i * ldC + s]; };  // A^T, in two parts
-  for (int k0 = 0; k0 < C; k0 += 16) {
-    if constexpr (sizeof(T) == 2) {
-      std::uint32_t af[2][4];
-      a_fragment<T>(m0, k0, scores, af[0], af[1]);
-      mma_b_stored_kn<T>(acc, tiles, af, dO, kLdO, k0, n0);
-    } else {
-      mma_k16<T, kMaxTiles>(acc, tiles, m0, n0, k0, scores, [&](int i, int j) { return dO[i * kLdO + j]; });
-    }
-  }
-  for_each_accumulator(acc, tiles, m0, n0, [&](int, int, float& a) { a *= d.scale; });
-  // + (k e^{...}) dS over the KT channels staged
-  const auto add_state_product = [&] {
-    for (int k0 = 0; k0 < KT; k0 += 16) {
-      if constexpr (kFragments) {  // dS's high part, then its low part
-        std::uint32_t rows[1][4];
-        a_stored_mk(rows[0], keys, ldX, m0, k0);
-        mma_b_stored_kn<T>(acc, tiles, rows, dS_planes, kLdPlane, k0, n0);
-        mma_b_stored_kn<T>(acc, tiles, rows, dS_planes + KT * kLdPlane, kLdPlane, k0, n0);
-      } else {  // fp16: both fp32 operands as two bf16 parts (dS passes fp16's 65504; the keys go below 6e-8)
-        using Op = std::conditional_t<std::is_same_v<T, __half>, __nv_bfloat16, T>;
-        mma_k16<Op, kMaxTiles, Exact::both>(
-            acc, tiles, m0, n0, k0, [&](int s, int c) { return to_float(keys[s * ldX + c]); },
-            [&](int c, int j) { return dS[c * kLdV + j]; });
+  const Strip mine = strip();
+  const int m0 = mine.m0, n0 = mine.n0;
+  // The products with the warp's tile count as a constant (value_grads_tiles: 1, 2 or 4), so that their
+  // loops over tiles hold no test, branch and WARPSYNC per tile (kernels/notes/chunk.md, version 60).
+  with_one_of<1, 2, kMaxStripTiles>(mine.tiles, [&](auto count) {
+    const int tiles = tile_count(count);
+    float acc[kMaxTiles][4] = {};
+    const auto scores = [&](int s, int i) { return A[i * ldC + s]; };  // A^T, in two parts
+    for (int k0 = 0; k0 < C; k0 += 16) {
+      if constexpr (sizeof(T) == 2) {
+        std::uint32_t af[2][4];
+        a_fragment<T>(m0, k0, scores, af[0], af[1]);
+        mma_b_stored_kn<T>(acc, tiles, af, dO, kLdO, k0, n0);
+      } else {
+        mma_k16<T, kMaxTiles>(acc, tiles, m0, n0, k0, scores, [&](int i, int j) { return dO[i * kLdO + j]; });
       }
     }
-  };
-  for (int c0 = 0; c0 < K; c0 += KT) {  // tile 0 was staged above
-    if (c0 > 0) {
-      __syncthreads();  // the last tile's reads are done
-      stage_tiles(keys_tile(c0), dS_tile(c0));
+    for_each_accumulator(acc, tiles, m0, n0, [&](int, int, float& a) { a *= d.scale; });
+    // + (k e^{...}) dS over the KT channels staged
+    const auto add_state_product = [&] {
+      for (int k0 = 0; k0 < KT; k0 += 16) {
+        if constexpr (kFragments) {  // dS's high part, then its low part
+          std::uint32_t rows[1][4];
+          a_stored_mk(rows[0], keys, ldX, m0, k0);
+          mma_b_stored_kn<T>(acc, tiles, rows, dS_planes, kLdPlane, k0, n0);
+          mma_b_stored_kn<T>(acc, tiles, rows, dS_planes + KT * kLdPlane, kLdPlane, k0, n0);
+        } else {  // fp16: both fp32 operands in bf16 parts (dS passes fp16's 65504; keys go below 6e-8)
+          using Op = std::conditional_t<std::is_same_v<T, __half>, __nv_bfloat16, T>;
+          mma_k16<Op, kMaxTiles, Exact::both>(
+              acc, tiles, m0, n0, k0, [&](int s, int c) { return to_float(keys[s * ldX + c]); },
+              [&](int c, int j) { return dS[c * kLdV + j]; });
+        }
+      }
+    };
+    for (int c0 = 0; c0 < K; c0 += KT) {  // tile 0 was staged above
+      if (c0 > 0) {
+        __syncthreads();  // the last tile's reads are done
+        stage_tiles(keys_tile(c0), dS_tile(c0));
+      }
+      __syncthreads();
+      add_state_product();
     }
-    __syncthreads();
-    add_state_product();
-  }
-  for_each_pair(acc, tiles, m0, n0, [&](int s, int j, float& first, float& second) {
-    if (s >= length || j0 + j >= V) return;
-    if constexpr (Form::value.bonus) {
-      first += d.scale * bonus[s] * to_float(dO[s * kLdO + j]);
-      second += d.scale * bonus[s] * to_float(dO[s * kLdO + j + 1]);
-    }
-    store_pair(g.dv + d.row(b, h, t0 + s) * V + j0 + j, first, second);
+    for_each_pair(acc, tiles, m0, n0, [&](int s, int j, float& first, float& second) {
+      if (s >= length || j0 + j >= V) return;
+      if constexpr (Form::value.bonus) {
+        first += d.scale * bonus[s] * to_float(dO[s * kLdO + j]);
+        second += d.scale * bonus[s] * to_float(dO[s * kLdO + j + 1]);
+      }
+      store_pair(g.dv + d.row(b, h, t0 + s) * V + j0 + j, first, second);
+    });
   });
-}
-
-// A count of tiles known at run time, or when compiling (std::integral_constant: key_grads_even_tiles).
-__device__ constexpr int tile_count(int n) {
-  return n;
-}
-template <int N>
-__device__ constexpr int tile_count(std::integral_constant<int, N>) {
-  return N;
 }
 
 // kThreads (key_grads_threads): 256 at three blocks to an SM (at most 85 registers; 80 used, no spill:

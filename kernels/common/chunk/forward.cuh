@@ -20,6 +20,7 @@
 #include "kernels/common/chunk/staging.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/chunk/workspace.cuh"
+#include "kernels/common/constant_dispatch.h"
 #include "kernels/common/recurrence.h"
 #include "kernels/common/recurrence_pointers.cuh"
 
@@ -71,9 +72,24 @@ __global__ void __launch_bounds__(kOutputMaxThreads, 2)
   constexpr int kMaxTiles = kMaxStripTiles;
   const int warp = threadIdx.x / 32, strips = C / kSubChunk, tiles = strips, m0 = (warp % strips) * kSubChunk,
             n0 = (warp / strips) * 8 * tiles;
+  // fn(the warp's tile count, C / 16): for fp32 inputs as a constant, so the products' loops over tiles hold
+  // no test, branch and WARPSYNC per tile (kernels/notes/chunk.md, version 60's reading); 0.91-0.97x of
+  // fp32's forwards, while 16-bit ones ran 1.01-1.02x slower with it (version 61) and keep the run-time count.
+  // Key tiles come with 64-token chunks only (output_key_tile).
+  const auto with_tiles = [&](auto&& fn) {
+    if constexpr (sizeof(T) == 2)
+      fn(tiles);
+    else if constexpr (kKeyTiles)
+      fn(std::integral_constant<int, kMaxChunk / kSubChunk>{});
+    else
+      with_one_of<kSubChunk, 2 * kSubChunk, kMaxChunk>(
+          C, [&](auto chunk) { fn(std::integral_constant<int, chunk.value / kSubChunk>{}); });
+  };
   // acc += (q e^{seen from the start}) S0 over the KT channels staged (q e^{seen} on entry)
   const auto add_state_product = [&](float(&acc)[kMaxTiles][4]) {
-    add_output_state_product<T>(acc, tiles, m0, n0, dec, q, ldK, KT, C, channels, S0, ldS);
+    with_tiles([&](auto count) {
+      add_output_state_product<T>(acc, tile_count(count), m0, n0, dec, q, ldK, KT, C, channels, S0, ldS);
+    });
   };
   const auto stage = [&](int c0, const auto&... more) {
     stage_with_decays<Form>(dec, p.g, d, b, h, t0, c0,
@@ -95,7 +111,8 @@ __global__ void __launch_bounds__(kOutputMaxThreads, 2)
       if constexpr (Form::value.bonus)
         for (int i = threadIdx.x; i < C; i += int(blockDim.x)) saved_bonus[chunk * C + i] = bonus[i];
     }
-    add_output_scores_product<T>(acc, tiles, m0, n0, A, ldC, C, v, ldS);
+    with_tiles(
+        [&](auto count) { add_output_scores_product<T>(acc, tile_count(count), m0, n0, A, ldC, C, v, ldS); });
     for_each_pair(acc, tiles, m0, n0, [&](int i, int j, float& first, float& second) {
       if (i >= length || j0 + j >= V) return;
       if constexpr (Form::value.bonus) {

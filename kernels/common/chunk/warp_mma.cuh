@@ -197,6 +197,16 @@ __device__ void mma_k16_tf32x3(float (&acc)[NT][4], int count, int m0, int n0, i
   }
 }
 
+// A warp's count of 8-column tiles (the `count` of the products below), known at run time or when compiling
+// (std::integral_constant): a constant count leaves no test, branch and WARPSYNC before each tile's product.
+__device__ constexpr int tile_count(int n) {
+  return n;
+}
+template <int N>
+__device__ constexpr int tile_count(std::integral_constant<int, N>) {
+  return N;
+}
+
 // acc[x] (rows m0..m0+15, columns n0 + 8x .. + 7, for x < count) += sum over k0 <= k < k0 + 16 of
 // a(m, k) b(k, n). The whole warp calls it. fp32 operands (Op = float) go in 3xTF32, whatever `exact` says.
 template <class Op, int NT, Exact exact = Exact::none, class A, class B>
