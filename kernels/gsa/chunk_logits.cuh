@@ -30,6 +30,7 @@
 #include "kernels/common/chunk/intra_chunk.cuh"
 #include "kernels/common/chunk/staging.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/common/constant_dispatch.h"
 #include "kernels/common/cp_async.cuh"
 #include "kernels/common/fast_exp.cuh"
 #include "kernels/common/lane_sum.cuh"
@@ -39,23 +40,12 @@
 
 namespace flabench::gsa {
 
-constexpr int kLogitsThreads = 256;  // 8 warps: C / 16 row strips, the slots' tiles split among the rest
 constexpr int kLogitsMaxSlots = 128;
 
-// The 8-slot tiles of logits each warp holds: a row strip's slots split among 8 / (C / 16) warps (at most 8:
-// M = 128 over two warps at C = 64).
-__host__ __device__ inline int logit_tiles(int C, int M) {
-  const int groups = (kLogitsThreads / 32) / (C / chunk::kSubChunk);
-  return (M / 8 + groups - 1) / groups;
-}
-// Calls fn(std::integral_constant<int, NT>) with the kernels' tile count: 4 where a warp holds at most 4
-// tiles (80 registers, three blocks to an SM where shared memory allows; kernels/notes/gsa.md, C6), else 8.
+// Calls fn(std::integral_constant<int, NT>) with the kernels' tile count (logit_kernel_tiles).
 template <class Fn>
 void with_logit_tiles(int C, int M, Fn&& fn) {
-  if (logit_tiles(C, M) <= 4)
-    fn(std::integral_constant<int, 4>{});
-  else
-    fn(std::integral_constant<int, 8>{});
+  with_one_of<kExactLogitTiles, 4, 8>(logit_kernel_tiles(C, M), fn);
 }
 
 // Shared memory, in floats: the slots' decays; s [C][M + pad]; A [C][C + pad]; the product's x and y as the
@@ -155,10 +145,11 @@ __device__ void slot_product(const SlotBlock<T>& sb, int width, float scale, flo
     });
   }
 
-  // Each warp's share: sub-chunk I's 16 rows, `count` tiles of 8 slots from n0.
-  const int groups = warps / subs, I = warp % subs, group = warp / subs, m0 = I * kSubChunk;
+  // Each warp's share: sub-chunk I's 16 rows, `count` tiles of 8 slots from n0; a constant where the host
+  // picked the instance whose every warp holds exactly NT (logit_kernel_tiles).
+  const int groups = logit_groups(sb.C), I = warp % subs, group = warp / subs, m0 = I * kSubChunk;
   const int per_group = (M / 8 + groups - 1) / groups, n0 = group * per_group * 8,
-            count = min(per_group, M / 8 - group * per_group);
+            count = NT == kExactLogitTiles ? NT : min(per_group, M / 8 - group * per_group);
   using Op = std::conditional_t<std::is_same_v<T, float>, float, __nv_bfloat16>;
   constexpr Exact kRows = std::is_same_v<T, __half> ? Exact::both : Exact::b;  // fp16's rows in bf16 parts
   float acc[NT][4] = {};

@@ -4,6 +4,7 @@
 // columns exactly once. (A 16-warp value-gradient block at C = 16 would leave its warps no tile at all.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "kernels/common/chunk/block_shapes.h"
@@ -65,7 +66,7 @@ TEST(ChunkBlockShapes, KeyGradientWarpsSplitTheChunkIntoWholePieces) {
 TEST(ChunkBlockShapes, KeyGradientValueLoopHasEvenTilesWhereItCan) {
   for (int C : kChunkSizes)
     for (int bytes : {2, 4}) {
-      const int threads = key_grads_threads(C, bytes), groups = threads / 32 / (C / kSubChunk);
+      const int threads = key_grads_threads(C, bytes), groups = key_grads_groups(C, threads);
       SCOPED_TRACE(testing::Message() << "C=" << C << " bytes=" << bytes);
       // (columns, the tiles a warp's accumulators hold): dA's C (dA_acc[4]), a state product's kKeyTile
       // channels (from_acc[2] and to_acc[2])
@@ -74,6 +75,15 @@ TEST(ChunkBlockShapes, KeyGradientValueLoopHasEvenTilesWhereItCan) {
         EXPECT_EQ(even > 0, C >= 32) << "columns=" << columns;
         if (even > 0) EXPECT_EQ(even * groups * 8, columns);
         EXPECT_LE(even, most) << "columns=" << columns;
+        // The runs the kernel deals at run time (strip_of): within the accumulators, every tile once, the
+        // even count where there is one.
+        const int run = key_grads_run(columns, groups);
+        EXPECT_LE(run, most) << "columns=" << columns;
+        if (even > 0) EXPECT_EQ(run, even) << "columns=" << columns;
+        int covered = 0;
+        for (int group = 0; group < groups; ++group)
+          covered += std::max(0, std::min(run, columns / 8 - group * run));
+        EXPECT_EQ(covered * 8, columns) << "columns=" << columns;
       }
     }
 }

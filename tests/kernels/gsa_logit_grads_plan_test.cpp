@@ -53,12 +53,36 @@ TEST(LogitGradsPlan, FourBlocksFitAHopperSmAtHeadDim64Only) {
   EXPECT_FALSE(four_logit_grads_blocks_fit(56 * 1024 + 16, kHopper));
 }
 
-TEST(LogitGradsPlan, FourBlocksOnlyFor16BitInputsAtFourTiles) {
+TEST(LogitGradsPlan, FourBlocksOnlyFor16BitInputsAtFourTilesOrFewer) {
   EXPECT_EQ(logit_grads_blocks(4, 2, true), 4);
+  EXPECT_EQ(logit_grads_blocks(kExactLogitTiles, 2, true), 4);
   EXPECT_EQ(logit_grads_blocks(4, 2, false), 3);
   EXPECT_EQ(logit_grads_blocks(4, 4, true), 3);  // fp32's x and y in fp32: never four
   EXPECT_EQ(logit_grads_blocks(8, 2, true), 2);
   EXPECT_EQ(logit_grads_blocks(8, 4, false), 2);
+}
+
+// The kernels' products take the exact count only where every warp of a strip holds that many tiles: the
+// warps a strip's slots split among (8 / (C / 16)) times the count is M / 8. Elsewhere the count is run-time,
+// bounded by 4 or 8; a bound below a warp's share would leave slots without logits.
+TEST(LogitGradsPlan, KernelTilesAreExactOnlyWhereTheSplitIsEven) {
+  EXPECT_EQ(logit_kernel_tiles(32, 64), kExactLogitTiles);   // gsa's default: 4 warps x 2 of 8 tiles
+  EXPECT_EQ(logit_kernel_tiles(16, 128), kExactLogitTiles);  // 8 warps x 2 of 16
+  EXPECT_EQ(logit_kernel_tiles(64, 32), kExactLogitTiles);   // 2 warps x 2 of 4
+  EXPECT_EQ(logit_kernel_tiles(32, 48), 4);                  // 6 tiles over 4 warps: 2, 2, 2, 0
+  EXPECT_EQ(logit_kernel_tiles(16, 64), 4);                  // 1 a warp
+  EXPECT_EQ(logit_kernel_tiles(64, 64), 4);
+  EXPECT_EQ(logit_kernel_tiles(32, 128), 4);
+  EXPECT_EQ(logit_kernel_tiles(64, 128), 8);
+  EXPECT_EQ(logit_kernel_tiles(64, 80), 8);  // 10 tiles over 2 warps
+  for (int C : {16, 32, 64})
+    for (int M = 16; M <= 128; M += 16) {
+      const int groups = logit_groups(C), tiles = logit_kernel_tiles(C, M);
+      EXPECT_GE(tiles, logit_tiles(C, M)) << "C " << C << " M " << M;  // every warp's share fits
+      if (tiles == kExactLogitTiles) {
+        EXPECT_EQ(tiles * groups, M / 8) << "C " << C << " M " << M;
+      }
+    }
 }
 
 }  // namespace

@@ -74,8 +74,8 @@ __global__ void __launch_bounds__(kOutputMaxThreads, 2)
             n0 = (warp / strips) * 8 * tiles;
   // fn(the warp's tile count, C / 16): for fp32 inputs as a constant, so the products' loops over tiles hold
   // no test, branch and WARPSYNC per tile (kernels/notes/chunk.md, version 60's reading); 0.91-0.97x of
-  // fp32's forwards, while 16-bit ones ran 1.01-1.02x slower with it (version 61) and keep the run-time count.
-  // Key tiles come with 64-token chunks only (output_key_tile).
+  // fp32's forwards, while 16-bit ones ran 1.01-1.02x slower with it (version 61) and keep the run-time
+  // count. Key tiles come with 64-token chunks only (output_key_tile).
   const auto with_tiles = [&](auto&& fn) {
     if constexpr (sizeof(T) == 2)
       fn(tiles);
