@@ -148,7 +148,7 @@ __device__ void slot_product(const SlotBlock<T>& sb, int width, float scale, flo
   // Each warp's share: sub-chunk I's 16 rows, `count` tiles of 8 slots from n0; a constant where the host
   // picked the instance whose every warp holds exactly NT (logit_kernel_tiles).
   const int groups = logit_groups(sb.C), I = warp % subs, group = warp / subs, m0 = I * kSubChunk;
-  const int per_group = (M / 8 + groups - 1) / groups, n0 = group * per_group * 8,
+  const int per_group = chunk::strip_run(M, groups), n0 = group * per_group * 8,
             count = NT == kExactLogitTiles ? NT : min(per_group, M / 8 - group * per_group);
   using Op = std::conditional_t<std::is_same_v<T, float>, float, __nv_bfloat16>;
   constexpr Exact kRows = std::is_same_v<T, __half> ? Exact::both : Exact::b;  // fp16's rows in bf16 parts

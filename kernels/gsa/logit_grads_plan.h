@@ -12,14 +12,13 @@ namespace flabench::gsa {
 
 constexpr int kLogitsThreads = 256;  // 8 warps: C / 16 row strips, the slots' tiles split among the rest
 
-// The warps a row strip's slots split among: 8 / (C / 16).
+// The warps a row strip's slots split among: 8 / (C / 16) (block_shapes.h, strip_groups).
 __host__ __device__ inline int logit_groups(int C) {
-  return (kLogitsThreads / 32) / (C / chunk::kSubChunk);
+  return chunk::strip_groups(C, kLogitsThreads);
 }
 // The 8-slot tiles of logits each warp holds, at most (at most 8: M = 128 over two warps at C = 64).
 __host__ __device__ inline int logit_tiles(int C, int M) {
-  const int groups = logit_groups(C);
-  return (M / 8 + groups - 1) / groups;
+  return chunk::strip_run(M, logit_groups(C));
 }
 // The tile count the kernels are built for: kExactLogitTiles where every warp holds exactly that many (the
 // strip's tiles split evenly: M = 64 at chunks of 32, gsa's default), a count their products take as a

@@ -66,7 +66,7 @@ TEST(ChunkBlockShapes, KeyGradientWarpsSplitTheChunkIntoWholePieces) {
 TEST(ChunkBlockShapes, KeyGradientValueLoopHasEvenTilesWhereItCan) {
   for (int C : kChunkSizes)
     for (int bytes : {2, 4}) {
-      const int threads = key_grads_threads(C, bytes), groups = key_grads_groups(C, threads);
+      const int threads = key_grads_threads(C, bytes), groups = strip_groups(C, threads);
       SCOPED_TRACE(testing::Message() << "C=" << C << " bytes=" << bytes);
       // (columns, the tiles a warp's accumulators hold): dA's C (dA_acc[4]), a state product's kKeyTile
       // channels (from_acc[2] and to_acc[2])
@@ -77,7 +77,7 @@ TEST(ChunkBlockShapes, KeyGradientValueLoopHasEvenTilesWhereItCan) {
         EXPECT_LE(even, most) << "columns=" << columns;
         // The runs the kernel deals at run time (strip_of): within the accumulators, every tile once, the
         // even count where there is one.
-        const int run = key_grads_run(columns, groups);
+        const int run = strip_run(columns, groups);
         EXPECT_LE(run, most) << "columns=" << columns;
         if (even > 0) EXPECT_EQ(run, even) << "columns=" << columns;
         int covered = 0;

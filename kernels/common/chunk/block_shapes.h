@@ -62,21 +62,22 @@ constexpr int kKeyTile = 32;  // key channels to a key-gradient block
 __host__ __device__ constexpr int key_grads_threads(int C, int input_bytes) {
   return C == kMaxChunk && input_bytes == 2 ? kKeyGradMaxThreads : kKeyGradThreads;
 }
-// The key gradients' value loop gives each warp a strip of 16 rows and a run of a product's 8-column tiles
-// (`columns` wide: dA's C, a state product's 32 channels): a strip's key_grads_groups warps take runs of
-// key_grads_run tiles, the last warps what is left (maybe none).
-__host__ __device__ constexpr int key_grads_groups(int C, int threads) {
+// A block's warps over a product's rows in 16-row strips (C / 16 of them) and its 8-column tiles (`columns`
+// wide): each strip's strip_groups warps take runs of strip_run tiles, the last warps what is left (maybe
+// none). The key gradients' value loop (dA's C columns, a state product's 32 channels) and gsa's slot
+// products (M slots) deal their tiles so.
+__host__ __device__ constexpr int strip_groups(int C, int threads) {
   return threads / 32 / (C / kSubChunk);
 }
-__host__ __device__ constexpr int key_grads_run(int columns, int groups) {
+__host__ __device__ constexpr int strip_run(int columns, int groups) {
   return (columns / 8 + groups - 1) / groups;
 }
-// Where the tiles split evenly over the warps of a strip, every warp takes this many and the loop is compiled
-// for that count: a count known only at run time put a test, a branch and a WARPSYNC before each tile's
-// ldmatrix and mma (ncu, stop 91: a third of the loop's instructions). 0 where some warps take fewer
-// (C = 16), which keep the run-time count.
+// Where the key gradients' tiles split evenly over the warps of a strip, every warp takes this many and the
+// loop is compiled for that count: a count known only at run time put a test, a branch and a WARPSYNC before
+// each tile's ldmatrix and mma (ncu, stop 91: a third of the loop's instructions). 0 where some warps take
+// fewer (C = 16), which keep the run-time count.
 __host__ __device__ constexpr int key_grads_even_tiles(int C, int columns, int threads) {
-  const int groups = key_grads_groups(C, threads), tiles = columns / 8;
+  const int groups = strip_groups(C, threads), tiles = columns / 8;
   return tiles % groups == 0 ? tiles / groups : 0;
 }
 

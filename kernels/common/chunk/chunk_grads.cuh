@@ -331,12 +331,12 @@ __global__ void __launch_bounds__(kThreads, kThreads == kKeyGradMaxThreads ? 2 :
   // Over value tiles: dA (C x C), do S0^T and v dS^T (C x 32). Each warp a strip of 16 rows and up to 4
   // (dA) or 2 (the state products) 8-column tiles, so a row fragment serves every tile of the strip.
   const int warp = threadIdx.x / 32, strips = C / 16, group = warp / strips,
-            groups = key_grads_groups(C, kThreads);
+            groups = strip_groups(C, kThreads);
   struct Strip {
     int m0, n0, count;
   };
   const auto strip_of = [&](int columns) {
-    const int per_warp = key_grads_run(columns, groups);
+    const int per_warp = strip_run(columns, groups);
     return Strip{(warp % strips) * 16, group * per_warp * 8, min(per_warp, columns / 8 - group * per_warp)};
   };
   const Strip scores = strip_of(C), states = strip_of(KT);
