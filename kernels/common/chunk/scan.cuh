@@ -17,6 +17,7 @@
 #include "kernels/common/recurrence.h"
 #include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/common/shared_address.cuh"
+#include "kernels/common/stage_barrier.cuh"
 
 namespace flabench::chunk {
 
@@ -132,6 +133,10 @@ __device__ inline void copy_async(void* shared, const void* global, bool in) {
 // chunks' operands arrive through a ring of kStages shared-memory stages filled by cp.async, the next
 // kStages - 1 chunks in flight while one computes: each step is short (a few products), so a load issued
 // one step ahead arrived late (the step took ~1.4 us, about a loaded DRAM round trip; notes, version 12).
+// A stage's mbarriers (StageBarrier) hand it from the copy warp to the math warps and back, so that no
+// warp waits on a block-wide barrier: a math warp waits only for its chunk's copies, the copy warp only
+// for the stage it refills to be read (a __syncthreads a step made the step its block's slowest round;
+// notes, version 69).
 // One warp issues every copy and the four others only compute: where a warp is alone on its scheduler (few
 // heads) the step is the latency of its instructions in a row, and spread over the four, each copy's
 // address work (~45 instructions) made two thirds of a step (notes, version 47).
@@ -163,6 +168,8 @@ __global__ void __launch_bounds__(kScanThreads, 4)
   __shared__ uint4 y_tiles[kStages][kMaxChunk * (kRow + 1)];
   constexpr int kWholes = kScalarGate ? kFactorRow : kTile;
   __shared__ __align__(16) float wholes[kStages][kWholes];
+  __shared__ StageBarrier stage_barriers[kStages];
+  if (threadIdx.x < kStages) stage_barriers[threadIdx.x].init(32, kScanMathThreads);
   const int K = d.K, V = d.V, C = d.C, chunks = d.chunks();
   const int tiles = scan_tiles(K) * scan_tiles(V), heads = d.B * d.H;
   const int bh = tiles_together ? blockIdx.x / tiles : blockIdx.x % heads,
@@ -212,12 +219,13 @@ __global__ void __launch_bounds__(kScanThreads, 4)
   const std::int64_t x_chunk = direction * std::int64_t(C) * (kScalarGate ? d.H * K : K),
                      y_chunk = direction * std::int64_t(C) * d.H * V,
                      whole_chunk = direction * (kScalarGate ? kFactorRow : K);
-  // The copy warp starts the copies of step's chunk into its stage and commits them as a group (an empty
-  // one past the last chunk), so that waiting for all but the newest kStages - 2 groups means this step's
-  // landed. Steps come in order.
+  // The copy warp starts the copies of step's chunk into its stage once the math warps have read the
+  // stage's previous chunk, and has the stage's `full` barrier hear of them when they land. Steps come in
+  // order.
   const auto fetch = [&](int step) {
-    if (step < chunks) {
+    {
       const int n = chunk_at(step), stage = step % kStages, length = min(C, d.T - n * C);
+      if (step >= kStages) stage_barriers[stage].wait_empty((step / kStages - 1) & 1);
       const unsigned xs = x_dst + stage * unsigned(sizeof(x_tiles[0])),
                      ys = y_dst + stage * unsigned(sizeof(y_tiles[0])),
                      xls = x_low_dst + stage * unsigned(sizeof(x_low_tiles[0]));
@@ -259,11 +267,15 @@ __global__ void __launch_bounds__(kScanThreads, 4)
         copy_async(&wholes[stage][4 * lane_id], in ? whole_next : scan.whole, in);
       }
       x_next += x_chunk, y_next += y_chunk, whole_next += whole_chunk;
+      stage_barriers[stage].copies_issued();
     }
-    asm volatile("cp.async.commit_group;\n" ::);
   };
-  if (copier)
-    for (int step = 0; step < kStages - 1; ++step) fetch(step);
+  __syncthreads();  // the barriers initialised
+  if (copier) {
+    for (int step = 0; step < chunks; ++step) fetch(step);
+    asm volatile("cp.async.wait_all;\n" ::);
+    return;
+  }
   // the saved states of the block's tile, chunk by chunk (backwards when reverse); the lane's pairs' places
   // in a state (-1 outside the tile), made once
   int saved_at[4];
@@ -276,13 +288,8 @@ __global__ void __launch_bounds__(kScanThreads, 4)
   float* saved = scan.saved + (std::int64_t(bh) * chunks + chunk_at(0)) * K * V + j0 + std::int64_t(c0) * V;
   const std::int64_t saved_step = scan.reverse ? -std::int64_t(K) * V : std::int64_t(K) * V;
   for (int step = 0; step < chunks; ++step, saved += saved_step) {
-    if (copier) asm volatile("cp.async.wait_group %0;\n" ::"n"(kStages - 2));
-    __syncthreads();  // the copy warp's copies landed, and the stage read last step is free for the next
-    if (copier) {
-      fetch(step + kStages - 1);
-      continue;
-    }
     const int stage = step % kStages;
+    stage_barriers[stage].wait_full(step / kStages & 1);
     const X* xs = reinterpret_cast<const X*>(x_tiles[stage]);
     const X* xls = reinterpret_cast<const X*>(x_low_tiles[kLowPart ? stage : 0]);
     const T* ys = reinterpret_cast<const T*>(y_tiles[stage]);
@@ -313,6 +320,7 @@ __global__ void __launch_bounds__(kScanThreads, 4)
     });
     const float top = kScalarGate ? wholes[stage][kMaxChunk] : exp_flushed(wholes[stage][m0 + lane.group]),
                 bottom = kScalarGate ? top : exp_flushed(wholes[stage][m0 + lane.group + 8]);
+    stage_barriers[stage].consumed();  // the copy warp may refill it while the state moves on
     int e = 0;  // the pair's place in S (and P): for_each_pair visits them in storage order
     for_each_pair(S, 2, m0, n0, [&](int row, int col, float& first, float& second) {
       if (saved_at[e / 2] >= 0) store_pair(saved + saved_at[e / 2], first, second);
@@ -324,7 +332,6 @@ __global__ void __launch_bounds__(kScanThreads, 4)
       e += 2;
     });
   }
-  if (copier) return;
   for_each_pair(S, 2, m0, n0, [&](int row, int col, float& first, float& second) {
     if (in_tile(row, col)) store_pair(scan.last + std::int64_t(bh) * K * V + at(row, col), first, second);
   });

@@ -1,0 +1,51 @@
+// A ring stage's two mbarriers (sm_80+), for a producer warp that fills shared-memory stages by cp.async and
+// consumer warps that read them, without a block-wide barrier between the two: `full` completes a phase when
+// every producer lane's copies into the stage have landed (cp.async.mbarrier.arrive.noinc), `empty` when
+// every consumer thread has read it. Each use of a stage is one phase of each; a waiter names the phase by
+// its parity (the stage's use count & 1).
+#pragma once
+
+#include "kernels/common/shared_address.cuh"
+
+namespace flabench {
+
+struct StageBarrier {
+  unsigned long long full, empty;
+
+  // One thread, before a __syncthreads that publishes the barriers to the block.
+  __device__ void init(unsigned producers, unsigned consumers) {
+    asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(shared_address(&full)), "r"(producers));
+    asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(shared_address(&empty)), "r"(consumers));
+  }
+  // A producer lane: `full` hears from this lane once its cp.async copies issued so far have landed.
+  __device__ void copies_issued() {
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\n" ::"r"(shared_address(&full)) : "memory");
+  }
+  // A consumer thread: done reading the stage (its loads ordered before the arrival).
+  __device__ void consumed() {
+    asm volatile(
+        "{\n .reg .b64 state;\n mbarrier.arrive.shared.b64 state, [%0];\n}\n" ::"r"(shared_address(&empty))
+        : "memory");
+  }
+  __device__ void wait_full(unsigned parity) { wait(shared_address(&full), parity); }
+  __device__ void wait_empty(unsigned parity) { wait(shared_address(&empty), parity); }
+
+ private:
+  __device__ static void wait(unsigned barrier, unsigned parity) {
+#if __CUDA_ARCH__ >= 900
+    asm volatile(
+        "{\n .reg .pred done;\n WAIT_%=:\n mbarrier.try_wait.parity.shared.b64 done, [%0], %1;\n"
+        " @!done bra WAIT_%=;\n}\n" ::"r"(barrier),
+        "r"(parity)
+        : "memory");
+#else
+    asm volatile(
+        "{\n .reg .pred done;\n WAIT_%=:\n mbarrier.test_wait.parity.shared.b64 done, [%0], %1;\n"
+        " @!done bra WAIT_%=;\n}\n" ::"r"(barrier),
+        "r"(parity)
+        : "memory");
+#endif
+  }
+};
+
+}  // namespace flabench
