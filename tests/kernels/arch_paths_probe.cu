@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/common/stage_barrier.cuh"
 #include "kernels/rwkv7/chunk_tiles.cuh"
 
 // 3xTF32's operand split (warp_mma.cuh): cvt.rn.tf32 on sm_90, cvt.rna.tf32 before it.
@@ -29,4 +30,24 @@ __global__ void probe_store_parts_transposed(const float* x, __nv_bfloat16* out)
   flabench::rwkv7::store_parts_transposed<2>(tile, kPlane, kLd, 0, acc, 1.f, 0.5f);
   __syncwarp();
   for (int i = threadIdx.x; i < 2 * kPlane; i += 32) out[i] = tile[i];
+}
+
+// A ring stage handed from a producer warp to a consumer warp (stage_barrier.cuh): the waits by
+// mbarrier.try_wait on sm_90, by a loop of mbarrier.test_wait before it. Two warps, one stage.
+__global__ void probe_stage_barrier(const float* in, float* out) {
+  __shared__ flabench::StageBarrier stage;
+  __shared__ alignas(16) float slot[32];
+  if (threadIdx.x == 0) stage.init(32, 32);
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    asm volatile(
+        "cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(flabench::shared_address(&slot[threadIdx.x])),
+        "l"(in + threadIdx.x));
+    stage.copies_issued();
+    stage.wait_empty(0);
+  } else {
+    stage.wait_full(0);
+    out[threadIdx.x - 32] = slot[threadIdx.x - 32];
+    stage.consumed();
+  }
 }

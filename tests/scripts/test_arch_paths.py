@@ -19,7 +19,8 @@ NVCC = "nvcc"
 ARCHITECTURES = (80, 86, 89, 90)
 # Every test of __CUDA_ARCH__'s value in kernels/ (file: how many), each one a path the probe builds. A new one
 # fails test_probe_covers_every_branch until the probe takes it too.
-BRANCHES = {"kernels/common/chunk/warp_mma.cuh": 2, "kernels/rwkv7/chunk_tiles.cuh": 1}
+BRANCHES = {"kernels/common/chunk/warp_mma.cuh": 2, "kernels/common/stage_barrier.cuh": 1,
+            "kernels/rwkv7/chunk_tiles.cuh": 1}
 
 
 def ptx_for(arch, out_dir):
@@ -86,6 +87,15 @@ class ArchPaths(unittest.TestCase):
                 self.assertEqual(count(ptx, "trap"), 0)
                 if arch < 90:
                     self.assertGreater(count(ptx, "st.shared.u16") + count(ptx, "st.shared.b16"), 0)
+
+    def test_stage_barrier_waits_by_each_gpus_instruction(self):
+        # mbarrier.try_wait (the hardware's bounded wait) exists from sm_90; before it a test_wait loop.
+        for arch, ptx in self.ptx.items():
+            with self.subTest(arch=arch):
+                try_wait = count(ptx, "mbarrier.try_wait.parity.shared.b64")
+                test_wait = count(ptx, "mbarrier.test_wait.parity.shared.b64")
+                self.assertEqual((try_wait, test_wait), (2, 0) if arch >= 90 else (0, 2))
+                self.assertEqual(count(ptx, "cp.async.mbarrier.arrive.noinc.shared.b64"), 1)
 
 
 if __name__ == "__main__":
