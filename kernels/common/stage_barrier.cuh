@@ -32,19 +32,17 @@ struct StageBarrier {
 
  private:
   __device__ static void wait(unsigned barrier, unsigned parity) {
+    // try_wait (sm_90: the hardware suspends the thread a while) where it exists, else a test_wait loop
 #if __CUDA_ARCH__ >= 900
-    asm volatile(
-        "{\n .reg .pred done;\n WAIT_%=:\n mbarrier.try_wait.parity.shared.b64 done, [%0], %1;\n"
-        " @!done bra WAIT_%=;\n}\n" ::"r"(barrier),
-        "r"(parity)
-        : "memory");
+#define FLA_MBARRIER_WAIT "mbarrier.try_wait.parity.shared.b64"
 #else
-    asm volatile(
-        "{\n .reg .pred done;\n WAIT_%=:\n mbarrier.test_wait.parity.shared.b64 done, [%0], %1;\n"
-        " @!done bra WAIT_%=;\n}\n" ::"r"(barrier),
-        "r"(parity)
-        : "memory");
+#define FLA_MBARRIER_WAIT "mbarrier.test_wait.parity.shared.b64"
 #endif
+    asm volatile("{\n .reg .pred done;\n WAIT_%=:\n " FLA_MBARRIER_WAIT
+                 " done, [%0], %1;\n @!done bra WAIT_%=;\n}\n" ::"r"(barrier),
+                 "r"(parity)
+                 : "memory");
+#undef FLA_MBARRIER_WAIT
   }
 };
 

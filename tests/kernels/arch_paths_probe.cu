@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/stage_barrier.cuh"
 #include "kernels/rwkv7/chunk_tiles.cuh"
 
@@ -40,9 +41,7 @@ __global__ void probe_stage_barrier(const float* in, float* out) {
   if (threadIdx.x == 0) stage.init(32, 32);
   __syncthreads();
   if (threadIdx.x < 32) {
-    asm volatile(
-        "cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(flabench::shared_address(&slot[threadIdx.x])),
-        "l"(in + threadIdx.x));
+    flabench::cp_async(&slot[threadIdx.x], in + threadIdx.x, 4);
     stage.copies_issued();
     stage.wait_empty(0);
   } else {

@@ -169,7 +169,8 @@ __global__ void __launch_bounds__(kScanThreads, 4)
   constexpr int kWholes = kScalarGate ? kFactorRow : kTile;
   __shared__ __align__(16) float wholes[kStages][kWholes];
   __shared__ StageBarrier stage_barriers[kStages];
-  if (threadIdx.x < kStages) stage_barriers[threadIdx.x].init(32, kScanMathThreads);
+  if (threadIdx.x < kStages)  // full: the copy warp's lanes arrive; empty: every math thread
+    stage_barriers[threadIdx.x].init(kScanThreads - kScanMathThreads, kScanMathThreads);
   const int K = d.K, V = d.V, C = d.C, chunks = d.chunks();
   const int tiles = scan_tiles(K) * scan_tiles(V), heads = d.B * d.H;
   const int bh = tiles_together ? blockIdx.x / tiles : blockIdx.x % heads,
@@ -223,57 +224,55 @@ __global__ void __launch_bounds__(kScanThreads, 4)
   // stage's previous chunk, and has the stage's `full` barrier hear of them when they land. Steps come in
   // order.
   const auto fetch = [&](int step) {
-    {
-      const int n = chunk_at(step), stage = step % kStages, length = min(C, d.T - n * C);
-      if (step >= kStages) stage_barriers[stage].wait_empty((step / kStages - 1) & 1);
-      const unsigned xs = x_dst + stage * unsigned(sizeof(x_tiles[0])),
-                     ys = y_dst + stage * unsigned(sizeof(y_tiles[0])),
-                     xls = x_low_dst + stage * unsigned(sizeof(x_low_tiles[0]));
-      if (length == C && lanes_in) {  // every row in the sequence and the tile: no test per copy
-        with_one_of<16, 32, kMaxChunk>(C, [&](auto rows) {
-          constexpr int kRows = decltype(rows)::value;
-          const X* x = x_next;
+    const int n = chunk_at(step), stage = step % kStages, length = min(C, d.T - n * C);
+    if (step >= kStages) stage_barriers[stage].wait_empty((step / kStages - 1) & 1);
+    const unsigned xs = x_dst + stage * unsigned(sizeof(x_tiles[0])),
+                   ys = y_dst + stage * unsigned(sizeof(y_tiles[0])),
+                   xls = x_low_dst + stage * unsigned(sizeof(x_low_tiles[0]));
+    if (length == C && lanes_in) {  // every row in the sequence and the tile: no test per copy
+      with_one_of<16, 32, kMaxChunk>(C, [&](auto rows) {
+        constexpr int kRows = decltype(rows)::value;
+        const X* x = x_next;
 #pragma unroll
-          for (int e = 0; e < kRows / kStepX; ++e, x += x_stride) {
-            copy_async_to(xs + e * kStepX * (kRowX + 1) * 16, x, true);
-            if constexpr (kLowPart) copy_async_to(xls + e * kStepX * (kRowX + 1) * 16, x + low_plane, true);
-          }
-          const T* y = y_next;
-#pragma unroll
-          for (int e = 0; e < kRows / kStepY; ++e, y += y_stride)
-            copy_async_to(ys + e * kStepY * (kRow + 1) * 16, y, true);
-        });
-      } else {
-#pragma unroll
-        for (int e = 0; e < kCopiesX; ++e) {
-          if (e * kStepX >= C) break;  // the same for the whole warp (C is a multiple of kStepX)
-          const bool ok = x_in && (!kScalarGate || x_t + e * kStepX < length);
-          copy_async_to(xs + e * kStepX * (kRowX + 1) * 16, ok ? x_next + e * x_stride : scan.operand, ok);
-          if constexpr (kLowPart)
-            copy_async_to(xls + e * kStepX * (kRowX + 1) * 16,
-                          ok ? x_next + e * x_stride + low_plane : scan.operand, ok);
+        for (int e = 0; e < kRows / kStepX; ++e, x += x_stride) {
+          copy_async_to(xs + e * kStepX * (kRowX + 1) * 16, x, true);
+          if constexpr (kLowPart) copy_async_to(xls + e * kStepX * (kRowX + 1) * 16, x + low_plane, true);
         }
+        const T* y = y_next;
 #pragma unroll
-        for (int e = 0; e < kCopiesY; ++e) {
-          if (e * kStepY >= C) break;
-          const bool ok = y_in && y_t + e * kStepY < length;
-          copy_async_to(ys + e * kStepY * (kRow + 1) * 16, ok ? y_next + e * y_stride : scan.rows, ok);
-        }
+        for (int e = 0; e < kRows / kStepY; ++e, y += y_stride)
+          copy_async_to(ys + e * kStepY * (kRow + 1) * 16, y, true);
+      });
+    } else {
+#pragma unroll
+      for (int e = 0; e < kCopiesX; ++e) {
+        if (e * kStepX >= C) break;  // the same for the whole warp (C is a multiple of kStepX)
+        const bool ok = x_in && (!kScalarGate || x_t + e * kStepX < length);
+        copy_async_to(xs + e * kStepX * (kRowX + 1) * 16, ok ? x_next + e * x_stride : scan.operand, ok);
+        if constexpr (kLowPart)
+          copy_async_to(xls + e * kStepX * (kRowX + 1) * 16,
+                        ok ? x_next + e * x_stride + low_plane : scan.operand, ok);
       }
-      if constexpr (kScalarGate) {
-        if (lane_id < kFactorRow / 4) copy_async(&wholes[stage][4 * lane_id], whole_next, true);
-      } else if (lane_id < kTile / 4) {
-        const bool in = c0 + 4 * lane_id < K;
-        copy_async(&wholes[stage][4 * lane_id], in ? whole_next : scan.whole, in);
+#pragma unroll
+      for (int e = 0; e < kCopiesY; ++e) {
+        if (e * kStepY >= C) break;
+        const bool ok = y_in && y_t + e * kStepY < length;
+        copy_async_to(ys + e * kStepY * (kRow + 1) * 16, ok ? y_next + e * y_stride : scan.rows, ok);
       }
-      x_next += x_chunk, y_next += y_chunk, whole_next += whole_chunk;
-      stage_barriers[stage].copies_issued();
     }
+    if constexpr (kScalarGate) {
+      if (lane_id < kFactorRow / 4) copy_async(&wholes[stage][4 * lane_id], whole_next, true);
+    } else if (lane_id < kTile / 4) {
+      const bool in = c0 + 4 * lane_id < K;
+      copy_async(&wholes[stage][4 * lane_id], in ? whole_next : scan.whole, in);
+    }
+    x_next += x_chunk, y_next += y_chunk, whole_next += whole_chunk;
+    stage_barriers[stage].copies_issued();
   };
   __syncthreads();  // the barriers initialised
   if (copier) {
     for (int step = 0; step < chunks; ++step) fetch(step);
-    asm volatile("cp.async.wait_all;\n" ::);
+    asm volatile("cp.async.wait_all;\n" ::);  // leaves only once its copies (and their arrivals) are done
     return;
   }
   // the saved states of the block's tile, chunk by chunk (backwards when reverse); the lane's pairs' places
