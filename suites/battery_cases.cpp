@@ -186,6 +186,22 @@ struct Builder {
       c.decay = DecayScenario::beyond;
       add_here(c, kSmall, "beyond_floor");
     }
+    // and, on a GPU, the forward alone at many heads and K = 128, where a forward no backward follows may
+    // take a path of its own (rwkv7's bf16 fused forward there: two columns a lane,
+    // kernels/common/fused_recurrent/ layout.h's plain_forward_takes_two_columns), which the decay cases
+    // above, fwd+bwd, never reach
+    if (spec.backend == Backend::cuda && v.support.backward) {
+      BatteryCase forward = c;
+      forward.mode = Mode::fwd;
+      for (const auto& [decay, name] : decays) {
+        forward.decay = decay;
+        add_here(forward, kManyHeads[1], std::string(name) + "_forward_only");
+      }
+      if (op.log_decay_floor > kBeyondLogDecay) {
+        forward.decay = DecayScenario::beyond;
+        add_here(forward, kManyHeads[1], "beyond_floor_forward_only");
+      }
+    }
 
     c = base;
     c.family = Family::shapes;

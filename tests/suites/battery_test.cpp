@@ -535,6 +535,22 @@ TEST(Battery, DecaysBeyondALayersFloorAreCheckedOnlyWhereTheFloorIsAboveThem) {
   }
 }
 
+// A forward no backward follows may take a path of its own at many heads and K = 128 (rwkv7's bf16 fused
+// forward: two columns a lane): on a GPU the decay family reaches it in every scenario, the CPU backend not.
+TEST(Battery, TheForwardAloneAtManyHeadsGetsEveryDecayScenarioOnAGpu) {
+  const auto decays_of = [](Backend backend, const std::string& filter) {
+    std::set<std::string> names;
+    for (const BatteryCase& c : battery_cases(product_registry(), {filter, backend, {227 * 1024, 90}, false}))
+      if (c.name.find("/B2-T37-H16-K128-V128/") != std::string::npos)
+        names.insert(c.name.substr(c.name.rfind('/') + 1));
+    return names;
+  };
+  EXPECT_EQ(decays_of(Backend::cuda, "^decay/rwkv7/fused_recurrent/fwd/bf16/"),
+            (std::set<std::string>{"near_zero_forward_only", "floor_forward_only", "mixed_forward_only",
+                                   "beyond_floor_forward_only"}));
+  EXPECT_TRUE(decays_of(Backend::cpu, "^decay/rwkv7/").empty());
+}
+
 TEST(Battery, CasesCoverEveryCudaVariantAndPair) {
   const BatterySpec spec{"/gla/.*/bf16/", Backend::cuda, {227 * 1024, 90}, false};
   const std::vector<BatteryCase> cases = battery_cases(product_registry(), spec);
