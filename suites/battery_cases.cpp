@@ -187,8 +187,8 @@ struct Builder {
       add_here(c, kSmall, "beyond_floor");
     }
     // and, on a GPU, the forward alone at many heads and K = 128, where a forward no backward follows may
-    // take a path of its own (rwkv7's bf16 fused forward there: two columns a lane,
-    // kernels/common/fused_recurrent/ layout.h's plain_forward_takes_two_columns), which the decay cases
+    // take a path of its own (rwkv7's bf16 fused forward there: two columns a lane, by
+    // plain_forward_takes_two_columns in kernels/common/fused_recurrent/layout.h), which the decay cases
     // above, fwd+bwd, never reach
     if (spec.backend == Backend::cuda && v.support.backward) {
       BatteryCase forward = c;
