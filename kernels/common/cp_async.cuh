@@ -20,12 +20,24 @@ __device__ __forceinline__ void cp_async_to(unsigned dst, const void* global, in
 __device__ __forceinline__ void cp_async(void* smem, const void* global, int bytes) {
   cp_async_to(shared_address(smem), global, bytes);
 }
+// 16 bytes into shared memory at `dst` (a shared-window address), or 16 zero bytes where !in (the source is
+// then not read, but must still be a valid address).
+__device__ __forceinline__ void cp_async16_or_zeros_to(unsigned dst, const void* global, bool in) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(global), "r"(in ? 16 : 0));
+}
+__device__ __forceinline__ void cp_async16_or_zeros(void* smem, const void* global, bool in) {
+  cp_async16_or_zeros_to(shared_address(smem), global, in);
+}
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;\n" ::);
 }
 template <int kPending>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+// Every copy this thread issued, committed or not (and so every mbarrier arrival they carry).
+__device__ __forceinline__ void cp_async_wait_all() {
+  asm volatile("cp.async.wait_all;\n" ::);
 }
 
 }  // namespace flabench

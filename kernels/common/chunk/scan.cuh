@@ -13,6 +13,7 @@
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/chunk/workspace.cuh"
 #include "kernels/common/constant_dispatch.h"
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/fast_exp.cuh"
 #include "kernels/common/recurrence.h"
 #include "kernels/common/recurrence_pointers.cuh"
@@ -113,16 +114,6 @@ struct Scan {
   float* last;                 // [B*H, K, V]
   bool reverse;
 };
-
-// 16 bytes from global to shared memory without passing through registers (cp.async); zeros where !in.
-// `shared`: a shared-window address.
-__device__ inline void copy_async_to(unsigned shared, const void* global, bool in) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared), "l"(global),
-               "r"(in ? 16 : 0));
-}
-__device__ inline void copy_async(void* shared, const void* global, bool in) {
-  copy_async_to(shared_address(shared), global, in);
-}
 
 // One block per (batch, head, 32 key channels, 32 values), the S tile in the warps' accumulators. With
 // tiles_together a head's tiles are neighbours in the grid, so that they run side by side and read each
@@ -235,36 +226,38 @@ __global__ void __launch_bounds__(kScanThreads, 4)
         const X* x = x_next;
 #pragma unroll
         for (int e = 0; e < kRows / kStepX; ++e, x += x_stride) {
-          copy_async_to(xs + e * kStepX * (kRowX + 1) * 16, x, true);
-          if constexpr (kLowPart) copy_async_to(xls + e * kStepX * (kRowX + 1) * 16, x + low_plane, true);
+          cp_async16_or_zeros_to(xs + e * kStepX * (kRowX + 1) * 16, x, true);
+          if constexpr (kLowPart)
+            cp_async16_or_zeros_to(xls + e * kStepX * (kRowX + 1) * 16, x + low_plane, true);
         }
         const T* y = y_next;
 #pragma unroll
         for (int e = 0; e < kRows / kStepY; ++e, y += y_stride)
-          copy_async_to(ys + e * kStepY * (kRow + 1) * 16, y, true);
+          cp_async16_or_zeros_to(ys + e * kStepY * (kRow + 1) * 16, y, true);
       });
     } else {
 #pragma unroll
       for (int e = 0; e < kCopiesX; ++e) {
         if (e * kStepX >= C) break;  // the same for the whole warp (C is a multiple of kStepX)
         const bool ok = x_in && (!kScalarGate || x_t + e * kStepX < length);
-        copy_async_to(xs + e * kStepX * (kRowX + 1) * 16, ok ? x_next + e * x_stride : scan.operand, ok);
+        cp_async16_or_zeros_to(xs + e * kStepX * (kRowX + 1) * 16, ok ? x_next + e * x_stride : scan.operand,
+                               ok);
         if constexpr (kLowPart)
-          copy_async_to(xls + e * kStepX * (kRowX + 1) * 16,
-                        ok ? x_next + e * x_stride + low_plane : scan.operand, ok);
+          cp_async16_or_zeros_to(xls + e * kStepX * (kRowX + 1) * 16,
+                                 ok ? x_next + e * x_stride + low_plane : scan.operand, ok);
       }
 #pragma unroll
       for (int e = 0; e < kCopiesY; ++e) {
         if (e * kStepY >= C) break;
         const bool ok = y_in && y_t + e * kStepY < length;
-        copy_async_to(ys + e * kStepY * (kRow + 1) * 16, ok ? y_next + e * y_stride : scan.rows, ok);
+        cp_async16_or_zeros_to(ys + e * kStepY * (kRow + 1) * 16, ok ? y_next + e * y_stride : scan.rows, ok);
       }
     }
     if constexpr (kScalarGate) {
-      if (lane_id < kFactorRow / 4) copy_async(&wholes[stage][4 * lane_id], whole_next, true);
+      if (lane_id < kFactorRow / 4) cp_async16_or_zeros(&wholes[stage][4 * lane_id], whole_next, true);
     } else if (lane_id < kTile / 4) {
       const bool in = c0 + 4 * lane_id < K;
-      copy_async(&wholes[stage][4 * lane_id], in ? whole_next : scan.whole, in);
+      cp_async16_or_zeros(&wholes[stage][4 * lane_id], in ? whole_next : scan.whole, in);
     }
     x_next += x_chunk, y_next += y_chunk, whole_next += whole_chunk;
     stage_barriers[stage].copies_issued();
@@ -272,7 +265,7 @@ __global__ void __launch_bounds__(kScanThreads, 4)
   __syncthreads();  // the barriers initialised
   if (copier) {
     for (int step = 0; step < chunks; ++step) fetch(step);
-    asm volatile("cp.async.wait_all;\n" ::);  // leaves only once its copies (and their arrivals) are done
+    cp_async_wait_all();  // leaves only once its copies (and their arrivals) are done
     return;
   }
   // the saved states of the block's tile, chunk by chunk (backwards when reverse); the lane's pairs' places
