@@ -229,10 +229,13 @@ struct Builder {
           add_here(smaller, kSmallerGpuForward, probe);
         }
       }
-      if (v.support.backward) {
+      if (v.support.backward) {  // the forward alone where no backward follows (a path of its own)
         BatteryCase forward = c;
         forward.mode = Mode::fwd;
         add_here(forward, kSegmented, "forward_only");
+        // and at many heads: fused_recurrent's plain bf16 forward at 8 keys a lane (K = 64 there) sums its
+        // outputs over K four at a time (kernels/common/fused_recurrent/forward.cuh)
+        for (const Dims& d : kManyHeads) add_here(forward, d, "many_heads_forward_only");
       }
     }
 

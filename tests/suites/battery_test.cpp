@@ -551,6 +551,24 @@ TEST(Battery, TheForwardAloneAtManyHeadsGetsEveryDecayScenarioOnAGpu) {
   EXPECT_TRUE(decays_of(Backend::cpu, "^decay/rwkv7/").empty());
 }
 
+// The forward alone at every many-heads shape, on a GPU, for a variant with a backward: at K = 64 and 64
+// heads fused_recurrent's plain bf16 forward takes 8 keys a lane and sums four outputs at once, a path the
+// fwd+bwd cases (whose forward saves for the backward) never run.
+TEST(Battery, TheForwardAloneRunsAtEveryManyHeadsShapeOnAGpu) {
+  const auto shapes_of = [](Backend backend, const std::string& filter) {
+    std::set<std::string> names;
+    for (const BatteryCase& c : battery_cases(product_registry(), {filter, backend, {227 * 1024, 90}, false}))
+      if (c.name.ends_with("/many_heads_forward_only")) names.insert(c.name);
+    return names;
+  };
+  EXPECT_EQ(shapes_of(Backend::cuda, "^shapes/gla/fused_recurrent/fwd/bf16/"),
+            (std::set<std::string>{
+                "shapes/gla/fused_recurrent/fwd/bf16/B4-T37-H16-K64-V64/many_heads_forward_only",
+                "shapes/gla/fused_recurrent/fwd/bf16/B2-T37-H16-K128-V128/many_heads_forward_only",
+                "shapes/gla/fused_recurrent/fwd/bf16/B4-T37-H16-K128-V128/many_heads_forward_only"}));
+  EXPECT_TRUE(shapes_of(Backend::cpu, "^shapes/gla/").empty());
+}
+
 TEST(Battery, CasesCoverEveryCudaVariantAndPair) {
   const BatterySpec spec{"/gla/.*/bf16/", Backend::cuda, {227 * 1024, 90}, false};
   const std::vector<BatteryCase> cases = battery_cases(product_registry(), spec);

@@ -281,26 +281,70 @@ __device__ __forceinline__ int partial_index(int s, int m, const Geometry& g) {
 }
 
 // The chunk's reductions over K: the warp sums the KG partials of each of its columns and tokens and hands
-// (token, column within the block, sum) to `store`.
-template <class Store>
+// (token, column within the block, sum) to `store`. kSumsAtOnce: the sums a lane makes before it stores any,
+// their reads in flight together (one at a time, each sum waits on its reads before its adds); no reads past
+// the chunk's last sum. Four paid in the plain bf16 forwards at 8 keys a lane (a lane's four sums of a
+// 32-token chunk in one trip); at 4 keys a lane and in rwkv7's 16-key forwards they were slower
+// (kernels/notes/fused_recurrent.md, versions 96 and 98).
+template <int kSumsAtOnce = 1, class Store>
 __device__ void finish_column_sums(const float* partials, int length, const Geometry& g, Store&& store) {
   __syncwarp();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int column_shift = __ffs(g.BV) - 1, lane_shift = __ffs(g.CPL) - 1;  // powers of two
-  for (int idx = lane; idx < length * g.BV; idx += 32) {
-    const int s = idx >> column_shift, in_warp = idx & (g.BV - 1);
-    const int slot = in_warp >> lane_shift, m = in_warp & (g.CPL - 1);
-    const float* first = partials + partial_index(s, m, g) + warp * 32 + slot * g.KG;
-    float sum = 0;
-    if (g.KG % 4 == 0) {  // the partials of a column are 16-byte aligned then
-      for (int kg = 0; kg < g.KG; kg += 4) {
-        const float4 four = *reinterpret_cast<const float4*>(first + kg);
-        sum += (four.x + four.y) + (four.z + four.w);
+  const int count = length * g.BV;
+  if constexpr (kSumsAtOnce == 1) {  // (its own loop: the kernels that take it compile as before)
+    for (int idx = lane; idx < count; idx += 32) {
+      const int s = idx >> column_shift, in_warp = idx & (g.BV - 1);
+      const int slot = in_warp >> lane_shift, m = in_warp & (g.CPL - 1);
+      const float* first = partials + partial_index(s, m, g) + warp * 32 + slot * g.KG;
+      float sum = 0;
+      if (g.KG % 4 == 0) {  // the partials of a column are 16-byte aligned then
+        for (int kg = 0; kg < g.KG; kg += 4) {
+          const float4 four = *reinterpret_cast<const float4*>(first + kg);
+          sum += (four.x + four.y) + (four.z + four.w);
+        }
+      } else {
+        for (int kg = 0; kg < g.KG; ++kg) sum += first[kg];
       }
-    } else {
-      for (int kg = 0; kg < g.KG; ++kg) sum += first[kg];
+      store(s, warp * g.BV + in_warp, sum);
     }
-    store(s, warp * g.BV + in_warp, sum);
+  } else {                                // the same sums in the same order, kSumsAtOnce of them a trip
+    const auto first_of = [&](int idx) {  // where sum idx's KG partials start
+      const int s = idx >> column_shift, in_warp = idx & (g.BV - 1);
+      const int slot = in_warp >> lane_shift, m = in_warp & (g.CPL - 1);
+      return partials + partial_index(s, m, g) + warp * 32 + slot * g.KG;
+    };
+    for (int base = lane; base < count; base += 32 * kSumsAtOnce) {
+      const float* first[kSumsAtOnce];
+      float sums[kSumsAtOnce];
+      bool in[kSumsAtOnce];
+#pragma unroll
+      for (int u = 0; u < kSumsAtOnce; ++u) {
+        in[u] = u == 0 || base + 32 * u < count;
+        first[u] = first_of(in[u] ? base + 32 * u : base);
+        sums[u] = 0;
+      }
+      if (g.KG % 4 == 0) {
+        for (int kg = 0; kg < g.KG; kg += 4) {
+          float4 four[kSumsAtOnce];
+#pragma unroll
+          for (int u = 0; u < kSumsAtOnce; ++u)
+            four[u] = in[u] ? *reinterpret_cast<const float4*>(first[u] + kg) : make_float4(0, 0, 0, 0);
+#pragma unroll
+          for (int u = 0; u < kSumsAtOnce; ++u) sums[u] += (four[u].x + four[u].y) + (four[u].z + four[u].w);
+        }
+      } else {
+        for (int kg = 0; kg < g.KG; ++kg) {
+#pragma unroll
+          for (int u = 0; u < kSumsAtOnce; ++u) sums[u] += in[u] ? first[u][kg] : 0.0f;
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kSumsAtOnce; ++u) {
+        const int idx = base + 32 * u;
+        if (in[u]) store(idx >> column_shift, warp * g.BV + (idx & (g.BV - 1)), sums[u]);
+      }
+    }
   }
 }
 

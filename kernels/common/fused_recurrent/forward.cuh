@@ -180,7 +180,11 @@ __global__ void __launch_bounds__(32 * (kMaxColumnWarps + (kConverter ? kConvert
         });
       }
       Out* o = reinterpret_cast<Out*>(p.o) + c.first_row * g.V + blockIdx.y * g.block_columns();
-      finish_column_sums(partials, c.span.length, g, [&](int s, int column, float sum) {
+      // Four sums a lane at once in the plain bf16 forward at 8 keys a lane (one trip a 32-token chunk):
+      // 0.95-0.98x at 8,1024,8,64 and 4,4096,16,64 (kernels/notes/fused_recurrent.md, version 98); one at a
+      // time elsewhere (four were slower at 4 keys a lane and in rwkv7's 16-key forwards, version 96).
+      constexpr int kSumsAtOnce = !kSaves && KPT == 8 && std::is_same_v<T, __nv_bfloat16> ? 4 : 1;
+      finish_column_sums<kSumsAtOnce>(partials, c.span.length, g, [&](int s, int column, float sum) {
         if constexpr (Form::value.bonus) {  // (q_t . (u o k_t)) v_t
           const float* row = c.records + s * record;
           sum = fmaf(row[ColumnRecord<Form, T>::bonus_offset(g, KPT)],
