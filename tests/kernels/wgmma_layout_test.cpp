@@ -1,8 +1,7 @@
 // The warpgroup products' layouts (kernels/common/wgmma/layout.h) against the PTX ISA: where the hardware
-// reads each element of an operand, given a descriptor, by the ISA's canonical layouts (the tables of
-// "Shared Memory Matrix Layout", rewritten here as address arithmetic), must be where the tile stores it; the
-// accumulator's and the register A operand's elements must cover their matrices once each. A GPU test
-// (tests/gpu/wgmma_product_test.cpp) runs the instructions themselves.
+// reads each element of an operand, given a descriptor, by the ISA's canonical layouts (wgmma_model.h), must
+// be where the tile stores it; the accumulator's and the register A operand's elements must cover their
+// matrices once each. A GPU test (tests/gpu/wgmma_product_test.cpp) runs the instructions themselves.
 #include "kernels/common/wgmma/layout.h"
 
 #include <gtest/gtest.h>
@@ -10,35 +9,15 @@
 #include <set>
 #include <utility>
 
+#include "tests/kernels/wgmma_model.h"
+
 namespace flabench::wgmma {
 namespace {
 
-// The descriptor's fields back as bytes.
-unsigned start_of(std::uint64_t d) {
-  return unsigned(d & 0x3FFF) << 4;
-}
-unsigned leading_of(std::uint64_t d) {
-  return unsigned(d >> 16 & 0x3FFF) << 4;
-}
-unsigned stride_of(std::uint64_t d) {
-  return unsigned(d >> 32 & 0x3FFF) << 4;
-}
-
-// The 128-byte swizzle on an address (CuTe's Swizzle<3, 4, 3>: bits 4-6 XOR bits 7-9).
-unsigned swizzle(unsigned address) {
-  return address ^ ((address >> 7 & 7) << 4);
-}
-
-// Where the hardware reads element (mn, k) of one instruction's operand (mn < 64 or N, k < 16), by the
-// canonical layouts of 16-bit elements (T = 8) in the 128-byte swizzle:
-// K-major ((8, m), (T, 2k)) : ((8T, SBO), (1, T)); MN-major ((T, 8, m), (8, k)) : ((1, T, LBO), (8T, SBO)).
-unsigned k_major_address(std::uint64_t d, int mn, int k) {
-  return swizzle(start_of(d) + (mn % 8) * 128 + (mn / 8) * stride_of(d) + (k % 8) * 2 + (k / 8) * 16);
-}
-unsigned mn_major_address(std::uint64_t d, int mn, int k) {
-  return swizzle(start_of(d) + (mn % 64) * 2 + (mn / 64) * leading_of(d) + (k % 8) * 128 +
-                 (k / 8) * stride_of(d));
-}
+using testing::k_major_address;
+using testing::leading_of;
+using testing::mn_major_address;
+using testing::stride_of;
 
 constexpr unsigned kBase = 0x3000;  // a 1024-byte boundary, not 0
 

@@ -1,0 +1,315 @@
+// simple_gla's chunk forward in one kernel on Hopper (sm_90a): a block scans one head's chunks for a slice of
+// Vs values, its fp32 state in a warpgroup's registers, every product on wgmma (kernels/common/wgmma/). Where
+// the three-kernel scalar forward (chunk_forward.cuh) writes every chunk's fp32 state to memory and reads it
+// back (at D = 128 two thirds of its bytes), this one reads q, k, v and g once and writes o once.
+// Three warpgroups, a chunk of 64 tokens at a time, two chunks staged:
+//   loads    cp.async of the next chunk's q, k, v into the 128-byte-swizzled tiles the products read; the
+//            chunk's decays (ScalarDecays); v e^{decay to the chunk's end} in two bf16 parts;
+//   state    publishes S (the state before the chunk) in two bf16 parts, then S = e^{chunk total} S +
+//            k^T (v e^{to end}): its chain is the only one that runs chunk after chunk;
+//   outputs  o = scale (e^{seen_i} q S + P v), P = (q k^T) o e^{G_i - G_j} for j <= i, P's two bf16 parts fed
+//            to the next product from registers.
+// The precision is the scalar forward's: S, P and the decayed v in two parts (~16 bits), q, k, v as they are.
+// Exponents as chunk_forward.cuh's (sums within 16-token sub-chunks, never positive).
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+#include "kernels/common/cuda_check.h"
+#include "kernels/common/named_barrier.cuh"
+#include "kernels/common/wgmma/wgmma.cuh"
+#include "kernels/simple_gla/chunk_forward.cuh"
+#include "kernels/simple_gla/chunk_fused_forward.h"
+#include "kernels/simple_gla/chunk_fused_layout.h"
+#include "kernels/simple_gla/simple_gla.h"
+
+namespace flabench {
+namespace chunk {
+namespace {
+
+using bf16 = __nv_bfloat16;
+using wgmma::accumulator_element;
+using wgmma::Element;
+using wgmma::Tile;
+
+constexpr int C = kFusedChunk, kGroup = 128;
+
+// The barriers between the roles (ids; 0 is __syncthreads's). A stage is full when the loads have made it
+// (the loads arrive, state and outputs wait) and empty when both readers are done (they arrive, the loads
+// wait); a state buffer likewise between the state and the outputs. A reader skips its arrival where no
+// one will wait for it (the last two chunks), so that no barrier is left half-way at the end.
+__device__ NamedBarrier stage_full(int s) {
+  return {1 + s, 3 * kGroup};
+}
+__device__ NamedBarrier stage_empty(int s) {
+  return {3 + s, 3 * kGroup};
+}
+__device__ NamedBarrier state_full(int b) {
+  return {5 + b, 2 * kGroup};
+}
+__device__ NamedBarrier state_empty(int b) {
+  return {7 + b, 2 * kGroup};
+}
+__device__ NamedBarrier loaders() {
+  return {9, kGroup};
+}
+
+// Eight bf16 times `factor` into two bf16 parts.
+__device__ inline void scaled_parts(uint4 x, float factor, uint4& high, uint4& low) {
+  const auto* pairs = reinterpret_cast<const __nv_bfloat162*>(&x);
+  std::uint32_t* h = &high.x;
+  std::uint32_t* l = &low.x;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float2 f = __bfloat1622float2(pairs[i]);
+    const Parts<bf16> parts = split<bf16>(f.x * factor, f.y * factor);
+    h[i] = parts.high, l[i] = parts.low;
+  }
+}
+
+// The loads' warpgroup: chunk n's q, k and v by cp.async (rows past the sequence as zeros), one group.
+template <int K, int kVs>
+__device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned base, int b,
+                           int h, int v0, int n, int thread) {
+  const int s = n % kFusedStages, t0 = n * C, length = min(C, d.T - t0);
+  const Tile tokens{C};
+  const std::int64_t first = d.row(b, h, t0);
+  const bf16 *q_rows = p.q + first * K, *k_rows = p.k + first * K, *v_rows = p.v + first * d.V + v0;
+  for (int idx = thread; idx < C * K / 8; idx += kGroup) {
+    const int t = idx / (K / 8), c = idx % (K / 8) * 8;
+    const bool in = t < length;
+    const std::int64_t at = (in ? std::int64_t(t) * d.H * K : 0) + c;
+    cp_async16_or_zeros_to(base + L.q(s) + tokens.offset(t, c), q_rows + at, in);
+    cp_async16_or_zeros_to(base + L.k(s) + tokens.offset(t, c), k_rows + at, in);
+  }
+  for (int idx = thread; idx < C * kVs / 8; idx += kGroup) {
+    const int t = idx / (kVs / 8), c = idx % (kVs / 8) * 8;
+    const bool in = t < length;
+    cp_async16_or_zeros_to(base + L.v(s) + tokens.offset(t, c),
+                           v_rows + (in ? std::int64_t(t) * d.H * d.V : 0) + c, in);
+  }
+  cp_async_commit();
+}
+
+template <int K, int kVs>
+__device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned char* smem,
+                           int b, int h, int v0, int thread) {
+  const unsigned base = shared_address(smem);
+  const int chunks = d.chunks();
+  const Tile tokens{C};
+  load_chunk<K, kVs>(p, d, L, base, b, h, v0, 0, thread);
+  for (int n = 0; n < chunks; ++n) {
+    const int s = n % kFusedStages;
+    if (n + 1 < chunks) {
+      if (n + 1 >= kFusedStages) stage_empty((n + 1) % kFusedStages).sync();
+      load_chunk<K, kVs>(p, d, L, base, b, h, v0, n + 1, thread);
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
+    const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C);
+    if (thread < 32) {
+      float g[2];
+      load_scalar_gates<C>(p, d, b, h, n * C, g);
+      scan_scalar_decays(dec, C, g[0], g[1]);
+    }
+    loaders().sync();  // every loader's copies of the chunk, and its decays
+    for (int idx = thread; idx < C * kVs / 8; idx += kGroup) {
+      const int t = idx / (kVs / 8), c = idx % (kVs / 8) * 8;
+      const unsigned at = tokens.offset(t, c);
+      uint4 high, low;
+      scaled_parts(*reinterpret_cast<const uint4*>(smem + L.v(s) + at), dec.to_end[t], high, low);
+      *reinterpret_cast<uint4*>(smem + L.v_high(s) + at) = high;
+      *reinterpret_cast<uint4*>(smem + L.v_low(s) + at) = low;
+    }
+    wgmma::fence_shared_for_async();  // the copies and the stores, for the products
+    stage_full(s).arrive();
+  }
+}
+
+template <int K, int kVs>
+__device__ void state_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned char* smem,
+                           int bh, int v0, int thread) {
+  constexpr int kBlocks = K / wgmma::kRows;  // the state's 64-key row blocks, one accumulator each
+  const FusedOperands at{L, shared_address(smem)};
+  const int chunks = d.chunks();
+  const Tile keys{K};
+  float S[kBlocks][kVs / 2];
+  const float* h0 = p.h0 ? p.h0 + std::int64_t(bh) * K * d.V + v0 : nullptr;
+#pragma unroll
+  for (int m = 0; m < kBlocks; ++m)
+#pragma unroll
+    for (int r = 0; r < kVs / 2; ++r) {
+      const Element e = accumulator_element(thread, r);
+      S[m][r] = h0 ? h0[std::int64_t(wgmma::kRows * m + e.row) * d.V + e.column] : 0.0f;
+    }
+  for (int n = 0; n < chunks; ++n) {
+    const int s = n % kFusedStages, buffer = n % 2;
+    stage_full(s).sync();
+    if (n >= 2) state_empty(buffer).sync();
+#pragma unroll
+    for (int m = 0; m < kBlocks; ++m)
+#pragma unroll
+      for (int r = 0; r < kVs / 2; r += 2) {
+        const Element e = accumulator_element(thread, r);
+        const unsigned offset = keys.offset(wgmma::kRows * m + e.row, e.column);
+        const Parts<bf16> parts = split<bf16>(S[m][r], S[m][r + 1]);
+        *reinterpret_cast<std::uint32_t*>(smem + L.state(buffer, 0) + offset) = parts.high;
+        *reinterpret_cast<std::uint32_t*>(smem + L.state(buffer, 1) + offset) = parts.low;
+      }
+    wgmma::fence_shared_for_async();
+    state_full(buffer).arrive();
+    const float whole = *ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C).e_whole;
+#pragma unroll
+    for (int m = 0; m < kBlocks; ++m) {
+#pragma unroll
+      for (int r = 0; r < kVs / 2; ++r) S[m][r] *= whole;
+      wgmma::hold(S[m]);
+    }
+    wgmma::fence();
+#pragma unroll
+    for (int m = 0; m < kBlocks; ++m)
+#pragma unroll
+      for (int step = 0; step < C / wgmma::kDepth; ++step) {
+        const std::uint64_t keys = at.keys_transposed(s, m, step);
+        wgmma::product<kVs, 1, 1>(S[m], keys, at.decayed_values(s, 0, step), true);
+        wgmma::product<kVs, 1, 1>(S[m], keys, at.decayed_values(s, 1, step), true);
+      }
+    wgmma::commit();
+    wgmma::wait<0>();
+#pragma unroll
+    for (int m = 0; m < kBlocks; ++m) wgmma::hold(S[m]);
+    if (n + kFusedStages < chunks) stage_empty(s).arrive();
+  }
+  if (p.ht) {
+    float* ht = p.ht + std::int64_t(bh) * K * d.V + v0;
+#pragma unroll
+    for (int m = 0; m < kBlocks; ++m)
+#pragma unroll
+      for (int r = 0; r < kVs / 2; r += 2) {
+        const Element e = accumulator_element(thread, r);
+        *reinterpret_cast<float2*>(ht + std::int64_t(wgmma::kRows * m + e.row) * d.V + e.column) =
+            make_float2(S[m][r], S[m][r + 1]);
+      }
+  }
+}
+
+template <int K, int kVs>
+__device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L,
+                             unsigned char* smem, int b, int h, int v0, int thread) {
+  constexpr int kSteps = C / wgmma::kDepth;  // P's 16-token column steps: the depth of P v
+  const FusedOperands at{L, shared_address(smem)};
+  const int chunks = d.chunks();
+  for (int n = 0; n < chunks; ++n) {
+    const int s = n % kFusedStages, buffer = n % 2, t0 = n * C, length = min(C, d.T - t0);
+    stage_full(s).sync();
+    state_full(buffer).sync();
+    float o[kVs / 2], P[C / 2];
+    wgmma::fence();
+#pragma unroll
+    for (int step = 0; step < K / wgmma::kDepth; ++step) {
+      const std::uint64_t q = at.queries(s, step);
+      wgmma::product<kVs, 0, 1>(o, q, at.state(buffer, 0, step), step > 0);
+      wgmma::product<kVs, 0, 1>(o, q, at.state(buffer, 1, step), true);
+      wgmma::product<C, 0, 0>(P, q, at.keys(s, step), step > 0);
+    }
+    wgmma::commit();
+    wgmma::wait<0>();
+    wgmma::hold(o);
+    wgmma::hold(P);
+    if (n + 2 < chunks) state_empty(buffer).arrive();
+
+    const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C);
+#pragma unroll
+    for (int r = 0; r < kVs / 2; ++r) o[r] *= dec.seen[accumulator_element(thread, r).row];
+    // P's lower triangle times the decay between its tokens, in two parts: register r of P is element r % 8
+    // of the A fragment of depth step r / 8 (layout.h)
+    std::uint32_t high[kSteps][4], low[kSteps][4];
+#pragma unroll
+    for (int step = 0; step < kSteps; ++step)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int r = 8 * step + 2 * i;
+        const Element e = accumulator_element(thread, r);
+        const float x0 = e.column <= e.row ? P[r] * dec.factor(e.row, e.column) : 0.0f;
+        const float x1 = e.column + 1 <= e.row ? P[r + 1] * dec.factor(e.row, e.column + 1) : 0.0f;
+        const Parts<bf16> parts = split<bf16>(x0, x1);
+        high[step][i] = parts.high, low[step][i] = parts.low;
+      }
+    wgmma::hold(o);
+    wgmma::fence();
+#pragma unroll
+    for (int step = 0; step < kSteps; ++step) {
+      const std::uint64_t v = at.values(s, step);
+      wgmma::product<kVs, 1>(o, high[step], v, true);
+      wgmma::product<kVs, 1>(o, low[step], v, true);
+    }
+    wgmma::commit();
+    wgmma::wait<0>();
+    wgmma::hold(o);
+    if (n + kFusedStages < chunks) stage_empty(s).arrive();
+
+    bf16* out = p.o + d.row(b, h, t0) * d.V + v0;
+#pragma unroll
+    for (int r = 0; r < kVs / 2; r += 2) {
+      const Element e = accumulator_element(thread, r);
+      if (e.row < length)
+        *reinterpret_cast<__nv_bfloat162*>(out + std::int64_t(e.row) * d.H * d.V + e.column) =
+            __floats2bfloat162_rn(d.scale * o[r], d.scale * o[r + 1]);
+    }
+  }
+}
+
+// grid (B H, V / Vs), kFusedThreads threads, L.bytes() of shared memory.
+template <int K, int kVs>
+__global__ void __launch_bounds__(kFusedThreads, 1)
+    scalar_fused_forward_kernel(Pointers<bf16> p, Dims d, FusedLayout L) {
+  extern __shared__ unsigned char raw[];
+  unsigned char* const smem =
+      raw + (wgmma::kGroupBytes - shared_address(raw) % wgmma::kGroupBytes) % wgmma::kGroupBytes;
+  const int role = threadIdx.x / kGroup, thread = threadIdx.x % kGroup;
+  const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, v0 = blockIdx.y * kVs;
+  if (role == 0)
+    loads_role<K, kVs>(p, d, L, smem, b, h, v0, thread);
+  else if (role == 1)
+    state_role<K, kVs>(p, d, L, smem, bh, v0, thread);
+  else
+    outputs_role<K, kVs>(p, d, L, smem, b, h, v0, thread);
+}
+
+template <int K, int kVs>
+void launch_fused(const Pointers<bf16>& p, const Dims& d, cudaStream_t stream) {
+  const FusedLayout L{K, kVs};
+  const auto kernel = scalar_fused_forward_kernel<K, kVs>;
+  allow_shared_memory(kernel, L.bytes());
+  kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs)), kFusedThreads, L.bytes(), stream>>>(p, d, L);
+  FLA_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+}  // namespace chunk
+
+bool simple_gla_fused_forward_runs(const Problem& p, const DeviceLimits& limits) {
+  if (!wgmma::built_for_sm90a() || limits.compute_capability != 90) return false;
+  if (p.dtype != DType::bf16 || p.chunk_size != chunk::kFusedChunk || (p.K != 64 && p.K != 128) ||
+      p.V % 32 != 0)
+    return false;
+  const int Vs = chunk::fused_value_slice(int(p.B * p.H), int(p.V), limits.multiprocessors);
+  return chunk::FusedLayout{int(p.K), Vs}.bytes() <= limits.shared_memory_per_block;
+}
+
+void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limits) {
+  const chunk::Dims d = chunk::make_dims(call.problem);
+  Pointers<__nv_bfloat16> p = bind_inputs<__nv_bfloat16>(kSimpleGlaBinding, call.inputs);
+  p.o = call.outputs.at(kSimpleGlaBinding.o).as<__nv_bfloat16>();
+  p.ht = call.outputs.at(kSimpleGlaBinding.ht).as<float>();
+  const int Vs = chunk::fused_value_slice(d.B * d.H, d.V, limits.multiprocessors);
+  if (d.K == 64)
+    Vs == 32 ? chunk::launch_fused<64, 32>(p, d, call.stream)
+             : chunk::launch_fused<64, 64>(p, d, call.stream);
+  else
+    Vs == 32 ? chunk::launch_fused<128, 32>(p, d, call.stream)
+             : chunk::launch_fused<128, 64>(p, d, call.stream);
+}
+
+}  // namespace flabench

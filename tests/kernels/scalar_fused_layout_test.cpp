@@ -1,0 +1,84 @@
+// simple_gla's fused chunk forward on Hopper (kernels/simple_gla/chunk_fused_forward.cu): its shared-memory
+// plan (every tile on the swizzle's 1024-byte pattern, no overlaps, within an H100's 227 KiB), its value
+// slices and where it runs. The kernel itself runs in the GPU battery (simple_gla/chunk bf16 at C = 64).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "kernels/simple_gla/chunk_fused_forward.h"
+#include "kernels/simple_gla/chunk_fused_layout.h"
+#include "tests/test_support.h"
+
+namespace flabench::chunk {
+namespace {
+
+constexpr std::size_t kH100SharedBytes = 227 * 1024;
+
+TEST(ScalarFusedLayout, TilesStartOnTheSwizzlePatternAndDoNotOverlap) {
+  for (int K : {64, 128})
+    for (int Vs : {32, 64}) {
+      const FusedLayout L{K, Vs};
+      std::vector<std::pair<unsigned, unsigned>> regions;  // [start, end)
+      for (int s = 0; s < kFusedStages; ++s) {
+        regions.push_back({L.q(s), L.q(s) + L.token_tile(K)});
+        regions.push_back({L.k(s), L.k(s) + L.token_tile(K)});
+        regions.push_back({L.v(s), L.v(s) + L.token_tile(Vs)});
+        regions.push_back({L.v_high(s), L.v_high(s) + L.token_tile(Vs)});
+        regions.push_back({L.v_low(s), L.v_low(s) + L.token_tile(Vs)});
+        regions.push_back({L.decays(s), L.decays(s) + sizeof(float) * scalar_decay_floats(kFusedChunk)});
+      }
+      for (int b = 0; b < 2; ++b)
+        for (int part = 0; part < 2; ++part)
+          regions.push_back({L.state(b, part), L.state(b, part) + L.state_tile()});
+      std::sort(regions.begin(), regions.end());
+      for (std::size_t i = 0; i < regions.size(); ++i) {
+        EXPECT_EQ(regions[i].first % wgmma::kGroupBytes, 0u) << "K " << K << " Vs " << Vs << " region " << i;
+        if (i + 1 < regions.size()) EXPECT_LE(regions[i].second, regions[i + 1].first) << K << " " << Vs;
+      }
+      EXPECT_LE(regions.back().second + wgmma::kGroupBytes, L.bytes());
+      EXPECT_LE(L.bytes(), kH100SharedBytes) << "K " << K << " Vs " << Vs;
+      EXPECT_EQ(L.state_tile(), unsigned(K) * wgmma::kRowBytes);  // K rows of one 64-column panel
+    }
+}
+
+TEST(ScalarFusedLayout, SlicesOf32ValuesWhereSlicesOf64WouldLeaveHalfTheGpuIdle) {
+  EXPECT_EQ(fused_value_slice(32, 128, 132), 32);  // 2,16384,16,128: 64 blocks of 64 -> 128 of 32
+  EXPECT_EQ(fused_value_slice(64, 128, 132), 64);  // 4,4096,16,128: 128 blocks of 64
+  EXPECT_EQ(fused_value_slice(64, 64, 132), 32);   // 4,4096,16,64 and 8,1024,8,64
+  EXPECT_EQ(fused_value_slice(128, 64, 132), 64);
+  EXPECT_EQ(fused_value_slice(256, 96, 132), 32);  // V not a multiple of 64
+}
+
+TEST(ScalarFusedLayout, RunsOnlyWhereItsKernelApplies) {
+  const OpSpec& op = testing::op_named("simple_gla");
+  const DeviceLimits h100{kH100SharedBytes, 90, 132};
+  Problem p = testing::small_problem(op, 2, 16384, 16, 128, 128, DType::bf16);
+  p.chunk_size = 64;
+  if (!simple_gla_fused_forward_runs(p, h100)) GTEST_SKIP() << "this build has no sm_90a code";
+  Problem q = p;
+  q.K = q.V = 64;
+  EXPECT_TRUE(simple_gla_fused_forward_runs(q, h100));
+  for (int C : {16, 32}) {
+    q = p;
+    q.chunk_size = C;
+    EXPECT_FALSE(simple_gla_fused_forward_runs(q, h100)) << "C " << C;
+  }
+  for (DType dtype : {DType::fp16, DType::fp32}) {
+    q = p;
+    q.dtype = dtype;
+    EXPECT_FALSE(simple_gla_fused_forward_runs(q, h100)) << dtype_name(dtype);
+  }
+  q = p;
+  q.K = 32;
+  EXPECT_FALSE(simple_gla_fused_forward_runs(q, h100));
+  q = p;
+  q.V = 48;
+  EXPECT_FALSE(simple_gla_fused_forward_runs(q, h100));
+  EXPECT_FALSE(simple_gla_fused_forward_runs(p, DeviceLimits{kH100SharedBytes, 89, 60}));  // an RTX 40xx
+  EXPECT_FALSE(simple_gla_fused_forward_runs(p, DeviceLimits{99 * 1024, 90, 132}));        // under a cap
+}
+
+}  // namespace
+}  // namespace flabench::chunk
