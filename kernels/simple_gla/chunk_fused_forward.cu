@@ -97,16 +97,13 @@ __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
   const unsigned base = shared_address(smem);
   const int chunks = d.chunks();
   const Tile tokens{C};
+  // A chunk is made ready as soon as its copies land, and the next one's copies go out as soon as its stage
+  // is free (its previous chunk done): the copies of chunk n + 1 and its preparation run during chunk n's
+  // products, never between two chunks'.
   load_chunk<K, kVs>(p, d, L, base, b, h, v0, 0, thread);
   for (int n = 0; n < chunks; ++n) {
     const int s = n % kFusedStages;
-    if (n + 1 < chunks) {
-      if (n + 1 >= kFusedStages) stage_empty((n + 1) % kFusedStages).sync();
-      load_chunk<K, kVs>(p, d, L, base, b, h, v0, n + 1, thread);
-      cp_async_wait<1>();
-    } else {
-      cp_async_wait<0>();
-    }
+    cp_async_wait<0>();  // chunk n's, the only group in flight
     const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C);
     if (thread < 32) {
       float g[2];
@@ -124,6 +121,10 @@ __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
     }
     wgmma::fence_shared_for_async();  // the copies and the stores, for the products
     stage_full(s).arrive();
+    if (n + 1 < chunks) {
+      if (n + 1 >= kFusedStages) stage_empty((n + 1) % kFusedStages).sync();
+      load_chunk<K, kVs>(p, d, L, base, b, h, v0, n + 1, thread);
+    }
   }
 }
 
@@ -145,7 +146,7 @@ __device__ void state_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
     }
   for (int n = 0; n < chunks; ++n) {
     const int s = n % kFusedStages, buffer = n % 2;
-    stage_full(s).sync();
+    // S before chunk n, for its outputs: needs none of the chunk's inputs, so it goes out first
     if (n >= 2) state_empty(buffer).sync();
 #pragma unroll
     for (int m = 0; m < kBlocks; ++m)
@@ -159,6 +160,7 @@ __device__ void state_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
       }
     wgmma::fence_shared_for_async();
     state_full(buffer).arrive();
+    stage_full(s).sync();
     const float whole = *ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C).e_whole;
 #pragma unroll
     for (int m = 0; m < kBlocks; ++m) {
@@ -171,9 +173,9 @@ __device__ void state_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
     for (int m = 0; m < kBlocks; ++m)
 #pragma unroll
       for (int step = 0; step < C / wgmma::kDepth; ++step) {
-        const std::uint64_t keys = at.keys_transposed(s, m, step);
-        wgmma::product<kVs, 1, 1>(S[m], keys, at.decayed_values(s, 0, step), true);
-        wgmma::product<kVs, 1, 1>(S[m], keys, at.decayed_values(s, 1, step), true);
+        const std::uint64_t transposed = at.keys_transposed(s, m, step);
+        wgmma::product<kVs, 1, 1>(S[m], transposed, at.decayed_values(s, 0, step), true);
+        wgmma::product<kVs, 1, 1>(S[m], transposed, at.decayed_values(s, 1, step), true);
       }
     wgmma::commit();
     wgmma::wait<0>();
