@@ -29,6 +29,12 @@ constexpr Dims kLongShape{1, 24576, 1, 64, 64};
 // lane at K = 128; the row pass 16 values per lane), where the small shapes above take the thin ones
 // (tests/kernels/fused_layout_test.cpp checks that every layout is reached).
 constexpr Dims kManyHeads[] = {{4, 37, 16, 64, 64}, {2, 37, 16, 128, 128}, {4, 37, 16, 128, 128}};
+// and a chunked variant's forward alone at many heads over several chunks (the last one short): simple_gla's
+// one-kernel chunk forward on a Hopper takes blocks of 32 values where blocks of 64 would fill at most half
+// the SMs, of 64 past that (kernels/simple_gla/chunk_fused_layout.h), at K = 64 and 128: a shape for each of
+// the four, its chunks passed between warpgroups more than once (tests/kernels/scalar_fused_layout_test.cpp).
+constexpr Dims kManyHeadsChunks[] = {
+    {2, 130, 16, 64, 64}, {8, 130, 16, 64, 64}, {2, 130, 16, 128, 128}, {4, 130, 16, 128, 128}};
 // and for ops with slots, the slot counts besides the default with enough heads that their state passes
 // 2^19 elements (B H M (K + V)), where gsa's fp32 fused backward runs as scans instead of in chunk form
 // (kernels/gsa/fused_plan.h), each slot count its own query-gradient kernel there.
@@ -236,6 +242,8 @@ struct Builder {
         // and at many heads: fused_recurrent's plain bf16 forward at 8 keys a lane (K = 64 there) sums its
         // outputs over K four at a time (kernels/common/fused_recurrent/forward.cuh)
         for (const Dims& d : kManyHeads) add_here(forward, d, "many_heads_forward_only");
+        if (!v.support.chunk_sizes.empty())
+          for (const Dims& d : kManyHeadsChunks) add_here(forward, d, "many_heads_chunks_forward_only");
       }
     }
 

@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "kernels/simple_gla/chunk_fused_forward.h"
 #include "kernels/simple_gla/chunk_fused_layout.h"
+#include "suites/battery.h"
 #include "tests/test_support.h"
 
 namespace flabench::chunk {
@@ -78,6 +81,28 @@ TEST(ScalarFusedLayout, RunsOnlyWhereItsKernelApplies) {
   EXPECT_FALSE(simple_gla_fused_forward_runs(q, h100));
   EXPECT_FALSE(simple_gla_fused_forward_runs(p, DeviceLimits{kH100SharedBytes, 89, 60}));  // an RTX 40xx
   EXPECT_FALSE(simple_gla_fused_forward_runs(p, DeviceLimits{99 * 1024, 90, 132}));        // under a cap
+}
+
+// On an H100 or H200 (132 SMs) the battery runs each of the kernel's four instances (K 64 or 128, 32 or 64
+// values a block) over more than one chunk, in its forward-alone cases.
+TEST(ScalarFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
+  const DeviceLimits hopper{kH100SharedBytes, 90, 132};
+  const Problem probe = [] {
+    Problem p = testing::small_problem(testing::op_named("simple_gla"), 1, 130, 1, 64, 64, DType::bf16);
+    p.chunk_size = kFusedChunk;
+    return p;
+  }();
+  if (!simple_gla_fused_forward_runs(probe, hopper)) GTEST_SKIP() << "this build has no sm_90a code";
+  std::set<std::tuple<int, int>> reached;  // (K, Vs) over two chunks or more
+  for (const BatteryCase& c :
+       battery_cases(product_registry(), {"/simple_gla/chunk/fwd/bf16/", Backend::cuda, hopper, false})) {
+    const Problem& p = c.problem;
+    if (c.skip_reason || c.shared_memory_cap != 0 || p.T <= kFusedChunk ||
+        !simple_gla_fused_forward_runs(p, hopper))
+      continue;
+    reached.insert({int(p.K), fused_value_slice(int(p.B * p.H), int(p.V), hopper.multiprocessors)});
+  }
+  EXPECT_EQ(reached, (std::set<std::tuple<int, int>>{{64, 32}, {64, 64}, {128, 32}, {128, 64}}));
 }
 
 }  // namespace
