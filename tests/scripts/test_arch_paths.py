@@ -63,15 +63,21 @@ class ProbeCoverage(unittest.TestCase):
                          "tests/kernels/arch_paths_probe.cu, check them here, then update BRANCHES")
 
 
-class ArchPaths(unittest.TestCase):
+class ProbePtx(unittest.TestCase):
+    """A probe's PTX for each of `architectures`, built once for the class's tests (in self.ptx)."""
+    probe, architectures = PROBE, ARCHITECTURES
+
     @classmethod
     def setUpClass(cls):
         cls.dir = tempfile.TemporaryDirectory()
-        cls.ptx = {arch: ptx_for(arch, cls.dir.name) for arch in ARCHITECTURES}
+        cls.ptx = {arch: ptx_for(arch, cls.dir.name, cls.probe) for arch in cls.architectures}
 
     @classmethod
     def tearDownClass(cls):
         cls.dir.cleanup()
+
+
+class ArchPaths(ProbePtx):
 
     def test_tf32_rounding_takes_each_gpus_instruction(self):
         # sm_90: round to nearest even, one instruction; before it only ties-away exists (chunk.md, v57).
@@ -100,17 +106,9 @@ class ArchPaths(unittest.TestCase):
                 self.assertEqual(count(ptx, "cp.async.mbarrier.arrive.noinc.shared.b64"), 1)
 
 
-class WgmmaPaths(unittest.TestCase):
+class WgmmaPaths(ProbePtx):
     """kernels/common/wgmma/: the products' instructions in sm_90a code only, a trap on every other target."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.dir = tempfile.TemporaryDirectory()
-        cls.ptx = {arch: ptx_for(arch, cls.dir.name, WGMMA_PROBE) for arch in ARCHITECTURES + ("90a",)}
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.dir.cleanup()
+    probe, architectures = WGMMA_PROBE, ARCHITECTURES + ("90a",)
 
     def test_products_only_in_sm90a_code(self):
         for arch, ptx in self.ptx.items():
