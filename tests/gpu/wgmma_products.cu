@@ -1,7 +1,8 @@
 // One warpgroup's products by wgmma, for tests/gpu/wgmma_product_test.cpp: the operands are stored in
 // layout.h's tiles by ordinary stores, read through its descriptors (or A from registers by its fragment
 // map), and the accumulators written back by its accumulator map, so that a wrong field or map shows as a
-// wrong product.
+// wrong product. (ptxas serializes these products, C7520, for the loop over a run-time depth: a matter of
+// speed, which this test does not time; the kernels' loops have compile-time counts.)
 #include <cuda_bf16.h>
 
 #include <cmath>
@@ -47,6 +48,7 @@ __global__ void __launch_bounds__(128) product_kernel(const bf16* a, const bf16*
   for (int r = 0; r < N / 2; ++r) acc[r] = NAN;  // the first step overwrites (accumulate = false)
   const unsigned a_base = shared_address(a_at), b_base = shared_address(b_at);
   hold(acc);
+  if constexpr (!kARegisters) fence();
   for (int step = 0; step < depth / kDepth; ++step) {
     const std::uint64_t b_operand =
         kBMn ? mn_major(b_base, b_tile, 0, step) : k_major(b_base, b_tile, 0, step);
@@ -63,7 +65,6 @@ __global__ void __launch_bounds__(128) product_kernel(const bf16* a, const bf16*
       fence();  // the fragment's registers were just written
       product<N, kBMn>(acc, fragment, b_operand, step > 0);
     } else {
-      if (step == 0) fence();
       const std::uint64_t a_operand =
           kAMn ? mn_major(a_base, a_tile, 0, step) : k_major(a_base, a_tile, 0, step);
       product<N, kAMn, kBMn>(acc, a_operand, b_operand, step > 0);
