@@ -84,8 +84,8 @@ struct FusedOperands {
   }
 };
 
-// Value columns a block: 64, or 32 where blocks of 64 would leave most of the GPU's multiprocessors without
-// one (a block an SM: the block takes most of its shared memory).
+// Value columns a block: 64, or 32 where blocks of 64 would fill at most half of the GPU's multiprocessors (a
+// block an SM: it takes most of an SM's shared memory).
 inline int fused_value_slice(int heads, int V, int multiprocessors) {
   if (V % 64 != 0) return 32;
   return 2 * heads * (V / 64) <= multiprocessors ? 32 : 64;
