@@ -67,6 +67,39 @@ __device__ inline void scaled_parts(uint4 x, float factor, uint4& high, uint4& l
   }
 }
 
+// P's lower triangle times the decay between its tokens, as the A fragments of P v in two parts (register r
+// of P is element r % 8 of depth step r / 8's fragment: layout.h). A thread's rows lie in its warp's 16-token
+// sub-chunk w, and depth step s covers the columns' sub-chunk s, so a step takes one of
+// ScalarDecays::factor's forms for the whole warp, with its row terms loaded once: below w e^{local_i}
+// e^{between w and s} e^{after j} (in factor's order), at w e^{local_i - local_j} for j <= i, above w zeros.
+template <int kSteps>
+__device__ void decayed_scores(const float (&P)[8 * kSteps], const ScalarDecays& dec, int thread,
+                               std::uint32_t (&high)[kSteps][4], std::uint32_t (&low)[kSteps][4]) {
+  const int warp = thread / 32, top = accumulator_element(thread, 0).row;
+  const float local[2] = {dec.local[top], dec.local[top + 8]};
+  const float e_local[2] = {dec.e_local[top], dec.e_local[top + 8]};
+#pragma unroll
+  for (int step = 0; step < kSteps; ++step) {
+    const float between = step < warp ? dec.e_between[warp * ScalarDecays::kSubs + step] : 0.0f;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int r = 8 * step + 2 * i, half = i & 1;  // registers r, r + 1: row top + 8 half
+      const int j = accumulator_element(thread, r).column, row = top + 8 * half;
+      float x0 = 0.0f, x1 = 0.0f;
+      if (step < warp) {
+        const float row_factor = e_local[half] * between;
+        x0 = P[r] * (row_factor * dec.e_after[j]);
+        x1 = P[r + 1] * (row_factor * dec.e_after[j + 1]);
+      } else if (step == warp) {
+        if (j <= row) x0 = P[r] * exp_flushed(fminf(local[half] - dec.local[j], 0.0f));
+        if (j + 1 <= row) x1 = P[r + 1] * exp_flushed(fminf(local[half] - dec.local[j + 1], 0.0f));
+      }
+      const Parts<bf16> parts = split<bf16>(x0, x1);
+      high[step][i] = parts.high, low[step][i] = parts.low;
+    }
+  }
+}
+
 // The loads' warpgroup: chunk n's q, k and v by cp.async (rows past the sequence as zeros), one group.
 template <int K, int kVs>
 __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned base, int b,
@@ -222,22 +255,12 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
     if (n + 2 < chunks) state_empty(buffer).arrive();
 
     const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C);
+    const int top = accumulator_element(thread, 0).row;  // this thread's rows: top and top + 8
+    const float seen[2] = {dec.seen[top], dec.seen[top + 8]};
 #pragma unroll
-    for (int r = 0; r < kVs / 2; ++r) o[r] *= dec.seen[accumulator_element(thread, r).row];
-    // P's lower triangle times the decay between its tokens, in two parts: register r of P is element r % 8
-    // of the A fragment of depth step r / 8 (layout.h)
+    for (int r = 0; r < kVs / 2; ++r) o[r] *= seen[(r >> 1) & 1];
     std::uint32_t high[kSteps][4], low[kSteps][4];
-#pragma unroll
-    for (int step = 0; step < kSteps; ++step)
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const int r = 8 * step + 2 * i;
-        const Element e = accumulator_element(thread, r);
-        const float x0 = e.column <= e.row ? P[r] * dec.factor(e.row, e.column) : 0.0f;
-        const float x1 = e.column + 1 <= e.row ? P[r + 1] * dec.factor(e.row, e.column + 1) : 0.0f;
-        const Parts<bf16> parts = split<bf16>(x0, x1);
-        high[step][i] = parts.high, low[step][i] = parts.low;
-      }
+    decayed_scores<kSteps>(P, dec, thread, high, low);
     wgmma::hold(o);
     wgmma::fence();
 #pragma unroll

@@ -114,6 +114,19 @@ TEST(WgmmaLayout, AccumulatorRegistersCoverTheTileOnce) {
   }
 }
 
+// What kernels lean on to treat a warp's elements alike: warp w holds rows 16 w .. 16 w + 15, and registers
+// 8 s .. 8 s + 7 columns 16 s .. 16 s + 15 (one 16-token sub-chunk each way where rows and columns are a
+// chunk's tokens: simple_gla's fused forward decays its scores so).
+TEST(WgmmaLayout, AWarpHoldsSixteenRowsAndEightRegistersSixteenColumns) {
+  for (int thread = 0; thread < 128; ++thread)
+    for (int r = 0; r < 64; ++r) {
+      const Element e = accumulator_element(thread, r);
+      EXPECT_EQ(e.row / 16, thread / 32);
+      EXPECT_EQ(e.column / 16, r / 8);
+      EXPECT_EQ(e.row, accumulator_element(thread, 0).row + 8 * (r >> 1 & 1));
+    }
+}
+
 TEST(WgmmaLayout, RegisterOperandElementsCoverTheOperandOnce) {
   std::set<std::pair<int, int>> seen;
   for (int thread = 0; thread < 128; ++thread)
