@@ -1,7 +1,8 @@
 // simple_gla's chunk forward in one kernel on Hopper (sm_90a): a block scans one head's chunks for a slice of
 // Vs values, its fp32 state in a warpgroup's registers, every product on wgmma (kernels/common/wgmma/). Where
 // the three-kernel scalar forward (chunk_forward.cuh) writes every chunk's fp32 state to memory and reads it
-// back (at D = 128 two thirds of its bytes), this one reads q, k, v and g once and writes o once.
+// back (at D = 128 two thirds of its bytes), this one reads q, k, v and g once and writes o once (and, where
+// a backward follows, the states it reads, once).
 // Three warpgroups, a chunk of 64 tokens at a time, two chunks staged:
 //   loads    cp.async of the next chunk's q, k, v into the 128-byte-swizzled tiles the products read; the
 //            chunk's decays (ScalarDecays); v e^{decay to the chunk's end} in two bf16 parts;
@@ -163,7 +164,7 @@ __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
 
 template <int K, int kVs>
 __device__ void state_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned char* smem,
-                           int bh, int v0, int thread) {
+                           float* saved, int bh, int v0, int thread) {
   constexpr int kBlocks = K / wgmma::kRows;  // the state's 64-key row blocks, one accumulator each
   const FusedOperands at{L, shared_address(smem)};
   const int chunks = d.chunks();
@@ -193,6 +194,17 @@ __device__ void state_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
       }
     wgmma::fence_shared_for_async();
     state_full(buffer).arrive();
+    if (saved) {  // S before chunk n in fp32, where the scalar backward reads it (as the scan saves it)
+      float* at = saved + (std::int64_t(bh) * chunks + n) * K * d.V + v0;
+#pragma unroll
+      for (int m = 0; m < kBlocks; ++m)
+#pragma unroll
+        for (int r = 0; r < kVs / 2; r += 2) {
+          const Element e = accumulator_element(thread, r);
+          *reinterpret_cast<float2*>(at + std::int64_t(wgmma::kRows * m + e.row) * d.V + e.column) =
+              make_float2(S[m][r], S[m][r + 1]);
+        }
+    }
     stage_full(s).sync();
     const float whole = *ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C).e_whole;
 #pragma unroll
@@ -285,10 +297,11 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
   }
 }
 
-// grid (B H, V / Vs), kFusedThreads threads, L.bytes() of shared memory.
+// grid (B H, V / Vs), kFusedThreads threads, L.bytes() of shared memory. `saved`: where a backward follows,
+// the state before every chunk ([B H][chunks][K][V] fp32), else null.
 template <int K, int kVs>
 __global__ void __launch_bounds__(kFusedThreads, 1)
-    scalar_fused_forward_kernel(Pointers<bf16> p, Dims d, FusedLayout L) {
+    scalar_fused_forward_kernel(Pointers<bf16> p, Dims d, FusedLayout L, float* saved) {
   extern __shared__ unsigned char raw[];
   unsigned char* const smem =
       raw + (wgmma::kGroupBytes - shared_address(raw) % wgmma::kGroupBytes) % wgmma::kGroupBytes;
@@ -297,17 +310,18 @@ __global__ void __launch_bounds__(kFusedThreads, 1)
   if (role == 0)
     loads_role<K, kVs>(p, d, L, smem, b, h, v0, thread);
   else if (role == 1)
-    state_role<K, kVs>(p, d, L, smem, bh, v0, thread);
+    state_role<K, kVs>(p, d, L, smem, saved, bh, v0, thread);
   else
     outputs_role<K, kVs>(p, d, L, smem, b, h, v0, thread);
 }
 
 template <int K, int kVs>
-void launch_fused(const Pointers<bf16>& p, const Dims& d, cudaStream_t stream) {
+void launch_fused(const Pointers<bf16>& p, const Dims& d, float* saved, cudaStream_t stream) {
   const FusedLayout L{K, kVs};
   const auto kernel = scalar_fused_forward_kernel<K, kVs>;
   allow_shared_memory(kernel, L.bytes());
-  kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs)), kFusedThreads, L.bytes(), stream>>>(p, d, L);
+  kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs)), kFusedThreads, L.bytes(), stream>>>(p, d, L,
+                                                                                               saved);
   FLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -328,13 +342,16 @@ void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limit
   Pointers<__nv_bfloat16> p = bind_inputs<__nv_bfloat16>(kSimpleGlaBinding, call.inputs);
   p.o = call.outputs.at(kSimpleGlaBinding.o).as<__nv_bfloat16>();
   p.ht = call.outputs.at(kSimpleGlaBinding.ht).as<float>();
+  // where a backward follows, the states it reads
+  float* saved =
+      call.save_for_backward ? chunk::carve_workspace(call.workspace, call.problem).states : nullptr;
   const int Vs = chunk::fused_value_slice(d.B * d.H, d.V, limits.multiprocessors);
   if (d.K == 64)
-    Vs == 32 ? chunk::launch_fused<64, 32>(p, d, call.stream)
-             : chunk::launch_fused<64, 64>(p, d, call.stream);
+    Vs == 32 ? chunk::launch_fused<64, 32>(p, d, saved, call.stream)
+             : chunk::launch_fused<64, 64>(p, d, saved, call.stream);
   else
-    Vs == 32 ? chunk::launch_fused<128, 32>(p, d, call.stream)
-             : chunk::launch_fused<128, 64>(p, d, call.stream);
+    Vs == 32 ? chunk::launch_fused<128, 32>(p, d, saved, call.stream)
+             : chunk::launch_fused<128, 64>(p, d, saved, call.stream);
 }
 
 }  // namespace flabench

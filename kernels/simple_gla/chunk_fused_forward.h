@@ -10,8 +10,8 @@ namespace flabench {
 // multiple of 32, a compute capability 9.0 GPU, a build with sm_90a code and the shared memory it needs.
 bool simple_gla_fused_forward_runs(const Problem& p, const DeviceLimits& limits);
 
-// o and the final state from q, k, v, g and the initial state, on the call's stream; no workspace, nothing
-// saved for a backward.
+// o and the final state from q, k, v, g and the initial state, on the call's stream; where the call saves for
+// a backward, the state before every chunk into the workspace's states (what the scalar backward reads).
 void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limits);
 
 }  // namespace flabench

@@ -38,7 +38,9 @@ TEST(ScalarFusedLayout, TilesStartOnTheSwizzlePatternAndDoNotOverlap) {
       std::sort(regions.begin(), regions.end());
       for (std::size_t i = 0; i < regions.size(); ++i) {
         EXPECT_EQ(regions[i].first % wgmma::kGroupBytes, 0u) << "K " << K << " Vs " << Vs << " region " << i;
-        if (i + 1 < regions.size()) EXPECT_LE(regions[i].second, regions[i + 1].first) << K << " " << Vs;
+        if (i + 1 < regions.size()) {
+          EXPECT_LE(regions[i].second, regions[i + 1].first) << K << " " << Vs;
+        }
       }
       EXPECT_LE(regions.back().second + wgmma::kGroupBytes, L.bytes());
       EXPECT_LE(L.bytes(), kH100SharedBytes) << "K " << K << " Vs " << Vs;

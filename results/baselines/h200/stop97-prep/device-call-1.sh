@@ -1,6 +1,6 @@
 #!/bin/bash
 # Chunk version 71's first GPU call (prepared at stop 97, not yet run): the wgmma layer's test, simple_gla's
-# chunk battery (whose C = 64 bf16 forwards take the new kernel) under a timeout, compute-sanitizer on the
+# chunk battery (whose C = 64 bf16 forwards, inference and saving, take the new kernel) under a timeout, compute-sanitizer on the
 # new path, and the CUDA-variant test's awkward shapes. Carry build-part-s97/new (fla-bench.xz,
 # flabench_wgmma_tests, lib/); flabench_tests only if it fits (step 5 is skipped without it).
 cd build-part-s97/new; xz -dc fla-bench.xz > fb; chmod +x fb
@@ -15,7 +15,7 @@ echo "check rc $? (124: a hang, the barriers)"; tail -n 3 $R/check-new.log; xz -
 pack
 for tool in memcheck racecheck synccheck; do
   timeout 150 compute-sanitizer --tool $tool --print-limit 10 ./fb check --no-isolate --no-long \
-    --filter '^(accuracy|shapes|state)/simple_gla/chunk/fwd/bf16/' --out $R/$tool.json > $R/$tool.log 2>&1
+    --filter '^(accuracy|shapes|state)/simple_gla/chunk/(fwd|fwdbwd)/bf16/' --out $R/$tool.json > $R/$tool.log 2>&1
   echo "$tool rc $?"; tail -n 3 $R/$tool.log; rm -f $R/$tool.json
 done
 pack
