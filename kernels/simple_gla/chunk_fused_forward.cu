@@ -162,6 +162,20 @@ __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
   }
 }
 
+// The state's accumulators (64-key row blocks by the block's values) into an fp32 [K][V] matrix from `to`,
+// its first value column.
+template <int kBlocks, int kHalf>
+__device__ void store_state(const float (&S)[kBlocks][kHalf], float* to, int V, int thread) {
+#pragma unroll
+  for (int m = 0; m < kBlocks; ++m)
+#pragma unroll
+    for (int r = 0; r < kHalf; r += 2) {
+      const Element e = accumulator_element(thread, r);
+      *reinterpret_cast<float2*>(to + std::int64_t(wgmma::kRows * m + e.row) * V + e.column) =
+          make_float2(S[m][r], S[m][r + 1]);
+    }
+}
+
 template <int K, int kVs>
 __device__ void state_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned char* smem,
                            float* saved, int bh, int v0, int thread) {
@@ -194,17 +208,8 @@ __device__ void state_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
       }
     wgmma::fence_shared_for_async();
     state_full(buffer).arrive();
-    if (saved) {  // S before chunk n in fp32, where the scalar backward reads it (as the scan saves it)
-      float* at = saved + (std::int64_t(bh) * chunks + n) * K * d.V + v0;
-#pragma unroll
-      for (int m = 0; m < kBlocks; ++m)
-#pragma unroll
-        for (int r = 0; r < kVs / 2; r += 2) {
-          const Element e = accumulator_element(thread, r);
-          *reinterpret_cast<float2*>(at + std::int64_t(wgmma::kRows * m + e.row) * d.V + e.column) =
-              make_float2(S[m][r], S[m][r + 1]);
-        }
-    }
+    // S before chunk n in fp32 where a backward reads it (as the scan saves it)
+    if (saved) store_state(S, saved + (std::int64_t(bh) * chunks + n) * K * d.V + v0, d.V, thread);
     stage_full(s).sync();
     const float whole = *ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C).e_whole;
 #pragma unroll
@@ -228,17 +233,7 @@ __device__ void state_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
     for (int m = 0; m < kBlocks; ++m) wgmma::hold(S[m]);
     if (n + kFusedStages < chunks) stage_empty(s).arrive();
   }
-  if (p.ht) {
-    float* ht = p.ht + std::int64_t(bh) * K * d.V + v0;
-#pragma unroll
-    for (int m = 0; m < kBlocks; ++m)
-#pragma unroll
-      for (int r = 0; r < kVs / 2; r += 2) {
-        const Element e = accumulator_element(thread, r);
-        *reinterpret_cast<float2*>(ht + std::int64_t(wgmma::kRows * m + e.row) * d.V + e.column) =
-            make_float2(S[m][r], S[m][r + 1]);
-      }
-  }
+  if (p.ht) store_state(S, p.ht + std::int64_t(bh) * K * d.V + v0, d.V, thread);
 }
 
 template <int K, int kVs>
