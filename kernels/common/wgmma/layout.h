@@ -8,11 +8,11 @@
 // permuted by r % 8 (piece index XOR r % 8), so that any 16-byte column of eight neighbouring rows spans all
 // 32 banks. A tile starts on a 1024-byte boundary (where the swizzle's pattern starts, so that every
 // descriptor's base offset is 0) and `rows` is a multiple of 8.
-// - K-major operands (A as M x K, B as N x K: the depth is the row's direction): the tile's rows are the M
-// (or
-//   N) index, its columns the depth. Token-major q and k tiles are K-major operands of q k^T.
+// - K-major operands (A as M x K, B as N x K: the depth runs along a row): the tile's rows are the M (or N)
+//   index, its columns the depth. Token-major q and k tiles are the K-major operands of q k^T.
 // - MN-major operands (the instruction's trans-a / trans-b set): the tile's rows are the depth, its columns
-//   the M (or N) index. A token-major v tile is an MN-major B of P v, and an MN-major A of v^T k.
+//   the M (or N) index. A token-major v tile is the MN-major B of P v, a token-major k tile the MN-major A
+//   of k^T v.
 #pragma once
 
 #include <cuda_runtime.h>  // __host__ __device__
