@@ -61,7 +61,7 @@ __device__ __forceinline__ void hold(float (&d)[n]) {
 template <int N, int kTransA, int kTransB>
 __device__ __forceinline__ void product(float (&d)[N / 2], std::uint64_t a, std::uint64_t b,
                                         bool accumulate) {
-  static_assert(N == 32 || N == 64 || N == 128, "the widths the kernels use");
+  static_assert(N == 32 || N == 64 || N == 128, "the widths tests/gpu/wgmma_product_test.cpp checks");
   if constexpr (N == 32) {
     FLA_BENCH_WGMMA(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
@@ -107,7 +107,7 @@ __device__ __forceinline__ void product(float (&d)[N / 2], std::uint64_t a, std:
 template <int N, int kTransB>
 __device__ __forceinline__ void product(float (&d)[N / 2], const std::uint32_t (&a)[4], std::uint64_t b,
                                         bool accumulate) {
-  static_assert(N == 32 || N == 64 || N == 128, "the widths the kernels use");
+  static_assert(N == 32 || N == 64 || N == 128, "the widths tests/gpu/wgmma_product_test.cpp checks");
   if constexpr (N == 32) {
     FLA_BENCH_WGMMA(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
