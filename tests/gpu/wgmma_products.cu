@@ -86,6 +86,8 @@ using Key = std::tuple<int, bool, bool, bool>;  // n, A MN-major, B MN-major, A 
 const std::map<Key, Kernel>& kernels() {
   static const std::map<Key, Kernel> all = {
       {{32, false, false, false}, product_kernel<32, false, false, false>},
+      {{32, false, true, false}, product_kernel<32, false, true, false>},
+      {{32, true, true, false}, product_kernel<32, true, true, false>},
       {{64, false, false, false}, product_kernel<64, false, false, false>},
       {{128, false, false, false}, product_kernel<128, false, false, false>},
       {{64, false, true, false}, product_kernel<64, false, true, false>},
