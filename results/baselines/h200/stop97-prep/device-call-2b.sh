@@ -1,10 +1,10 @@
 #!/bin/bash
-# Chunk version 71's second call (prepared at stop 97): against main's build (9187731's kernels, in
-# build-part-s97/base), simple_gla's chunk battery bit-compared where only the old paths run and its errors
-# beside the new kernel's, two A/B rounds of the bf16 fwd and fwd+bwd at the peer shapes at C = 64, and the
-# per-kernel profile. Carry build-part-s97/base and build-part-s97/new (fla-bench.xz and lib/ each).
+# Chunk version 71, call 2b (prepared at stop 97): against main's build (9187731's kernels, extracted by call
+# 2a into build-part-s97/base), simple_gla's chunk battery bit-compared where only the old paths run and its
+# errors beside the new kernel's, two A/B rounds of the bf16 fwd and fwd+bwd at the peer shapes at C = 64, and
+# the per-kernel profile. Carry build-part-s97/new (call 2a's extracted base stays on the warm machine).
 cd build-part-s97/new; xz -dc fla-bench.xz > fb; chmod +x fb
-(cd ../base && xz -dc fla-bench.xz > fb && chmod +x fb)
+[ -x ../base/fb ] || { echo "call 2a's ../base/fb is missing (the machine was given back?)"; exit 1; }
 export LD_LIBRARY_PATH=$PWD/lib
 R=/tmp/v71b; mkdir -p $R
 pack() { tar -cJf $OUT/v71-call2.tar.xz -C /tmp v71b; }
