@@ -241,7 +241,8 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
                              unsigned char* smem, int b, int h, int v0, int thread) {
   constexpr int kSteps = C / wgmma::kDepth;  // P's 16-token column steps: the depth of P v
   const FusedOperands at{L, shared_address(smem)};
-  const int chunks = d.chunks();
+  const int chunks = d.chunks(),
+            top = accumulator_element(thread, 0).row;  // this thread's rows: top, top + 8
   for (int n = 0; n < chunks; ++n) {
     const int s = n % kFusedStages, buffer = n % 2, t0 = n * C, length = min(C, d.T - t0);
     stage_full(s).sync();
@@ -262,7 +263,6 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
     if (n + 2 < chunks) state_empty(buffer).arrive();
 
     const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C);
-    const int top = accumulator_element(thread, 0).row;  // this thread's rows: top and top + 8
     const float seen[2] = {dec.seen[top], dec.seen[top + 8]};
 #pragma unroll
     for (int r = 0; r < kVs / 2; ++r) o[r] *= seen[(r >> 1) & 1];

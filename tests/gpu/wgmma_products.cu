@@ -12,8 +12,10 @@
 #include <tuple>
 
 #include "kernels/common/cuda_check.h"
+#include "kernels/common/recurrence_pointers.cuh"
 #include "kernels/common/shared_address.cuh"
 #include "kernels/common/wgmma/wgmma.cuh"
+#include "suites/device.h"
 #include "tests/gpu/wgmma_products.h"
 
 namespace flabench::testing {
@@ -104,8 +106,7 @@ const std::map<Key, Kernel>& kernels() {
 }  // namespace
 
 std::optional<std::string> why_no_wgmma() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return "no CUDA device";
+  if (std::string why; cuda_device_count(why) == 0) return "no CUDA device: " + why;
   cudaDeviceProp prop{};
   FLA_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   if (prop.major != 9 || prop.minor != 0)
@@ -128,8 +129,7 @@ std::vector<float> wgmma_product(const WgmmaCase& c, const std::vector<float>& a
   FLA_CUDA_CHECK(cudaMalloc(&d_dev, std::size_t(kRows) * c.n * sizeof(float)));
   FLA_CUDA_CHECK(cudaMemcpy(a_dev, a16.data(), a16.size() * sizeof(bf16), cudaMemcpyHostToDevice));
   FLA_CUDA_CHECK(cudaMemcpy(b_dev, b16.data(), b16.size() * sizeof(bf16), cudaMemcpyHostToDevice));
-  FLA_CUDA_CHECK(
-      cudaFuncSetAttribute(found->second, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
+  allow_shared_memory(found->second, kSharedBytes);
   found->second<<<1, 128, kSharedBytes>>>(a_dev, b_dev, d_dev, c.depth);
   FLA_CUDA_CHECK(cudaGetLastError());
   std::vector<float> d(std::size_t(kRows) * c.n);

@@ -9,7 +9,8 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
-#include <span>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "kernels/common/dtype.h"
@@ -27,15 +28,8 @@ using wgmma::kRows;
 using wgmma::Tile;
 constexpr int C = kFusedChunk;
 
-std::uint16_t bf16_bits(float x) {
-  std::uint16_t bits;
-  encode_values(DType::bf16, std::span<const float>(&x, 1), &bits);
-  return bits;
-}
-double bf16_value(std::uint16_t bits) {
-  double x;
-  decode_values(DType::bf16, &bits, std::span<double>(&x, 1));
-  return x;
+double bf16(double x) {
+  return round_to_dtype(DType::bf16, float(x));
 }
 
 // A matrix of doubles, row-major.
@@ -47,26 +41,26 @@ struct Matrix {
   double operator()(int i, int j) const { return x[std::size_t(i) * columns + j]; }
 };
 
-// The block's shared memory, base address 0.
+// The block's shared memory, base address 0: a bf16 value for each two bytes.
 struct Shared {
-  std::vector<std::uint16_t> halves;
+  std::vector<double> halves;
   explicit Shared(std::size_t bytes) : halves(bytes / 2) {}
-  void store(unsigned at, double x) { halves.at(at / 2) = bf16_bits(float(x)); }
-  double load(unsigned at) const { return bf16_value(halves.at(at / 2)); }
+  void store(unsigned at, double x) { halves.at(at / 2) = bf16(x); }
+  double load(unsigned at) const { return halves.at(at / 2); }
 };
 
 // A random matrix of values a bf16 holds.
 Matrix bf16_matrix(int rows, int columns, std::mt19937& rng) {
   std::normal_distribution<float> normal;
   Matrix m(rows, columns);
-  for (double& x : m.x) x = bf16_value(bf16_bits(normal(rng)));
+  for (double& x : m.x) x = bf16(normal(rng));
   return m;
 }
 
 // An fp32 value's two bf16 parts, as the kernel's split makes them.
 std::pair<double, double> parts(double x) {
-  const double high = bf16_value(bf16_bits(float(x)));
-  return {high, bf16_value(bf16_bits(float(float(x) - float(high))))};
+  const double high = bf16(x);
+  return {high, bf16(float(x) - float(high))};
 }
 
 // d (64 x n) += A B, one depth step, A and B read through their descriptors.
