@@ -35,6 +35,11 @@ constexpr Dims kManyHeads[] = {{4, 37, 16, 64, 64}, {2, 37, 16, 128, 128}, {4, 3
 // the four, its chunks passed between warpgroups more than once (tests/kernels/scalar_fused_layout_test.cpp).
 constexpr Dims kManyHeadsChunks[] = {
     {2, 130, 16, 64, 64}, {8, 130, 16, 64, 64}, {2, 130, 16, 128, 128}, {4, 130, 16, 128, 128}};
+// and a chunked variant's forward alone at the lengths around a chunk's (gla's and rwkv6's one-kernel
+// forwards on a Hopper run only where no backward follows: kernels/common/chunk/per_key_fused_forward.cu),
+// K != V among them, and with a large initial state.
+constexpr Dims kChunkEdgesForward[] = {{1, 1, 2, 64, 64},  {1, 63, 2, 64, 64}, {1, 64, 2, 64, 64},
+                                       {1, 65, 2, 64, 64}, {1, 97, 2, 64, 64}, {2, 65, 2, 128, 64}};
 // and for ops with slots, the slot counts besides the default with enough heads that their state passes
 // 2^19 elements (B H M (K + V)), where gsa's fp32 fused backward runs as scans instead of in chunk form
 // (kernels/gsa/fused_plan.h), each slot count its own query-gradient kernel there.
@@ -242,8 +247,14 @@ struct Builder {
         // and at many heads: fused_recurrent's plain bf16 forward at 8 keys a lane (K = 64 there) sums its
         // outputs over K four at a time (kernels/common/fused_recurrent/forward.cuh)
         for (const Dims& d : kManyHeads) add_here(forward, d, "many_heads_forward_only");
-        if (!v.support.chunk_sizes.empty())
+        if (!v.support.chunk_sizes.empty()) {
           for (const Dims& d : kManyHeadsChunks) add_here(forward, d, "many_heads_chunks_forward_only");
+          for (const Dims& d : kChunkEdgesForward) add_here(forward, d, "forward_only");
+          BatteryCase large = forward;
+          large.family = Family::state;
+          large.magnitude = Magnitude::large_state;
+          add_here(large, kSmall, "large_state_forward_only");
+        }
       }
     }
 

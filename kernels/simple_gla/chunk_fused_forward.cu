@@ -16,8 +16,8 @@
 
 #include <cstdint>
 
+#include "kernels/common/chunk/fused_roles.cuh"
 #include "kernels/common/cuda_check.h"
-#include "kernels/common/named_barrier.cuh"
 #include "kernels/common/wgmma/wgmma.cuh"
 #include "kernels/simple_gla/chunk_forward.cuh"
 #include "kernels/simple_gla/chunk_fused_forward.h"
@@ -33,27 +33,13 @@ using wgmma::accumulator_element;
 using wgmma::Element;
 using wgmma::Tile;
 
-constexpr int C = kFusedChunk, kGroup = 128;
-
-// The barriers between the roles (ids; 0 is __syncthreads's). A stage is full when the loads have made it
-// (the loads arrive, state and outputs wait) and empty when both readers are done (they arrive, the loads
-// wait); a state buffer likewise between the state and the outputs. A reader skips its arrival where no
-// one will wait for it (the last two chunks), so that no barrier is left half-way at the end.
-__device__ NamedBarrier stage_full(int s) {
-  return {1 + s, 3 * kGroup};
-}
-__device__ NamedBarrier stage_empty(int s) {
-  return {3 + s, 3 * kGroup};
-}
-__device__ NamedBarrier state_full(int b) {
-  return {5 + b, 2 * kGroup};
-}
-__device__ NamedBarrier state_empty(int b) {
-  return {7 + b, 2 * kGroup};
-}
-__device__ NamedBarrier loaders() {
-  return {9, kGroup};
-}
+constexpr int C = kFusedChunk;
+using roles::kGroup;
+using roles::loaders;
+using roles::stage_empty;
+using roles::stage_full;
+using roles::state_empty;
+using roles::state_full;
 
 // Eight bf16 times `factor` into two bf16 parts.
 __device__ inline void scaled_parts(uint4 x, float factor, uint4& high, uint4& low) {
@@ -162,54 +148,23 @@ __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
   }
 }
 
-// The state's accumulators (64-key row blocks by the block's values) into an fp32 [K][V] matrix from `to`,
-// its first value column.
-template <int kBlocks, int kHalf>
-__device__ void store_state(const float (&S)[kBlocks][kHalf], float* to, int V, int thread) {
-#pragma unroll
-  for (int m = 0; m < kBlocks; ++m)
-#pragma unroll
-    for (int r = 0; r < kHalf; r += 2) {
-      const Element e = accumulator_element(thread, r);
-      *reinterpret_cast<float2*>(to + std::int64_t(wgmma::kRows * m + e.row) * V + e.column) =
-          make_float2(S[m][r], S[m][r + 1]);
-    }
-}
-
 template <int K, int kVs>
 __device__ void state_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned char* smem,
                            float* saved, int bh, int v0, int thread) {
   constexpr int kBlocks = K / wgmma::kRows;  // the state's 64-key row blocks, one accumulator each
   const FusedOperands at{L, shared_address(smem)};
   const int chunks = d.chunks();
-  const Tile keys{K};
   float S[kBlocks][kVs / 2];
-  const float* h0 = p.h0 ? p.h0 + std::int64_t(bh) * K * d.V + v0 : nullptr;
-#pragma unroll
-  for (int m = 0; m < kBlocks; ++m)
-#pragma unroll
-    for (int r = 0; r < kVs / 2; ++r) {
-      const Element e = accumulator_element(thread, r);
-      S[m][r] = h0 ? h0[std::int64_t(wgmma::kRows * m + e.row) * d.V + e.column] : 0.0f;
-    }
+  roles::load_state(S, p.h0 ? p.h0 + std::int64_t(bh) * K * d.V + v0 : nullptr, d.V, thread);
   for (int n = 0; n < chunks; ++n) {
     const int s = n % kFusedStages, buffer = n % 2;
     // S before chunk n, for its outputs: needs none of the chunk's inputs, so it goes out first
     if (n >= 2) state_empty(buffer).sync();
-#pragma unroll
-    for (int m = 0; m < kBlocks; ++m)
-#pragma unroll
-      for (int r = 0; r < kVs / 2; r += 2) {
-        const Element e = accumulator_element(thread, r);
-        const unsigned offset = keys.offset(wgmma::kRows * m + e.row, e.column);
-        const Parts<bf16> parts = split<bf16>(S[m][r], S[m][r + 1]);
-        *reinterpret_cast<std::uint32_t*>(smem + L.state(buffer, 0) + offset) = parts.high;
-        *reinterpret_cast<std::uint32_t*>(smem + L.state(buffer, 1) + offset) = parts.low;
-      }
+    roles::publish_state<K>(S, smem + L.state(buffer, 0), smem + L.state(buffer, 1), thread);
     wgmma::fence_shared_for_async();
     state_full(buffer).arrive();
     // S before chunk n in fp32 where a backward reads it (as the scan saves it)
-    if (saved) store_state(S, saved + (std::int64_t(bh) * chunks + n) * K * d.V + v0, d.V, thread);
+    if (saved) roles::store_state(S, saved + (std::int64_t(bh) * chunks + n) * K * d.V + v0, d.V, thread);
     stage_full(s).sync();
     const float whole = *ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C).e_whole;
 #pragma unroll
@@ -233,7 +188,7 @@ __device__ void state_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
     for (int m = 0; m < kBlocks; ++m) wgmma::hold(S[m]);
     if (n + kFusedStages < chunks) stage_empty(s).arrive();
   }
-  if (p.ht) store_state(S, p.ht + std::int64_t(bh) * K * d.V + v0, d.V, thread);
+  if (p.ht) roles::store_state(S, p.ht + std::int64_t(bh) * K * d.V + v0, d.V, thread);
 }
 
 template <int K, int kVs>

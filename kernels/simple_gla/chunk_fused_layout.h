@@ -9,14 +9,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/common/chunk/fused_plan.h"
 #include "kernels/common/wgmma/layout.h"
 #include "kernels/simple_gla/chunk_layout.h"
 
 namespace flabench::chunk {
-
-constexpr int kFusedChunk = 64;     // tokens a chunk: one wgmma's M
-constexpr int kFusedStages = 2;     // chunks staged at once: one computed while the next loads
-constexpr int kFusedThreads = 384;  // three warpgroups: loads, the state, the outputs
 
 // Byte offsets from the block's 1024-byte-aligned base. A stage holds one chunk: q and k (C x K, K-major:
 // rows are tokens), v (C x Vs, rows tokens: the MN-major B of P v), v scaled by each token's decay to the
@@ -83,12 +80,5 @@ struct FusedOperands {
     return wgmma::mn_major(base + L.state(buffer, part), wgmma::Tile{L.K}, 0, step);
   }
 };
-
-// Value columns a block: 64, or 32 where blocks of 64 would fill at most half of the GPU's multiprocessors (a
-// block an SM: it takes most of an SM's shared memory).
-inline int fused_value_slice(int heads, int V, int multiprocessors) {
-  if (V % 64 != 0) return 32;
-  return 2 * heads * (V / 64) <= multiprocessors ? 32 : 64;
-}
 
 }  // namespace flabench::chunk

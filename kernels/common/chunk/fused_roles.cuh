@@ -1,0 +1,80 @@
+// The pieces the one-kernel chunk forwards on Hopper (fused_plan.h) share between their three warpgroups: the
+// named barriers that hand stages and states from one role to another, and the state warpgroup's moves of its
+// fp32 state S (K x Vs, in 64-key row blocks of wgmma accumulators) to and from memory.
+#pragma once
+
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+#include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/common/named_barrier.cuh"
+#include "kernels/common/wgmma/layout.h"
+
+namespace flabench::chunk::roles {
+
+constexpr int kGroup = 128;  // threads a warpgroup
+
+// The barriers between the roles (ids; 0 is __syncthreads's). A stage is full when the loads have made it
+// (the loads arrive, state and outputs wait) and empty when both readers are done (they arrive, the loads
+// wait); a state buffer likewise between the state and the outputs. A reader skips its arrival where no
+// one will wait for it (the last chunks), so that no barrier is left half-way at the end.
+__device__ inline NamedBarrier stage_full(int s) {
+  return {1 + s, 3 * kGroup};
+}
+__device__ inline NamedBarrier stage_empty(int s) {
+  return {3 + s, 3 * kGroup};
+}
+__device__ inline NamedBarrier state_full(int b) {
+  return {5 + b, 2 * kGroup};
+}
+__device__ inline NamedBarrier state_empty(int b) {
+  return {7 + b, 2 * kGroup};
+}
+__device__ inline NamedBarrier loaders() {
+  return {9, kGroup};
+}
+
+// S from an fp32 [K][V] matrix (row stride V) at `from`, its first value column; zeros where from is null.
+template <int kBlocks, int kHalf>
+__device__ void load_state(float (&S)[kBlocks][kHalf], const float* from, int V, int thread) {
+#pragma unroll
+  for (int m = 0; m < kBlocks; ++m)
+#pragma unroll
+    for (int r = 0; r < kHalf; ++r) {
+      const wgmma::Element e = wgmma::accumulator_element(thread, r);
+      S[m][r] = from ? from[std::int64_t(wgmma::kRows * m + e.row) * V + e.column] : 0.0f;
+    }
+}
+
+// S into an fp32 [K][V] matrix at `to`, its first value column.
+template <int kBlocks, int kHalf>
+__device__ void store_state(const float (&S)[kBlocks][kHalf], float* to, int V, int thread) {
+#pragma unroll
+  for (int m = 0; m < kBlocks; ++m)
+#pragma unroll
+    for (int r = 0; r < kHalf; r += 2) {
+      const wgmma::Element e = wgmma::accumulator_element(thread, r);
+      *reinterpret_cast<float2*>(to + std::int64_t(wgmma::kRows * m + e.row) * V + e.column) =
+          make_float2(S[m][r], S[m][r + 1]);
+    }
+}
+
+// S in two bf16 parts into the swizzled K x Vs tiles at `high` and `low` (rows keys: the MN-major B of q S).
+template <int K, int kBlocks, int kHalf>
+__device__ void publish_state(const float (&S)[kBlocks][kHalf], unsigned char* high, unsigned char* low,
+                              int thread) {
+  const wgmma::Tile keys{K};
+#pragma unroll
+  for (int m = 0; m < kBlocks; ++m)
+#pragma unroll
+    for (int r = 0; r < kHalf; r += 2) {
+      const wgmma::Element e = wgmma::accumulator_element(thread, r);
+      const unsigned offset = keys.offset(wgmma::kRows * m + e.row, e.column);
+      const Parts<__nv_bfloat16> parts = split<__nv_bfloat16>(S[m][r], S[m][r + 1]);
+      *reinterpret_cast<std::uint32_t*>(high + offset) = parts.high;
+      *reinterpret_cast<std::uint32_t*>(low + offset) = parts.low;
+    }
+}
+
+}  // namespace flabench::chunk::roles
