@@ -111,6 +111,26 @@ TEST(SwizzledFragments, TransposedGiveTheAFragmentOfChannelsByTokens) {
   }
 }
 
+// What the kernel's per-channel and per-key factors read: register_channel and register_row name the element
+// each register holds.
+TEST(SwizzledFragments, RegisterChannelsAndRowsNameWhatTheRegistersHold) {
+  const auto tile = coded_tile(128);
+  for (int step = 0; step < 8; ++step)
+    for (int first : {0, 48}) {
+      const Registers a = emulated_ldmatrix<Fragment::a_rows>(tile, first, step, false);
+      const Registers b = emulated_ldmatrix<Fragment::b_rows>(tile, first, step, false);
+      const Registers t = emulated_ldmatrix<Fragment::a_transposed>(tile, 16 * (step % 8), step % 4, true);
+      for (int lane = 0; lane < 32; ++lane)
+        for (int j = 0; j < 4; ++j)
+          for (int x = 0; x < 2; ++x) {
+            EXPECT_EQ(channel_of(a[lane][j][x]), register_channel<Fragment::a_rows>(lane, step, j) + x);
+            EXPECT_EQ(token_of(a[lane][j][x]), register_row(lane, first, j));
+            EXPECT_EQ(channel_of(b[lane][j][x]), register_channel<Fragment::b_rows>(lane, step, j) + x);
+            EXPECT_EQ(channel_of(t[lane][j][x]), register_row(lane, 16 * (step % 8), j));
+          }
+    }
+}
+
 // A mutation check of the emulation itself: the same pieces read without the transpose are not the fragment.
 TEST(SwizzledFragments, TheTransposeMatters) {
   const auto tile = coded_tile(64);

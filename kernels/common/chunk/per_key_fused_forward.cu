@@ -270,7 +270,7 @@ __device__ void state_role(const Pointers<bf16>& p, const Dims& d, const PerKeyF
                            unsigned char* smem, int bh, int v0, int thread) {
   constexpr int kBlocks = K / wgmma::kRows, kSteps = C / wgmma::kDepth;
   const PerKeyOperands at{L, shared_address(smem)};
-  const int chunks = d.chunks(), warp = thread / 32, group = (thread % 32) / 4;
+  const int chunks = d.chunks(), warp = thread / 32, lane = thread % 32;
   float S[kBlocks][kVs / 2];
   roles::load_state(S, p.h0 ? p.h0 + std::int64_t(bh) * K * d.V + v0 : nullptr, d.V, thread);
   for (int n = 0; n < chunks; ++n) {
@@ -288,19 +288,21 @@ __device__ void state_role(const Pointers<bf16>& p, const Dims& d, const PerKeyF
     // held 64 registers of fragments and spilled at K = 128).
 #pragma unroll
     for (int m = 0; m < kBlocks; ++m) {
-      const int key = wgmma::kRows * m + 16 * warp + group;
-      const float whole[2] = {tab.row(PerKeyTables::whole_factor)[key],
-                              tab.row(PerKeyTables::whole_factor)[key + 8]};
+      const int first = wgmma::kRows * m + 16 * warp;  // the warp's 16 keys
+      // a thread's keys: its accumulator rows, and its fragments' register_row (j even, odd)
+      const int key[2] = {register_row(lane, first, 0), register_row(lane, first, 1)};
+      const float whole[2] = {tab.row(PerKeyTables::whole_factor)[key[0]],
+                              tab.row(PerKeyTables::whole_factor)[key[1]]};
       std::uint32_t high[kSteps][4], low[kSteps][4];
 #pragma unroll
       for (int step = 0; step < kSteps; ++step) {
         std::uint32_t h[4], l[4];
-        load_fragment<Fragment::a_transposed>(h, smem + L.keys(s, 0), wgmma::kRows * m + 16 * warp, step);
-        load_fragment<Fragment::a_transposed>(l, smem + L.keys(s, 1), wgmma::kRows * m + 16 * warp, step);
+        load_fragment<Fragment::a_transposed>(h, smem + L.keys(s, 0), first, step);
+        load_fragment<Fragment::a_transposed>(l, smem + L.keys(s, 1), first, step);
         const float* after = tab.row(PerKeyTables::after_factor, step);
-        const float f[2] = {after[key], after[key + 8]};
+        const float f[2] = {after[key[0]], after[key[1]]};
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {  // register j: key + 8 (j & 1), tokens 2 pair + 8 (j >> 1), + 1
+        for (int j = 0; j < 4; ++j) {  // register j: key[j & 1], two tokens
           const Parts<bf16> parts = scaled_parts(h[j], l[j], make_float2(f[j & 1], f[j & 1]));
           high[step][j] = parts.high, low[step][j] = parts.low;
         }
@@ -386,8 +388,7 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const PerKe
       std::uint32_t qh[4], ql[4];
       load_fragment<Fragment::a_rows>(qh, smem + L.queries(s, 0), kSubChunk * I, step);
       load_fragment<Fragment::a_rows>(ql, smem + L.queries(s, 1), kSubChunk * I, step);
-      // register j: row group + 8 (j & 1), channels c_j, c_j + 1
-      const auto channel = [&](int j) { return 16 * step + 2 * pair + 8 * (j >> 1); };
+      const auto channel = [&](int j) { return register_channel<Fragment::a_rows>(lane, step, j); };
 #pragma unroll
       for (int j = 0; j < 4; ++j) inter[step][j] = scaled_once(qh[j], ql[j], pair_at(prefix, channel(j)));
 #pragma unroll
@@ -410,9 +411,9 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const PerKe
           load_fragment<Fragment::b_rows>(kh, smem + L.keys(s, 0), kSubChunk * J, step);
           load_fragment<Fragment::b_rows>(kl, smem + L.keys(s, 1), kSubChunk * J, step);
 #pragma unroll
-          for (int j = 0; j < 4; ++j) {  // register j: channels 16 step + 2 pair + 8 (j & 1), + 1
-            const Parts<bf16> parts =
-                scaled_parts(kh[j], kl[j], pair_at(diagonal, 16 * step + 2 * pair + 8 * (j & 1)));
+          for (int j = 0; j < 4; ++j) {
+            const Parts<bf16> parts = scaled_parts(
+                kh[j], kl[j], pair_at(diagonal, register_channel<Fragment::b_rows>(lane, step, j)));
             bh[j] = parts.high, bl[j] = parts.low;
           }
 #pragma unroll

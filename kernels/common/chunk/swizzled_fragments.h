@@ -31,4 +31,17 @@ __host__ __device__ constexpr PieceStart fragment_piece(int lane, int first, int
     return {16 * step + row + 8 * (block >> 1), first + 8 * (block & 1)};
 }
 
+// Which channel register j (0..3) of a lane's fragment holds (its low element; the high one is the next
+// channel), for a_rows and b_rows: what a caller scaling a fragment by a per-channel factor reads.
+template <Fragment kind>
+__host__ __device__ constexpr int register_channel(int lane, int step, int j) {
+  static_assert(kind != Fragment::a_transposed, "a transposed fragment's rows are channels: register_row");
+  return 16 * step + 2 * (lane % 4) + 8 * (kind == Fragment::a_rows ? j >> 1 : j & 1);
+}
+// Which row of the A operand register j of an a_rows or a_transposed fragment holds, from `first`: a token
+// (a_rows) or a channel (a_transposed).
+__host__ __device__ constexpr int register_row(int lane, int first, int j) {
+  return first + lane / 4 + 8 * (j & 1);
+}
+
 }  // namespace flabench::chunk
