@@ -115,37 +115,26 @@ template <int K, int kVs>
 __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned char* smem,
                            int b, int h, int v0, int thread) {
   const unsigned base = shared_address(smem);
-  const int chunks = d.chunks();
   const Tile tokens{C};
-  // A chunk is made ready as soon as its copies land, and the next one's copies go out as soon as its stage
-  // is free (its previous chunk done): the copies of chunk n + 1 and its preparation run during chunk n's
-  // products, never between two chunks'.
-  load_chunk<K, kVs>(p, d, L, base, b, h, v0, 0, thread);
-  for (int n = 0; n < chunks; ++n) {
-    const int s = n % kFusedStages;
-    cp_async_wait<0>();  // chunk n's, the only group in flight
-    const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C);
-    if (thread < 32) {
-      float g[2];
-      load_scalar_gates<C>(p, d, b, h, n * C, g);
-      scan_scalar_decays(dec, C, g[0], g[1]);
-    }
-    loaders().sync();  // every loader's copies of the chunk, and its decays
-    for (int idx = thread; idx < C * kVs / 8; idx += kGroup) {
-      const int t = idx / (kVs / 8), c = idx % (kVs / 8) * 8;
-      const unsigned at = tokens.offset(t, c);
-      uint4 high, low;
-      scaled_parts(*reinterpret_cast<const uint4*>(smem + L.v(s) + at), dec.to_end[t], high, low);
-      *reinterpret_cast<uint4*>(smem + L.v_high(s) + at) = high;
-      *reinterpret_cast<uint4*>(smem + L.v_low(s) + at) = low;
-    }
-    wgmma::fence_shared_for_async();  // the copies and the stores, for the products
-    stage_full(s).arrive();
-    if (n + 1 < chunks) {
-      if (n + 1 >= kFusedStages) stage_empty((n + 1) % kFusedStages).sync();
-      load_chunk<K, kVs>(p, d, L, base, b, h, v0, n + 1, thread);
-    }
-  }
+  roles::run_loads_ring(
+      d.chunks(), [&](int n) { load_chunk<K, kVs>(p, d, L, base, b, h, v0, n, thread); },
+      [&](int n, int s) {
+        const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C);
+        if (thread < 32) {
+          float g[2];
+          load_scalar_gates<C>(p, d, b, h, n * C, g);
+          scan_scalar_decays(dec, C, g[0], g[1]);
+        }
+        loaders().sync();  // every loader's copies of the chunk, and its decays
+        for (int idx = thread; idx < C * kVs / 8; idx += kGroup) {
+          const int t = idx / (kVs / 8), c = idx % (kVs / 8) * 8;
+          const unsigned at = tokens.offset(t, c);
+          uint4 high, low;
+          scaled_parts(*reinterpret_cast<const uint4*>(smem + L.v(s) + at), dec.to_end[t], high, low);
+          *reinterpret_cast<uint4*>(smem + L.v_high(s) + at) = high;
+          *reinterpret_cast<uint4*>(smem + L.v_low(s) + at) = low;
+        }
+      });
 }
 
 template <int K, int kVs>

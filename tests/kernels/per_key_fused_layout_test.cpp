@@ -16,6 +16,7 @@
 #include "kernels/gla/gla.h"
 #include "kernels/rwkv6/rwkv6.h"
 #include "suites/battery.h"
+#include "tests/kernels/workspace_regions.h"
 #include "tests/test_support.h"
 
 namespace flabench::chunk {
@@ -27,25 +28,20 @@ TEST(PerKeyFusedLayout, TilesStartOnTheSwizzlePatternAndDoNotOverlap) {
   for (int K : {64, 128})
     for (int Vs : {32, 64}) {
       const PerKeyFusedLayout L{K, Vs};
-      std::vector<std::pair<unsigned, unsigned>> regions;  // [start, end)
+      std::vector<testing::Region> regions;
       for (int s = 0; s < kFusedStages; ++s) {
         for (int part = 0; part < 2; ++part) {
-          regions.push_back({L.queries(s, part), L.queries(s, part) + L.token_tile(K)});
-          regions.push_back({L.keys(s, part), L.keys(s, part) + L.token_tile(K)});
+          regions.push_back({L.queries(s, part), L.token_tile(K)});
+          regions.push_back({L.keys(s, part), L.token_tile(K)});
         }
-        regions.push_back({L.values(s), L.values(s) + L.token_tile(Vs)});
-        regions.push_back({L.tables(s), L.tables(s) + PerKeyTables{K}.bytes()});
+        regions.push_back({L.values(s), L.token_tile(Vs)});
+        regions.push_back({L.tables(s), PerKeyTables{K}.bytes()});
       }
-      for (int part = 0; part < 2; ++part) regions.push_back({L.state(part), L.state(part) + L.state_tile()});
-      regions.push_back({L.bonus_weights(), L.bonus_weights() + unsigned(K) * sizeof(float)});
-      std::sort(regions.begin(), regions.end());
-      for (std::size_t i = 0; i < regions.size(); ++i) {
-        EXPECT_EQ(regions[i].first % wgmma::kGroupBytes, 0u) << "K " << K << " Vs " << Vs << " region " << i;
-        if (i + 1 < regions.size()) {
-          EXPECT_LE(regions[i].second, regions[i + 1].first) << K << " " << Vs;
-        }
-      }
-      EXPECT_LE(regions.back().second + wgmma::kGroupBytes, L.bytes());
+      for (int part = 0; part < 2; ++part) regions.push_back({L.state(part), L.state_tile()});
+      regions.push_back({L.bonus_weights(), unsigned(K) * sizeof(float)});
+      std::sort(regions.begin(), regions.end(), [](auto x, auto y) { return x.at < y.at; });
+      SCOPED_TRACE("K " + std::to_string(K) + " Vs " + std::to_string(Vs));
+      EXPECT_LE(testing::expect_in_order(regions, wgmma::kGroupBytes) + wgmma::kGroupBytes, L.bytes());
       EXPECT_LE(L.bytes(), kH100SharedBytes) << "K " << K << " Vs " << Vs;
     }
 }

@@ -5,13 +5,14 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
 #include <tuple>
-#include <utility>
 #include <vector>
 
 #include "kernels/simple_gla/chunk_fused_forward.h"
 #include "kernels/simple_gla/chunk_fused_layout.h"
 #include "suites/battery.h"
+#include "tests/kernels/workspace_regions.h"
 #include "tests/test_support.h"
 
 namespace flabench::chunk {
@@ -23,26 +24,20 @@ TEST(ScalarFusedLayout, TilesStartOnTheSwizzlePatternAndDoNotOverlap) {
   for (int K : {64, 128})
     for (int Vs : {32, 64}) {
       const FusedLayout L{K, Vs};
-      std::vector<std::pair<unsigned, unsigned>> regions;  // [start, end)
+      std::vector<testing::Region> regions;
       for (int s = 0; s < kFusedStages; ++s) {
-        regions.push_back({L.q(s), L.q(s) + L.token_tile(K)});
-        regions.push_back({L.k(s), L.k(s) + L.token_tile(K)});
-        regions.push_back({L.v(s), L.v(s) + L.token_tile(Vs)});
-        regions.push_back({L.v_high(s), L.v_high(s) + L.token_tile(Vs)});
-        regions.push_back({L.v_low(s), L.v_low(s) + L.token_tile(Vs)});
-        regions.push_back({L.decays(s), L.decays(s) + sizeof(float) * scalar_decay_floats(kFusedChunk)});
+        regions.push_back({L.q(s), L.token_tile(K)});
+        regions.push_back({L.k(s), L.token_tile(K)});
+        regions.push_back({L.v(s), L.token_tile(Vs)});
+        regions.push_back({L.v_high(s), L.token_tile(Vs)});
+        regions.push_back({L.v_low(s), L.token_tile(Vs)});
+        regions.push_back({L.decays(s), sizeof(float) * scalar_decay_floats(kFusedChunk)});
       }
       for (int b = 0; b < 2; ++b)
-        for (int part = 0; part < 2; ++part)
-          regions.push_back({L.state(b, part), L.state(b, part) + L.state_tile()});
-      std::sort(regions.begin(), regions.end());
-      for (std::size_t i = 0; i < regions.size(); ++i) {
-        EXPECT_EQ(regions[i].first % wgmma::kGroupBytes, 0u) << "K " << K << " Vs " << Vs << " region " << i;
-        if (i + 1 < regions.size()) {
-          EXPECT_LE(regions[i].second, regions[i + 1].first) << K << " " << Vs;
-        }
-      }
-      EXPECT_LE(regions.back().second + wgmma::kGroupBytes, L.bytes());
+        for (int part = 0; part < 2; ++part) regions.push_back({L.state(b, part), L.state_tile()});
+      std::sort(regions.begin(), regions.end(), [](auto x, auto y) { return x.at < y.at; });
+      SCOPED_TRACE("K " + std::to_string(K) + " Vs " + std::to_string(Vs));
+      EXPECT_LE(testing::expect_in_order(regions, wgmma::kGroupBytes) + wgmma::kGroupBytes, L.bytes());
       EXPECT_LE(L.bytes(), kH100SharedBytes) << "K " << K << " Vs " << Vs;
       EXPECT_EQ(L.state_tile(), unsigned(K) * wgmma::kRowBytes);  // K rows of one 64-column panel
     }

@@ -7,9 +7,12 @@
 
 #include <cstdint>
 
+#include "kernels/common/chunk/fused_plan.h"
 #include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/named_barrier.cuh"
 #include "kernels/common/wgmma/layout.h"
+#include "kernels/common/wgmma/wgmma.cuh"
 
 namespace flabench::chunk::roles {
 
@@ -33,6 +36,27 @@ __device__ inline NamedBarrier state_empty(int b) {
 }
 __device__ inline NamedBarrier loaders() {
   return {9, kGroup};
+}
+
+// The loads warpgroup's ring over `chunks` chunks: load(n) issues chunk n's copies as one cp.async group,
+// prepare(n, stage) makes the landed chunk ready (its own barriers among the loaders first: each thread has
+// waited only for its own copies). A chunk is handed over as soon as it is ready and the next one's copies go
+// out as soon as its stage is free (its chunk two back done), so chunk n + 1's copies and preparation run
+// during chunk n's products, never between two chunks'.
+template <class Load, class Prepare>
+__device__ void run_loads_ring(int chunks, const Load& load, const Prepare& prepare) {
+  load(0);
+  for (int n = 0; n < chunks; ++n) {
+    const int s = n % kFusedStages;
+    cp_async_wait<0>();  // chunk n's, the only group in flight
+    prepare(n, s);
+    wgmma::fence_shared_for_async();  // the copies and the stores, for the products
+    stage_full(s).arrive();
+    if (n + 1 < chunks) {
+      if (n + 1 >= kFusedStages) stage_empty((n + 1) % kFusedStages).sync();
+      load(n + 1);
+    }
+  }
 }
 
 // S from an fp32 [K][V] matrix (row stride V) at `from`, its first value column; zeros where from is null.

@@ -237,7 +237,6 @@ template <int K, int kVs, class Form>
 __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const PerKeyFusedLayout& L,
                            unsigned char* smem, int b, int h, int v0, int thread) {
   const unsigned base = shared_address(smem);
-  const int chunks = d.chunks();
   float2 u[2] = {};  // rwkv6's bonus weights of the thread's channels, items 0 and 1
   if constexpr (Form::bonus)
 #pragma unroll
@@ -245,21 +244,12 @@ __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const PerKeyF
       const int c = Items<K>::channel(thread, x);
       u[x] = make_float2(to_float(p.u[h * K + c]), to_float(p.u[h * K + c + 1]));
     }
-  // As simple_gla's: a chunk is made ready as soon as its copies land, the next one's copies go out as soon
-  // as its stage is free, so the copies of chunk n + 1 and its preparation run during chunk n's products.
-  load_chunk<K, kVs>(p, d, L, base, b, h, v0, 0, thread);
-  for (int n = 0; n < chunks; ++n) {
-    const int s = n % kFusedStages;
-    cp_async_wait<0>();  // chunk n's, the only group in flight
-    loaders().sync();    // every loader's copies
-    prepare_chunk<K, Form>(smem, L, s, u, thread);
-    wgmma::fence_shared_for_async();  // the copies and the stores, for the products
-    stage_full(s).arrive();
-    if (n + 1 < chunks) {
-      if (n + 1 >= kFusedStages) stage_empty((n + 1) % kFusedStages).sync();
-      load_chunk<K, kVs>(p, d, L, base, b, h, v0, n + 1, thread);
-    }
-  }
+  roles::run_loads_ring(
+      d.chunks(), [&](int n) { load_chunk<K, kVs>(p, d, L, base, b, h, v0, n, thread); },
+      [&](int, int s) {
+        loaders().sync();  // every loader's copies
+        prepare_chunk<K, Form>(smem, L, s, u, thread);
+      });
 }
 
 // ---------------------------------------------------------------------------------------------------------
