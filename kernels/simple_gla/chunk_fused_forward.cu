@@ -34,12 +34,7 @@ using wgmma::Element;
 using wgmma::Tile;
 
 constexpr int C = kFusedChunk;
-using roles::kGroup;
-using roles::loaders;
-using roles::stage_empty;
-using roles::stage_full;
-using roles::state_empty;
-using roles::state_full;
+using namespace roles;  // the barriers between the roles, kGroup
 
 // Eight bf16 times `factor` into two bf16 parts.
 __device__ inline void scaled_parts(uint4 x, float factor, uint4& high, uint4& low) {

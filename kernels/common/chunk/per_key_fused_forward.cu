@@ -44,12 +44,7 @@ namespace chunk {
 namespace {
 
 using bf16 = __nv_bfloat16;
-using roles::kGroup;
-using roles::loaders;
-using roles::stage_empty;
-using roles::stage_full;
-using roles::state_empty;
-using roles::state_full;
+using namespace roles;  // the barriers between the roles, kGroup
 using wgmma::Tile;
 
 constexpr int C = kFusedChunk, kSubs = kFusedSubs;
