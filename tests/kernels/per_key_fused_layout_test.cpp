@@ -53,7 +53,9 @@ TEST(PerKeyFusedLayout, TheTablesHoldEveryRowTheLoadsWrite) {
     const PerKeyTables tables{K};
     EXPECT_EQ(int(PerKeyTables::rows), 4 * kFusedSubs + 3 + 1 + 1);
     EXPECT_GE(K, kFusedChunk) << "the bonus row holds a chunk's tokens";
-    EXPECT_EQ(tables.bytes(), unsigned(PerKeyTables::rows * K + kFusedSubs * (K + 1)) * sizeof(float));
+    EXPECT_EQ(tables.bytes(), unsigned(PerKeyTables::rows * K + kFusedSubs * (2 + K)) * sizeof(float));
+    // a warp's list of steep channels, one per 64 of them, in a place of its own
+    EXPECT_EQ(PerKeyTables::kListParts * PerKeyTables::kListStride, 128);
   }
 }
 

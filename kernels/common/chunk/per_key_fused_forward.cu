@@ -64,8 +64,14 @@ struct Tables {
   float* floats;
   int K;
   __device__ float* row(int row, int index = 0) const { return floats + (row + index) * K; }
-  __device__ int* steep_count() const { return reinterpret_cast<int*>(floats + PerKeyTables::rows * K); }
-  __device__ int* steep(int I) const { return steep_count() + kSubs + I * K; }
+  __device__ int* steep_counts() const { return reinterpret_cast<int*>(floats + PerKeyTables::rows * K); }
+  __device__ int& steep_count(int I, int part) const {
+    return steep_counts()[I * PerKeyTables::kListParts + part];
+  }
+  __device__ int* steep(int I, int part) const {
+    return steep_counts() + kSubs * PerKeyTables::kListParts + I * K + PerKeyTables::kListStride * part;
+  }
+  __device__ bool any_steep(int I) const { return steep_count(I, 0) + steep_count(I, 1) > 0; }
   __device__ static Tables at(unsigned char* smem, const PerKeyFusedLayout& L, int stage) {
     return {reinterpret_cast<float*>(smem + L.tables(stage)), L.K};
   }
@@ -154,7 +160,7 @@ __device__ void prepare_chunk(unsigned char* smem, const PerKeyFusedLayout& L, i
 #pragma unroll
     for (int i = 0; i < kSubChunk; ++i) local[x][i] = bf16_pair(q_high + token_offset(I * kSubChunk + i, c));
   }
-  if (thread < kSubs) tab.steep_count()[thread] = 0;
+  if (thread < kSubs * PerKeyTables::kListParts) tab.steep_counts()[thread] = 0;
   if (Form::bonus && thread < C) tab.row(PerKeyTables::bonus)[thread] = 0;
   loaders().sync();  // the log decays read; the counts zero
 
@@ -187,17 +193,15 @@ __device__ void prepare_chunk(unsigned char* smem, const PerKeyFusedLayout& L, i
     }
     tab.row(PerKeyTables::total, I)[c] = total.x;
     tab.row(PerKeyTables::total, I)[c + 1] = total.y;
-    // the steep channels into sub-chunk I's list (a warp's channels are all of one sub-chunk)
+    // the steep channels into the warp's list (a warp's 64 channels are all of one sub-chunk), in lane order
+    const int part = c / PerKeyTables::kListStride;
     const bool steep0 = -total.x > kFactorLimit, steep1 = -total.y > kFactorLimit;
     const unsigned first = __ballot_sync(0xffffffffu, steep0), second = __ballot_sync(0xffffffffu, steep1);
-    const int count = __popc(first) + __popc(second);
-    int slot = 0;
-    if (lane == 0 && count) slot = atomicAdd(tab.steep_count() + I, count);
-    slot = __shfl_sync(0xffffffffu, slot, 0);
     const unsigned below = (1u << lane) - 1;
-    slot += __popc(first & below) + __popc(second & below);
-    if (steep0) tab.steep(I)[slot++] = c;
-    if (steep1) tab.steep(I)[slot] = c + 1;
+    int slot = __popc(first & below) + __popc(second & below);
+    if (steep0) tab.steep(I, part)[slot++] = c;
+    if (steep1) tab.steep(I, part)[slot] = c + 1;
+    if (lane == 0) tab.steep_count(I, part) = __popc(first) + __popc(second);
   }
   loaders().sync();  // the sub-chunks' sums
 
@@ -323,34 +327,34 @@ __device__ void add_steep_channels(float (&left)[4], float (&right)[4], const Po
   const int t = t0 + I * kSubChunk + token;
   const bool in = t < d.T;
   const std::int64_t row = d.row(b, h, in ? t : 0) * d.K;
-  const int count = tab.steep_count()[I];
-  for (int e = 0; e < count; ++e) {
-    const int c = tab.steep(I)[e];
-    float local = in ? to_float(p.g[row + c]) : 0.0f;
-    const float q = in ? to_float(p.q[row + c]) : 0.0f, k = in ? to_float(p.k[row + c]) : 0.0f;
+  for (int part = 0; part < PerKeyTables::kListParts; ++part)
+    for (int e = 0; e < tab.steep_count(I, part); ++e) {
+      const int c = tab.steep(I, part)[e];
+      float local = in ? to_float(p.g[row + c]) : 0.0f;
+      const float q = in ? to_float(p.q[row + c]) : 0.0f, k = in ? to_float(p.k[row + c]) : 0.0f;
 #pragma unroll
-    for (int offset = 1; offset < kSubChunk; offset *= 2) {
-      const float before = __shfl_up_sync(0xffffffffu, local, offset, kSubChunk);
-      if (token >= offset) local += before;
+      for (int offset = 1; offset < kSubChunk; offset *= 2) {
+        const float before = __shfl_up_sync(0xffffffffu, local, offset, kSubChunk);
+        if (token >= offset) local += before;
+      }
+      const float previous = __shfl_up_sync(0xffffffffu, local, 1, kSubChunk);
+      const float seen_here = Form::exclusive ? (token ? previous : 0.0f) : local;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {  // rows group, group + 8
+        const int i = group + 8 * half;
+        const float qi = __shfl_sync(0xffffffffu, q, i, kSubChunk),
+                    seen = __shfl_sync(0xffffffffu, seen_here, i, kSubChunk);
+#pragma unroll
+        for (int x = 0; x < 2; ++x)
+#pragma unroll
+          for (int odd = 0; odd < 2; ++odd) {
+            const int j = 8 * x + 2 * pair + odd;
+            const float kj = __shfl_sync(0xffffffffu, k, j, kSubChunk),
+                        lj = __shfl_sync(0xffffffffu, local, j, kSubChunk);
+            (x ? right : left)[2 * half + odd] += qi * kj * exp_flushed(fminf(seen - lj, 0.0f));
+          }
+      }
     }
-    const float previous = __shfl_up_sync(0xffffffffu, local, 1, kSubChunk);
-    const float seen_here = Form::exclusive ? (token ? previous : 0.0f) : local;
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {  // rows group, group + 8
-      const int i = group + 8 * half;
-      const float qi = __shfl_sync(0xffffffffu, q, i, kSubChunk),
-                  seen = __shfl_sync(0xffffffffu, seen_here, i, kSubChunk);
-#pragma unroll
-      for (int x = 0; x < 2; ++x)
-#pragma unroll
-        for (int odd = 0; odd < 2; ++odd) {
-          const int j = 8 * x + 2 * pair + odd;
-          const float kj = __shfl_sync(0xffffffffu, k, j, kSubChunk),
-                      lj = __shfl_sync(0xffffffffu, local, j, kSubChunk);
-          (x ? right : left)[2 * half + odd] += qi * kj * exp_flushed(fminf(seen - lj, 0.0f));
-        }
-    }
-  }
 }
 
 template <int K, int kVs, class Form>
@@ -416,8 +420,7 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const PerKe
 #pragma unroll
     for (int J = 0; J < kSubs; ++J)
       if (J == I) {
-        if (tab.steep_count()[I] > 0)
-          add_steep_channels<Form>(P[2 * J], P[2 * J + 1], p, d, tab, b, h, t0, I);
+        if (tab.any_steep(I)) add_steep_channels<Form>(P[2 * J], P[2 * J + 1], p, d, tab, b, h, t0, I);
 #pragma unroll
         for (int x = 0; x < 2; ++x)
 #pragma unroll

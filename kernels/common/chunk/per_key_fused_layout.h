@@ -16,8 +16,8 @@ namespace flabench::chunk {
 
 constexpr int kFusedSubs = kFusedChunk / kSubChunk;  // a chunk's 16-token sub-chunks: one an outputs warp
 
-// The tables the loads warpgroup makes from a chunk's log decays, rows of K floats (then K + 1 rows of ints
-// for the steep channels' lists). Every exponent in them is a sum of sub-chunk sums, never positive but the
+// The tables the loads warpgroup makes from a chunk's log decays, rows of K floats (then ints: the steep
+// channels' lists). Every exponent in them is a sum of sub-chunk sums, never positive but the
 // diagonal's e^{-total}, which exists only where total >= -kFactorLimit (intra_chunk.cuh).
 struct PerKeyTables {
   enum Row : int {
@@ -33,9 +33,13 @@ struct PerKeyTables {
   static_assert(kFusedChunk <= 64, "the bonus row holds a chunk's tokens in K >= 64 floats");
   int K;
   __host__ __device__ constexpr unsigned float_bytes() const { return unsigned(rows) * K * sizeof(float); }
-  // ints after the floats: steep_count[kFusedSubs], then steep[I][K] (sub-chunk I's steep channels)
+  // A warp of the loads lists the steep channels among its 64 (K = 128: two warps a sub-chunk, parts 0 and 1;
+  // K = 64: one), each list in its own place, so their order is the same at every call. The ints after the
+  // floats: steep_count[I][part], then steep[I][K] (part p's channels from 64 p).
+  static constexpr int kListParts = 2;
+  static constexpr int kListStride = 64;
   __host__ __device__ constexpr unsigned bytes() const {
-    return float_bytes() + unsigned(kFusedSubs * (K + 1)) * sizeof(int);
+    return float_bytes() + unsigned(kFusedSubs * (kListParts + K)) * sizeof(int);
   }
 };
 
