@@ -30,7 +30,6 @@ namespace {
 
 using bf16 = __nv_bfloat16;
 using wgmma::accumulator_element;
-using wgmma::Element;
 using wgmma::Tile;
 
 constexpr int C = kFusedChunk;
@@ -220,14 +219,7 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
     wgmma::hold(o);
     if (n + kFusedStages < chunks) stage_empty(s).arrive();
 
-    bf16* out = p.o + d.row(b, h, t0) * d.V + v0;
-#pragma unroll
-    for (int r = 0; r < kVs / 2; r += 2) {
-      const Element e = accumulator_element(thread, r);
-      if (e.row < length)
-        *reinterpret_cast<__nv_bfloat162*>(out + std::int64_t(e.row) * d.H * d.V + e.column) =
-            __floats2bfloat162_rn(d.scale * o[r], d.scale * o[r + 1]);
-    }
+    store_outputs(o, p.o + d.row(b, h, t0) * d.V + v0, std::int64_t(d.H) * d.V, length, d.scale, thread);
   }
 }
 
@@ -237,8 +229,7 @@ template <int K, int kVs>
 __global__ void __launch_bounds__(kFusedThreads, 1)
     scalar_fused_forward_kernel(Pointers<bf16> p, Dims d, FusedLayout L, float* saved) {
   extern __shared__ unsigned char raw[];
-  unsigned char* const smem =
-      raw + (wgmma::kGroupBytes - shared_address(raw) % wgmma::kGroupBytes) % wgmma::kGroupBytes;
+  unsigned char* const smem = aligned_plan(raw);
   const int role = threadIdx.x / kGroup, thread = threadIdx.x % kGroup;
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, v0 = blockIdx.y * kVs;
   if (role == 0)

@@ -11,6 +11,7 @@
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/cp_async.cuh"
 #include "kernels/common/named_barrier.cuh"
+#include "kernels/common/shared_address.cuh"
 #include "kernels/common/wgmma/layout.h"
 #include "kernels/common/wgmma/wgmma.cuh"
 
@@ -36,6 +37,26 @@ __device__ inline NamedBarrier state_empty(int b) {
 }
 __device__ inline NamedBarrier loaders() {
   return {9, kGroup};
+}
+
+// The first 1024-byte boundary (the swizzle's pattern) of the dynamic shared memory `raw`: where the plan
+// starts (the plans' bytes() leave the room for it).
+__device__ inline unsigned char* aligned_plan(unsigned char* raw) {
+  return raw + (wgmma::kGroupBytes - shared_address(raw) % wgmma::kGroupBytes) % wgmma::kGroupBytes;
+}
+
+// The outputs' 64 x Vs accumulators o, times `scale`, as bf16 into the chunk's rows from `out` (`stride`
+// elements apart), its first `length` rows (the rest are past the sequence).
+template <int kHalf>
+__device__ void store_outputs(const float (&o)[kHalf], __nv_bfloat16* out, std::int64_t stride, int length,
+                              float scale, int thread) {
+#pragma unroll
+  for (int r = 0; r < kHalf; r += 2) {
+    const wgmma::Element e = wgmma::accumulator_element(thread, r);
+    if (e.row < length)
+      *reinterpret_cast<__nv_bfloat162*>(out + e.row * stride + e.column) =
+          __floats2bfloat162_rn(scale * o[r], scale * o[r + 1]);
+  }
 }
 
 // The loads warpgroup's ring over `chunks` chunks: load(n) issues chunk n's copies as one cp.async group,

@@ -463,14 +463,7 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const PerKe
     if (n + 1 < chunks) state_empty(0).arrive();
     if (n + kFusedStages < chunks) stage_empty(s).arrive();
 
-    bf16* out = p.o + d.row(b, h, t0) * d.V + v0;
-#pragma unroll
-    for (int r = 0; r < kVs / 2; r += 2) {
-      const wgmma::Element e = wgmma::accumulator_element(thread, r);
-      if (e.row < length)
-        *reinterpret_cast<__nv_bfloat162*>(out + std::int64_t(e.row) * d.H * d.V + e.column) =
-            __floats2bfloat162_rn(d.scale * o[r], d.scale * o[r + 1]);
-    }
+    store_outputs(o, p.o + d.row(b, h, t0) * d.V + v0, std::int64_t(d.H) * d.V, length, d.scale, thread);
   }
 }
 
@@ -479,8 +472,7 @@ template <int K, int kVs, class Form>
 __global__ void __launch_bounds__(kFusedThreads, 1)
     per_key_fused_forward_kernel(Pointers<bf16> p, Dims d, PerKeyFusedLayout L) {
   extern __shared__ unsigned char raw[];
-  unsigned char* const smem =
-      raw + (wgmma::kGroupBytes - shared_address(raw) % wgmma::kGroupBytes) % wgmma::kGroupBytes;
+  unsigned char* const smem = aligned_plan(raw);
   const int role = threadIdx.x / kGroup, thread = threadIdx.x % kGroup;
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, v0 = blockIdx.y * kVs;
   if (role == 0)
