@@ -37,9 +37,11 @@ constexpr Dims kManyHeadsChunks[] = {
     {2, 130, 16, 64, 64}, {8, 130, 16, 64, 64}, {2, 130, 16, 128, 128}, {4, 130, 16, 128, 128}};
 // and a chunked variant's forward alone at the lengths around a chunk's (gla's and rwkv6's one-kernel
 // forwards on a Hopper run only where no backward follows: kernels/common/chunk/per_key_fused_forward.cu),
-// K != V among them, and with a large initial state.
-constexpr Dims kChunkEdgesForward[] = {{1, 1, 2, 64, 64},  {1, 63, 2, 64, 64}, {1, 64, 2, 64, 64},
-                                       {1, 65, 2, 64, 64}, {1, 97, 2, 64, 64}, {2, 65, 2, 128, 64}};
+// K != V among them, at few heads over many chunks (that kernel's sequence segments at K = 128; kSegmented
+// takes them at K = 64), and with a large initial state.
+constexpr Dims kChunkEdgesForward[] = {{1, 1, 2, 64, 64},     {1, 63, 2, 64, 64}, {1, 64, 2, 64, 64},
+                                       {1, 65, 2, 64, 64},    {1, 97, 2, 64, 64}, {2, 65, 2, 128, 64},
+                                       {1, 1100, 2, 128, 128}};
 // and for ops with slots, the slot counts besides the default with enough heads that their state passes
 // 2^19 elements (B H M (K + V)), where gsa's fp32 fused backward runs as scans instead of in chunk form
 // (kernels/gsa/fused_plan.h), each slot count its own query-gradient kernel there.

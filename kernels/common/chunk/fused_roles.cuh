@@ -20,14 +20,15 @@ namespace flabench::chunk::roles {
 constexpr int kGroup = 128;  // threads a warpgroup
 
 // The barriers between the roles (ids; 0 is __syncthreads's). A stage is full when the loads have made it
-// (the loads arrive, state and outputs wait) and empty when both readers are done (they arrive, the loads
-// wait); a state buffer likewise between the state and the outputs. A reader skips its arrival where no
-// one will wait for it (the last chunks), so that no barrier is left half-way at the end.
+// (the loads arrive, the readers wait) and empty when its readers are done (they arrive, the loads wait); a
+// state buffer likewise between the state and the outputs. A reader skips its arrival where no one will wait
+// for it (the last chunks), so that no barrier is left half-way at the end. The stages' barriers count every
+// warpgroup the block has (three; two in a pass of the state alone).
 __device__ inline NamedBarrier stage_full(int s) {
-  return {1 + s, 3 * kGroup};
+  return {1 + s, int(blockDim.x)};
 }
 __device__ inline NamedBarrier stage_empty(int s) {
-  return {3 + s, 3 * kGroup};
+  return {3 + s, int(blockDim.x)};
 }
 __device__ inline NamedBarrier state_full(int b) {
   return {5 + b, 2 * kGroup};

@@ -31,6 +31,7 @@
 #include "kernels/common/chunk/per_key_fused_layout.h"
 #include "kernels/common/chunk/swizzled_fragments.h"
 #include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/common/chunk/workspace.cuh"
 #include "kernels/common/cp_async.cuh"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/dtype_traits.cuh"
@@ -57,6 +58,14 @@ __device__ inline unsigned token_offset(int t, int c) {
 template <bool kExclusive, bool kBonus>
 struct PerKeyForm {
   static constexpr bool exclusive = kExclusive, bonus = kBonus;
+};
+
+// A block's run of chunks (FusedSegments): from chunk `first`, `chunks` of them, from the state at `start`
+// (fp32 [K][V] from its first value column; null: zeros) to the state at `end` (null: not kept).
+struct Run {
+  int first, chunks;
+  const float* start;
+  float* end;
 };
 
 // The chunk's tables in shared memory (PerKeyTables), row `row` + index, channel c.
@@ -107,12 +116,12 @@ __device__ void load_fragment(std::uint32_t (&r)[4], const unsigned char* tile, 
 // ---------------------------------------------------------------------------------------------------------
 // The loads' warpgroup.
 
-// Chunk n's q, k, g (into q's low part, k's low part, q's high part) and v by cp.async, rows past the
-// sequence as zeros; one group.
-template <int K, int kVs>
+// Chunk n's q, k, g (into q's low part, k's low part, q's high part) and v by cp.async into stage s, rows
+// past the sequence as zeros; one group. kQueries: q too (a pass of the state alone has no use for it).
+template <int K, int kVs, bool kQueries>
 __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const PerKeyFusedLayout& L, unsigned base,
-                           int b, int h, int v0, int n, int thread) {
-  const int s = n % kFusedStages, t0 = n * C, length = min(C, d.T - t0);
+                           int b, int h, int v0, int n, int s, int thread) {
+  const int t0 = n * C, length = min(C, d.T - t0);
   const std::int64_t first = d.row(b, h, t0);
   const bf16 *q_rows = p.q + first * K, *k_rows = p.k + first * K, *g_rows = p.g + first * K,
              *v_rows = p.v + first * d.V + v0;
@@ -121,7 +130,7 @@ __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const PerKeyF
     const bool in = t < length;
     const std::int64_t at = (in ? std::int64_t(t) * d.H * K : 0) + c;
     const unsigned offset = token_offset(t, c);
-    cp_async16_or_zeros_to(base + L.queries(s, 1) + offset, q_rows + at, in);
+    if (kQueries) cp_async16_or_zeros_to(base + L.queries(s, 1) + offset, q_rows + at, in);
     cp_async16_or_zeros_to(base + L.keys(s, 1) + offset, k_rows + at, in);
     cp_async16_or_zeros_to(base + L.queries(s, 0) + offset, g_rows + at, in);
   }
@@ -146,7 +155,7 @@ struct Items {
 // The chunk in its stage: every loader's copies have landed (the caller waited and synchronised). The log
 // decays are read out of q's high part first (a barrier), then summed in registers while q's and k's parts
 // are written over them and the raw rows; then the tables from the sub-chunks' sums (a barrier).
-template <int K, class Form>
+template <int K, class Form, bool kQueries>
 __device__ void prepare_chunk(unsigned char* smem, const PerKeyFusedLayout& L, int s, const float2 (&u)[2],
                               int thread) {
   using It = Items<K>;
@@ -175,20 +184,23 @@ __device__ void prepare_chunk(unsigned char* smem, const PerKeyFusedLayout& L, i
 #pragma unroll
     for (int i = 0; i < kSubChunk; ++i) {
       const unsigned at = token_offset(I * kSubChunk + i, c);
-      const float2 seen = !Form::exclusive ? local[x][i] : i ? local[x][i - 1] : make_float2(0.0f, 0.0f);
-      const float2 q = bf16_pair(q_low + at), k = bf16_pair(k_low + at);
-      const Parts<bf16> qp = split<bf16>(q.x * exp_flushed(seen.x), q.y * exp_flushed(seen.y));
+      const float2 k = bf16_pair(k_low + at);
       const Parts<bf16> kp =
           split<bf16>(k.x * exp_flushed(total.x - local[x][i].x), k.y * exp_flushed(total.y - local[x][i].y));
-      *reinterpret_cast<std::uint32_t*>(q_high + at) = qp.high;
-      *reinterpret_cast<std::uint32_t*>(q_low + at) = qp.low;
       *reinterpret_cast<std::uint32_t*>(k_high + at) = kp.high;
       *reinterpret_cast<std::uint32_t*>(k_low + at) = kp.low;
-      if constexpr (Form::bonus) {  // q_i . (u o k_i) over the warp's 64 channels, then the sub-chunk's
-        float w = q.x * u[x].x * k.x + q.y * u[x].y * k.y;
+      if constexpr (kQueries) {
+        const float2 seen = !Form::exclusive ? local[x][i] : i ? local[x][i - 1] : make_float2(0.0f, 0.0f);
+        const float2 q = bf16_pair(q_low + at);
+        const Parts<bf16> qp = split<bf16>(q.x * exp_flushed(seen.x), q.y * exp_flushed(seen.y));
+        *reinterpret_cast<std::uint32_t*>(q_high + at) = qp.high;
+        *reinterpret_cast<std::uint32_t*>(q_low + at) = qp.low;
+        if constexpr (Form::bonus) {  // q_i . (u o k_i) over the warp's 64 channels, then the sub-chunk's
+          float w = q.x * u[x].x * k.x + q.y * u[x].y * k.y;
 #pragma unroll
-        for (int offset = 16; offset > 0; offset /= 2) w += __shfl_xor_sync(0xffffffffu, w, offset);
-        if (lane == 0) atomicAdd(tab.row(PerKeyTables::bonus) + I * kSubChunk + i, w);
+          for (int offset = 16; offset > 0; offset /= 2) w += __shfl_xor_sync(0xffffffffu, w, offset);
+          if (lane == 0) atomicAdd(tab.row(PerKeyTables::bonus) + I * kSubChunk + i, w);
+        }
       }
     }
     tab.row(PerKeyTables::total, I)[c] = total.x;
@@ -220,6 +232,7 @@ __device__ void prepare_chunk(unsigned char* smem, const PerKeyFusedLayout& L, i
           -total[I] <= kFactorLimit ? exp_flushed(-total[I]) : 0.0f;
     }
     tab.row(PerKeyTables::whole_factor)[c] = exp_flushed(before);
+    tab.row(PerKeyTables::whole_decay)[c] = before;
 #pragma unroll
     for (int I = 2; I < kSubs; ++I)
 #pragma unroll
@@ -232,44 +245,52 @@ __device__ void prepare_chunk(unsigned char* smem, const PerKeyFusedLayout& L, i
   }
 }
 
-template <int K, int kVs, class Form>
+template <int K, int kVs, class Form, bool kQueries>
 __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const PerKeyFusedLayout& L,
-                           unsigned char* smem, int b, int h, int v0, int thread) {
+                           unsigned char* smem, const Run& run, int b, int h, int v0, int thread) {
   const unsigned base = shared_address(smem);
   float2 u[2] = {};  // rwkv6's bonus weights of the thread's channels, items 0 and 1
-  if constexpr (Form::bonus)
+  if constexpr (Form::bonus && kQueries)
 #pragma unroll
     for (int x = 0; x < Items<K>::kCount; ++x) {
       const int c = Items<K>::channel(thread, x);
       u[x] = make_float2(to_float(p.u[h * K + c]), to_float(p.u[h * K + c + 1]));
     }
   roles::run_loads_ring(
-      d.chunks(), [&](int n) { load_chunk<K, kVs>(p, d, L, base, b, h, v0, n, thread); },
+      run.chunks,
+      [&](int n) {
+        load_chunk<K, kVs, kQueries>(p, d, L, base, b, h, v0, run.first + n, n % kFusedStages, thread);
+      },
       [&](int, int s) {
         loaders().sync();  // every loader's copies
-        prepare_chunk<K, Form>(smem, L, s, u, thread);
+        prepare_chunk<K, Form, kQueries>(smem, L, s, u, thread);
       });
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // The state's warpgroup.
 
-template <int K, int kVs>
-__device__ void state_role(const Pointers<bf16>& p, const Dims& d, const PerKeyFusedLayout& L,
-                           unsigned char* smem, int bh, int v0, int thread) {
+// kOutputs: an outputs warpgroup reads S before every chunk (the whole kernel), else the run's decay summed
+// per key goes to `decay` ([K], null: not kept; a pass of the state alone).
+template <int K, int kVs, bool kOutputs>
+__device__ void state_role(const Dims& d, const PerKeyFusedLayout& L, unsigned char* smem, const Run& run,
+                           float* decay, int thread) {
   constexpr int kBlocks = K / wgmma::kRows, kSteps = C / wgmma::kDepth;
   const PerKeyOperands at{L, shared_address(smem)};
-  const int chunks = d.chunks(), warp = thread / 32, lane = thread % 32;
+  const int chunks = run.chunks, warp = thread / 32, lane = thread % 32;
   float S[kBlocks][kVs / 2];
-  roles::load_state(S, p.h0 ? p.h0 + std::int64_t(bh) * K * d.V + v0 : nullptr, d.V, thread);
+  float decayed[kBlocks][2] = {};  // the run's decay of the thread's keys (register_row's, j even and odd)
+  roles::load_state(S, run.start, d.V, thread);
   for (int n = 0; n < chunks; ++n) {
     const int s = n % kFusedStages;
     // S before chunk n, for its outputs: needs none of the chunk's inputs, so it goes out first (once the
     // outputs have read the one before)
-    if (n >= 1) state_empty(0).sync();
-    roles::publish_state<K>(S, smem + L.state(0), smem + L.state(1), thread);
-    wgmma::fence_shared_for_async();
-    state_full(0).arrive();
+    if constexpr (kOutputs) {
+      if (n >= 1) state_empty(0).sync();
+      roles::publish_state<K>(S, smem + L.state(0), smem + L.state(1), thread);
+      wgmma::fence_shared_for_async();
+      state_full(0).arrive();
+    }
     stage_full(s).sync();
     const Tables tab = Tables::at(smem, L, s);
     // the keys' A fragments: k e^{to its sub-chunk's end} times e^{the sub-chunks after}, in two parts; a
@@ -282,6 +303,9 @@ __device__ void state_role(const Pointers<bf16>& p, const Dims& d, const PerKeyF
       const int key[2] = {register_row(lane, first, 0), register_row(lane, first, 1)};
       const float whole[2] = {tab.row(PerKeyTables::whole_factor)[key[0]],
                               tab.row(PerKeyTables::whole_factor)[key[1]]};
+      if constexpr (!kOutputs)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) decayed[m][e] += tab.row(PerKeyTables::whole_decay)[key[e]];
       std::uint32_t high[kSteps][4], low[kSteps][4];
 #pragma unroll
       for (int step = 0; step < kSteps; ++step) {
@@ -311,7 +335,12 @@ __device__ void state_role(const Pointers<bf16>& p, const Dims& d, const PerKeyF
     }
     if (n + kFusedStages < chunks) stage_empty(s).arrive();
   }
-  if (p.ht) roles::store_state(S, p.ht + std::int64_t(bh) * K * d.V + v0, d.V, thread);
+  if (run.end) roles::store_state(S, run.end, d.V, thread);
+  if (decay && lane % 4 == 0)  // one thread of the four holding a key's row
+#pragma unroll
+    for (int m = 0; m < kBlocks; ++m)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) decay[register_row(lane, wgmma::kRows * m + 16 * warp, e)] = decayed[m][e];
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -359,12 +388,12 @@ __device__ void add_steep_channels(float (&left)[4], float (&right)[4], const Po
 
 template <int K, int kVs, class Form>
 __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const PerKeyFusedLayout& L,
-                             unsigned char* smem, int b, int h, int v0, int thread) {
+                             unsigned char* smem, const Run& run, int b, int h, int v0, int thread) {
   constexpr int kSteps = K / wgmma::kDepth;  // the channels' 16-wide steps
   const PerKeyOperands at{L, shared_address(smem)};
-  const int chunks = d.chunks(), I = thread / 32, lane = thread % 32, group = lane / 4, pair = lane % 4;
+  const int chunks = run.chunks, I = thread / 32, lane = thread % 32, group = lane / 4, pair = lane % 4;
   for (int n = 0; n < chunks; ++n) {
-    const int s = n % kFusedStages, t0 = n * C, length = min(C, d.T - t0);
+    const int s = n % kFusedStages, t0 = (run.first + n) * C, length = min(C, d.T - t0);
     stage_full(s).sync();
     const Tables tab = Tables::at(smem, L, s);
     // P: the scores of the warp's 16 rows against the chunk's 64 tokens, as eight 16 x 8 tiles
@@ -467,38 +496,88 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const PerKe
   }
 }
 
-// grid (B H, V / Vs), kFusedThreads threads, L.bytes() of shared memory.
-template <int K, int kVs, class Form>
+// Block (blockIdx.x, blockIdx.y)'s run in segment blockIdx.z of `seg` (the whole sequence where seg.count is
+// 1). The whole kernel runs each segment from its start state (the initial state, or the scan's) to the final
+// state (the last segment) or nowhere; a pass of the state alone, each segment but the last from zeros to
+// its end state from zeros.
+template <bool kStateOnly>
+__device__ Run block_run(const Pointers<bf16>& p, const Dims& d, const FusedSegments& seg, int bh, int v0) {
+  const int z = blockIdx.z, first = z * seg.chunks, chunks = min(seg.chunks, d.chunks() - first);
+  const std::int64_t head = std::int64_t(bh) * d.K * d.V + v0;
+  // segment z's slot in the segments' states: its end state from zeros, then (the scan) segment z + 1's start
+  const auto slot = [&](int segment) {
+    return seg.states + (std::int64_t(bh) * (seg.count - 1) + segment) * d.K * d.V + v0;
+  };
+  if constexpr (kStateOnly) return {first, chunks, nullptr, slot(z)};
+  const float* start = z == 0 ? (p.h0 ? p.h0 + head : nullptr) : slot(z - 1);
+  return {first, chunks, start, z == seg.count - 1 && p.ht ? p.ht + head : nullptr};
+}
+
+// grid (B H, V / Vs, segments), kFusedThreads threads (kStateOnly: the loads and state warpgroups alone, and
+// segments - 1 of them), L.bytes() of shared memory.
+template <int K, int kVs, class Form, bool kStateOnly>
 __global__ void __launch_bounds__(kFusedThreads, 1)
-    per_key_fused_forward_kernel(Pointers<bf16> p, Dims d, PerKeyFusedLayout L) {
+    per_key_fused_forward_kernel(Pointers<bf16> p, Dims d, PerKeyFusedLayout L, FusedSegments seg) {
   extern __shared__ unsigned char raw[];
   unsigned char* const smem = aligned_plan(raw);
   const int role = threadIdx.x / kGroup, thread = threadIdx.x % kGroup;
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, v0 = blockIdx.y * kVs;
+  const Run run = block_run<kStateOnly>(p, d, seg, bh, v0);
+  float* const decay = kStateOnly && blockIdx.y == 0
+                           ? seg.decays + (std::int64_t(bh) * (seg.count - 1) + blockIdx.z) * K
+                           : nullptr;
   if (role == 0)
-    loads_role<K, kVs, Form>(p, d, L, smem, b, h, v0, thread);
+    loads_role<K, kVs, Form, !kStateOnly>(p, d, L, smem, run, b, h, v0, thread);
   else if (role == 1)
-    state_role<K, kVs>(p, d, L, smem, bh, v0, thread);
-  else
-    outputs_role<K, kVs, Form>(p, d, L, smem, b, h, v0, thread);
+    state_role<K, kVs, !kStateOnly>(d, L, smem, run, decay, thread);
+  else if constexpr (!kStateOnly)
+    outputs_role<K, kVs, Form>(p, d, L, smem, run, b, h, v0, thread);
+}
+
+// Between the two passes: each segment's start state from the ones before, in place of their end states from
+// zeros (FusedSegments): S_{z + 1} = e^{decay of segment z} S_z + E_z, S_0 the initial state. A thread an
+// element of a head's state.
+__global__ void segment_starts_kernel(const float* h0, FusedSegments seg, int heads, int K, int V) {
+  const std::int64_t idx = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx >= std::int64_t(heads) * K * V) return;
+  const std::int64_t bh = idx / (std::int64_t(K) * V), element = idx % (std::int64_t(K) * V);
+  const int key = int(element / V);
+  float S = h0 ? h0[idx] : 0.0f;
+  for (int z = 0; z + 1 < seg.count; ++z) {
+    const std::int64_t at = bh * (seg.count - 1) + z;
+    S = exp_flushed(seg.decays[at * K + key]) * S + seg.states[at * K * V + element];
+    seg.states[at * K * V + element] = S;
+  }
 }
 
 template <int K, int kVs, class Form>
-void launch_per_key_fused(const Pointers<bf16>& p, const Dims& d, cudaStream_t stream) {
+void launch_per_key_fused(const Pointers<bf16>& p, const Dims& d, FusedSegments seg, cudaStream_t stream) {
   const PerKeyFusedLayout L{K, kVs};
-  const auto kernel = per_key_fused_forward_kernel<K, kVs, Form>;
+  const dim3 blocks(unsigned(d.B * d.H), unsigned(d.V / kVs));
+  if (seg.count > 1) {
+    const auto states = per_key_fused_forward_kernel<K, kVs, Form, true>;
+    allow_shared_memory(states, L.bytes());
+    states<<<dim3(blocks.x, blocks.y, unsigned(seg.count - 1)), 2 * kGroup, L.bytes(), stream>>>(p, d, L,
+                                                                                                 seg);
+    FLA_CUDA_CHECK_LAUNCH();
+    const std::int64_t elements = std::int64_t(d.B) * d.H * K * d.V;
+    segment_starts_kernel<<<unsigned((elements + 255) / 256), 256, 0, stream>>>(p.h0, seg, d.B * d.H, K, d.V);
+    FLA_CUDA_CHECK_LAUNCH();
+  }
+  const auto kernel = per_key_fused_forward_kernel<K, kVs, Form, false>;
   allow_shared_memory(kernel, L.bytes());
-  kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs)), kFusedThreads, L.bytes(), stream>>>(p, d, L);
+  kernel<<<dim3(blocks.x, blocks.y, unsigned(seg.count)), kFusedThreads, L.bytes(), stream>>>(p, d, L, seg);
   FLA_CUDA_CHECK_LAUNCH();
 }
 
 template <class Form>
-void launch_for_shape(const Pointers<bf16>& p, const Dims& d, int Vs, cudaStream_t stream) {
+void launch_for_shape(const Pointers<bf16>& p, const Dims& d, int Vs, const FusedSegments& seg,
+                      cudaStream_t stream) {
   if (d.K == 128)
-    launch_per_key_fused<128, 32, Form>(p, d, stream);
+    launch_per_key_fused<128, 32, Form>(p, d, seg, stream);
   else
-    Vs == 32 ? launch_per_key_fused<64, 32, Form>(p, d, stream)
-             : launch_per_key_fused<64, 64, Form>(p, d, stream);
+    Vs == 32 ? launch_per_key_fused<64, 32, Form>(p, d, seg, stream)
+             : launch_per_key_fused<64, 64, Form>(p, d, seg, stream);
 }
 
 }  // namespace
@@ -522,10 +601,16 @@ void per_key_fused_forward(const RecurrenceBinding& binding, const ForwardCall& 
   p.o = call.outputs.at(binding.o).as<__nv_bfloat16>();
   p.ht = call.outputs.at(binding.ht).as<float>();
   const int Vs = chunk::per_key_value_slice(d.K, d.B * d.H, d.V, limits.multiprocessors);
+  chunk::FusedSegments seg =
+      chunk::plan_fused_segments(d.B * d.H * (d.V / Vs), d.chunks(), limits.multiprocessors);
+  if (seg.count > 1) {  // the segments' states in the workspace's (whose room is every chunk's)
+    const chunk::Workspace ws = chunk::carve_workspace(call.workspace, call.problem);
+    seg.states = ws.states, seg.decays = ws.whole;
+  }
   if (binding.form.output_before_update)
-    chunk::launch_for_shape<chunk::PerKeyForm<true, true>>(p, d, Vs, call.stream);
+    chunk::launch_for_shape<chunk::PerKeyForm<true, true>>(p, d, Vs, seg, call.stream);
   else
-    chunk::launch_for_shape<chunk::PerKeyForm<false, false>>(p, d, Vs, call.stream);
+    chunk::launch_for_shape<chunk::PerKeyForm<false, false>>(p, d, Vs, seg, call.stream);
 }
 
 }  // namespace flabench

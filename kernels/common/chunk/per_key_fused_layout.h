@@ -26,9 +26,10 @@ struct PerKeyTables {
     diagonal_factor = after_factor + kFusedSubs,  // [I]: e^{-total_I} where gentle, else 0
     far_factor = diagonal_factor + kFusedSubs,    // [far_pair_index(I, J)]: e^{between J and I}
     whole_factor = far_factor + (kFusedSubs - 1) * (kFusedSubs - 2) / 2,  // e^{the chunk's decay}
-    total = whole_factor + 1,    // [I]: the sub-chunk's decay (an exponent)
-    bonus = total + kFusedSubs,  // rwkv6's q_i . (u o k_i): C floats, not K
-    rows = bonus + 1             // with C <= K
+    whole_decay = whole_factor + 1,  // the chunk's decay (an exponent): summed over a segment
+    total = whole_decay + 1,         // [I]: the sub-chunk's decay (an exponent)
+    bonus = total + kFusedSubs,      // rwkv6's q_i . (u o k_i): C floats, not K
+    rows = bonus + 1                 // with C <= K
   };
   static_assert(kFusedChunk <= 64, "the bonus row holds a chunk's tokens in K >= 64 floats");
   int K;
@@ -98,6 +99,30 @@ struct PerKeyOperands {
     return wgmma::mn_major(base + L.state(part), wgmma::Tile{L.K}, 0, step);
   }
 };
+
+// Few heads (blocks of a head's value slices filling at most half the GPU): the sequence split into segments
+// of whole chunks, a block each, so that the other multiprocessors work too. A first pass of the state alone
+// (loads and state warpgroups) takes each segment but the last from a zero state to its end (its state and
+// summed decay into `states` [B H][count - 1][K][V] and `decays` [B H][count - 1][K], fp32, the chunk
+// variant's workspace); a scan over the segments turns them into each segment's start state, in place; the
+// whole kernel then runs every segment from its start. Segment z takes `chunks` chunks from z chunks, the
+// last the rest. The first pass costs about half a chunk's work again (no queries, no outputs), so segments
+// pay from two on.
+struct FusedSegments {
+  int count = 1, chunks = 0;
+  float *states = nullptr, *decays = nullptr;
+};
+constexpr int kMinSegmentChunks = 8;  // a segment's fewest chunks: its ring filled and drained once
+inline FusedSegments plan_fused_segments(int blocks, int chunks, int multiprocessors) {
+  FusedSegments plan;
+  plan.count = 2 * blocks > multiprocessors ? 1 : multiprocessors / blocks;
+  if (chunks / kMinSegmentChunks < plan.count) plan.count = chunks / kMinSegmentChunks;
+  if (plan.count < 2) plan.count = 1;
+  plan.chunks = (chunks + plan.count - 1) / plan.count;
+  // whole segments only: no segment left empty by the rounding up
+  plan.count = (chunks + plan.chunks - 1) / plan.chunks;
+  return plan;
+}
 
 // The block's value columns: 32 at K = 128 (at 64 the kernel needs more than 168 registers a thread, the most
 // 384 threads may have: ptxas spilled 28 bytes), else fused_value_slice's.
