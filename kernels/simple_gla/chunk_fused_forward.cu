@@ -10,6 +10,8 @@
 //            k^T (v e^{to end}): its chain is the only one that runs chunk after chunk;
 //   outputs  o = scale (e^{seen_i} q S + P v), P = (q k^T) o e^{G_i - G_j} for j <= i, P's two bf16 parts fed
 //            to the next product from registers.
+// Few heads: the sequence in segments (fused_plan.h), a first pass of the loads and state alone to each
+// segment's end state, then this kernel a segment a block from its start state.
 // The precision is the scalar forward's: S, P and the decayed v in two parts (~16 bits), q, k, v as they are.
 // Exponents as chunk_forward.cuh's (sums within 16-token sub-chunks, never positive).
 #include <cuda_bf16.h>
@@ -17,6 +19,7 @@
 #include <cstdint>
 
 #include "kernels/common/chunk/fused_roles.cuh"
+#include "kernels/common/chunk/fused_segments.h"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/wgmma/wgmma.cuh"
 #include "kernels/simple_gla/chunk_forward.cuh"
@@ -81,11 +84,12 @@ __device__ void decayed_scores(const float (&P)[8 * kSteps], const ScalarDecays&
   }
 }
 
-// The loads' warpgroup: chunk n's q, k and v by cp.async (rows past the sequence as zeros), one group.
+// The loads' warpgroup: chunk n's q (where `queries`), k and v by cp.async into stage s (rows past the
+// sequence as zeros), one group.
 template <int K, int kVs>
 __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned base, int b,
-                           int h, int v0, int n, int thread) {
-  const int s = n % kFusedStages, t0 = n * C, length = min(C, d.T - t0);
+                           int h, int v0, int n, int s, bool queries, int thread) {
+  const int t0 = n * C, length = min(C, d.T - t0);
   const Tile tokens{C};
   const std::int64_t first = d.row(b, h, t0);
   const bf16 *q_rows = p.q + first * K, *k_rows = p.k + first * K, *v_rows = p.v + first * d.V + v0;
@@ -93,7 +97,7 @@ __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLa
     const int t = idx / (K / 8), c = idx % (K / 8) * 8;
     const bool in = t < length;
     const std::int64_t at = (in ? std::int64_t(t) * d.H * K : 0) + c;
-    cp_async16_or_zeros_to(base + L.q(s) + tokens.offset(t, c), q_rows + at, in);
+    if (queries) cp_async16_or_zeros_to(base + L.q(s) + tokens.offset(t, c), q_rows + at, in);
     cp_async16_or_zeros_to(base + L.k(s) + tokens.offset(t, c), k_rows + at, in);
   }
   for (int idx = thread; idx < C * kVs / 8; idx += kGroup) {
@@ -105,18 +109,22 @@ __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLa
   cp_async_commit();
 }
 
-template <int K, int kVs>
+// kQueries: q too (a pass of the state alone has no use for it).
+template <int K, int kVs, bool kQueries>
 __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned char* smem,
-                           int b, int h, int v0, int thread) {
+                           const Run& run, int b, int h, int v0, int thread) {
   const unsigned base = shared_address(smem);
   const Tile tokens{C};
   roles::run_loads_ring(
-      d.chunks(), [&](int n) { load_chunk<K, kVs>(p, d, L, base, b, h, v0, n, thread); },
+      run.chunks,
+      [&](int n) {
+        load_chunk<K, kVs>(p, d, L, base, b, h, v0, run.first + n, n % kFusedStages, kQueries, thread);
+      },
       [&](int n, int s) {
         const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C);
         if (thread < 32) {
           float g[2];
-          load_scalar_gates<C>(p, d, b, h, n * C, g);
+          load_scalar_gates<C>(p, d, b, h, (run.first + n) * C, g);
           scan_scalar_decays(dec, C, g[0], g[1]);
         }
         loaders().sync();  // every loader's copies of the chunk, and its decays
@@ -131,25 +139,32 @@ __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
       });
 }
 
-template <int K, int kVs>
-__device__ void state_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned char* smem,
-                           float* saved, int bh, int v0, int thread) {
+// kOutputs: an outputs warpgroup reads S before every chunk (the whole kernel), else the run's decay goes to
+// run.decay (a pass of the state alone). `saved`: where a backward follows, the head's states before every
+// chunk ([chunks][K][V] fp32; the whole kernel only), else null.
+template <int K, int kVs, bool kOutputs>
+__device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* smem, const Run& run,
+                           float* saved, int v0, int thread) {
   constexpr int kBlocks = K / wgmma::kRows;  // the state's 64-key row blocks, one accumulator each
   const FusedOperands at{L, shared_address(smem)};
-  const int chunks = d.chunks();
+  const int chunks = run.chunks;
   float S[kBlocks][kVs / 2];
-  roles::load_state(S, p.h0 ? p.h0 + std::int64_t(bh) * K * d.V + v0 : nullptr, d.V, thread);
+  float decayed = 1.0f;  // the run's decay: one factor for every key
+  roles::load_state(S, run.start, d.V, thread);
   for (int n = 0; n < chunks; ++n) {
     const int s = n % kFusedStages, buffer = n % 2;
-    // S before chunk n, for its outputs: needs none of the chunk's inputs, so it goes out first
-    if (n >= 2) state_empty(buffer).sync();
-    roles::publish_state<K>(S, smem + L.state(buffer, 0), smem + L.state(buffer, 1), thread);
-    wgmma::fence_shared_for_async();
-    state_full(buffer).arrive();
-    // S before chunk n in fp32 where a backward reads it (as the scan saves it)
-    if (saved) roles::store_state(S, saved + (std::int64_t(bh) * chunks + n) * K * d.V + v0, d.V, thread);
+    if constexpr (kOutputs) {
+      // S before chunk n, for its outputs: needs none of the chunk's inputs, so it goes out first
+      if (n >= 2) state_empty(buffer).sync();
+      roles::publish_state<K>(S, smem + L.state(buffer, 0), smem + L.state(buffer, 1), thread);
+      wgmma::fence_shared_for_async();
+      state_full(buffer).arrive();
+      // S before chunk n in fp32 where a backward reads it (as the scan saves it)
+      if (saved) roles::store_state(S, saved + std::int64_t(run.first + n) * K * d.V + v0, d.V, thread);
+    }
     stage_full(s).sync();
     const float whole = *ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C).e_whole;
+    decayed *= whole;
 #pragma unroll
     for (int m = 0; m < kBlocks; ++m) {
 #pragma unroll
@@ -171,18 +186,24 @@ __device__ void state_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
     for (int m = 0; m < kBlocks; ++m) wgmma::hold(S[m]);
     if (n + kFusedStages < chunks) stage_empty(s).arrive();
   }
-  if (p.ht) roles::store_state(S, p.ht + std::int64_t(bh) * K * d.V + v0, d.V, thread);
+  if (run.end) roles::store_state(S, run.end, d.V, thread);
+  if constexpr (!kOutputs) {
+    float factor[kBlocks][2];
+#pragma unroll
+    for (int m = 0; m < kBlocks; ++m) factor[m][0] = factor[m][1] = decayed;
+    roles::store_run_decay(run, factor, thread);
+  }
 }
 
 template <int K, int kVs>
 __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L,
-                             unsigned char* smem, int b, int h, int v0, int thread) {
+                             unsigned char* smem, const Run& run, int b, int h, int v0, int thread) {
   constexpr int kSteps = C / wgmma::kDepth;  // P's 16-token column steps: the depth of P v
   const FusedOperands at{L, shared_address(smem)};
-  const int chunks = d.chunks(),
+  const int chunks = run.chunks,
             top = accumulator_element(thread, 0).row;  // this thread's rows: top, top + 8
   for (int n = 0; n < chunks; ++n) {
-    const int s = n % kFusedStages, buffer = n % 2, t0 = n * C, length = min(C, d.T - t0);
+    const int s = n % kFusedStages, buffer = n % 2, t0 = (run.first + n) * C, length = min(C, d.T - t0);
     stage_full(s).sync();
     state_full(buffer).sync();
     float o[kVs / 2], P[C / 2];
@@ -223,30 +244,44 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
   }
 }
 
-// grid (B H, V / Vs), kFusedThreads threads, L.bytes() of shared memory. `saved`: where a backward follows,
-// the state before every chunk ([B H][chunks][K][V] fp32), else null.
-template <int K, int kVs>
+// grid (B H, V / Vs, segments), kFusedThreads threads (kStateOnly: the loads and state warpgroups alone, and
+// segments - 1 of them), L.bytes() of shared memory. `saved`: where a backward follows, the state before
+// every chunk ([B H][chunks][K][V] fp32), else null.
+template <int K, int kVs, bool kStateOnly>
 __global__ void __launch_bounds__(kFusedThreads, 1)
-    scalar_fused_forward_kernel(Pointers<bf16> p, Dims d, FusedLayout L, float* saved) {
+    scalar_fused_forward_kernel(Pointers<bf16> p, Dims d, FusedLayout L, FusedSegments seg, float* saved) {
   extern __shared__ unsigned char raw[];
   unsigned char* const smem = aligned_plan(raw);
   const int role = threadIdx.x / kGroup, thread = threadIdx.x % kGroup;
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, v0 = blockIdx.y * kVs;
+  const std::int64_t head = std::int64_t(bh) * K * d.V;
+  const Run run = segment_run<kStateOnly>(seg, d.chunks(), K, d.V, bh, v0, p.h0 ? p.h0 + head : nullptr,
+                                          p.ht ? p.ht + head : nullptr);
   if (role == 0)
-    loads_role<K, kVs>(p, d, L, smem, b, h, v0, thread);
+    loads_role<K, kVs, !kStateOnly>(p, d, L, smem, run, b, h, v0, thread);
   else if (role == 1)
-    state_role<K, kVs>(p, d, L, smem, saved, bh, v0, thread);
-  else
-    outputs_role<K, kVs>(p, d, L, smem, b, h, v0, thread);
+    state_role<K, kVs, !kStateOnly>(d, L, smem, run, saved ? saved + head * d.chunks() : nullptr, v0, thread);
+  else if constexpr (!kStateOnly)
+    outputs_role<K, kVs>(p, d, L, smem, run, b, h, v0, thread);
 }
 
 template <int K, int kVs>
-void launch_fused(const Pointers<bf16>& p, const Dims& d, float* saved, cudaStream_t stream) {
+void launch_fused(const Pointers<bf16>& p, const Dims& d, const FusedSegments& seg, float* saved,
+                  cudaStream_t stream) {
   const FusedLayout L{K, kVs};
-  const auto kernel = scalar_fused_forward_kernel<K, kVs>;
+  const dim3 blocks(unsigned(d.B * d.H), unsigned(d.V / kVs));
+  if (seg.count > 1) {
+    const auto states = scalar_fused_forward_kernel<K, kVs, true>;
+    allow_shared_memory(states, L.bytes());
+    states<<<dim3(blocks.x, blocks.y, unsigned(seg.count - 1)), 2 * kGroup, L.bytes(), stream>>>(p, d, L, seg,
+                                                                                                 nullptr);
+    FLA_CUDA_CHECK_LAUNCH();
+    launch_segment_starts(p.h0, seg, d.B * d.H, K, d.V, stream);
+  }
+  const auto kernel = scalar_fused_forward_kernel<K, kVs, false>;
   allow_shared_memory(kernel, L.bytes());
-  kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs)), kFusedThreads, L.bytes(), stream>>>(p, d, L,
-                                                                                               saved);
+  kernel<<<dim3(blocks.x, blocks.y, unsigned(seg.count)), kFusedThreads, L.bytes(), stream>>>(p, d, L, seg,
+                                                                                              saved);
   FLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -267,16 +302,20 @@ void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limit
   Pointers<__nv_bfloat16> p = bind_inputs<__nv_bfloat16>(kSimpleGlaBinding, call.inputs);
   p.o = call.outputs.at(kSimpleGlaBinding.o).as<__nv_bfloat16>();
   p.ht = call.outputs.at(kSimpleGlaBinding.ht).as<float>();
-  // where a backward follows, the states it reads
+  const chunk::Workspace ws = chunk::carve_workspace(call.workspace, call.problem);
   float* saved =
-      call.save_for_backward ? chunk::carve_workspace(call.workspace, call.problem).states : nullptr;
+      call.save_for_backward ? ws.states : nullptr;  // where a backward follows, the states it reads
   const int Vs = chunk::fused_value_slice(d.B * d.H, d.V, limits.multiprocessors);
+  chunk::FusedSegments seg =
+      chunk::plan_fused_segments(d.B * d.H * (d.V / Vs), d.chunks(), limits.multiprocessors);
+  if (seg.count > 1)  // in the room of the state gradients, which the backward writes only after
+    seg = chunk::place_segments(seg, ws.dstates, d.B * d.H, d.K, d.V);
   if (d.K == 64)
-    Vs == 32 ? chunk::launch_fused<64, 32>(p, d, saved, call.stream)
-             : chunk::launch_fused<64, 64>(p, d, saved, call.stream);
+    Vs == 32 ? chunk::launch_fused<64, 32>(p, d, seg, saved, call.stream)
+             : chunk::launch_fused<64, 64>(p, d, seg, saved, call.stream);
   else
-    Vs == 32 ? chunk::launch_fused<128, 32>(p, d, saved, call.stream)
-             : chunk::launch_fused<128, 64>(p, d, saved, call.stream);
+    Vs == 32 ? chunk::launch_fused<128, 32>(p, d, seg, saved, call.stream)
+             : chunk::launch_fused<128, 64>(p, d, seg, saved, call.stream);
 }
 
 }  // namespace flabench

@@ -81,7 +81,8 @@ TEST(ScalarFusedLayout, RunsOnlyWhereItsKernelApplies) {
 }
 
 // On an H100 or H200 (132 SMs) the battery runs each of the kernel's four instances (K 64 or 128, 32 or 64
-// values a block) over more than one chunk, in its forward-alone cases.
+// values a block) over more than one chunk, in its forward-alone cases, and sequence segments (few heads,
+// fused_plan.h) at both K, alone and before a backward (whose states the segments' whole pass saves).
 TEST(ScalarFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
   const DeviceLimits hopper{kH100SharedBytes, 90, 132};
   const Problem probe = [] {
@@ -90,16 +91,23 @@ TEST(ScalarFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
     return p;
   }();
   if (!simple_gla_fused_forward_runs(probe, hopper)) GTEST_SKIP() << "this build has no sm_90a code";
-  std::set<std::tuple<int, int>> reached;  // (K, Vs) over two chunks or more
-  for (const BatteryCase& c :
-       battery_cases(product_registry(), {"/simple_gla/chunk/fwd/bf16/", Backend::cuda, hopper, false})) {
+  std::set<std::tuple<int, int>> reached;     // (K, Vs) over two chunks or more, forward alone
+  std::set<std::tuple<int, Mode>> segmented;  // (K, mode) where the sequence is split
+  for (const BatteryCase& c : battery_cases(
+           product_registry(), {"/simple_gla/chunk/(fwd|fwdbwd)/bf16/", Backend::cuda, hopper, false})) {
     const Problem& p = c.problem;
     if (c.skip_reason || c.shared_memory_cap != 0 || p.T <= kFusedChunk ||
         !simple_gla_fused_forward_runs(p, hopper))
       continue;
-    reached.insert({int(p.K), fused_value_slice(int(p.B * p.H), int(p.V), hopper.multiprocessors)});
+    const int Vs = fused_value_slice(int(p.B * p.H), int(p.V), hopper.multiprocessors);
+    if (c.mode == Mode::fwd) reached.insert({int(p.K), Vs});
+    const int chunks = int((p.T + kFusedChunk - 1) / kFusedChunk);
+    if (plan_fused_segments(int(p.B * p.H * (p.V / Vs)), chunks, hopper.multiprocessors).count > 1)
+      segmented.insert({int(p.K), c.mode});
   }
   EXPECT_EQ(reached, (std::set<std::tuple<int, int>>{{64, 32}, {64, 64}, {128, 32}, {128, 64}}));
+  for (const int K : {64, 128}) EXPECT_TRUE(segmented.count({K, Mode::fwd})) << "K " << K;
+  EXPECT_TRUE(segmented.count({64, Mode::fwdbwd}));
 }
 
 }  // namespace

@@ -60,6 +60,46 @@ __device__ void store_outputs(const float (&o)[kHalf], __nv_bfloat16* out, std::
   }
 }
 
+// A block's run of chunks (fused_plan.h, FusedSegments): from chunk `first`, `chunks` of them, from the state
+// at `start` (fp32 [K][V] from the block's first value column; null: zeros) to the state at `end` (null: not
+// kept), and (a pass of the state alone, value slice 0) its decay factor per key to `decay` ([K]; null: not
+// kept).
+struct Run {
+  int first, chunks;
+  const float* start;
+  float* end;
+  float* decay;
+};
+// Block (bh, value slice from v0)'s run in segment blockIdx.z of `seg`, of a head's `total` chunks. The whole
+// kernel runs each segment from its start state (`h0`, or the scan's) to the final state `ht` (the last
+// segment) or nowhere; a pass of the state alone runs each segment but the last from zeros to its end state.
+// h0 and ht: the head's [K][V] (null: none).
+template <bool kStateOnly>
+__device__ Run segment_run(const FusedSegments& seg, int total, int K, int V, int bh, int v0, const float* h0,
+                           float* ht) {
+  const int z = blockIdx.z, first = z * seg.chunks, chunks = min(seg.chunks, total - first);
+  // segment z's slot in the segments' states: its end state from zeros, then (the scan) segment z + 1's start
+  const auto slot = [&](int segment) {
+    return seg.states + (std::int64_t(bh) * (seg.count - 1) + segment) * K * V + v0;
+  };
+  if constexpr (kStateOnly)
+    return {first, chunks, nullptr, slot(z),
+            v0 == 0 ? seg.decays + (std::int64_t(bh) * (seg.count - 1) + z) * K : nullptr};
+  return {first, chunks, z == 0 ? (h0 ? h0 + v0 : nullptr) : slot(z - 1),
+          z == seg.count - 1 && ht ? ht + v0 : nullptr, nullptr};
+}
+// The state warpgroup's decay of a run to run.decay: the factor of each of the thread's two accumulator rows
+// (keys) a 64-key block (e: its registers 2 e, 2 e + 1), written by one thread of the four that hold a row.
+template <int kBlocks>
+__device__ void store_run_decay(const Run& run, const float (&factor)[kBlocks][2], int thread) {
+  if (!run.decay || thread % 4 != 0) return;
+#pragma unroll
+  for (int m = 0; m < kBlocks; ++m)
+#pragma unroll
+    for (int e = 0; e < 2; ++e)
+      run.decay[wgmma::kRows * m + wgmma::accumulator_element(thread, 2 * e).row] = factor[m][e];
+}
+
 // The loads warpgroup's ring over `chunks` chunks: load(n) issues chunk n's copies as one cp.async group,
 // prepare(n, stage) makes the landed chunk ready (its own barriers among the loaders first: each thread has
 // waited only for its own copies). A chunk is handed over as soon as it is ready and the next one's copies go

@@ -16,6 +16,8 @@
 //            diagonal, the gentle channels through e^{-total} on it, the steep ones element by element);
 //            then o = scale ((q e^{seen from the chunk's start}) S + P v) on wgmma, q's factor applied to its
 //            fragments and P's two bf16 parts fed from registers.
+// Few heads: the sequence in segments (fused_plan.h), a first pass of the loads and state alone to each
+// segment's end state, then this kernel a segment a block from its start state.
 // The precision is the two-kernel forward's for bf16: q e^{seen from the start} rounded once against S's two
 // parts, P in two parts against v, the state update's keys in two parts, the off-diagonal scores' operands
 // rounded once and the diagonal's in two parts each. No exponent is positive but e^{-total} of a gentle
@@ -26,6 +28,7 @@
 
 #include "kernels/common/chunk/decays.cuh"
 #include "kernels/common/chunk/fused_roles.cuh"
+#include "kernels/common/chunk/fused_segments.h"
 #include "kernels/common/chunk/intra_chunk.cuh"
 #include "kernels/common/chunk/per_key_fused_forward.h"
 #include "kernels/common/chunk/per_key_fused_layout.h"
@@ -58,14 +61,6 @@ __device__ inline unsigned token_offset(int t, int c) {
 template <bool kExclusive, bool kBonus>
 struct PerKeyForm {
   static constexpr bool exclusive = kExclusive, bonus = kBonus;
-};
-
-// A block's run of chunks (FusedSegments): from chunk `first`, `chunks` of them, from the state at `start`
-// (fp32 [K][V] from its first value column; null: zeros) to the state at `end` (null: not kept).
-struct Run {
-  int first, chunks;
-  const float* start;
-  float* end;
 };
 
 // The chunk's tables in shared memory (PerKeyTables), row `row` + index, channel c.
@@ -270,16 +265,17 @@ __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const PerKeyF
 // ---------------------------------------------------------------------------------------------------------
 // The state's warpgroup.
 
-// kOutputs: an outputs warpgroup reads S before every chunk (the whole kernel), else the run's decay summed
-// per key goes to `decay` ([K], null: not kept; a pass of the state alone).
+// kOutputs: an outputs warpgroup reads S before every chunk (the whole kernel), else the run's decay goes to
+// run.decay (a pass of the state alone).
 template <int K, int kVs, bool kOutputs>
 __device__ void state_role(const Dims& d, const PerKeyFusedLayout& L, unsigned char* smem, const Run& run,
-                           float* decay, int thread) {
+                           int thread) {
   constexpr int kBlocks = K / wgmma::kRows, kSteps = C / wgmma::kDepth;
   const PerKeyOperands at{L, shared_address(smem)};
   const int chunks = run.chunks, warp = thread / 32, lane = thread % 32;
   float S[kBlocks][kVs / 2];
-  float decayed[kBlocks][2] = {};  // the run's decay of the thread's keys (register_row's, j even and odd)
+  float decayed[kBlocks][2] =
+      {};  // the run's decay (exponents) of the thread's keys (register_row's, j even, odd)
   roles::load_state(S, run.start, d.V, thread);
   for (int n = 0; n < chunks; ++n) {
     const int s = n % kFusedStages;
@@ -336,11 +332,13 @@ __device__ void state_role(const Dims& d, const PerKeyFusedLayout& L, unsigned c
     if (n + kFusedStages < chunks) stage_empty(s).arrive();
   }
   if (run.end) roles::store_state(S, run.end, d.V, thread);
-  if (decay && lane % 4 == 0)  // one thread of the four holding a key's row
+  if constexpr (!kOutputs) {
 #pragma unroll
     for (int m = 0; m < kBlocks; ++m)
 #pragma unroll
-      for (int e = 0; e < 2; ++e) decay[register_row(lane, wgmma::kRows * m + 16 * warp, e)] = decayed[m][e];
+      for (int e = 0; e < 2; ++e) decayed[m][e] = exp_flushed(decayed[m][e]);
+    roles::store_run_decay(run, decayed, thread);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -496,23 +494,6 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const PerKe
   }
 }
 
-// Block (blockIdx.x, blockIdx.y)'s run in segment blockIdx.z of `seg` (the whole sequence where seg.count is
-// 1). The whole kernel runs each segment from its start state (the initial state, or the scan's) to the final
-// state (the last segment) or nowhere; a pass of the state alone, each segment but the last from zeros to
-// its end state from zeros.
-template <bool kStateOnly>
-__device__ Run block_run(const Pointers<bf16>& p, const Dims& d, const FusedSegments& seg, int bh, int v0) {
-  const int z = blockIdx.z, first = z * seg.chunks, chunks = min(seg.chunks, d.chunks() - first);
-  const std::int64_t head = std::int64_t(bh) * d.K * d.V + v0;
-  // segment z's slot in the segments' states: its end state from zeros, then (the scan) segment z + 1's start
-  const auto slot = [&](int segment) {
-    return seg.states + (std::int64_t(bh) * (seg.count - 1) + segment) * d.K * d.V + v0;
-  };
-  if constexpr (kStateOnly) return {first, chunks, nullptr, slot(z)};
-  const float* start = z == 0 ? (p.h0 ? p.h0 + head : nullptr) : slot(z - 1);
-  return {first, chunks, start, z == seg.count - 1 && p.ht ? p.ht + head : nullptr};
-}
-
 // grid (B H, V / Vs, segments), kFusedThreads threads (kStateOnly: the loads and state warpgroups alone, and
 // segments - 1 of them), L.bytes() of shared memory.
 template <int K, int kVs, class Form, bool kStateOnly>
@@ -522,32 +503,15 @@ __global__ void __launch_bounds__(kFusedThreads, 1)
   unsigned char* const smem = aligned_plan(raw);
   const int role = threadIdx.x / kGroup, thread = threadIdx.x % kGroup;
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, v0 = blockIdx.y * kVs;
-  const Run run = block_run<kStateOnly>(p, d, seg, bh, v0);
-  float* const decay = kStateOnly && blockIdx.y == 0
-                           ? seg.decays + (std::int64_t(bh) * (seg.count - 1) + blockIdx.z) * K
-                           : nullptr;
+  const std::int64_t head = std::int64_t(bh) * K * d.V;
+  const Run run = segment_run<kStateOnly>(seg, d.chunks(), K, d.V, bh, v0, p.h0 ? p.h0 + head : nullptr,
+                                          p.ht ? p.ht + head : nullptr);
   if (role == 0)
     loads_role<K, kVs, Form, !kStateOnly>(p, d, L, smem, run, b, h, v0, thread);
   else if (role == 1)
-    state_role<K, kVs, !kStateOnly>(d, L, smem, run, decay, thread);
+    state_role<K, kVs, !kStateOnly>(d, L, smem, run, thread);
   else if constexpr (!kStateOnly)
     outputs_role<K, kVs, Form>(p, d, L, smem, run, b, h, v0, thread);
-}
-
-// Between the two passes: each segment's start state from the ones before, in place of their end states from
-// zeros (FusedSegments): S_{z + 1} = e^{decay of segment z} S_z + E_z, S_0 the initial state. A thread an
-// element of a head's state.
-__global__ void segment_starts_kernel(const float* h0, FusedSegments seg, int heads, int K, int V) {
-  const std::int64_t idx = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (idx >= std::int64_t(heads) * K * V) return;
-  const std::int64_t bh = idx / (std::int64_t(K) * V), element = idx % (std::int64_t(K) * V);
-  const int key = int(element / V);
-  float S = h0 ? h0[idx] : 0.0f;
-  for (int z = 0; z + 1 < seg.count; ++z) {
-    const std::int64_t at = bh * (seg.count - 1) + z;
-    S = exp_flushed(seg.decays[at * K + key]) * S + seg.states[at * K * V + element];
-    seg.states[at * K * V + element] = S;
-  }
 }
 
 template <int K, int kVs, class Form>
@@ -560,9 +524,7 @@ void launch_per_key_fused(const Pointers<bf16>& p, const Dims& d, FusedSegments 
     states<<<dim3(blocks.x, blocks.y, unsigned(seg.count - 1)), 2 * kGroup, L.bytes(), stream>>>(p, d, L,
                                                                                                  seg);
     FLA_CUDA_CHECK_LAUNCH();
-    const std::int64_t elements = std::int64_t(d.B) * d.H * K * d.V;
-    segment_starts_kernel<<<unsigned((elements + 255) / 256), 256, 0, stream>>>(p.h0, seg, d.B * d.H, K, d.V);
-    FLA_CUDA_CHECK_LAUNCH();
+    launch_segment_starts(p.h0, seg, d.B * d.H, K, d.V, stream);
   }
   const auto kernel = per_key_fused_forward_kernel<K, kVs, Form, false>;
   allow_shared_memory(kernel, L.bytes());
@@ -603,10 +565,9 @@ void per_key_fused_forward(const RecurrenceBinding& binding, const ForwardCall& 
   const int Vs = chunk::per_key_value_slice(d.K, d.B * d.H, d.V, limits.multiprocessors);
   chunk::FusedSegments seg =
       chunk::plan_fused_segments(d.B * d.H * (d.V / Vs), d.chunks(), limits.multiprocessors);
-  if (seg.count > 1) {  // the segments' states in the workspace's (whose room is every chunk's)
-    const chunk::Workspace ws = chunk::carve_workspace(call.workspace, call.problem);
-    seg.states = ws.states, seg.decays = ws.whole;
-  }
+  if (seg.count > 1)  // in the room of the state gradients, which no forward writes
+    seg = chunk::place_segments(seg, chunk::carve_workspace(call.workspace, call.problem).dstates, d.B * d.H,
+                                d.K, d.V);
   if (binding.form.output_before_update)
     chunk::launch_for_shape<chunk::PerKeyForm<true, true>>(p, d, Vs, seg, call.stream);
   else

@@ -100,30 +100,6 @@ struct PerKeyOperands {
   }
 };
 
-// Few heads (blocks of a head's value slices filling at most half the GPU): the sequence split into segments
-// of whole chunks, a block each, so that the other multiprocessors work too. A first pass of the state alone
-// (loads and state warpgroups) takes each segment but the last from a zero state to its end (its state and
-// summed decay into `states` [B H][count - 1][K][V] and `decays` [B H][count - 1][K], fp32, the chunk
-// variant's workspace); a scan over the segments turns them into each segment's start state, in place; the
-// whole kernel then runs every segment from its start. Segment z takes `chunks` chunks from z chunks, the
-// last the rest. The first pass costs about half a chunk's work again (no queries, no outputs), so segments
-// pay from two on.
-struct FusedSegments {
-  int count = 1, chunks = 0;
-  float *states = nullptr, *decays = nullptr;
-};
-constexpr int kMinSegmentChunks = 8;  // a segment's fewest chunks: its ring filled and drained once
-inline FusedSegments plan_fused_segments(int blocks, int chunks, int multiprocessors) {
-  FusedSegments plan;
-  plan.count = 2 * blocks > multiprocessors ? 1 : multiprocessors / blocks;
-  if (chunks / kMinSegmentChunks < plan.count) plan.count = chunks / kMinSegmentChunks;
-  if (plan.count < 2) plan.count = 1;
-  plan.chunks = (chunks + plan.count - 1) / plan.count;
-  // whole segments only: no segment left empty by the rounding up
-  plan.count = (chunks + plan.chunks - 1) / plan.chunks;
-  return plan;
-}
-
 // The block's value columns: 32 at K = 128 (at 64 the kernel needs more than 168 registers a thread, the most
 // 384 threads may have: ptxas spilled 28 bytes), else fused_value_slice's.
 inline int per_key_value_slice(int K, int heads, int V, int multiprocessors) {
