@@ -251,18 +251,15 @@ template <int K, int kVs, bool kStateOnly>
 __global__ void __launch_bounds__(kFusedThreads, 1)
     scalar_fused_forward_kernel(Pointers<bf16> p, Dims d, FusedLayout L, FusedSegments seg, float* saved) {
   extern __shared__ unsigned char raw[];
-  unsigned char* const smem = aligned_plan(raw);
-  const int role = threadIdx.x / kGroup, thread = threadIdx.x % kGroup;
-  const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, v0 = blockIdx.y * kVs;
-  const std::int64_t head = std::int64_t(bh) * K * d.V;
-  const Run run = segment_run<kStateOnly>(seg, d.chunks(), K, d.V, bh, v0, p.h0 ? p.h0 + head : nullptr,
-                                          p.ht ? p.ht + head : nullptr);
-  if (role == 0)
-    loads_role<K, kVs, !kStateOnly>(p, d, L, smem, run, b, h, v0, thread);
-  else if (role == 1)
-    state_role<K, kVs, !kStateOnly>(d, L, smem, run, saved ? saved + head * d.chunks() : nullptr, v0, thread);
+  const BlockPlace at = block_place<kStateOnly>(raw, seg, d.H, d.chunks(), K, d.V, kVs, p.h0, p.ht);
+  if (at.role == 0)
+    loads_role<K, kVs, !kStateOnly>(p, d, L, at.smem, at.run, at.b, at.h, at.v0, at.thread);
+  else if (at.role == 1)
+    state_role<K, kVs, !kStateOnly>(d, L, at.smem, at.run,
+                                    saved ? saved + std::int64_t(at.bh) * d.chunks() * K * d.V : nullptr,
+                                    at.v0, at.thread);
   else if constexpr (!kStateOnly)
-    outputs_role<K, kVs>(p, d, L, smem, run, b, h, v0, thread);
+    outputs_role<K, kVs>(p, d, L, at.smem, at.run, at.b, at.h, at.v0, at.thread);
 }
 
 template <int K, int kVs>

@@ -88,6 +88,28 @@ __device__ Run segment_run(const FusedSegments& seg, int total, int K, int V, in
   return {first, chunks, z == 0 ? (h0 ? h0 + v0 : nullptr) : slot(z - 1),
           z == seg.count - 1 && ht ? ht + v0 : nullptr, nullptr};
 }
+// Where a thread of a one-kernel forward's block stands: the plan's base in shared memory, its warpgroup's
+// role (0 loads, 1 state, 2 outputs) and its thread there, the block's head (bh = b H + h), first value
+// column and run (segment_run's, for a head of H heads, `chunks` chunks, K x V states, Vs values a block;
+// h0 and ht the states' [B H][K][V] or null).
+struct BlockPlace {
+  unsigned char* smem;
+  int role, thread, bh, b, h, v0;
+  Run run;
+};
+template <bool kStateOnly>
+__device__ BlockPlace block_place(unsigned char* raw, const FusedSegments& seg, int H, int chunks, int K,
+                                  int V, int Vs, const float* h0, float* ht) {
+  BlockPlace at;
+  at.smem = aligned_plan(raw);
+  at.role = threadIdx.x / kGroup, at.thread = threadIdx.x % kGroup;
+  at.bh = blockIdx.x, at.b = at.bh / H, at.h = at.bh % H, at.v0 = blockIdx.y * Vs;
+  const std::int64_t head = std::int64_t(at.bh) * K * V;
+  at.run = segment_run<kStateOnly>(seg, chunks, K, V, at.bh, at.v0, h0 ? h0 + head : nullptr,
+                                   ht ? ht + head : nullptr);
+  return at;
+}
+
 // The state warpgroup's decay of a run to run.decay: the factor of each of the thread's two accumulator rows
 // (keys) a 64-key block (e: its registers 2 e, 2 e + 1), written by one thread of the four that hold a row.
 template <int kBlocks>
