@@ -274,8 +274,8 @@ __device__ void state_role(const Dims& d, const PerKeyFusedLayout& L, unsigned c
   const PerKeyOperands at{L, shared_address(smem)};
   const int chunks = run.chunks, warp = thread / 32, lane = thread % 32;
   float S[kBlocks][kVs / 2];
-  float decayed[kBlocks][2] =
-      {};  // the run's decay (exponents) of the thread's keys (register_row's, j even, odd)
+  // the run's decay (summed exponents) of the thread's keys (register_row's, j even and odd)
+  float decayed[kBlocks][2] = {};
   roles::load_state(S, run.start, d.V, thread);
   for (int n = 0; n < chunks; ++n) {
     const int s = n % kFusedStages;
