@@ -162,7 +162,7 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
       // S before chunk n in fp32 where a backward reads it (as the scan saves it)
       if (saved) roles::store_state(S, saved + std::int64_t(run.first + n) * K * d.V + v0, d.V, thread);
     }
-    stage_full(s).sync();
+    stage_full(s).sync_unaligned();
     const float whole = *ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C).e_whole;
     decayed *= whole;
 #pragma unroll
@@ -204,7 +204,7 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
             top = accumulator_element(thread, 0).row;  // this thread's rows: top, top + 8
   for (int n = 0; n < chunks; ++n) {
     const int s = n % kFusedStages, buffer = n % 2, t0 = (run.first + n) * C, length = min(C, d.T - t0);
-    stage_full(s).sync();
+    stage_full(s).sync_unaligned();
     state_full(buffer).sync();
     float o[kVs / 2], P[C / 2];
     wgmma::fence();

@@ -23,7 +23,8 @@ constexpr int kGroup = 128;  // threads a warpgroup
 // (the loads arrive, the readers wait) and empty when its readers are done (they arrive, the loads wait); a
 // state buffer likewise between the state and the outputs. A reader skips its arrival where no one will wait
 // for it (the last chunks), so that no barrier is left half-way at the end. The stages' barriers count every
-// warpgroup the block has (three; two in a pass of the state alone).
+// warpgroup the block has (three; two in a pass of the state alone); a full stage is waited on by two roles
+// from their own loops, so through sync_unaligned.
 __device__ inline NamedBarrier stage_full(int s) {
   return {1 + s, int(blockDim.x)};
 }

@@ -287,7 +287,7 @@ __device__ void state_role(const Dims& d, const PerKeyFusedLayout& L, unsigned c
       wgmma::fence_shared_for_async();
       state_full(0).arrive();
     }
-    stage_full(s).sync();
+    stage_full(s).sync_unaligned();
     const Tables tab = Tables::at(smem, L, s);
     // the keys' A fragments: k e^{to its sub-chunk's end} times e^{the sub-chunks after}, in two parts; a
     // depth step is a sub-chunk, and a thread's rows are two keys. A 64-key block at a time (both at once
@@ -392,7 +392,7 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const PerKe
   const int chunks = run.chunks, I = thread / 32, lane = thread % 32, group = lane / 4, pair = lane % 4;
   for (int n = 0; n < chunks; ++n) {
     const int s = n % kFusedStages, t0 = (run.first + n) * C, length = min(C, d.T - t0);
-    stage_full(s).sync();
+    stage_full(s).sync_unaligned();
     const Tables tab = Tables::at(smem, L, s);
     // P: the scores of the warp's 16 rows against the chunk's 64 tokens, as eight 16 x 8 tiles
     float P[2 * kSubs][4] = {};
