@@ -29,19 +29,21 @@ constexpr Dims kLongShape{1, 24576, 1, 64, 64};
 // lane at K = 128; the row pass 16 values per lane), where the small shapes above take the thin ones
 // (tests/kernels/fused_layout_test.cpp checks that every layout is reached).
 constexpr Dims kManyHeads[] = {{4, 37, 16, 64, 64}, {2, 37, 16, 128, 128}, {4, 37, 16, 128, 128}};
-// and a chunked variant's forward alone at many heads over several chunks (the last one short): simple_gla's
-// one-kernel chunk forward on a Hopper takes blocks of 32 values where blocks of 64 would fill at most half
-// the SMs, of 64 past that (kernels/simple_gla/chunk_fused_layout.h), at K = 64 and 128: a shape for each of
-// the four, its chunks passed between warpgroups more than once (tests/kernels/scalar_fused_layout_test.cpp).
+// and a chunked variant's forward alone at many heads over several chunks (the last one short): the
+// one-kernel chunk forwards on a Hopper run only where their blocks fill more than half the SMs
+// (kernels/common/chunk/fused_plan.h), of 32 values where blocks of 64 would fill at most half, of 64 past
+// that, at K = 64 (gla's, rwkv6's and simple_gla's) and 128 (simple_gla's): a shape for each, its chunks
+// passed between warpgroups more than once (tests/kernels/{scalar,per_key}_fused_layout_test.cpp). The
+// first also fwd+bwd, where simple_gla's kernel saves the states its backward reads.
 constexpr Dims kManyHeadsChunks[] = {
-    {2, 130, 16, 64, 64}, {8, 130, 16, 64, 64}, {2, 130, 16, 128, 128}, {4, 130, 16, 128, 128}};
+    {3, 130, 16, 64, 64}, {8, 130, 16, 64, 64}, {2, 130, 16, 128, 128}, {4, 130, 16, 128, 128}};
 // and a chunked variant's forward alone at the lengths around a chunk's (gla's and rwkv6's one-kernel
 // forwards on a Hopper run only where no backward follows: kernels/common/chunk/per_key_fused_forward.cu),
-// K != V among them, at few heads over many chunks (that kernel's sequence segments at K = 128; kSegmented
-// takes them at K = 64), and with a large initial state.
-constexpr Dims kChunkEdgesForward[] = {{1, 1, 2, 64, 64},     {1, 63, 2, 64, 64}, {1, 64, 2, 64, 64},
-                                       {1, 65, 2, 64, 64},    {1, 97, 2, 64, 64}, {2, 65, 2, 128, 64},
-                                       {1, 1100, 2, 128, 128}};
+// K != V among them, over many chunks, and with a large initial state; at heads enough for those kernels.
+constexpr Dims kChunkEdgesForward[] = {{1, 1, 48, 64, 64},   {1, 63, 48, 64, 64},  {1, 64, 48, 64, 64},
+                                       {1, 65, 48, 64, 64},  {1, 97, 48, 64, 64},  {2, 65, 48, 64, 32},
+                                       {2, 65, 48, 128, 64}, {1, 1100, 48, 64, 64}};
+constexpr Dims kLargeStateForward{1, 65, 48, 64, 64};
 // and for ops with slots, the slot counts besides the default with enough heads that their state passes
 // 2^19 elements (B H M (K + V)), where gsa's fp32 fused backward runs as scans instead of in chunk form
 // (kernels/gsa/fused_plan.h), each slot count its own query-gradient kernel there.
@@ -199,20 +201,22 @@ struct Builder {
       c.decay = DecayScenario::beyond;
       add_here(c, kSmall, "beyond_floor");
     }
-    // and, on a GPU, the forward alone at many heads and K = 128, where a forward no backward follows may
-    // take a path of its own (rwkv7's bf16 fused forward there: two columns a lane, by
-    // plain_forward_takes_two_columns in kernels/common/fused_recurrent/layout.h), which the decay cases
-    // above, fwd+bwd, never reach
+    // and, on a GPU, the forward alone at many heads and K = 128 and 64, where a forward no backward follows
+    // may take a path of its own (rwkv7's bf16 fused forward at K = 128: two columns a lane, by
+    // plain_forward_takes_two_columns in kernels/common/fused_recurrent/layout.h; the one-kernel chunk
+    // forwards on a Hopper, gla's and rwkv6's at K = 64), which the decay cases above, fwd+bwd, never reach
     if (spec.backend == Backend::cuda && v.support.backward) {
       BatteryCase forward = c;
       forward.mode = Mode::fwd;
-      for (const auto& [decay, name] : decays) {
-        forward.decay = decay;
-        add_here(forward, kManyHeads[1], std::string(name) + "_forward_only");
-      }
-      if (op.log_decay_floor > kBeyondLogDecay) {
-        forward.decay = DecayScenario::beyond;
-        add_here(forward, kManyHeads[1], "beyond_floor_forward_only");
+      for (const Dims& d : {kManyHeads[1], kManyHeads[0]}) {
+        for (const auto& [decay, name] : decays) {
+          forward.decay = decay;
+          add_here(forward, d, std::string(name) + "_forward_only");
+        }
+        if (op.log_decay_floor > kBeyondLogDecay) {
+          forward.decay = DecayScenario::beyond;
+          add_here(forward, d, "beyond_floor_forward_only");
+        }
       }
     }
 
@@ -229,6 +233,8 @@ struct Builder {
       }
       add_here(c, kLongShape, "reference");
       add_here(c, kSegmented, "segments");
+      if (!v.support.chunk_sizes.empty() && v.support.backward)
+        add_here(c, kManyHeadsChunks[0], "many_heads_chunks");
       for (const std::size_t room : kSmallerGpuSharedMemory) {
         BatteryCase smaller = c;
         smaller.shared_memory_cap = room;
@@ -255,7 +261,7 @@ struct Builder {
           BatteryCase large = forward;
           large.family = Family::state;
           large.magnitude = Magnitude::large_state;
-          add_here(large, kSmall, "large_state_forward_only");
+          add_here(large, kLargeStateForward, "large_state_forward_only");
         }
       }
     }

@@ -10,8 +10,7 @@
 //            k^T (v e^{to end}): its chain is the only one that runs chunk after chunk;
 //   outputs  o = scale (e^{seen_i} q S + P v), P = (q k^T) o e^{G_i - G_j} for j <= i, P's two bf16 parts fed
 //            to the next product from registers.
-// Few heads: the sequence in segments (fused_plan.h), a first pass of the loads and state alone to each
-// segment's end state, then this kernel a segment a block from its start state.
+// It runs where its blocks fill more than half the GPU (fused_plan.h, fused_blocks_fill).
 // The precision is the scalar forward's: S, P and the decayed v in two parts (~16 bits), q, k, v as they are.
 // Exponents as chunk_forward.cuh's (sums within 16-token sub-chunks, never positive).
 #include <cuda_bf16.h>
@@ -19,7 +18,6 @@
 #include <cstdint>
 
 #include "kernels/common/chunk/fused_roles.cuh"
-#include "kernels/common/chunk/fused_segments.h"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/wgmma/wgmma.cuh"
 #include "kernels/simple_gla/chunk_forward.cuh"
@@ -84,11 +82,11 @@ __device__ void decayed_scores(const float (&P)[8 * kSteps], const ScalarDecays&
   }
 }
 
-// The loads' warpgroup: chunk n's q (where `queries`), k and v by cp.async into stage s (rows past the
-// sequence as zeros), one group.
+// The loads' warpgroup: chunk n's q, k and v by cp.async into stage s (rows past the sequence as zeros), one
+// group.
 template <int K, int kVs>
 __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned base, int b,
-                           int h, int v0, int n, int s, bool queries, int thread) {
+                           int h, int v0, int n, int s, int thread) {
   const int t0 = n * C, length = min(C, d.T - t0);
   const Tile tokens{C};
   const std::int64_t first = d.row(b, h, t0);
@@ -97,7 +95,7 @@ __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLa
     const int t = idx / (K / 8), c = idx % (K / 8) * 8;
     const bool in = t < length;
     const std::int64_t at = (in ? std::int64_t(t) * d.H * K : 0) + c;
-    if (queries) cp_async16_or_zeros_to(base + L.q(s) + tokens.offset(t, c), q_rows + at, in);
+    cp_async16_or_zeros_to(base + L.q(s) + tokens.offset(t, c), q_rows + at, in);
     cp_async16_or_zeros_to(base + L.k(s) + tokens.offset(t, c), k_rows + at, in);
   }
   for (int idx = thread; idx < C * kVs / 8; idx += kGroup) {
@@ -109,22 +107,18 @@ __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLa
   cp_async_commit();
 }
 
-// kQueries: q too (a pass of the state alone has no use for it).
-template <int K, int kVs, bool kQueries>
+template <int K, int kVs>
 __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned char* smem,
-                           const Run& run, int b, int h, int v0, int thread) {
+                           int b, int h, int v0, int thread) {
   const unsigned base = shared_address(smem);
   const Tile tokens{C};
   roles::run_loads_ring(
-      run.chunks,
-      [&](int n) {
-        load_chunk<K, kVs>(p, d, L, base, b, h, v0, run.first + n, n % kFusedStages, kQueries, thread);
-      },
+      d.chunks(), [&](int n) { load_chunk<K, kVs>(p, d, L, base, b, h, v0, n, n % kFusedStages, thread); },
       [&](int n, int s) {
         const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C);
         if (thread < 32) {
           float g[2];
-          load_scalar_gates<C>(p, d, b, h, (run.first + n) * C, g);
+          load_scalar_gates<C>(p, d, b, h, n * C, g);
           scan_scalar_decays(dec, C, g[0], g[1]);
         }
         loaders().sync();  // every loader's copies of the chunk, and its decays
@@ -139,32 +133,27 @@ __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
       });
 }
 
-// kOutputs: an outputs warpgroup reads S before every chunk (the whole kernel), else the run's decay goes to
-// run.decay (a pass of the state alone). `saved`: where a backward follows, the head's states before every
-// chunk ([chunks][K][V] fp32; the whole kernel only), else null.
-template <int K, int kVs, bool kOutputs>
-__device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* smem, const Run& run,
-                           float* saved, int v0, int thread) {
+// From the head's state `start` to its final state `end` (null: zeros, not kept). `saved`: where a backward
+// follows, the head's states before every chunk ([chunks][K][V] fp32), else null.
+template <int K, int kVs>
+__device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* smem, const float* start,
+                           float* end, float* saved, int v0, int thread) {
   constexpr int kBlocks = K / wgmma::kRows;  // the state's 64-key row blocks, one accumulator each
   const FusedOperands at{L, shared_address(smem)};
-  const int chunks = run.chunks;
+  const int chunks = d.chunks();
   float S[kBlocks][kVs / 2];
-  float decayed = 1.0f;  // the run's decay: one factor for every key
-  roles::load_state(S, run.start, d.V, thread);
+  roles::load_state(S, start, d.V, thread);
   for (int n = 0; n < chunks; ++n) {
     const int s = n % kFusedStages, buffer = n % 2;
-    if constexpr (kOutputs) {
-      // S before chunk n, for its outputs: needs none of the chunk's inputs, so it goes out first
-      if (n >= 2) state_empty(buffer).sync();
-      roles::publish_state<K>(S, smem + L.state(buffer, 0), smem + L.state(buffer, 1), thread);
-      wgmma::fence_shared_for_async();
-      state_full(buffer).arrive();
-      // S before chunk n in fp32 where a backward reads it (as the scan saves it)
-      if (saved) roles::store_state(S, saved + std::int64_t(run.first + n) * K * d.V + v0, d.V, thread);
-    }
+    // S before chunk n, for its outputs: needs none of the chunk's inputs, so it goes out first
+    if (n >= 2) state_empty(buffer).sync();
+    roles::publish_state<K>(S, smem + L.state(buffer, 0), smem + L.state(buffer, 1), thread);
+    wgmma::fence_shared_for_async();
+    state_full(buffer).arrive();
+    // S before chunk n in fp32 where a backward reads it (as the scan saves it)
+    if (saved) roles::store_state(S, saved + std::int64_t(n) * K * d.V + v0, d.V, thread);
     stage_full(s).sync_unaligned();
     const float whole = *ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C).e_whole;
-    decayed *= whole;
 #pragma unroll
     for (int m = 0; m < kBlocks; ++m) {
 #pragma unroll
@@ -186,24 +175,18 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
     for (int m = 0; m < kBlocks; ++m) wgmma::hold(S[m]);
     if (n + kFusedStages < chunks) stage_empty(s).arrive();
   }
-  if (run.end) roles::store_state(S, run.end, d.V, thread);
-  if constexpr (!kOutputs) {
-    float factor[kBlocks][2];
-#pragma unroll
-    for (int m = 0; m < kBlocks; ++m) factor[m][0] = factor[m][1] = decayed;
-    roles::store_run_decay(run, factor, thread);
-  }
+  if (end) roles::store_state(S, end, d.V, thread);
 }
 
 template <int K, int kVs>
 __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L,
-                             unsigned char* smem, const Run& run, int b, int h, int v0, int thread) {
+                             unsigned char* smem, int b, int h, int v0, int thread) {
   constexpr int kSteps = C / wgmma::kDepth;  // P's 16-token column steps: the depth of P v
   const FusedOperands at{L, shared_address(smem)};
-  const int chunks = run.chunks,
+  const int chunks = d.chunks(),
             top = accumulator_element(thread, 0).row;  // this thread's rows: top, top + 8
   for (int n = 0; n < chunks; ++n) {
-    const int s = n % kFusedStages, buffer = n % 2, t0 = (run.first + n) * C, length = min(C, d.T - t0);
+    const int s = n % kFusedStages, buffer = n % 2, t0 = n * C, length = min(C, d.T - t0);
     stage_full(s).sync_unaligned();
     state_full(buffer).sync();
     float o[kVs / 2], P[C / 2];
@@ -244,41 +227,30 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
   }
 }
 
-// grid (B H, V / Vs, segments), kFusedThreads threads (kStateOnly: the loads and state warpgroups alone, and
-// segments - 1 of them), L.bytes() of shared memory. `saved`: where a backward follows, the state before
-// every chunk ([B H][chunks][K][V] fp32), else null.
-template <int K, int kVs, bool kStateOnly>
+// grid (B H, V / Vs), kFusedThreads threads, L.bytes() of shared memory. `saved`: where a backward follows,
+// the state before every chunk ([B H][chunks][K][V] fp32), else null.
+template <int K, int kVs>
 __global__ void __launch_bounds__(kFusedThreads, 1)
-    scalar_fused_forward_kernel(Pointers<bf16> p, Dims d, FusedLayout L, FusedSegments seg, float* saved) {
+    scalar_fused_forward_kernel(Pointers<bf16> p, Dims d, FusedLayout L, float* saved) {
   extern __shared__ unsigned char raw[];
-  const BlockPlace at = block_place<kStateOnly>(raw, seg, d.H, d.chunks(), K, d.V, kVs, p.h0, p.ht);
+  const BlockPlace at = block_place(raw, d.H, K, d.V, kVs, p.h0, p.ht);
   if (at.role == 0)
-    loads_role<K, kVs, !kStateOnly>(p, d, L, at.smem, at.run, at.b, at.h, at.v0, at.thread);
+    loads_role<K, kVs>(p, d, L, at.smem, at.b, at.h, at.v0, at.thread);
   else if (at.role == 1)
-    state_role<K, kVs, !kStateOnly>(d, L, at.smem, at.run,
-                                    saved ? saved + std::int64_t(at.bh) * d.chunks() * K * d.V : nullptr,
-                                    at.v0, at.thread);
-  else if constexpr (!kStateOnly)
-    outputs_role<K, kVs>(p, d, L, at.smem, at.run, at.b, at.h, at.v0, at.thread);
+    state_role<K, kVs>(d, L, at.smem, at.start, at.end,
+                       saved ? saved + std::int64_t(at.bh) * d.chunks() * K * d.V : nullptr, at.v0,
+                       at.thread);
+  else
+    outputs_role<K, kVs>(p, d, L, at.smem, at.b, at.h, at.v0, at.thread);
 }
 
 template <int K, int kVs>
-void launch_fused(const Pointers<bf16>& p, const Dims& d, const FusedSegments& seg, float* saved,
-                  cudaStream_t stream) {
+void launch_fused(const Pointers<bf16>& p, const Dims& d, float* saved, cudaStream_t stream) {
   const FusedLayout L{K, kVs};
-  const dim3 blocks(unsigned(d.B * d.H), unsigned(d.V / kVs));
-  if (seg.count > 1) {
-    const auto states = scalar_fused_forward_kernel<K, kVs, true>;
-    allow_shared_memory(states, L.bytes());
-    states<<<dim3(blocks.x, blocks.y, unsigned(seg.count - 1)), 2 * kGroup, L.bytes(), stream>>>(p, d, L, seg,
-                                                                                                 nullptr);
-    FLA_CUDA_CHECK_LAUNCH();
-    launch_segment_starts(p.h0, seg, d.B * d.H, K, d.V, stream);
-  }
-  const auto kernel = scalar_fused_forward_kernel<K, kVs, false>;
+  const auto kernel = scalar_fused_forward_kernel<K, kVs>;
   allow_shared_memory(kernel, L.bytes());
-  kernel<<<dim3(blocks.x, blocks.y, unsigned(seg.count)), kFusedThreads, L.bytes(), stream>>>(p, d, L, seg,
-                                                                                              saved);
+  kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs)), kFusedThreads, L.bytes(), stream>>>(p, d, L,
+                                                                                               saved);
   FLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -291,7 +263,8 @@ bool simple_gla_fused_forward_runs(const Problem& p, const DeviceLimits& limits)
       p.V % 32 != 0)
     return false;
   const int Vs = chunk::fused_value_slice(int(p.B * p.H), int(p.V), limits.multiprocessors);
-  return chunk::FusedLayout{int(p.K), Vs}.bytes() <= limits.shared_memory_per_block;
+  return chunk::fused_blocks_fill(int(p.B * p.H * (p.V / Vs)), limits.multiprocessors) &&
+         chunk::FusedLayout{int(p.K), Vs}.bytes() <= limits.shared_memory_per_block;
 }
 
 void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limits) {
@@ -303,16 +276,12 @@ void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limit
   float* saved =
       call.save_for_backward ? ws.states : nullptr;  // where a backward follows, the states it reads
   const int Vs = chunk::fused_value_slice(d.B * d.H, d.V, limits.multiprocessors);
-  chunk::FusedSegments seg =
-      chunk::plan_fused_segments(d.B * d.H * (d.V / Vs), d.chunks(), limits.multiprocessors);
-  if (seg.count > 1)  // in the room of the state gradients, which the backward writes only after
-    seg = chunk::place_segments(seg, ws.dstates, d.B * d.H, d.K, d.V);
   if (d.K == 64)
-    Vs == 32 ? chunk::launch_fused<64, 32>(p, d, seg, saved, call.stream)
-             : chunk::launch_fused<64, 64>(p, d, seg, saved, call.stream);
+    Vs == 32 ? chunk::launch_fused<64, 32>(p, d, saved, call.stream)
+             : chunk::launch_fused<64, 64>(p, d, saved, call.stream);
   else
-    Vs == 32 ? chunk::launch_fused<128, 32>(p, d, seg, saved, call.stream)
-             : chunk::launch_fused<128, 64>(p, d, seg, saved, call.stream);
+    Vs == 32 ? chunk::launch_fused<128, 32>(p, d, saved, call.stream)
+             : chunk::launch_fused<128, 64>(p, d, saved, call.stream);
 }
 
 }  // namespace flabench

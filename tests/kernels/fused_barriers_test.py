@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 """The named-barrier protocol of the one-kernel chunk forwards on Hopper (kernels/common/chunk/fused_roles.cuh:
 simple_gla's with two state buffers, kernels/simple_gla/chunk_fused_forward.cu; gla's and rwkv6's with one,
-kernels/common/chunk/per_key_fused_forward.cu, and its pass of the state alone over sequence segments),
-simulated: the warpgroups (loads, state, outputs) as one unit each, a barrier as a counter of arrivals that
+kernels/common/chunk/per_key_fused_forward.cu), simulated: the warpgroups (loads, state, outputs) as one unit each, a barrier as a counter of arrivals that
 completes a generation at its count (stage barriers every role of the block, state barriers two), each
 role's arrive / sync sequence as the kernels issue them for N chunks. For N = 1..11, every fixed order of the
 roles and random schedules: no deadlock, no role arriving twice in one generation, no barrier left half-way
@@ -16,9 +15,8 @@ import unittest
 STAGES = 2
 
 
-def programs(chunks, buffers, extra_state_arrival=False, state_only=False):
-    """Each role's barrier operations for `chunks` chunks with `buffers` state buffers; state_only: the pass of
-    the state alone (gla's and rwkv6's segments), loads and state warpgroups without the outputs."""
+def programs(chunks, buffers, extra_state_arrival=False):
+    """Each role's barrier operations for `chunks` chunks with `buffers` state buffers."""
     loads, state, outputs = [], [], []
     for n in range(chunks):
         s = n % STAGES
@@ -27,10 +25,9 @@ def programs(chunks, buffers, extra_state_arrival=False, state_only=False):
             loads.append(('sync', f'empty{(n + 1) % STAGES}'))
     for n in range(chunks):
         s, b = n % STAGES, n % buffers
-        if not state_only:
-            if n >= buffers:
-                state.append(('sync', f'state_empty{b}'))
-            state.append(('arrive', f'state_full{b}'))
+        if n >= buffers:
+            state.append(('sync', f'state_empty{b}'))
+        state.append(('arrive', f'state_full{b}'))
         state.append(('sync', f'full{s}'))
         if n + STAGES < chunks:
             state.append(('arrive', f'empty{s}'))
@@ -42,14 +39,12 @@ def programs(chunks, buffers, extra_state_arrival=False, state_only=False):
             outputs.append(('arrive', f'state_empty{b}'))
         if n + STAGES < chunks:
             outputs.append(('arrive', f'empty{s}'))
-    if state_only:
-        return {'loads': loads, 'state': state}
     return {'loads': loads, 'state': state, 'outputs': outputs}
 
 
-def counts(buffers, state_only=False):
-    # the stages' barriers count every warpgroup of the block (blockDim.x)
-    c = {f'{kind}{s}': 2 if state_only else 3 for kind in ('full', 'empty') for s in range(STAGES)}
+def counts(buffers):
+    # the stages' barriers count all three warpgroups
+    c = {f'{kind}{s}': 3 for kind in ('full', 'empty') for s in range(STAGES)}
     c.update({f'{kind}{b}': 2 for kind in ('state_full', 'state_empty') for b in range(buffers)})
     return c
 
@@ -83,8 +78,8 @@ def simulate(progs, count, pick):
     assert not any(arrived.values()), f'left half-way: {arrived}'
 
 
-def check(chunks, buffers, schedules, state_only=False, **mutation):
-    progs, count = programs(chunks, buffers, state_only=state_only, **mutation), counts(buffers, state_only)
+def check(chunks, buffers, schedules, **mutation):
+    progs, count = programs(chunks, buffers, **mutation), counts(buffers)
     for order in itertools.permutations(progs):
         simulate(progs, count, lambda runnable, order=order: next(r for r in order if r in runnable))
     for seed in range(schedules):
@@ -100,10 +95,6 @@ class FusedBarriers(unittest.TestCase):
     def test_one_state_buffer(self):  # gla's and rwkv6's
         for chunks in range(1, 12):
             check(chunks, 1, 300)
-
-    def test_the_state_alone(self):  # gla's and rwkv6's first pass over sequence segments
-        for chunks in range(1, 12):
-            check(chunks, 1, 300, state_only=True)
 
     def test_the_simulation_sees_a_barrier_left_half_way(self):
         with self.assertRaises(AssertionError):

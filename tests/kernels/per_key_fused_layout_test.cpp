@@ -1,13 +1,12 @@
 // gla's and rwkv6's fused chunk forward on Hopper (kernels/common/chunk/per_key_fused_forward.cu): its
 // shared-memory plan (every tile on the swizzle's 1024-byte pattern, no overlaps, within an H100's 227 KiB),
-// its value slices and where it runs. The kernel itself runs in the GPU battery (gla/chunk and rwkv6/chunk
-// bf16 forwards at C = 64).
+// and where it runs. The kernel itself runs in the GPU battery (gla/chunk and rwkv6/chunk bf16 forwards at
+// C = 64).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <set>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -51,7 +50,7 @@ TEST(PerKeyFusedLayout, TilesStartOnTheSwizzlePatternAndDoNotOverlap) {
 TEST(PerKeyFusedLayout, TheTablesHoldEveryRowTheLoadsWrite) {
   for (int K : {64, 128}) {
     const PerKeyTables tables{K};
-    EXPECT_EQ(int(PerKeyTables::rows), 4 * kFusedSubs + 3 + 1 + 1 + 1);
+    EXPECT_EQ(int(PerKeyTables::rows), 4 * kFusedSubs + 3 + 1 + 1);
     EXPECT_GE(K, kFusedChunk) << "the bonus row holds a chunk's tokens";
     EXPECT_EQ(tables.bytes(), unsigned(PerKeyTables::rows * K + kFusedSubs * (2 + K)) * sizeof(float));
     // a warp's list of steep channels, one per 64 of them, in a place of its own
@@ -59,38 +58,9 @@ TEST(PerKeyFusedLayout, TheTablesHoldEveryRowTheLoadsWrite) {
   }
 }
 
-TEST(PerKeyFusedLayout, SlicesOf32ValuesAtK128) {
-  EXPECT_EQ(per_key_value_slice(128, 64, 128, 132), 32);  // 4,4096,16,128: 64 would spill
-  EXPECT_EQ(per_key_value_slice(64, 128, 64, 132), 64);   // as fused_value_slice at K = 64
-  EXPECT_EQ(per_key_value_slice(64, 64, 64, 132), 32);
-}
-
-TEST(PerKeyFusedLayout, SegmentsWhereTheHeadsFillAtMostHalfTheGpu) {
-  const auto segments = [](int blocks, int chunks) { return plan_fused_segments(blocks, chunks, 132); };
-  EXPECT_EQ(segments(32, 384).count, 4);  // 1,24576,16,64: 32 blocks of 32 values -> 128
-  EXPECT_EQ(segments(32, 384).chunks, 96);
-  EXPECT_EQ(segments(128, 256).count, 1);  // 2,16384,16,128: 128 blocks already
-  EXPECT_EQ(segments(67, 256).count, 1);   // more than half the SMs
-  EXPECT_EQ(segments(66, 256).count, 2);
-  EXPECT_EQ(segments(8, 65).count, 8);  // the battery's 2,4100,2,64,64: segments of 9 chunks, the last 2
-  EXPECT_EQ(segments(8, 65).chunks, 9);
-  EXPECT_EQ(segments(4, 15).count, 1);  // too few chunks for two segments of kMinSegmentChunks
-  for (int blocks = 1; blocks <= 140; ++blocks)
-    for (int chunks : {1, 7, 8, 15, 16, 17, 65, 100, 384, 1000}) {
-      const FusedSegments plan = segments(blocks, chunks);
-      ASSERT_GE(plan.count, 1);
-      EXPECT_GE(plan.count * plan.chunks, chunks) << blocks << " " << chunks;        // every chunk
-      EXPECT_LT((plan.count - 1) * plan.chunks, chunks) << blocks << " " << chunks;  // no segment empty
-      if (plan.count > 1) {
-        EXPECT_LE(plan.count * blocks, 132) << blocks << " " << chunks;
-        EXPECT_GE(plan.chunks, kMinSegmentChunks) << blocks << " " << chunks;
-      }
-    }
-}
-
 TEST(PerKeyFusedLayout, RunsOnlyWhereItsKernelApplies) {
   const DeviceLimits h100{kH100SharedBytes, 90, 132};
-  Problem p = testing::small_problem(testing::op_named("gla"), 2, 16384, 16, 128, 128, DType::bf16);
+  Problem p = testing::small_problem(testing::op_named("gla"), 4, 4096, 16, 64, 64, DType::bf16);
   p.chunk_size = 64;
   if (!per_key_fused_forward_runs(GlaForm::value, p, h100)) GTEST_SKIP() << "this build has no sm_90a code";
   EXPECT_TRUE(per_key_fused_forward_runs(Rwkv6Form::value, p, h100));
@@ -101,8 +71,13 @@ TEST(PerKeyFusedLayout, RunsOnlyWhereItsKernelApplies) {
   exclusive_only.output_before_update = true;
   EXPECT_FALSE(per_key_fused_forward_runs(exclusive_only, p, h100)) << "no such op";
   Problem q = p;
-  q.K = q.V = 64;
-  EXPECT_TRUE(per_key_fused_forward_runs(GlaForm::value, q, h100));
+  q.K = q.V = 128;
+  EXPECT_FALSE(per_key_fused_forward_runs(GlaForm::value, q, h100)) << "K = 128 measured slower";
+  q = p;
+  q.B = 1, q.T = 24576;
+  EXPECT_FALSE(per_key_fused_forward_runs(GlaForm::value, q, h100)) << "32 blocks: less than half the GPU";
+  q.B = 3;
+  EXPECT_TRUE(per_key_fused_forward_runs(GlaForm::value, q, h100)) << "96 blocks";
   for (int C : {16, 32}) {
     q = p;
     q.chunk_size = C;
@@ -123,35 +98,28 @@ TEST(PerKeyFusedLayout, RunsOnlyWhereItsKernelApplies) {
   EXPECT_FALSE(per_key_fused_forward_runs(GlaForm::value, p, DeviceLimits{99 * 1024, 90, 132}));
 }
 
-// On an H100 or H200 (132 SMs) the battery runs each of the kernel's three instances (K 64 with 32 or 64
-// values a block, K 128 with 32) over more than one chunk in gla's and rwkv6's forward-alone cases, with
-// sequence segments at both K, and among them decays steep enough for the diagonal's element-by-element
-// channels.
+// On an H100 or H200 (132 SMs) the battery runs each of the kernel's two instances (K 64 with 32 or 64 values
+// a block) over more than one chunk in gla's and rwkv6's forward-alone cases, and decays steep enough for the
+// diagonal's element-by-element channels.
 TEST(PerKeyFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
   const DeviceLimits hopper{kH100SharedBytes, 90, 132};
   for (const auto& [op, form] :
        {std::pair{std::string("gla"), GlaForm::value}, std::pair{std::string("rwkv6"), Rwkv6Form::value}}) {
-    Problem probe = testing::small_problem(testing::op_named(op), 1, 130, 1, 64, 64, DType::bf16);
+    Problem probe = testing::small_problem(testing::op_named(op), 8, 130, 16, 64, 64, DType::bf16);
     probe.chunk_size = kFusedChunk;
     if (!per_key_fused_forward_runs(form, probe, hopper)) GTEST_SKIP() << "this build has no sm_90a code";
-    std::set<std::tuple<int, int>> reached;  // (K, Vs) over two chunks or more
-    std::set<int> segmented;                 // K where the sequence is split
+    std::set<int> reached;  // Vs over two chunks or more
     bool steep = false;
     for (const BatteryCase& c :
          battery_cases(product_registry(), {"/" + op + "/chunk/fwd/bf16/", Backend::cuda, hopper, false})) {
       const Problem& p = c.problem;
       if (c.skip_reason || c.shared_memory_cap != 0 || !per_key_fused_forward_runs(form, p, hopper)) continue;
       if (c.decay == DecayScenario::floor) steep = true;  // 16 tokens at the floor: steep channels
-      if (p.T <= kFusedChunk) continue;
-      const int Vs = per_key_value_slice(int(p.K), int(p.B * p.H), int(p.V), hopper.multiprocessors);
-      reached.insert({int(p.K), Vs});
-      const int chunks = int((p.T + kFusedChunk - 1) / kFusedChunk);
-      if (plan_fused_segments(int(p.B * p.H * (p.V / Vs)), chunks, hopper.multiprocessors).count > 1)
-        segmented.insert(int(p.K));
+      if (p.T > kFusedChunk)
+        reached.insert(fused_value_slice(int(p.B * p.H), int(p.V), hopper.multiprocessors));
     }
-    EXPECT_EQ(reached, (std::set<std::tuple<int, int>>{{64, 32}, {64, 64}, {128, 32}})) << op;
+    EXPECT_EQ(reached, (std::set<int>{32, 64})) << op;
     EXPECT_TRUE(steep) << op;
-    EXPECT_EQ(segmented, (std::set<int>{64, 128})) << op;
   }
 }
 

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "kernels/simple_gla/chunk_fused_forward.h"
@@ -58,7 +59,7 @@ TEST(ScalarFusedLayout, RunsOnlyWhereItsKernelApplies) {
   p.chunk_size = 64;
   if (!simple_gla_fused_forward_runs(p, h100)) GTEST_SKIP() << "this build has no sm_90a code";
   Problem q = p;
-  q.K = q.V = 64;
+  q.B = 4, q.K = q.V = 64;  // 128 blocks of 32 values (at B = 2, 64: fused_blocks_fill's test below)
   EXPECT_TRUE(simple_gla_fused_forward_runs(q, h100));
   for (int C : {16, 32}) {
     q = p;
@@ -80,34 +81,45 @@ TEST(ScalarFusedLayout, RunsOnlyWhereItsKernelApplies) {
   EXPECT_FALSE(simple_gla_fused_forward_runs(p, DeviceLimits{99 * 1024, 90, 132}));        // under a cap
 }
 
+TEST(ScalarFusedLayout, RunsOnlyWhereItsBlocksFillMoreThanHalfTheGpu) {
+  const DeviceLimits h100{kH100SharedBytes, 90, 132};
+  Problem p = testing::small_problem(testing::op_named("simple_gla"), 1, 24576, 16, 64, 64, DType::bf16);
+  p.chunk_size = kFusedChunk;
+  Problem many = p;
+  many.B = 8;
+  if (!simple_gla_fused_forward_runs(many, h100)) GTEST_SKIP() << "this build has no sm_90a code";
+  EXPECT_FALSE(simple_gla_fused_forward_runs(p, h100)) << "1,24576,16,64: 32 blocks of 32 values";
+  EXPECT_TRUE(fused_blocks_fill(67, 132));
+  EXPECT_FALSE(fused_blocks_fill(66, 132));
+  p.B = 2;  // 64 blocks of 32 values
+  EXPECT_FALSE(simple_gla_fused_forward_runs(p, h100));
+  p.B = 3;  // 96
+  EXPECT_TRUE(simple_gla_fused_forward_runs(p, h100));
+}
+
 // On an H100 or H200 (132 SMs) the battery runs each of the kernel's four instances (K 64 or 128, 32 or 64
-// values a block) over more than one chunk, in its forward-alone cases, and sequence segments (few heads,
-// fused_plan.h) at both K, alone and before a backward (whose states the segments' whole pass saves).
+// values a block) over more than one chunk in its forward-alone cases, and one before a backward (where it
+// saves the states the backward reads).
 TEST(ScalarFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
   const DeviceLimits hopper{kH100SharedBytes, 90, 132};
   const Problem probe = [] {
-    Problem p = testing::small_problem(testing::op_named("simple_gla"), 1, 130, 1, 64, 64, DType::bf16);
+    Problem p = testing::small_problem(testing::op_named("simple_gla"), 8, 130, 16, 64, 64, DType::bf16);
     p.chunk_size = kFusedChunk;
     return p;
   }();
   if (!simple_gla_fused_forward_runs(probe, hopper)) GTEST_SKIP() << "this build has no sm_90a code";
-  std::set<std::tuple<int, int>> reached;     // (K, Vs) over two chunks or more, forward alone
-  std::set<std::tuple<int, Mode>> segmented;  // (K, mode) where the sequence is split
+  std::set<std::tuple<int, int, Mode>> reached;  // (K, Vs, mode) over two chunks or more
   for (const BatteryCase& c : battery_cases(
            product_registry(), {"/simple_gla/chunk/(fwd|fwdbwd)/bf16/", Backend::cuda, hopper, false})) {
     const Problem& p = c.problem;
     if (c.skip_reason || c.shared_memory_cap != 0 || p.T <= kFusedChunk ||
         !simple_gla_fused_forward_runs(p, hopper))
       continue;
-    const int Vs = fused_value_slice(int(p.B * p.H), int(p.V), hopper.multiprocessors);
-    if (c.mode == Mode::fwd) reached.insert({int(p.K), Vs});
-    const int chunks = int((p.T + kFusedChunk - 1) / kFusedChunk);
-    if (plan_fused_segments(int(p.B * p.H * (p.V / Vs)), chunks, hopper.multiprocessors).count > 1)
-      segmented.insert({int(p.K), c.mode});
+    reached.insert({int(p.K), fused_value_slice(int(p.B * p.H), int(p.V), hopper.multiprocessors), c.mode});
   }
-  EXPECT_EQ(reached, (std::set<std::tuple<int, int>>{{64, 32}, {64, 64}, {128, 32}, {128, 64}}));
-  for (const int K : {64, 128}) EXPECT_TRUE(segmented.count({K, Mode::fwd})) << "K " << K;
-  EXPECT_TRUE(segmented.count({64, Mode::fwdbwd}));
+  for (const auto& [K, Vs] : {std::pair{64, 32}, std::pair{64, 64}, std::pair{128, 32}, std::pair{128, 64}})
+    EXPECT_TRUE(reached.count({K, Vs, Mode::fwd})) << "K " << K << " Vs " << Vs;
+  EXPECT_TRUE(reached.count({64, 32, Mode::fwdbwd}));
 }
 
 }  // namespace

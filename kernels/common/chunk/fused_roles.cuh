@@ -22,14 +22,13 @@ constexpr int kGroup = 128;  // threads a warpgroup
 // The barriers between the roles (ids; 0 is __syncthreads's). A stage is full when the loads have made it
 // (the loads arrive, the readers wait) and empty when its readers are done (they arrive, the loads wait); a
 // state buffer likewise between the state and the outputs. A reader skips its arrival where no one will wait
-// for it (the last chunks), so that no barrier is left half-way at the end. The stages' barriers count every
-// warpgroup the block has (three; two in a pass of the state alone); a full stage is waited on by two roles
-// from their own loops, so through sync_unaligned.
+// for it (the last chunks), so that no barrier is left half-way at the end. The stages' barriers count all
+// three warpgroups; a full stage is waited on by two roles from their own loops, so through sync_unaligned.
 __device__ inline NamedBarrier stage_full(int s) {
-  return {1 + s, int(blockDim.x)};
+  return {1 + s, kFusedThreads};
 }
 __device__ inline NamedBarrier stage_empty(int s) {
-  return {3 + s, int(blockDim.x)};
+  return {3 + s, kFusedThreads};
 }
 __device__ inline NamedBarrier state_full(int b) {
   return {5 + b, 2 * kGroup};
@@ -61,66 +60,26 @@ __device__ void store_outputs(const float (&o)[kHalf], __nv_bfloat16* out, std::
   }
 }
 
-// A block's run of chunks (fused_plan.h, FusedSegments): from chunk `first`, `chunks` of them, from the state
-// at `start` (fp32 [K][V] from the block's first value column; null: zeros) to the state at `end` (null: not
-// kept), and (a pass of the state alone, value slice 0) its decay factor per key to `decay` ([K]; null: not
-// kept).
-struct Run {
-  int first, chunks;
-  const float* start;
-  float* end;
-  float* decay;
-};
-// Block (bh, value slice from v0)'s run in segment blockIdx.z of `seg`, of a head's `total` chunks. The whole
-// kernel runs each segment from its start state (`h0`, or the scan's) to the final state `ht` (the last
-// segment) or nowhere; a pass of the state alone runs each segment but the last from zeros to its end state.
-// h0 and ht: the head's [K][V] (null: none).
-template <bool kStateOnly>
-__device__ Run segment_run(const FusedSegments& seg, int total, int K, int V, int bh, int v0, const float* h0,
-                           float* ht) {
-  const int z = blockIdx.z, first = z * seg.chunks, chunks = min(seg.chunks, total - first);
-  // segment z's slot in the segments' states: its end state from zeros, then (the scan) segment z + 1's start
-  const auto slot = [&](int segment) {
-    return seg.states + (std::int64_t(bh) * (seg.count - 1) + segment) * K * V + v0;
-  };
-  if constexpr (kStateOnly)
-    return {first, chunks, nullptr, slot(z),
-            v0 == 0 ? seg.decays + (std::int64_t(bh) * (seg.count - 1) + z) * K : nullptr};
-  return {first, chunks, z == 0 ? (h0 ? h0 + v0 : nullptr) : slot(z - 1),
-          z == seg.count - 1 && ht ? ht + v0 : nullptr, nullptr};
-}
 // Where a thread of a one-kernel forward's block stands: the plan's base in shared memory, its warpgroup's
-// role (0 loads, 1 state, 2 outputs) and its thread there, the block's head (bh = b H + h), first value
-// column and run (segment_run's, for a head of H heads, `chunks` chunks, K x V states, Vs values a block;
-// h0 and ht the states' [B H][K][V] or null).
+// role (0 loads, 1 state, 2 outputs) and its thread there, the block's head (bh = b H + h) and first value
+// column, and the head's initial and final states (`h0` and `ht` of [B H][K][V] fp32 at the block's first
+// value column; null where there are none).
 struct BlockPlace {
   unsigned char* smem;
   int role, thread, bh, b, h, v0;
-  Run run;
+  const float* start;
+  float* end;
 };
-template <bool kStateOnly>
-__device__ BlockPlace block_place(unsigned char* raw, const FusedSegments& seg, int H, int chunks, int K,
-                                  int V, int Vs, const float* h0, float* ht) {
+__device__ inline BlockPlace block_place(unsigned char* raw, int H, int K, int V, int Vs, const float* h0,
+                                         float* ht) {
   BlockPlace at;
   at.smem = aligned_plan(raw);
   at.role = threadIdx.x / kGroup, at.thread = threadIdx.x % kGroup;
   at.bh = blockIdx.x, at.b = at.bh / H, at.h = at.bh % H, at.v0 = blockIdx.y * Vs;
-  const std::int64_t head = std::int64_t(at.bh) * K * V;
-  at.run = segment_run<kStateOnly>(seg, chunks, K, V, at.bh, at.v0, h0 ? h0 + head : nullptr,
-                                   ht ? ht + head : nullptr);
+  const std::int64_t head = std::int64_t(at.bh) * K * V + at.v0;
+  at.start = h0 ? h0 + head : nullptr;
+  at.end = ht ? ht + head : nullptr;
   return at;
-}
-
-// The state warpgroup's decay of a run to run.decay: the factor of each of the thread's two accumulator rows
-// (keys) a 64-key block (e: its registers 2 e, 2 e + 1), written by one thread of the four that hold a row.
-template <int kBlocks>
-__device__ void store_run_decay(const Run& run, const float (&factor)[kBlocks][2], int thread) {
-  if (!run.decay || thread % 4 != 0) return;
-#pragma unroll
-  for (int m = 0; m < kBlocks; ++m)
-#pragma unroll
-    for (int e = 0; e < 2; ++e)
-      run.decay[wgmma::kRows * m + wgmma::accumulator_element(thread, 2 * e).row] = factor[m][e];
 }
 
 // The loads warpgroup's ring over `chunks` chunks: load(n) issues chunk n's copies as one cp.async group,

@@ -16,8 +16,9 @@
 //            diagonal, the gentle channels through e^{-total} on it, the steep ones element by element);
 //            then o = scale ((q e^{seen from the chunk's start}) S + P v) on wgmma, q's factor applied to its
 //            fragments and P's two bf16 parts fed from registers.
-// Few heads: the sequence in segments (fused_plan.h), a first pass of the loads and state alone to each
-// segment's end state, then this kernel a segment a block from its start state.
+// It runs at K = 64 where its blocks fill more than half the GPU (fused_plan.h, fused_blocks_fill): at K =
+// 128 a block of 32 values (64 spilled) makes its queries' and keys' factors and its intra-chunk scores again
+// for each of four value slices and measured slower than the two-kernel forward (kernels/notes/chunk.md, 72).
 // The precision is the two-kernel forward's for bf16: q e^{seen from the start} rounded once against S's two
 // parts, P in two parts against v, the state update's keys in two parts, the off-diagonal scores' operands
 // rounded once and the diagonal's in two parts each. No exponent is positive but e^{-total} of a gentle
@@ -28,13 +29,11 @@
 
 #include "kernels/common/chunk/decays.cuh"
 #include "kernels/common/chunk/fused_roles.cuh"
-#include "kernels/common/chunk/fused_segments.h"
 #include "kernels/common/chunk/intra_chunk.cuh"
 #include "kernels/common/chunk/per_key_fused_forward.h"
 #include "kernels/common/chunk/per_key_fused_layout.h"
 #include "kernels/common/chunk/swizzled_fragments.h"
 #include "kernels/common/chunk/warp_mma.cuh"
-#include "kernels/common/chunk/workspace.cuh"
 #include "kernels/common/cp_async.cuh"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/dtype_traits.cuh"
@@ -112,8 +111,8 @@ __device__ void load_fragment(std::uint32_t (&r)[4], const unsigned char* tile, 
 // The loads' warpgroup.
 
 // Chunk n's q, k, g (into q's low part, k's low part, q's high part) and v by cp.async into stage s, rows
-// past the sequence as zeros; one group. kQueries: q too (a pass of the state alone has no use for it).
-template <int K, int kVs, bool kQueries>
+// past the sequence as zeros; one group.
+template <int K, int kVs>
 __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const PerKeyFusedLayout& L, unsigned base,
                            int b, int h, int v0, int n, int s, int thread) {
   const int t0 = n * C, length = min(C, d.T - t0);
@@ -125,7 +124,7 @@ __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const PerKeyF
     const bool in = t < length;
     const std::int64_t at = (in ? std::int64_t(t) * d.H * K : 0) + c;
     const unsigned offset = token_offset(t, c);
-    if (kQueries) cp_async16_or_zeros_to(base + L.queries(s, 1) + offset, q_rows + at, in);
+    cp_async16_or_zeros_to(base + L.queries(s, 1) + offset, q_rows + at, in);
     cp_async16_or_zeros_to(base + L.keys(s, 1) + offset, k_rows + at, in);
     cp_async16_or_zeros_to(base + L.queries(s, 0) + offset, g_rows + at, in);
   }
@@ -150,7 +149,7 @@ struct Items {
 // The chunk in its stage: every loader's copies have landed (the caller waited and synchronised). The log
 // decays are read out of q's high part first (a barrier), then summed in registers while q's and k's parts
 // are written over them and the raw rows; then the tables from the sub-chunks' sums (a barrier).
-template <int K, class Form, bool kQueries>
+template <int K, class Form>
 __device__ void prepare_chunk(unsigned char* smem, const PerKeyFusedLayout& L, int s, const float2 (&u)[2],
                               int thread) {
   using It = Items<K>;
@@ -184,18 +183,16 @@ __device__ void prepare_chunk(unsigned char* smem, const PerKeyFusedLayout& L, i
           split<bf16>(k.x * exp_flushed(total.x - local[x][i].x), k.y * exp_flushed(total.y - local[x][i].y));
       *reinterpret_cast<std::uint32_t*>(k_high + at) = kp.high;
       *reinterpret_cast<std::uint32_t*>(k_low + at) = kp.low;
-      if constexpr (kQueries) {
-        const float2 seen = !Form::exclusive ? local[x][i] : i ? local[x][i - 1] : make_float2(0.0f, 0.0f);
-        const float2 q = bf16_pair(q_low + at);
-        const Parts<bf16> qp = split<bf16>(q.x * exp_flushed(seen.x), q.y * exp_flushed(seen.y));
-        *reinterpret_cast<std::uint32_t*>(q_high + at) = qp.high;
-        *reinterpret_cast<std::uint32_t*>(q_low + at) = qp.low;
-        if constexpr (Form::bonus) {  // q_i . (u o k_i) over the warp's 64 channels, then the sub-chunk's
-          float w = q.x * u[x].x * k.x + q.y * u[x].y * k.y;
+      const float2 seen = !Form::exclusive ? local[x][i] : i ? local[x][i - 1] : make_float2(0.0f, 0.0f);
+      const float2 q = bf16_pair(q_low + at);
+      const Parts<bf16> qp = split<bf16>(q.x * exp_flushed(seen.x), q.y * exp_flushed(seen.y));
+      *reinterpret_cast<std::uint32_t*>(q_high + at) = qp.high;
+      *reinterpret_cast<std::uint32_t*>(q_low + at) = qp.low;
+      if constexpr (Form::bonus) {  // q_i . (u o k_i) over the warp's 64 channels, then the sub-chunk's
+        float w = q.x * u[x].x * k.x + q.y * u[x].y * k.y;
 #pragma unroll
-          for (int offset = 16; offset > 0; offset /= 2) w += __shfl_xor_sync(0xffffffffu, w, offset);
-          if (lane == 0) atomicAdd(tab.row(PerKeyTables::bonus) + I * kSubChunk + i, w);
-        }
+        for (int offset = 16; offset > 0; offset /= 2) w += __shfl_xor_sync(0xffffffffu, w, offset);
+        if (lane == 0) atomicAdd(tab.row(PerKeyTables::bonus) + I * kSubChunk + i, w);
       }
     }
     tab.row(PerKeyTables::total, I)[c] = total.x;
@@ -227,7 +224,6 @@ __device__ void prepare_chunk(unsigned char* smem, const PerKeyFusedLayout& L, i
           -total[I] <= kFactorLimit ? exp_flushed(-total[I]) : 0.0f;
     }
     tab.row(PerKeyTables::whole_factor)[c] = exp_flushed(before);
-    tab.row(PerKeyTables::whole_decay)[c] = before;
 #pragma unroll
     for (int I = 2; I < kSubs; ++I)
 #pragma unroll
@@ -240,53 +236,45 @@ __device__ void prepare_chunk(unsigned char* smem, const PerKeyFusedLayout& L, i
   }
 }
 
-template <int K, int kVs, class Form, bool kQueries>
+template <int K, int kVs, class Form>
 __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const PerKeyFusedLayout& L,
-                           unsigned char* smem, const Run& run, int b, int h, int v0, int thread) {
+                           unsigned char* smem, int b, int h, int v0, int thread) {
   const unsigned base = shared_address(smem);
   float2 u[2] = {};  // rwkv6's bonus weights of the thread's channels, items 0 and 1
-  if constexpr (Form::bonus && kQueries)
+  if constexpr (Form::bonus)
 #pragma unroll
     for (int x = 0; x < Items<K>::kCount; ++x) {
       const int c = Items<K>::channel(thread, x);
       u[x] = make_float2(to_float(p.u[h * K + c]), to_float(p.u[h * K + c + 1]));
     }
   roles::run_loads_ring(
-      run.chunks,
-      [&](int n) {
-        load_chunk<K, kVs, kQueries>(p, d, L, base, b, h, v0, run.first + n, n % kFusedStages, thread);
-      },
+      d.chunks(), [&](int n) { load_chunk<K, kVs>(p, d, L, base, b, h, v0, n, n % kFusedStages, thread); },
       [&](int, int s) {
         loaders().sync();  // every loader's copies
-        prepare_chunk<K, Form, kQueries>(smem, L, s, u, thread);
+        prepare_chunk<K, Form>(smem, L, s, u, thread);
       });
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // The state's warpgroup.
 
-// kOutputs: an outputs warpgroup reads S before every chunk (the whole kernel), else the run's decay goes to
-// run.decay (a pass of the state alone).
-template <int K, int kVs, bool kOutputs>
-__device__ void state_role(const Dims& d, const PerKeyFusedLayout& L, unsigned char* smem, const Run& run,
-                           int thread) {
+// From the head's state `start` to its final state `end` (null: zeros, not kept).
+template <int K, int kVs>
+__device__ void state_role(const Dims& d, const PerKeyFusedLayout& L, unsigned char* smem, const float* start,
+                           float* end, int thread) {
   constexpr int kBlocks = K / wgmma::kRows, kSteps = C / wgmma::kDepth;
   const PerKeyOperands at{L, shared_address(smem)};
-  const int chunks = run.chunks, warp = thread / 32, lane = thread % 32;
+  const int chunks = d.chunks(), warp = thread / 32, lane = thread % 32;
   float S[kBlocks][kVs / 2];
-  // the run's decay (summed exponents) of the thread's keys (register_row's, j even and odd)
-  float decayed[kBlocks][2] = {};
-  roles::load_state(S, run.start, d.V, thread);
+  roles::load_state(S, start, d.V, thread);
   for (int n = 0; n < chunks; ++n) {
     const int s = n % kFusedStages;
     // S before chunk n, for its outputs: needs none of the chunk's inputs, so it goes out first (once the
     // outputs have read the one before)
-    if constexpr (kOutputs) {
-      if (n >= 1) state_empty(0).sync();
-      roles::publish_state<K>(S, smem + L.state(0), smem + L.state(1), thread);
-      wgmma::fence_shared_for_async();
-      state_full(0).arrive();
-    }
+    if (n >= 1) state_empty(0).sync();
+    roles::publish_state<K>(S, smem + L.state(0), smem + L.state(1), thread);
+    wgmma::fence_shared_for_async();
+    state_full(0).arrive();
     stage_full(s).sync_unaligned();
     const Tables tab = Tables::at(smem, L, s);
     // the keys' A fragments: k e^{to its sub-chunk's end} times e^{the sub-chunks after}, in two parts; a
@@ -299,9 +287,6 @@ __device__ void state_role(const Dims& d, const PerKeyFusedLayout& L, unsigned c
       const int key[2] = {register_row(lane, first, 0), register_row(lane, first, 1)};
       const float whole[2] = {tab.row(PerKeyTables::whole_factor)[key[0]],
                               tab.row(PerKeyTables::whole_factor)[key[1]]};
-      if constexpr (!kOutputs)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) decayed[m][e] += tab.row(PerKeyTables::whole_decay)[key[e]];
       std::uint32_t high[kSteps][4], low[kSteps][4];
 #pragma unroll
       for (int step = 0; step < kSteps; ++step) {
@@ -331,14 +316,7 @@ __device__ void state_role(const Dims& d, const PerKeyFusedLayout& L, unsigned c
     }
     if (n + kFusedStages < chunks) stage_empty(s).arrive();
   }
-  if (run.end) roles::store_state(S, run.end, d.V, thread);
-  if constexpr (!kOutputs) {
-#pragma unroll
-    for (int m = 0; m < kBlocks; ++m)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) decayed[m][e] = exp_flushed(decayed[m][e]);
-    roles::store_run_decay(run, decayed, thread);
-  }
+  if (end) roles::store_state(S, end, d.V, thread);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -386,12 +364,12 @@ __device__ void add_steep_channels(float (&left)[4], float (&right)[4], const Po
 
 template <int K, int kVs, class Form>
 __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const PerKeyFusedLayout& L,
-                             unsigned char* smem, const Run& run, int b, int h, int v0, int thread) {
+                             unsigned char* smem, int b, int h, int v0, int thread) {
   constexpr int kSteps = K / wgmma::kDepth;  // the channels' 16-wide steps
   const PerKeyOperands at{L, shared_address(smem)};
-  const int chunks = run.chunks, I = thread / 32, lane = thread % 32, group = lane / 4, pair = lane % 4;
+  const int chunks = d.chunks(), I = thread / 32, lane = thread % 32, group = lane / 4, pair = lane % 4;
   for (int n = 0; n < chunks; ++n) {
-    const int s = n % kFusedStages, t0 = (run.first + n) * C, length = min(C, d.T - t0);
+    const int s = n % kFusedStages, t0 = n * C, length = min(C, d.T - t0);
     stage_full(s).sync_unaligned();
     const Tables tab = Tables::at(smem, L, s);
     // P: the scores of the warp's 16 rows against the chunk's 64 tokens, as eight 16 x 8 tiles
@@ -494,47 +472,32 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const PerKe
   }
 }
 
-// grid (B H, V / Vs, segments), kFusedThreads threads (kStateOnly: the loads and state warpgroups alone, and
-// segments - 1 of them), L.bytes() of shared memory.
-template <int K, int kVs, class Form, bool kStateOnly>
+// grid (B H, V / Vs), kFusedThreads threads, L.bytes() of shared memory.
+template <int K, int kVs, class Form>
 __global__ void __launch_bounds__(kFusedThreads, 1)
-    per_key_fused_forward_kernel(Pointers<bf16> p, Dims d, PerKeyFusedLayout L, FusedSegments seg) {
+    per_key_fused_forward_kernel(Pointers<bf16> p, Dims d, PerKeyFusedLayout L) {
   extern __shared__ unsigned char raw[];
-  const BlockPlace at = block_place<kStateOnly>(raw, seg, d.H, d.chunks(), K, d.V, kVs, p.h0, p.ht);
+  const BlockPlace at = block_place(raw, d.H, K, d.V, kVs, p.h0, p.ht);
   if (at.role == 0)
-    loads_role<K, kVs, Form, !kStateOnly>(p, d, L, at.smem, at.run, at.b, at.h, at.v0, at.thread);
+    loads_role<K, kVs, Form>(p, d, L, at.smem, at.b, at.h, at.v0, at.thread);
   else if (at.role == 1)
-    state_role<K, kVs, !kStateOnly>(d, L, at.smem, at.run, at.thread);
-  else if constexpr (!kStateOnly)
-    outputs_role<K, kVs, Form>(p, d, L, at.smem, at.run, at.b, at.h, at.v0, at.thread);
+    state_role<K, kVs>(d, L, at.smem, at.start, at.end, at.thread);
+  else
+    outputs_role<K, kVs, Form>(p, d, L, at.smem, at.b, at.h, at.v0, at.thread);
 }
 
-template <int K, int kVs, class Form>
-void launch_per_key_fused(const Pointers<bf16>& p, const Dims& d, FusedSegments seg, cudaStream_t stream) {
-  const PerKeyFusedLayout L{K, kVs};
-  const dim3 blocks(unsigned(d.B * d.H), unsigned(d.V / kVs));
-  if (seg.count > 1) {
-    const auto states = per_key_fused_forward_kernel<K, kVs, Form, true>;
-    allow_shared_memory(states, L.bytes());
-    states<<<dim3(blocks.x, blocks.y, unsigned(seg.count - 1)), 2 * kGroup, L.bytes(), stream>>>(p, d, L,
-                                                                                                 seg);
-    FLA_CUDA_CHECK_LAUNCH();
-    launch_segment_starts(p.h0, seg, d.B * d.H, K, d.V, stream);
-  }
-  const auto kernel = per_key_fused_forward_kernel<K, kVs, Form, false>;
+template <int kVs, class Form>
+void launch_per_key_fused(const Pointers<bf16>& p, const Dims& d, cudaStream_t stream) {
+  const PerKeyFusedLayout L{kFusedKeys, kVs};
+  const auto kernel = per_key_fused_forward_kernel<kFusedKeys, kVs, Form>;
   allow_shared_memory(kernel, L.bytes());
-  kernel<<<dim3(blocks.x, blocks.y, unsigned(seg.count)), kFusedThreads, L.bytes(), stream>>>(p, d, L, seg);
+  kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs)), kFusedThreads, L.bytes(), stream>>>(p, d, L);
   FLA_CUDA_CHECK_LAUNCH();
 }
 
 template <class Form>
-void launch_for_shape(const Pointers<bf16>& p, const Dims& d, int Vs, const FusedSegments& seg,
-                      cudaStream_t stream) {
-  if (d.K == 128)
-    launch_per_key_fused<128, 32, Form>(p, d, seg, stream);
-  else
-    Vs == 32 ? launch_per_key_fused<64, 32, Form>(p, d, seg, stream)
-             : launch_per_key_fused<64, 64, Form>(p, d, seg, stream);
+void launch_for_slice(const Pointers<bf16>& p, const Dims& d, int Vs, cudaStream_t stream) {
+  Vs == 32 ? launch_per_key_fused<32, Form>(p, d, stream) : launch_per_key_fused<64, Form>(p, d, stream);
 }
 
 }  // namespace
@@ -544,11 +507,12 @@ bool per_key_fused_forward_runs(const RecurrenceForm& form, const Problem& p, co
   if (!wgmma::built_for_sm90a() || limits.compute_capability != 90) return false;
   // gla's form, or rwkv6's (the output before the update, with the bonus)
   if (form.gate != GateKind::per_key || form.output_before_update != form.bonus) return false;
-  if (p.dtype != DType::bf16 || p.chunk_size != chunk::kFusedChunk || (p.K != 64 && p.K != 128) ||
+  if (p.dtype != DType::bf16 || p.chunk_size != chunk::kFusedChunk || p.K != chunk::kFusedKeys ||
       p.V % 32 != 0)
     return false;
-  const int Vs = chunk::per_key_value_slice(int(p.K), int(p.B * p.H), int(p.V), limits.multiprocessors);
-  return chunk::PerKeyFusedLayout{int(p.K), Vs}.bytes() <= limits.shared_memory_per_block;
+  const int Vs = chunk::fused_value_slice(int(p.B * p.H), int(p.V), limits.multiprocessors);
+  return chunk::fused_blocks_fill(int(p.B * p.H * (p.V / Vs)), limits.multiprocessors) &&
+         chunk::PerKeyFusedLayout{int(p.K), Vs}.bytes() <= limits.shared_memory_per_block;
 }
 
 void per_key_fused_forward(const RecurrenceBinding& binding, const ForwardCall& call,
@@ -557,16 +521,11 @@ void per_key_fused_forward(const RecurrenceBinding& binding, const ForwardCall& 
   Pointers<__nv_bfloat16> p = bind_inputs<__nv_bfloat16>(binding, call.inputs);
   p.o = call.outputs.at(binding.o).as<__nv_bfloat16>();
   p.ht = call.outputs.at(binding.ht).as<float>();
-  const int Vs = chunk::per_key_value_slice(d.K, d.B * d.H, d.V, limits.multiprocessors);
-  chunk::FusedSegments seg =
-      chunk::plan_fused_segments(d.B * d.H * (d.V / Vs), d.chunks(), limits.multiprocessors);
-  if (seg.count > 1)  // in the room of the state gradients, which no forward writes
-    seg = chunk::place_segments(seg, chunk::carve_workspace(call.workspace, call.problem).dstates, d.B * d.H,
-                                d.K, d.V);
+  const int Vs = chunk::fused_value_slice(d.B * d.H, d.V, limits.multiprocessors);
   if (binding.form.output_before_update)
-    chunk::launch_for_shape<chunk::PerKeyForm<true, true>>(p, d, Vs, seg, call.stream);
+    chunk::launch_for_slice<chunk::PerKeyForm<true, true>>(p, d, Vs, call.stream);
   else
-    chunk::launch_for_shape<chunk::PerKeyForm<false, false>>(p, d, Vs, seg, call.stream);
+    chunk::launch_for_slice<chunk::PerKeyForm<false, false>>(p, d, Vs, call.stream);
 }
 
 }  // namespace flabench

@@ -26,10 +26,9 @@ struct PerKeyTables {
     diagonal_factor = after_factor + kFusedSubs,  // [I]: e^{-total_I} where gentle, else 0
     far_factor = diagonal_factor + kFusedSubs,    // [far_pair_index(I, J)]: e^{between J and I}
     whole_factor = far_factor + (kFusedSubs - 1) * (kFusedSubs - 2) / 2,  // e^{the chunk's decay}
-    whole_decay = whole_factor + 1,  // the chunk's decay (an exponent): summed over a segment
-    total = whole_decay + 1,         // [I]: the sub-chunk's decay (an exponent)
-    bonus = total + kFusedSubs,      // rwkv6's q_i . (u o k_i): C floats, not K
-    rows = bonus + 1                 // with C <= K
+    total = whole_factor + 1,    // [I]: the sub-chunk's decay (an exponent)
+    bonus = total + kFusedSubs,  // rwkv6's q_i . (u o k_i): C floats, not K
+    rows = bonus + 1             // with C <= K
   };
   static_assert(kFusedChunk <= 64, "the bonus row holds a chunk's tokens in K >= 64 floats");
   int K;
@@ -100,10 +99,10 @@ struct PerKeyOperands {
   }
 };
 
-// The block's value columns: 32 at K = 128 (at 64 the kernel needs more than 168 registers a thread, the most
-// 384 threads may have: ptxas spilled 28 bytes), else fused_value_slice's.
-inline int per_key_value_slice(int K, int heads, int V, int multiprocessors) {
-  return K > 64 ? 32 : fused_value_slice(heads, V, multiprocessors);
-}
+// The keys a head has where the kernel runs: at K = 128 a block of 64 values needed more than the 168
+// registers a thread 384 threads may have (ptxas spilled 28 bytes), and blocks of 32 values measured slower
+// than the two-kernel forward (kernels/notes/chunk.md, version 72). The layout stays general in K for the
+// tests' sake.
+constexpr int kFusedKeys = 64;
 
 }  // namespace flabench::chunk
