@@ -21,7 +21,8 @@ if [ -f "$build/build.ninja" ]; then
   fi
 fi
 mkdir -p "$out/lib"
-for exe in "$build/fla-bench" "$build/tests/flabench_tests" "$build/tests/flabench_cli_tests"; do
+for exe in "$build/fla-bench" "$build/tests/flabench_tests" "$build/tests/flabench_cli_tests" \
+  "$build/tests/flabench_wgmma_tests"; do
   cp -f "$exe" "$out/"
   ldd "$exe" | awk '/libbenchmark|liblzma/ {print $3}' | xargs -r -I{} cp -fL {} "$out/lib/"
 done

@@ -29,6 +29,21 @@ constexpr Dims kLongShape{1, 24576, 1, 64, 64};
 // lane at K = 128; the row pass 16 values per lane), where the small shapes above take the thin ones
 // (tests/kernels/fused_layout_test.cpp checks that every layout is reached).
 constexpr Dims kManyHeads[] = {{4, 37, 16, 64, 64}, {2, 37, 16, 128, 128}, {4, 37, 16, 128, 128}};
+// and a chunked variant's forward alone at many heads over several chunks (the last one short): the
+// one-kernel chunk forwards on a Hopper run only where their blocks fill more than half the SMs
+// (kernels/common/chunk/fused_plan.h), of 32 values where blocks of 64 would fill at most half, of 64 past
+// that, at K = 64 (gla's, rwkv6's and simple_gla's) and 128 (simple_gla's): a shape for each, its chunks
+// passed between warpgroups more than once (tests/kernels/{scalar,per_key}_fused_layout_test.cpp). The
+// first also fwd+bwd, where simple_gla's kernel saves the states its backward reads.
+constexpr Dims kManyHeadsChunks[] = {
+    {3, 130, 16, 64, 64}, {8, 130, 16, 64, 64}, {2, 130, 16, 128, 128}, {4, 130, 16, 128, 128}};
+// and a chunked variant's forward alone at the lengths around a chunk's (gla's and rwkv6's one-kernel
+// forwards on a Hopper run only where no backward follows: kernels/common/chunk/per_key_fused_forward.cu),
+// K != V among them, over many chunks, and with a large initial state; at heads enough for those kernels.
+constexpr Dims kChunkEdgesForward[] = {{1, 1, 48, 64, 64},   {1, 63, 48, 64, 64},  {1, 64, 48, 64, 64},
+                                       {1, 65, 48, 64, 64},  {1, 97, 48, 64, 64},  {2, 65, 48, 64, 32},
+                                       {2, 65, 48, 128, 64}, {1, 1100, 48, 64, 64}};
+constexpr Dims kLargeStateForward{1, 65, 48, 64, 64};
 // and for ops with slots, the slot counts besides the default with enough heads that their state passes
 // 2^19 elements (B H M (K + V)), where gsa's fp32 fused backward runs as scans instead of in chunk form
 // (kernels/gsa/fused_plan.h), each slot count its own query-gradient kernel there.
@@ -186,20 +201,22 @@ struct Builder {
       c.decay = DecayScenario::beyond;
       add_here(c, kSmall, "beyond_floor");
     }
-    // and, on a GPU, the forward alone at many heads and K = 128, where a forward no backward follows may
-    // take a path of its own (rwkv7's bf16 fused forward there: two columns a lane, by
-    // plain_forward_takes_two_columns in kernels/common/fused_recurrent/layout.h), which the decay cases
-    // above, fwd+bwd, never reach
+    // and, on a GPU, the forward alone at many heads and K = 128 and 64, where a forward no backward follows
+    // may take a path of its own (rwkv7's bf16 fused forward at K = 128: two columns a lane, by
+    // plain_forward_takes_two_columns in kernels/common/fused_recurrent/layout.h; the one-kernel chunk
+    // forwards on a Hopper, gla's and rwkv6's at K = 64), which the decay cases above, fwd+bwd, never reach
     if (spec.backend == Backend::cuda && v.support.backward) {
       BatteryCase forward = c;
       forward.mode = Mode::fwd;
-      for (const auto& [decay, name] : decays) {
-        forward.decay = decay;
-        add_here(forward, kManyHeads[1], std::string(name) + "_forward_only");
-      }
-      if (op.log_decay_floor > kBeyondLogDecay) {
-        forward.decay = DecayScenario::beyond;
-        add_here(forward, kManyHeads[1], "beyond_floor_forward_only");
+      for (const Dims& d : {kManyHeads[1], kManyHeads[0]}) {
+        for (const auto& [decay, name] : decays) {
+          forward.decay = decay;
+          add_here(forward, d, std::string(name) + "_forward_only");
+        }
+        if (op.log_decay_floor > kBeyondLogDecay) {
+          forward.decay = DecayScenario::beyond;
+          add_here(forward, d, "beyond_floor_forward_only");
+        }
       }
     }
 
@@ -216,6 +233,8 @@ struct Builder {
       }
       add_here(c, kLongShape, "reference");
       add_here(c, kSegmented, "segments");
+      if (!v.support.chunk_sizes.empty() && v.support.backward)
+        add_here(c, kManyHeadsChunks[0], "many_heads_chunks");
       for (const std::size_t room : kSmallerGpuSharedMemory) {
         BatteryCase smaller = c;
         smaller.shared_memory_cap = room;
@@ -236,6 +255,14 @@ struct Builder {
         // and at many heads: fused_recurrent's plain bf16 forward at 8 keys a lane (K = 64 there) sums its
         // outputs over K four at a time (kernels/common/fused_recurrent/forward.cuh)
         for (const Dims& d : kManyHeads) add_here(forward, d, "many_heads_forward_only");
+        if (!v.support.chunk_sizes.empty()) {
+          for (const Dims& d : kManyHeadsChunks) add_here(forward, d, "many_heads_chunks_forward_only");
+          for (const Dims& d : kChunkEdgesForward) add_here(forward, d, "forward_only");
+          BatteryCase large = forward;
+          large.family = Family::state;
+          large.magnitude = Magnitude::large_state;
+          add_here(large, kLargeStateForward, "large_state_forward_only");
+        }
       }
     }
 

@@ -14,6 +14,12 @@ struct NamedBarrier {
   int id, threads;
   __device__ void sync() const { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory"); }
   __device__ void arrive() const { asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory"); }
+  // sync()'s unaligned form, for a barrier whose waiting threads reach it from different places in the code
+  // (different roles' loops): bar.sync is barrier.sync.aligned, which promises that every thread blocking in
+  // one generation executes the same instruction (compute-sanitizer's synccheck holds kernels to it).
+  __device__ void sync_unaligned() const {
+    asm volatile("barrier.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+  }
 };
 
 }  // namespace flabench

@@ -1,7 +1,8 @@
 // simple_gla's chunk variant: the chunk variant of the gated recurrences (kernels/common/chunk/), whose
 // forward and backward in bf16 take the scalar-gate kernels of chunk_forward.cuh and chunk_backward.cuh
 // where they apply (K = 64 or 128, V in 16-value strips, within the device's shared memory):
-//   forward   the factors, the scalar-gate scan (states saved for a backward), the output kernel;
+//   forward   on Hopper at C = 64 one kernel on wgmma (chunk_fused_forward.cu; it saves the states the
+//             backward reads); else the factors, the scalar-gate scan (states saved), the output kernel;
 //   backward  the factors of q, the scalar-gate scan in reverse (state gradients), the gradients kernel.
 // A forward that saves for a backward the general kernels will run (the scalar one does not fit) is the
 // general forward: that backward reads its prepared keys, decays, states and intra-chunk scores.
@@ -12,6 +13,7 @@
 #include "kernels/common/constant_dispatch.h"
 #include "kernels/simple_gla/chunk_backward.cuh"
 #include "kernels/simple_gla/chunk_forward.cuh"
+#include "kernels/simple_gla/chunk_fused_forward.h"
 #include "kernels/simple_gla/simple_gla.h"
 #include "profiles/nvtx_range.h"
 
@@ -54,6 +56,12 @@ void launch_factors(const Pointers<T>& p, const chunk::Dims& d, float* factors, 
 }
 
 void scalar_forward(const ForwardCall& call) {
+  if (const DeviceLimits limits = current_device_limits();
+      simple_gla_fused_forward_runs(call.problem, limits)) {
+    const NvtxRange range("fused");
+    simple_gla_fused_forward(call, limits);
+    return;
+  }
   const chunk::Dims d = chunk::make_dims(call.problem);
   Pointers<T> p = bind_inputs<T>(kSimpleGlaBinding, call.inputs);
   p.o = call.outputs.at(kSimpleGlaBinding.o).as<T>();
@@ -117,7 +125,8 @@ std::function<void(const BackwardCall&)> scalar_backward_or(
 Variant simple_gla_chunk_variant() {
   Variant variant = chunk::make_variant<SimpleGlaForm>("simple_gla", kSimpleGlaBinding);
   variant.description +=
-      "; in bf16 at K = 64, 128 kernels of its scalar gate (decays on accumulators and registers)";
+      "; in bf16 at K = 64, 128 kernels of its scalar gate (decays on accumulators and registers), on an "
+      "H100/H200 at C = 64 its forward one kernel on wgmma";
   variant.forward = [general = variant.forward](const ForwardCall& call) {
     if (scalar_forward_runs(call.problem) && (!call.save_for_backward || scalar_backward_runs(call.problem)))
       scalar_forward(call);

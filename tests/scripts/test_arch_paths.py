@@ -2,7 +2,8 @@
 """The kernels' architecture-dependent code built for every architecture the CUDA_ARCHITECTURES option is
 documented for (README: 80, 86, 89, 90), and the instructions each path is meant to take read from the PTX:
 tests/kernels/arch_paths_probe.cu through nvcc (to PTX) and ptxas (to the GPU's code, which checks the inline
-assembly against that GPU). CI builds sm_90 only; this is what keeps the older GPUs' paths compiling. A test of
+assembly against that GPU); tests/kernels/wgmma_arch_probe.cu likewise and for sm_90a, the only target with
+the warpgroup products. CI builds sm_90 only; this is what keeps the older GPUs' paths compiling. A test of
 __CUDA_ARCH__ added to kernels/ without the probe taking it fails here too.
 
 usage: test_arch_paths.py NVCC"""
@@ -15,6 +16,7 @@ import unittest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PROBE = os.path.join(REPO, "tests", "kernels", "arch_paths_probe.cu")
+WGMMA_PROBE = os.path.join(REPO, "tests", "kernels", "wgmma_arch_probe.cu")
 NVCC = "nvcc"
 ARCHITECTURES = (80, 86, 89, 90)
 # Every test of __CUDA_ARCH__'s value in kernels/ (file: how many), each one a path the probe builds. A new one
@@ -23,12 +25,12 @@ BRANCHES = {"kernels/common/chunk/warp_mma.cuh": 2, "kernels/common/stage_barrie
             "kernels/rwkv7/chunk_tiles.cuh": 1}
 
 
-def ptx_for(arch, out_dir):
-    """The probe's PTX for compute_<arch>, after ptxas has accepted it for sm_<arch>."""
-    ptx = os.path.join(out_dir, f"probe_{arch}.ptx")
-    for command in ([NVCC, "-std=c++20", "-I", REPO, "-O3", f"-arch=compute_{arch}", "-ptx", PROBE, "-o", ptx],
+def ptx_for(arch, out_dir, probe=PROBE):
+    """A probe's PTX for compute_<arch>, after ptxas has accepted it for sm_<arch>."""
+    ptx = os.path.join(out_dir, f"{os.path.basename(probe)}_{arch}.ptx")
+    for command in ([NVCC, "-std=c++20", "-I", REPO, "-O3", f"-arch=compute_{arch}", "-ptx", probe, "-o", ptx],
                     [os.path.join(os.path.dirname(NVCC), "ptxas") if os.path.dirname(NVCC) else "ptxas",
-                     f"-arch=sm_{arch}", ptx, "-o", os.path.join(out_dir, f"probe_{arch}.cubin")]):
+                     f"-arch=sm_{arch}", ptx, "-o", ptx.replace(".ptx", ".cubin")]):
         done = subprocess.run(command, capture_output=True, text=True, timeout=300)
         if done.returncode != 0:
             raise AssertionError(f"sm_{arch}: {' '.join(command[:1])} failed:\n{done.stdout}{done.stderr}")
@@ -61,15 +63,21 @@ class ProbeCoverage(unittest.TestCase):
                          "tests/kernels/arch_paths_probe.cu, check them here, then update BRANCHES")
 
 
-class ArchPaths(unittest.TestCase):
+class ProbePtx(unittest.TestCase):
+    """A probe's PTX for each of `architectures`, built once for the class's tests (in self.ptx)."""
+    probe, architectures = PROBE, ARCHITECTURES
+
     @classmethod
     def setUpClass(cls):
         cls.dir = tempfile.TemporaryDirectory()
-        cls.ptx = {arch: ptx_for(arch, cls.dir.name) for arch in ARCHITECTURES}
+        cls.ptx = {arch: ptx_for(arch, cls.dir.name, cls.probe) for arch in cls.architectures}
 
     @classmethod
     def tearDownClass(cls):
         cls.dir.cleanup()
+
+
+class ArchPaths(ProbePtx):
 
     def test_tf32_rounding_takes_each_gpus_instruction(self):
         # sm_90: round to nearest even, one instruction; before it only ties-away exists (chunk.md, v57).
@@ -96,6 +104,19 @@ class ArchPaths(unittest.TestCase):
                 test_wait = count(ptx, "mbarrier.test_wait.parity.shared.b64")
                 self.assertEqual((try_wait, test_wait), (2, 0) if arch >= 90 else (0, 2))
                 self.assertEqual(count(ptx, "cp.async.mbarrier.arrive.noinc.shared.b64"), 1)
+
+
+class WgmmaPaths(ProbePtx):
+    """kernels/common/wgmma/: the products' instructions in sm_90a code only, a trap on every other target."""
+    probe, architectures = WGMMA_PROBE, ARCHITECTURES + ("90a",)
+
+    def test_products_only_in_sm90a_code(self):
+        for arch, ptx in self.ptx.items():
+            with self.subTest(arch=arch):
+                products = count(ptx, "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16")
+                self.assertEqual(products, 2 if arch == "90a" else 0)
+                self.assertEqual(count(ptx, "wgmma.fence.sync.aligned") > 0, arch == "90a")
+                self.assertEqual(count(ptx, "trap") > 0, arch != "90a")
 
 
 if __name__ == "__main__":

@@ -21,12 +21,12 @@ STALE = HEALTHY + """kernels/CMakeFiles/k.dir/rwkv6/fused_recurrent.cu.o: #deps 
 
 
 def build_dir(root, deps):
-    """A build folder with build.ninja, the three binaries and a `ninja` that prints `deps` for -t deps."""
+    """A build folder with build.ninja, the four binaries and a `ninja` that prints `deps` for -t deps."""
     build = os.path.join(root, "build")
     os.makedirs(os.path.join(build, "tests"))
     open(os.path.join(build, "build.ninja"), "w").close()
     true = shutil.which("true")
-    for exe in ("fla-bench", "tests/flabench_tests", "tests/flabench_cli_tests"):
+    for exe in ("fla-bench", "tests/flabench_tests", "tests/flabench_cli_tests", "tests/flabench_wgmma_tests"):
         shutil.copy(true, os.path.join(build, exe))
     tools = os.path.join(root, "tools")
     os.makedirs(tools)
@@ -52,7 +52,7 @@ class BundleForGpu(unittest.TestCase):
         with tempfile.TemporaryDirectory() as root:
             done, out = bundle(root, HEALTHY)
             self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
-            for exe in ("fla-bench", "flabench_tests", "flabench_cli_tests"):
+            for exe in ("fla-bench", "flabench_tests", "flabench_cli_tests", "flabench_wgmma_tests"):
                 self.assertTrue(os.path.isfile(os.path.join(out, exe)), exe)
             self.assertTrue(os.path.isdir(os.path.join(out, "lib")))
 

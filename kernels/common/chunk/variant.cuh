@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "kernels/common/chunk/launch.cuh"
+#include "kernels/common/chunk/per_key_fused_forward.h"
 #include "kernels/common/chunked_backward.h"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/format.h"
@@ -22,6 +24,15 @@ namespace flabench::chunk {
 template <class Form, class T>
 void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   const Problem& p = call.problem;
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    // on Hopper, a forward alone in one kernel (per_key_fused_forward.cu)
+    if (const DeviceLimits limits = current_device_limits();
+        !call.save_for_backward && per_key_fused_forward_runs(Form::value, p, limits)) {
+      const NvtxRange range("fused");
+      per_key_fused_forward(binding, call, limits);
+      return;
+    }
+  }
   const Dims d = make_dims(p);
   Pointers<T> pointers = bind_inputs<T>(binding, call.inputs);
   pointers.o = call.outputs.at(binding.o).as<T>();

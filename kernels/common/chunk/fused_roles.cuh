@@ -1,0 +1,148 @@
+// The pieces the one-kernel chunk forwards on Hopper (fused_plan.h) share between their three warpgroups: the
+// named barriers that hand stages and states from one role to another, and the state warpgroup's moves of its
+// fp32 state S (K x Vs, in 64-key row blocks of wgmma accumulators) to and from memory.
+#pragma once
+
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+#include "kernels/common/chunk/fused_plan.h"
+#include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/common/cp_async.cuh"
+#include "kernels/common/named_barrier.cuh"
+#include "kernels/common/shared_address.cuh"
+#include "kernels/common/wgmma/layout.h"
+#include "kernels/common/wgmma/wgmma.cuh"
+
+namespace flabench::chunk::roles {
+
+constexpr int kGroup = 128;  // threads a warpgroup
+
+// The barriers between the roles (ids; 0 is __syncthreads's). A stage is full when the loads have made it
+// (the loads arrive, the readers wait) and empty when its readers are done (they arrive, the loads wait); a
+// state buffer likewise between the state and the outputs. A reader skips its arrival where no one will wait
+// for it (the last chunks), so that no barrier is left half-way at the end. The stages' barriers count all
+// three warpgroups; a full stage is waited on by two roles from their own loops, so through sync_unaligned.
+__device__ inline NamedBarrier stage_full(int s) {
+  return {1 + s, kFusedThreads};
+}
+__device__ inline NamedBarrier stage_empty(int s) {
+  return {3 + s, kFusedThreads};
+}
+__device__ inline NamedBarrier state_full(int b) {
+  return {5 + b, 2 * kGroup};
+}
+__device__ inline NamedBarrier state_empty(int b) {
+  return {7 + b, 2 * kGroup};
+}
+__device__ inline NamedBarrier loaders() {
+  return {9, kGroup};
+}
+
+// The first 1024-byte boundary (the swizzle's pattern) of the dynamic shared memory `raw`: where the plan
+// starts (the plans' bytes() leave the room for it).
+__device__ inline unsigned char* aligned_plan(unsigned char* raw) {
+  return raw + (wgmma::kGroupBytes - shared_address(raw) % wgmma::kGroupBytes) % wgmma::kGroupBytes;
+}
+
+// The outputs' 64 x Vs accumulators o, times `scale`, as bf16 into the chunk's rows from `out` (`stride`
+// elements apart), its first `length` rows (the rest are past the sequence).
+template <int kHalf>
+__device__ void store_outputs(const float (&o)[kHalf], __nv_bfloat16* out, std::int64_t stride, int length,
+                              float scale, int thread) {
+#pragma unroll
+  for (int r = 0; r < kHalf; r += 2) {
+    const wgmma::Element e = wgmma::accumulator_element(thread, r);
+    if (e.row < length)
+      *reinterpret_cast<__nv_bfloat162*>(out + e.row * stride + e.column) =
+          __floats2bfloat162_rn(scale * o[r], scale * o[r + 1]);
+  }
+}
+
+// Where a thread of a one-kernel forward's block stands: the plan's base in shared memory, its warpgroup's
+// role (0 loads, 1 state, 2 outputs) and its thread there, the block's head (bh = b H + h) and first value
+// column, and the head's initial and final states (`h0` and `ht` of [B H][K][V] fp32 at the block's first
+// value column; null where there are none).
+struct BlockPlace {
+  unsigned char* smem;
+  int role, thread, bh, b, h, v0;
+  const float* start;
+  float* end;
+};
+__device__ inline BlockPlace block_place(unsigned char* raw, int H, int K, int V, int Vs, const float* h0,
+                                         float* ht) {
+  BlockPlace at;
+  at.smem = aligned_plan(raw);
+  at.role = threadIdx.x / kGroup, at.thread = threadIdx.x % kGroup;
+  at.bh = blockIdx.x, at.b = at.bh / H, at.h = at.bh % H, at.v0 = blockIdx.y * Vs;
+  const std::int64_t head = std::int64_t(at.bh) * K * V + at.v0;
+  at.start = h0 ? h0 + head : nullptr;
+  at.end = ht ? ht + head : nullptr;
+  return at;
+}
+
+// The loads warpgroup's ring over `chunks` chunks: load(n) issues chunk n's copies as one cp.async group,
+// prepare(n, stage) makes the landed chunk ready (its own barriers among the loaders first: each thread has
+// waited only for its own copies). A chunk is handed over as soon as it is ready and the next one's copies go
+// out as soon as its stage is free (its chunk two back done), so chunk n + 1's copies and preparation run
+// during chunk n's products, never between two chunks'.
+template <class Load, class Prepare>
+__device__ void run_loads_ring(int chunks, const Load& load, const Prepare& prepare) {
+  load(0);
+  for (int n = 0; n < chunks; ++n) {
+    const int s = n % kFusedStages;
+    cp_async_wait<0>();  // chunk n's, the only group in flight
+    prepare(n, s);
+    wgmma::fence_shared_for_async();  // the copies and the stores, for the products
+    stage_full(s).arrive();
+    if (n + 1 < chunks) {
+      if (n + 1 >= kFusedStages) stage_empty((n + 1) % kFusedStages).sync();
+      load(n + 1);
+    }
+  }
+}
+
+// S from an fp32 [K][V] matrix (row stride V) at `from`, its first value column; zeros where from is null.
+template <int kBlocks, int kHalf>
+__device__ void load_state(float (&S)[kBlocks][kHalf], const float* from, int V, int thread) {
+#pragma unroll
+  for (int m = 0; m < kBlocks; ++m)
+#pragma unroll
+    for (int r = 0; r < kHalf; ++r) {
+      const wgmma::Element e = wgmma::accumulator_element(thread, r);
+      S[m][r] = from ? from[std::int64_t(wgmma::kRows * m + e.row) * V + e.column] : 0.0f;
+    }
+}
+
+// S into an fp32 [K][V] matrix at `to`, its first value column.
+template <int kBlocks, int kHalf>
+__device__ void store_state(const float (&S)[kBlocks][kHalf], float* to, int V, int thread) {
+#pragma unroll
+  for (int m = 0; m < kBlocks; ++m)
+#pragma unroll
+    for (int r = 0; r < kHalf; r += 2) {
+      const wgmma::Element e = wgmma::accumulator_element(thread, r);
+      *reinterpret_cast<float2*>(to + std::int64_t(wgmma::kRows * m + e.row) * V + e.column) =
+          make_float2(S[m][r], S[m][r + 1]);
+    }
+}
+
+// S in two bf16 parts into the swizzled K x Vs tiles at `high` and `low` (rows keys: the MN-major B of q S).
+template <int K, int kBlocks, int kHalf>
+__device__ void publish_state(const float (&S)[kBlocks][kHalf], unsigned char* high, unsigned char* low,
+                              int thread) {
+  const wgmma::Tile keys{K};
+#pragma unroll
+  for (int m = 0; m < kBlocks; ++m)
+#pragma unroll
+    for (int r = 0; r < kHalf; r += 2) {
+      const wgmma::Element e = wgmma::accumulator_element(thread, r);
+      const unsigned offset = keys.offset(wgmma::kRows * m + e.row, e.column);
+      const Parts<__nv_bfloat16> parts = split<__nv_bfloat16>(S[m][r], S[m][r + 1]);
+      *reinterpret_cast<std::uint32_t*>(high + offset) = parts.high;
+      *reinterpret_cast<std::uint32_t*>(low + offset) = parts.low;
+    }
+}
+
+}  // namespace flabench::chunk::roles

@@ -1,0 +1,287 @@
+// simple_gla's chunk forward in one kernel on Hopper (sm_90a): a block scans one head's chunks for a slice of
+// Vs values, its fp32 state in a warpgroup's registers, every product on wgmma (kernels/common/wgmma/). Where
+// the three-kernel scalar forward (chunk_forward.cuh) writes every chunk's fp32 state to memory and reads it
+// back (at D = 128 two thirds of its bytes), this one reads q, k, v and g once and writes o once (and, where
+// a backward follows, the states it reads, once).
+// Three warpgroups, a chunk of 64 tokens at a time, two chunks staged:
+//   loads    cp.async of the next chunk's q, k, v into the 128-byte-swizzled tiles the products read; the
+//            chunk's decays (ScalarDecays); v e^{decay to the chunk's end} in two bf16 parts;
+//   state    publishes S (the state before the chunk) in two bf16 parts, then S = e^{chunk total} S +
+//            k^T (v e^{to end}): its chain is the only one that runs chunk after chunk;
+//   outputs  o = scale (e^{seen_i} q S + P v), P = (q k^T) o e^{G_i - G_j} for j <= i, P's two bf16 parts fed
+//            to the next product from registers.
+// It runs where its blocks fill more than half the GPU (fused_plan.h, fused_blocks_fill).
+// The precision is the scalar forward's: S, P and the decayed v in two parts (~16 bits), q, k, v as they are.
+// Exponents as chunk_forward.cuh's (sums within 16-token sub-chunks, never positive).
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+#include "kernels/common/chunk/fused_roles.cuh"
+#include "kernels/common/cuda_check.h"
+#include "kernels/common/wgmma/wgmma.cuh"
+#include "kernels/simple_gla/chunk_forward.cuh"
+#include "kernels/simple_gla/chunk_fused_forward.h"
+#include "kernels/simple_gla/chunk_fused_layout.h"
+#include "kernels/simple_gla/simple_gla.h"
+
+namespace flabench {
+namespace chunk {
+namespace {
+
+using bf16 = __nv_bfloat16;
+using wgmma::accumulator_element;
+using wgmma::Tile;
+
+constexpr int C = kFusedChunk;
+using namespace roles;  // the barriers between the roles, kGroup
+
+// Eight bf16 times `factor` into two bf16 parts.
+__device__ inline void scaled_parts(uint4 x, float factor, uint4& high, uint4& low) {
+  const auto* pairs = reinterpret_cast<const __nv_bfloat162*>(&x);
+  std::uint32_t* h = &high.x;
+  std::uint32_t* l = &low.x;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float2 f = __bfloat1622float2(pairs[i]);
+    const Parts<bf16> parts = split<bf16>(f.x * factor, f.y * factor);
+    h[i] = parts.high, l[i] = parts.low;
+  }
+}
+
+// P's lower triangle times the decay between its tokens, as the A fragments of P v in two parts (register r
+// of P is element r % 8 of depth step r / 8's fragment: layout.h). A thread's rows lie in its warp's 16-token
+// sub-chunk w, and depth step s covers the columns' sub-chunk s, so a step takes one of
+// ScalarDecays::factor's forms for the whole warp, with its row terms loaded once: below w e^{local_i}
+// e^{between w and s} e^{after j} (in factor's order), at w e^{local_i - local_j} for j <= i, above w zeros.
+template <int kSteps>
+__device__ void decayed_scores(const float (&P)[8 * kSteps], const ScalarDecays& dec, int thread,
+                               std::uint32_t (&high)[kSteps][4], std::uint32_t (&low)[kSteps][4]) {
+  const int warp = thread / 32, top = accumulator_element(thread, 0).row;
+  const float local[2] = {dec.local[top], dec.local[top + 8]};
+  const float e_local[2] = {dec.e_local[top], dec.e_local[top + 8]};
+#pragma unroll
+  for (int step = 0; step < kSteps; ++step) {
+    const float between = step < warp ? dec.e_between[warp * ScalarDecays::kSubs + step] : 0.0f;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int r = 8 * step + 2 * i, half = i & 1;  // registers r, r + 1: row top + 8 half
+      const int j = accumulator_element(thread, r).column, row = top + 8 * half;
+      float x0 = 0.0f, x1 = 0.0f;
+      if (step < warp) {
+        const float row_factor = e_local[half] * between;
+        x0 = P[r] * (row_factor * dec.e_after[j]);
+        x1 = P[r + 1] * (row_factor * dec.e_after[j + 1]);
+      } else if (step == warp) {
+        if (j <= row) x0 = P[r] * exp_flushed(fminf(local[half] - dec.local[j], 0.0f));
+        if (j + 1 <= row) x1 = P[r + 1] * exp_flushed(fminf(local[half] - dec.local[j + 1], 0.0f));
+      }
+      const Parts<bf16> parts = split<bf16>(x0, x1);
+      high[step][i] = parts.high, low[step][i] = parts.low;
+    }
+  }
+}
+
+// The loads' warpgroup: chunk n's q, k and v by cp.async into stage s (rows past the sequence as zeros), one
+// group.
+template <int K, int kVs>
+__device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned base, int b,
+                           int h, int v0, int n, int s, int thread) {
+  const int t0 = n * C, length = min(C, d.T - t0);
+  const Tile tokens{C};
+  const std::int64_t first = d.row(b, h, t0);
+  const bf16 *q_rows = p.q + first * K, *k_rows = p.k + first * K, *v_rows = p.v + first * d.V + v0;
+  for (int idx = thread; idx < C * K / 8; idx += kGroup) {
+    const int t = idx / (K / 8), c = idx % (K / 8) * 8;
+    const bool in = t < length;
+    const std::int64_t at = (in ? std::int64_t(t) * d.H * K : 0) + c;
+    cp_async16_or_zeros_to(base + L.q(s) + tokens.offset(t, c), q_rows + at, in);
+    cp_async16_or_zeros_to(base + L.k(s) + tokens.offset(t, c), k_rows + at, in);
+  }
+  for (int idx = thread; idx < C * kVs / 8; idx += kGroup) {
+    const int t = idx / (kVs / 8), c = idx % (kVs / 8) * 8;
+    const bool in = t < length;
+    cp_async16_or_zeros_to(base + L.v(s) + tokens.offset(t, c),
+                           v_rows + (in ? std::int64_t(t) * d.H * d.V : 0) + c, in);
+  }
+  cp_async_commit();
+}
+
+template <int K, int kVs>
+__device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned char* smem,
+                           int b, int h, int v0, int thread) {
+  const unsigned base = shared_address(smem);
+  const Tile tokens{C};
+  roles::run_loads_ring(
+      d.chunks(), [&](int n) { load_chunk<K, kVs>(p, d, L, base, b, h, v0, n, n % kFusedStages, thread); },
+      [&](int n, int s) {
+        const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C);
+        if (thread < 32) {
+          float g[2];
+          load_scalar_gates<C>(p, d, b, h, n * C, g);
+          scan_scalar_decays(dec, C, g[0], g[1]);
+        }
+        loaders().sync();  // every loader's copies of the chunk, and its decays
+        for (int idx = thread; idx < C * kVs / 8; idx += kGroup) {
+          const int t = idx / (kVs / 8), c = idx % (kVs / 8) * 8;
+          const unsigned at = tokens.offset(t, c);
+          uint4 high, low;
+          scaled_parts(*reinterpret_cast<const uint4*>(smem + L.v(s) + at), dec.to_end[t], high, low);
+          *reinterpret_cast<uint4*>(smem + L.v_high(s) + at) = high;
+          *reinterpret_cast<uint4*>(smem + L.v_low(s) + at) = low;
+        }
+      });
+}
+
+// From the head's state `start` to its final state `end` (null: zeros, not kept). `saved`: where a backward
+// follows, the head's states before every chunk ([chunks][K][V] fp32), else null.
+template <int K, int kVs>
+__device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* smem, const float* start,
+                           float* end, float* saved, int v0, int thread) {
+  constexpr int kBlocks = K / wgmma::kRows;  // the state's 64-key row blocks, one accumulator each
+  const FusedOperands at{L, shared_address(smem)};
+  const int chunks = d.chunks();
+  float S[kBlocks][kVs / 2];
+  roles::load_state(S, start, d.V, thread);
+  for (int n = 0; n < chunks; ++n) {
+    const int s = n % kFusedStages, buffer = n % 2;
+    // S before chunk n, for its outputs: needs none of the chunk's inputs, so it goes out first
+    if (n >= 2) state_empty(buffer).sync();
+    roles::publish_state<K>(S, smem + L.state(buffer, 0), smem + L.state(buffer, 1), thread);
+    wgmma::fence_shared_for_async();
+    state_full(buffer).arrive();
+    // S before chunk n in fp32 where a backward reads it (as the scan saves it)
+    if (saved) roles::store_state(S, saved + std::int64_t(n) * K * d.V + v0, d.V, thread);
+    stage_full(s).sync_unaligned();
+    const float whole = *ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C).e_whole;
+#pragma unroll
+    for (int m = 0; m < kBlocks; ++m) {
+#pragma unroll
+      for (int r = 0; r < kVs / 2; ++r) S[m][r] *= whole;
+      wgmma::hold(S[m]);
+    }
+    wgmma::fence();
+#pragma unroll
+    for (int m = 0; m < kBlocks; ++m)
+#pragma unroll
+      for (int step = 0; step < C / wgmma::kDepth; ++step) {
+        const std::uint64_t transposed = at.keys_transposed(s, m, step);
+        wgmma::product<kVs, 1, 1>(S[m], transposed, at.decayed_values(s, 0, step), true);
+        wgmma::product<kVs, 1, 1>(S[m], transposed, at.decayed_values(s, 1, step), true);
+      }
+    wgmma::commit();
+    wgmma::wait<0>();
+#pragma unroll
+    for (int m = 0; m < kBlocks; ++m) wgmma::hold(S[m]);
+    if (n + kFusedStages < chunks) stage_empty(s).arrive();
+  }
+  if (end) roles::store_state(S, end, d.V, thread);
+}
+
+template <int K, int kVs>
+__device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L,
+                             unsigned char* smem, int b, int h, int v0, int thread) {
+  constexpr int kSteps = C / wgmma::kDepth;  // P's 16-token column steps: the depth of P v
+  const FusedOperands at{L, shared_address(smem)};
+  const int chunks = d.chunks(),
+            top = accumulator_element(thread, 0).row;  // this thread's rows: top, top + 8
+  for (int n = 0; n < chunks; ++n) {
+    const int s = n % kFusedStages, buffer = n % 2, t0 = n * C, length = min(C, d.T - t0);
+    stage_full(s).sync_unaligned();
+    state_full(buffer).sync();
+    float o[kVs / 2], P[C / 2];
+    wgmma::fence();
+#pragma unroll
+    for (int step = 0; step < K / wgmma::kDepth; ++step) {
+      const std::uint64_t q = at.queries(s, step);
+      wgmma::product<kVs, 0, 1>(o, q, at.state(buffer, 0, step), step > 0);
+      wgmma::product<kVs, 0, 1>(o, q, at.state(buffer, 1, step), true);
+      wgmma::product<C, 0, 0>(P, q, at.keys(s, step), step > 0);
+    }
+    wgmma::commit();
+    wgmma::wait<0>();
+    wgmma::hold(o);
+    wgmma::hold(P);
+    if (n + 2 < chunks) state_empty(buffer).arrive();
+
+    const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C);
+    const float seen[2] = {dec.seen[top], dec.seen[top + 8]};
+#pragma unroll
+    for (int r = 0; r < kVs / 2; ++r) o[r] *= seen[(r >> 1) & 1];
+    std::uint32_t high[kSteps][4], low[kSteps][4];
+    decayed_scores<kSteps>(P, dec, thread, high, low);
+    wgmma::hold(o);
+    wgmma::fence();
+#pragma unroll
+    for (int step = 0; step < kSteps; ++step) {
+      const std::uint64_t v = at.values(s, step);
+      wgmma::product<kVs, 1>(o, high[step], v, true);
+      wgmma::product<kVs, 1>(o, low[step], v, true);
+    }
+    wgmma::commit();
+    wgmma::wait<0>();
+    wgmma::hold(o);
+    if (n + kFusedStages < chunks) stage_empty(s).arrive();
+
+    store_outputs(o, p.o + d.row(b, h, t0) * d.V + v0, std::int64_t(d.H) * d.V, length, d.scale, thread);
+  }
+}
+
+// grid (B H, V / Vs), kFusedThreads threads, L.bytes() of shared memory. `saved`: where a backward follows,
+// the state before every chunk ([B H][chunks][K][V] fp32), else null.
+template <int K, int kVs>
+__global__ void __launch_bounds__(kFusedThreads, 1)
+    scalar_fused_forward_kernel(Pointers<bf16> p, Dims d, FusedLayout L, float* saved) {
+  extern __shared__ unsigned char raw[];
+  const BlockPlace at = block_place(raw, d.H, K, d.V, kVs, p.h0, p.ht);
+  if (at.role == 0)
+    loads_role<K, kVs>(p, d, L, at.smem, at.b, at.h, at.v0, at.thread);
+  else if (at.role == 1)
+    state_role<K, kVs>(d, L, at.smem, at.start, at.end,
+                       saved ? saved + std::int64_t(at.bh) * d.chunks() * K * d.V : nullptr, at.v0,
+                       at.thread);
+  else
+    outputs_role<K, kVs>(p, d, L, at.smem, at.b, at.h, at.v0, at.thread);
+}
+
+template <int K, int kVs>
+void launch_fused(const Pointers<bf16>& p, const Dims& d, float* saved, cudaStream_t stream) {
+  const FusedLayout L{K, kVs};
+  const auto kernel = scalar_fused_forward_kernel<K, kVs>;
+  allow_shared_memory(kernel, L.bytes());
+  kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs)), kFusedThreads, L.bytes(), stream>>>(p, d, L,
+                                                                                               saved);
+  FLA_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+}  // namespace chunk
+
+bool simple_gla_fused_forward_runs(const Problem& p, const DeviceLimits& limits) {
+  if (!wgmma::built_for_sm90a() || limits.compute_capability != 90) return false;
+  if (p.dtype != DType::bf16 || p.chunk_size != chunk::kFusedChunk || (p.K != 64 && p.K != 128) ||
+      p.V % 32 != 0)
+    return false;
+  const int Vs = chunk::fused_value_slice(int(p.B * p.H), int(p.V), limits.multiprocessors);
+  return chunk::fused_blocks_fill(int(p.B * p.H * (p.V / Vs)), limits.multiprocessors) &&
+         chunk::FusedLayout{int(p.K), Vs}.bytes() <= limits.shared_memory_per_block;
+}
+
+void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limits) {
+  const chunk::Dims d = chunk::make_dims(call.problem);
+  Pointers<__nv_bfloat16> p = bind_inputs<__nv_bfloat16>(kSimpleGlaBinding, call.inputs);
+  p.o = call.outputs.at(kSimpleGlaBinding.o).as<__nv_bfloat16>();
+  p.ht = call.outputs.at(kSimpleGlaBinding.ht).as<float>();
+  const chunk::Workspace ws = chunk::carve_workspace(call.workspace, call.problem);
+  float* saved =
+      call.save_for_backward ? ws.states : nullptr;  // where a backward follows, the states it reads
+  const int Vs = chunk::fused_value_slice(d.B * d.H, d.V, limits.multiprocessors);
+  if (d.K == 64)
+    Vs == 32 ? chunk::launch_fused<64, 32>(p, d, saved, call.stream)
+             : chunk::launch_fused<64, 64>(p, d, saved, call.stream);
+  else
+    Vs == 32 ? chunk::launch_fused<128, 32>(p, d, saved, call.stream)
+             : chunk::launch_fused<128, 64>(p, d, saved, call.stream);
+}
+
+}  // namespace flabench

@@ -1,0 +1,17 @@
+// simple_gla's fused chunk forward on Hopper (chunk_fused_forward.cu): where it runs, and its launch.
+// Host-safe, so that the CPU tests ask where it runs.
+#pragma once
+
+#include "kernels/variant.h"
+
+namespace flabench {
+
+// Whether the fused forward takes problem `p` on a device of `limits`: bf16, chunks of 64, K = 64 or 128, V a
+// multiple of 32, a compute capability 9.0 GPU, a build with sm_90a code and the shared memory it needs.
+bool simple_gla_fused_forward_runs(const Problem& p, const DeviceLimits& limits);
+
+// o and the final state from q, k, v, g and the initial state, on the call's stream; where the call saves for
+// a backward, the state before every chunk into the workspace's states (what the scalar backward reads).
+void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limits);
+
+}  // namespace flabench

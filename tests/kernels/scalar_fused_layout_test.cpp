@@ -1,0 +1,126 @@
+// simple_gla's fused chunk forward on Hopper (kernels/simple_gla/chunk_fused_forward.cu): its shared-memory
+// plan (every tile on the swizzle's 1024-byte pattern, no overlaps, within an H100's 227 KiB), its value
+// slices and where it runs. The kernel itself runs in the GPU battery (simple_gla/chunk bf16 at C = 64).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "kernels/simple_gla/chunk_fused_forward.h"
+#include "kernels/simple_gla/chunk_fused_layout.h"
+#include "suites/battery.h"
+#include "tests/kernels/workspace_regions.h"
+#include "tests/test_support.h"
+
+namespace flabench::chunk {
+namespace {
+
+constexpr std::size_t kH100SharedBytes = 227 * 1024;
+
+TEST(ScalarFusedLayout, TilesStartOnTheSwizzlePatternAndDoNotOverlap) {
+  for (int K : {64, 128})
+    for (int Vs : {32, 64}) {
+      const FusedLayout L{K, Vs};
+      std::vector<testing::Region> regions;
+      for (int s = 0; s < kFusedStages; ++s) {
+        regions.push_back({L.q(s), L.token_tile(K)});
+        regions.push_back({L.k(s), L.token_tile(K)});
+        regions.push_back({L.v(s), L.token_tile(Vs)});
+        regions.push_back({L.v_high(s), L.token_tile(Vs)});
+        regions.push_back({L.v_low(s), L.token_tile(Vs)});
+        regions.push_back({L.decays(s), sizeof(float) * scalar_decay_floats(kFusedChunk)});
+      }
+      for (int b = 0; b < 2; ++b)
+        for (int part = 0; part < 2; ++part) regions.push_back({L.state(b, part), L.state_tile()});
+      std::sort(regions.begin(), regions.end(), [](auto x, auto y) { return x.at < y.at; });
+      SCOPED_TRACE("K " + std::to_string(K) + " Vs " + std::to_string(Vs));
+      EXPECT_LE(testing::expect_in_order(regions, wgmma::kGroupBytes) + wgmma::kGroupBytes, L.bytes());
+      EXPECT_LE(L.bytes(), kH100SharedBytes) << "K " << K << " Vs " << Vs;
+      EXPECT_EQ(L.state_tile(), unsigned(K) * wgmma::kRowBytes);  // K rows of one 64-column panel
+    }
+}
+
+TEST(ScalarFusedLayout, SlicesOf32ValuesWhereSlicesOf64WouldLeaveHalfTheGpuIdle) {
+  EXPECT_EQ(fused_value_slice(32, 128, 132), 32);  // 2,16384,16,128: 64 blocks of 64 -> 128 of 32
+  EXPECT_EQ(fused_value_slice(64, 128, 132), 64);  // 4,4096,16,128: 128 blocks of 64
+  EXPECT_EQ(fused_value_slice(64, 64, 132), 32);   // 4,4096,16,64 and 8,1024,8,64
+  EXPECT_EQ(fused_value_slice(128, 64, 132), 64);
+  EXPECT_EQ(fused_value_slice(256, 96, 132), 32);  // V not a multiple of 64
+}
+
+TEST(ScalarFusedLayout, RunsOnlyWhereItsKernelApplies) {
+  const OpSpec& op = testing::op_named("simple_gla");
+  const DeviceLimits h100{kH100SharedBytes, 90, 132};
+  Problem p = testing::small_problem(op, 2, 16384, 16, 128, 128, DType::bf16);
+  p.chunk_size = 64;
+  if (!simple_gla_fused_forward_runs(p, h100)) GTEST_SKIP() << "this build has no sm_90a code";
+  Problem q = p;
+  q.B = 4, q.K = q.V = 64;  // 128 blocks of 32 values (at B = 2, 64: fused_blocks_fill's test below)
+  EXPECT_TRUE(simple_gla_fused_forward_runs(q, h100));
+  for (int C : {16, 32}) {
+    q = p;
+    q.chunk_size = C;
+    EXPECT_FALSE(simple_gla_fused_forward_runs(q, h100)) << "C " << C;
+  }
+  for (DType dtype : {DType::fp16, DType::fp32}) {
+    q = p;
+    q.dtype = dtype;
+    EXPECT_FALSE(simple_gla_fused_forward_runs(q, h100)) << dtype_name(dtype);
+  }
+  q = p;
+  q.K = 32;
+  EXPECT_FALSE(simple_gla_fused_forward_runs(q, h100));
+  q = p;
+  q.V = 48;
+  EXPECT_FALSE(simple_gla_fused_forward_runs(q, h100));
+  EXPECT_FALSE(simple_gla_fused_forward_runs(p, DeviceLimits{kH100SharedBytes, 89, 60}));  // an RTX 40xx
+  EXPECT_FALSE(simple_gla_fused_forward_runs(p, DeviceLimits{99 * 1024, 90, 132}));        // under a cap
+}
+
+TEST(ScalarFusedLayout, RunsOnlyWhereItsBlocksFillMoreThanHalfTheGpu) {
+  const DeviceLimits h100{kH100SharedBytes, 90, 132};
+  Problem p = testing::small_problem(testing::op_named("simple_gla"), 1, 24576, 16, 64, 64, DType::bf16);
+  p.chunk_size = kFusedChunk;
+  Problem many = p;
+  many.B = 8;
+  if (!simple_gla_fused_forward_runs(many, h100)) GTEST_SKIP() << "this build has no sm_90a code";
+  EXPECT_FALSE(simple_gla_fused_forward_runs(p, h100)) << "1,24576,16,64: 32 blocks of 32 values";
+  EXPECT_TRUE(fused_blocks_fill(67, 132));
+  EXPECT_FALSE(fused_blocks_fill(66, 132));
+  p.B = 2;  // 64 blocks of 32 values
+  EXPECT_FALSE(simple_gla_fused_forward_runs(p, h100));
+  p.B = 3;  // 96
+  EXPECT_TRUE(simple_gla_fused_forward_runs(p, h100));
+}
+
+// On an H100 or H200 (132 SMs) the battery runs each of the kernel's four instances (K 64 or 128, 32 or 64
+// values a block) over more than one chunk in its forward-alone cases, and one before a backward (where it
+// saves the states the backward reads).
+TEST(ScalarFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
+  const DeviceLimits hopper{kH100SharedBytes, 90, 132};
+  const Problem probe = [] {
+    Problem p = testing::small_problem(testing::op_named("simple_gla"), 8, 130, 16, 64, 64, DType::bf16);
+    p.chunk_size = kFusedChunk;
+    return p;
+  }();
+  if (!simple_gla_fused_forward_runs(probe, hopper)) GTEST_SKIP() << "this build has no sm_90a code";
+  std::set<std::tuple<int, int, Mode>> reached;  // (K, Vs, mode) over two chunks or more
+  for (const BatteryCase& c : battery_cases(
+           product_registry(), {"/simple_gla/chunk/(fwd|fwdbwd)/bf16/", Backend::cuda, hopper, false})) {
+    const Problem& p = c.problem;
+    if (c.skip_reason || c.shared_memory_cap != 0 || p.T <= kFusedChunk ||
+        !simple_gla_fused_forward_runs(p, hopper))
+      continue;
+    reached.insert({int(p.K), fused_value_slice(int(p.B * p.H), int(p.V), hopper.multiprocessors), c.mode});
+  }
+  for (const auto& [K, Vs] : {std::pair{64, 32}, std::pair{64, 64}, std::pair{128, 32}, std::pair{128, 64}})
+    EXPECT_TRUE(reached.count({K, Vs, Mode::fwd})) << "K " << K << " Vs " << Vs;
+  EXPECT_TRUE(reached.count({64, 32, Mode::fwdbwd}));
+}
+
+}  // namespace
+}  // namespace flabench::chunk
