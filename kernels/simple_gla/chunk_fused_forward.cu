@@ -82,12 +82,11 @@ __device__ void decayed_scores(const float (&P)[8 * kSteps], const ScalarDecays&
   }
 }
 
-// The loads' warpgroup: chunk n's q, k and v by cp.async into stage s (rows past the sequence as zeros), one
-// group.
+// The loads' warpgroup: chunk n's q, k and v by cp.async (rows past the sequence as zeros), one group.
 template <int K, int kVs>
 __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned base, int b,
-                           int h, int v0, int n, int s, int thread) {
-  const int t0 = n * C, length = min(C, d.T - t0);
+                           int h, int v0, int n, int thread) {
+  const int s = n % kFusedStages, t0 = n * C, length = min(C, d.T - t0);
   const Tile tokens{C};
   const std::int64_t first = d.row(b, h, t0);
   const bf16 *q_rows = p.q + first * K, *k_rows = p.k + first * K, *v_rows = p.v + first * d.V + v0;
@@ -113,7 +112,7 @@ __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
   const unsigned base = shared_address(smem);
   const Tile tokens{C};
   roles::run_loads_ring(
-      d.chunks(), [&](int n) { load_chunk<K, kVs>(p, d, L, base, b, h, v0, n, n % kFusedStages, thread); },
+      d.chunks(), [&](int n) { load_chunk<K, kVs>(p, d, L, base, b, h, v0, n, thread); },
       [&](int n, int s) {
         const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C);
         if (thread < 32) {

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """The named-barrier protocol of the one-kernel chunk forwards on Hopper (kernels/common/chunk/fused_roles.cuh:
 simple_gla's with two state buffers, kernels/simple_gla/chunk_fused_forward.cu; gla's and rwkv6's with one,
-kernels/common/chunk/per_key_fused_forward.cu), simulated: the warpgroups (loads, state, outputs) as one unit each, a barrier as a counter of arrivals that
-completes a generation at its count (stage barriers every role of the block, state barriers two), each
-role's arrive / sync sequence as the kernels issue them for N chunks. For N = 1..11, every fixed order of the
-roles and random schedules: no deadlock, no role arriving twice in one generation, no barrier left half-way
-at the end. A model of the kernels' order kept beside them by hand:
+kernels/common/chunk/per_key_fused_forward.cu), simulated: the three warpgroups (loads, state, outputs) as one
+unit each, a barrier as a counter of arrivals that completes a generation at its count (stage barriers three
+roles, state barriers two), each role's arrive / sync sequence as the kernels issue them for N chunks. For
+N = 1..11, every fixed order of the roles and random schedules: no deadlock, no role arriving twice in one
+generation, no barrier left half-way at the end. A model of the kernels' order kept beside them by hand:
 change both together. Plain python3."""
 import itertools
 import random

@@ -110,12 +110,12 @@ __device__ void load_fragment(std::uint32_t (&r)[4], const unsigned char* tile, 
 // ---------------------------------------------------------------------------------------------------------
 // The loads' warpgroup.
 
-// Chunk n's q, k, g (into q's low part, k's low part, q's high part) and v by cp.async into stage s, rows
-// past the sequence as zeros; one group.
+// Chunk n's q, k, g (into q's low part, k's low part, q's high part) and v by cp.async, rows past the
+// sequence as zeros; one group.
 template <int K, int kVs>
 __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const PerKeyFusedLayout& L, unsigned base,
-                           int b, int h, int v0, int n, int s, int thread) {
-  const int t0 = n * C, length = min(C, d.T - t0);
+                           int b, int h, int v0, int n, int thread) {
+  const int s = n % kFusedStages, t0 = n * C, length = min(C, d.T - t0);
   const std::int64_t first = d.row(b, h, t0);
   const bf16 *q_rows = p.q + first * K, *k_rows = p.k + first * K, *g_rows = p.g + first * K,
              *v_rows = p.v + first * d.V + v0;
@@ -253,7 +253,7 @@ __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const PerKeyF
       u[x] = make_float2(to_float(p.u[h * K + c]), to_float(p.u[h * K + c + 1]));
     }
   roles::run_loads_ring(
-      d.chunks(), [&](int n) { load_chunk<K, kVs>(p, d, L, base, b, h, v0, n, n % kFusedStages, thread); },
+      d.chunks(), [&](int n) { load_chunk<K, kVs>(p, d, L, base, b, h, v0, n, thread); },
       [&](int, int s) {
         loaders().sync();  // every loader's copies
         prepare_chunk<K, Form>(smem, L, s, u, thread);
