@@ -19,8 +19,8 @@ namespace flabench::chunk {
 // rows are tokens), v (C x Vs, rows tokens: the MN-major B of P v), v scaled by each token's decay to the
 // chunk's end in two bf16 parts (the B of the state update), and the chunk's decays (ScalarDecays). One
 // buffer of the state before a chunk, S (K x Vs, rows keys: the MN-major B of q S), in two parts (the
-// outputs read it first thing in their chunk, so a second buffer bought nothing, and three stages need its
-// room at K = 128).
+// outputs read it first thing in their chunk; a second buffer and three stages do not fit at K = 128, and
+// three stages with one buffer measured faster than two with two: kernels/notes/chunk.md, version 74).
 struct FusedLayout {
   int K, Vs;
   __host__ __device__ constexpr unsigned token_tile(int columns) const {
