@@ -3,8 +3,8 @@
 // the three-kernel scalar forward (chunk_forward.cuh) writes every chunk's fp32 state to memory and reads it
 // back (at D = 128 two thirds of its bytes), this one reads q, k, v and g once and writes o once (and, where
 // a backward follows, the states it reads, once).
-// Three warpgroups, a chunk of 64 tokens at a time, two chunks staged:
-//   loads    cp.async of the next chunk's q, k, v into the 128-byte-swizzled tiles the products read; the
+// Three warpgroups, a chunk of 64 tokens at a time, kFusedStages chunks staged (fused_plan.h):
+//   loads    cp.async of the next chunks' q, k, v into the 128-byte-swizzled tiles the products read; the
 //            chunk's decays (ScalarDecays); v e^{decay to the chunk's end} in two bf16 parts;
 //   state    publishes S (the state before the chunk) in two bf16 parts, then S = e^{chunk total} S +
 //            k^T (v e^{to end}): its chain is the only one that runs chunk after chunk;
@@ -82,6 +82,11 @@ __device__ void decayed_scores(const float (&P)[8 * kSteps], const ScalarDecays&
   }
 }
 
+// The chunk's gates, fetched with its copies by the loads' first warp (their latency hidden the same way).
+struct ChunkGates {
+  float g[2];
+};
+
 // The loads' warpgroup: chunk n's q, k and v by cp.async (rows past the sequence as zeros), one group.
 template <int K, int kVs>
 __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned base, int b,
@@ -106,20 +111,27 @@ __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLa
   cp_async_commit();
 }
 
+__device__ inline ChunkGates fetch_gates(const Pointers<bf16>& p, const Dims& d, int b, int h, int n,
+                                         int thread) {
+  ChunkGates gates{};
+  if (thread < 32) load_scalar_gates<C>(p, d, b, h, n * C, gates.g);
+  return gates;
+}
+
 template <int K, int kVs>
 __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned char* smem,
                            int b, int h, int v0, int thread) {
   const unsigned base = shared_address(smem);
   const Tile tokens{C};
   roles::run_loads_ring(
-      d.chunks(), [&](int n) { load_chunk<K, kVs>(p, d, L, base, b, h, v0, n, thread); },
-      [&](int n, int s) {
+      d.chunks(),
+      [&](int n) {
+        load_chunk<K, kVs>(p, d, L, base, b, h, v0, n, thread);
+        return fetch_gates(p, d, b, h, n, thread);
+      },
+      [&](int, int s, const ChunkGates& gates) {
         const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C);
-        if (thread < 32) {
-          float g[2];
-          load_scalar_gates<C>(p, d, b, h, n * C, g);
-          scan_scalar_decays(dec, C, g[0], g[1]);
-        }
+        if (thread < 32) scan_scalar_decays(dec, C, gates.g[0], gates.g[1]);
         loaders().sync();  // every loader's copies of the chunk, and its decays
         for (int idx = thread; idx < C * kVs / 8; idx += kGroup) {
           const int t = idx / (kVs / 8), c = idx % (kVs / 8) * 8;
@@ -143,12 +155,13 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
   float S[kBlocks][kVs / 2];
   roles::load_state(S, start, d.V, thread);
   for (int n = 0; n < chunks; ++n) {
-    const int s = n % kFusedStages, buffer = n % 2;
-    // S before chunk n, for its outputs: needs none of the chunk's inputs, so it goes out first
-    if (n >= 2) state_empty(buffer).sync();
-    roles::publish_state<K>(S, smem + L.state(buffer, 0), smem + L.state(buffer, 1), thread);
+    const int s = n % kFusedStages;
+    // S before chunk n, for its outputs: needs none of the chunk's inputs, so it goes out first (once the
+    // outputs have read the one before)
+    if (n >= 1) state_empty().sync();
+    roles::publish_state<K>(S, smem + L.state(0), smem + L.state(1), thread);
     wgmma::fence_shared_for_async();
-    state_full(buffer).arrive();
+    state_full().arrive();
     // S before chunk n in fp32 where a backward reads it (as the scan saves it)
     if (saved) roles::store_state(S, saved + std::int64_t(n) * K * d.V + v0, d.V, thread);
     stage_full(s).sync_unaligned();
@@ -185,23 +198,23 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
   const int chunks = d.chunks(),
             top = accumulator_element(thread, 0).row;  // this thread's rows: top, top + 8
   for (int n = 0; n < chunks; ++n) {
-    const int s = n % kFusedStages, buffer = n % 2, t0 = n * C, length = min(C, d.T - t0);
+    const int s = n % kFusedStages, t0 = n * C, length = min(C, d.T - t0);
     stage_full(s).sync_unaligned();
-    state_full(buffer).sync();
+    state_full().sync();
     float o[kVs / 2], P[C / 2];
     wgmma::fence();
 #pragma unroll
     for (int step = 0; step < K / wgmma::kDepth; ++step) {
       const std::uint64_t q = at.queries(s, step);
-      wgmma::product<kVs, 0, 1>(o, q, at.state(buffer, 0, step), step > 0);
-      wgmma::product<kVs, 0, 1>(o, q, at.state(buffer, 1, step), true);
+      wgmma::product<kVs, 0, 1>(o, q, at.state(0, step), step > 0);
+      wgmma::product<kVs, 0, 1>(o, q, at.state(1, step), true);
       wgmma::product<C, 0, 0>(P, q, at.keys(s, step), step > 0);
     }
     wgmma::commit();
     wgmma::wait<0>();
     wgmma::hold(o);
     wgmma::hold(P);
-    if (n + 2 < chunks) state_empty(buffer).arrive();
+    if (n + 1 < chunks) state_empty().arrive();
 
     const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C);
     const float seen[2] = {dec.seen[top], dec.seen[top + 8]};

@@ -17,8 +17,10 @@ namespace flabench::chunk {
 
 // Byte offsets from the block's 1024-byte-aligned base. A stage holds one chunk: q and k (C x K, K-major:
 // rows are tokens), v (C x Vs, rows tokens: the MN-major B of P v), v scaled by each token's decay to the
-// chunk's end in two bf16 parts (the B of the state update), and the chunk's decays (ScalarDecays). Two
-// buffers of the state before a chunk, S (K x Vs, rows keys: the MN-major B of q S), each in two parts.
+// chunk's end in two bf16 parts (the B of the state update), and the chunk's decays (ScalarDecays). One
+// buffer of the state before a chunk, S (K x Vs, rows keys: the MN-major B of q S), in two parts (the
+// outputs read it first thing in their chunk; a second buffer and three stages do not fit at K = 128, and
+// three stages with one buffer measured faster than two with two: kernels/notes/chunk.md, version 74).
 struct FusedLayout {
   int K, Vs;
   __host__ __device__ constexpr unsigned token_tile(int columns) const {
@@ -39,12 +41,12 @@ struct FusedLayout {
   __host__ __device__ constexpr unsigned decays(int stage) const { return v_low(stage) + token_tile(Vs); }
   __host__ __device__ constexpr unsigned state_tile() const { return wgmma::Tile{K}.bytes(Vs); }
   // part 0 the high, 1 the low
-  __host__ __device__ constexpr unsigned state(int buffer, int part) const {
-    return kFusedStages * stage_bytes() + (2 * buffer + part) * state_tile();
+  __host__ __device__ constexpr unsigned state(int part) const {
+    return kFusedStages * stage_bytes() + part * state_tile();
   }
   // with the room to align the base
   __host__ __device__ constexpr std::size_t bytes() const {
-    return kFusedStages * stage_bytes() + 4 * state_tile() + wgmma::kGroupBytes;
+    return kFusedStages * stage_bytes() + 2 * state_tile() + wgmma::kGroupBytes;
   }
 };
 
@@ -76,8 +78,8 @@ struct FusedOperands {
                            step);
   }
   // S's part, the (MN-major) B of q S: depth keys, N values
-  __host__ __device__ constexpr std::uint64_t state(int buffer, int part, int step) const {
-    return wgmma::mn_major(base + L.state(buffer, part), wgmma::Tile{L.K}, 0, step);
+  __host__ __device__ constexpr std::uint64_t state(int part, int step) const {
+    return wgmma::mn_major(base + L.state(part), wgmma::Tile{L.K}, 0, step);
   }
 };
 

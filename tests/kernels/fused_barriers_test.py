@@ -1,51 +1,50 @@
 #!/usr/bin/env python3
-"""The named-barrier protocol of the one-kernel chunk forwards on Hopper (kernels/common/chunk/fused_roles.cuh:
-simple_gla's with two state buffers, kernels/simple_gla/chunk_fused_forward.cu; gla's and rwkv6's with one,
-kernels/common/chunk/per_key_fused_forward.cu), simulated: the three warpgroups (loads, state, outputs) as one
-unit each, a barrier as a counter of arrivals that completes a generation at its count (stage barriers three
-roles, state barriers two), each role's arrive / sync sequence as the kernels issue them for N chunks. For
-N = 1..11, every fixed order of the roles and random schedules: no deadlock, no role arriving twice in one
-generation, no barrier left half-way at the end. A model of the kernels' order kept beside them by hand:
-change both together. Plain python3."""
+"""The named-barrier protocol of the one-kernel chunk forwards on Hopper (kernels/common/chunk/fused_roles.cuh;
+simple_gla's, kernels/simple_gla/chunk_fused_forward.cu, and gla's and rwkv6's,
+kernels/common/chunk/per_key_fused_forward.cu: one state buffer each), simulated: the three warpgroups (loads,
+state, outputs) as one unit each, a barrier as a counter of arrivals that completes a generation at its count
+(stage barriers three roles, state barriers two), each role's arrive / sync sequence as the kernels issue them
+for N chunks, the loads running stages - 1 chunks ahead (run_loads_ring). For N = 1..11, at 2 and 3 stages
+(the kernels' kFusedStages is 3), every fixed order of the roles and random schedules: no deadlock, no role
+arriving twice in one generation, no barrier left half-way at the end. A model of the kernels' order kept
+beside them by hand: change both together. Plain python3."""
 import itertools
 import random
 import sys
 import unittest
 
-STAGES = 2
 
-
-def programs(chunks, buffers, extra_state_arrival=False):
-    """Each role's barrier operations for `chunks` chunks with `buffers` state buffers."""
+def programs(chunks, stages, extra_state_arrival=False):
+    """Each role's barrier operations for `chunks` chunks through `stages` stages."""
     loads, state, outputs = [], [], []
     for n in range(chunks):
-        s = n % STAGES
-        loads.append(('arrive', f'full{s}'))
-        if n + 1 < chunks and n + 1 >= STAGES:
-            loads.append(('sync', f'empty{(n + 1) % STAGES}'))
+        loads.append(('arrive', f'full{n % stages}'))
+        ahead = n + stages - 1  # the chunk whose copies go out next
+        if stages <= ahead < chunks:
+            loads.append(('sync', f'empty{ahead % stages}'))
     for n in range(chunks):
-        s, b = n % STAGES, n % buffers
-        if n >= buffers:
-            state.append(('sync', f'state_empty{b}'))
-        state.append(('arrive', f'state_full{b}'))
+        s = n % stages
+        if n >= 1:
+            state.append(('sync', 'state_empty'))
+        state.append(('arrive', 'state_full'))
         state.append(('sync', f'full{s}'))
-        if n + STAGES < chunks:
+        if n + stages < chunks:
             state.append(('arrive', f'empty{s}'))
     for n in range(chunks):
-        s, b = n % STAGES, n % buffers
+        s = n % stages
         outputs.append(('sync', f'full{s}'))
-        outputs.append(('sync', f'state_full{b}'))
-        if n + buffers < chunks or extra_state_arrival:
-            outputs.append(('arrive', f'state_empty{b}'))
-        if n + STAGES < chunks:
+        outputs.append(('sync', 'state_full'))
+        if n + 1 < chunks or extra_state_arrival:
+            outputs.append(('arrive', 'state_empty'))
+        if n + stages < chunks:
             outputs.append(('arrive', f'empty{s}'))
     return {'loads': loads, 'state': state, 'outputs': outputs}
 
 
-def counts(buffers):
+def counts(stages):
     # the stages' barriers count all three warpgroups
-    c = {f'{kind}{s}': 3 for kind in ('full', 'empty') for s in range(STAGES)}
-    c.update({f'{kind}{b}': 2 for kind in ('state_full', 'state_empty') for b in range(buffers)})
+    c = {f'{kind}{s}': 3 for kind in ('full', 'empty') for s in range(stages)}
+    c.update({'state_full': 2, 'state_empty': 2})
     return c
 
 
@@ -78,8 +77,8 @@ def simulate(progs, count, pick):
     assert not any(arrived.values()), f'left half-way: {arrived}'
 
 
-def check(chunks, buffers, schedules, **mutation):
-    progs, count = programs(chunks, buffers, **mutation), counts(buffers)
+def check(chunks, stages, schedules, **mutation):
+    progs, count = programs(chunks, stages, **mutation), counts(stages)
     for order in itertools.permutations(progs):
         simulate(progs, count, lambda runnable, order=order: next(r for r in order if r in runnable))
     for seed in range(schedules):
@@ -88,17 +87,17 @@ def check(chunks, buffers, schedules, **mutation):
 
 
 class FusedBarriers(unittest.TestCase):
-    def test_two_state_buffers(self):  # simple_gla's
+    def test_three_stages(self):  # the kernels' kFusedStages
+        for chunks in range(1, 12):
+            check(chunks, 3, 300)
+
+    def test_two_stages(self):
         for chunks in range(1, 12):
             check(chunks, 2, 300)
 
-    def test_one_state_buffer(self):  # gla's and rwkv6's
-        for chunks in range(1, 12):
-            check(chunks, 1, 300)
-
     def test_the_simulation_sees_a_barrier_left_half_way(self):
         with self.assertRaises(AssertionError):
-            check(3, 1, 10, extra_state_arrival=True)
+            check(3, 3, 10, extra_state_arrival=True)
 
 
 if __name__ == '__main__':

@@ -34,8 +34,7 @@ TEST(ScalarFusedLayout, TilesStartOnTheSwizzlePatternAndDoNotOverlap) {
         regions.push_back({L.v_low(s), L.token_tile(Vs)});
         regions.push_back({L.decays(s), sizeof(float) * scalar_decay_floats(kFusedChunk)});
       }
-      for (int b = 0; b < 2; ++b)
-        for (int part = 0; part < 2; ++part) regions.push_back({L.state(b, part), L.state_tile()});
+      for (int part = 0; part < 2; ++part) regions.push_back({L.state(part), L.state_tile()});
       std::sort(regions.begin(), regions.end(), [](auto x, auto y) { return x.at < y.at; });
       SCOPED_TRACE("K " + std::to_string(K) + " Vs " + std::to_string(Vs));
       EXPECT_LE(testing::expect_in_order(regions, wgmma::kGroupBytes) + wgmma::kGroupBytes, L.bytes());

@@ -94,7 +94,7 @@ TEST_P(FusedProducts, ReadWhatTheKernelStored) {
   const auto [K, Vs] = GetParam();
   const FusedLayout L{K, Vs};
   const FusedOperands at{L, 0};
-  const int stage = 1, buffer = 1;  // not the first, so that a stage's or buffer's offset counts
+  const int stage = kFusedStages - 1;  // the last, so that a stage's offset counts
   std::mt19937 rng(K + Vs);
   Shared smem(L.bytes());
   const Tile tokens{C}, keys{K};
@@ -131,8 +131,8 @@ TEST_P(FusedProducts, ReadWhatTheKernelStored) {
         for (int half = 0; half < 2; ++half) {
           const auto [high, low] = parts(S(key, e.column + half));
           S_high(key, e.column + half) = high, S_low(key, e.column + half) = low;
-          smem.store(L.state(buffer, 0) + offset + 2 * half, high);
-          smem.store(L.state(buffer, 1) + offset + 2 * half, low);
+          smem.store(L.state(0) + offset + 2 * half, high);
+          smem.store(L.state(1) + offset + 2 * half, low);
         }
       }
 
@@ -141,7 +141,7 @@ TEST_P(FusedProducts, ReadWhatTheKernelStored) {
   for (int step = 0; step < K / kDepth; ++step) {
     product(P, smem, at.queries(stage, step), false, at.keys(stage, step), false);
     for (int part = 0; part < 2; ++part)
-      product(qS, smem, at.queries(stage, step), false, at.state(buffer, part, step), true);
+      product(qS, smem, at.queries(stage, step), false, at.state(part, step), true);
   }
   for (int i = 0; i < C; ++i)
     for (int c = 0; c < K; ++c) {

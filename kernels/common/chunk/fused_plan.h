@@ -7,7 +7,7 @@
 namespace flabench::chunk {
 
 constexpr int kFusedChunk = 64;     // tokens a chunk: one wgmma's M
-constexpr int kFusedStages = 2;     // chunks staged at once: one computed while the next loads
+constexpr int kFusedStages = 3;     // chunks staged at once: one computed while the next two load
 constexpr int kFusedThreads = 384;  // three warpgroups: loads, the state, the outputs
 
 // Value columns a block: 64, or 32 where blocks of 64 would fill at most half of the GPU's multiprocessors (a

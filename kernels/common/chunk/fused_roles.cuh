@@ -20,25 +20,27 @@ namespace flabench::chunk::roles {
 constexpr int kGroup = 128;  // threads a warpgroup
 
 // The barriers between the roles (ids; 0 is __syncthreads's). A stage is full when the loads have made it
-// (the loads arrive, the readers wait) and empty when its readers are done (they arrive, the loads wait); a
-// state buffer likewise between the state and the outputs. A reader skips its arrival where no one will wait
-// for it (the last chunks), so that no barrier is left half-way at the end. The stages' barriers count all
-// three warpgroups; a full stage is waited on by two roles from their own loops, so through sync_unaligned.
+// (the loads arrive, the readers wait) and empty when its readers are done (they arrive, the loads wait); the
+// one buffer of the state likewise between the state and the outputs. A reader skips its arrival where no one
+// will wait for it (the last chunks), so that no barrier is left half-way at the end. The stages' barriers
+// count all three warpgroups; a full stage is waited on by two roles from their own loops, so through
+// sync_unaligned.
 __device__ inline NamedBarrier stage_full(int s) {
   return {1 + s, kFusedThreads};
 }
 __device__ inline NamedBarrier stage_empty(int s) {
-  return {3 + s, kFusedThreads};
+  return {1 + kFusedStages + s, kFusedThreads};
 }
-__device__ inline NamedBarrier state_full(int b) {
-  return {5 + b, 2 * kGroup};
+__device__ inline NamedBarrier state_full() {
+  return {1 + 2 * kFusedStages, 2 * kGroup};
 }
-__device__ inline NamedBarrier state_empty(int b) {
-  return {7 + b, 2 * kGroup};
+__device__ inline NamedBarrier state_empty() {
+  return {2 + 2 * kFusedStages, 2 * kGroup};
 }
 __device__ inline NamedBarrier loaders() {
-  return {9, kGroup};
+  return {3 + 2 * kFusedStages, kGroup};
 }
+static_assert(3 + 2 * kFusedStages < 16, "a block has 16 named barriers");
 
 // The first 1024-byte boundary (the swizzle's pattern) of the dynamic shared memory `raw`: where the plan
 // starts (the plans' bytes() leave the room for it).
@@ -82,23 +84,39 @@ __device__ inline BlockPlace block_place(unsigned char* raw, int H, int K, int V
   return at;
 }
 
-// The loads warpgroup's ring over `chunks` chunks: load(n) issues chunk n's copies as one cp.async group,
-// prepare(n, stage) makes the landed chunk ready (its own barriers among the loaders first: each thread has
-// waited only for its own copies). A chunk is handed over as soon as it is ready and the next one's copies go
-// out as soon as its stage is free (its chunk two back done), so chunk n + 1's copies and preparation run
-// during chunk n's products, never between two chunks'.
+// The loads warpgroup's ring over `chunks` chunks: load(n) issues chunk n's copies as one cp.async group and
+// returns what it fetched into registers for the preparation (an empty struct where nothing);
+// prepare(n, stage, fetched) makes the landed chunk ready (its own barriers among the loaders first: each
+// thread has waited only for its own copies). The loads run kFusedStages - 1 chunks ahead: chunk n is handed
+// over as soon as it is ready, then chunk n + kFusedStages - 1's copies go out as soon as its stage is free
+// (chunk n - 1 done), so while the readers compute chunk n the next chunks' copies are in flight, and a
+// chunk's memory latency is hidden behind as many chunks' products (kernels/notes/chunk.md, version 74).
+struct NothingFetched {};  // a load(n) that keeps nothing in registers
+
 template <class Load, class Prepare>
 __device__ void run_loads_ring(int chunks, const Load& load, const Prepare& prepare) {
-  load(0);
+  constexpr int kAhead = kFusedStages - 1;
+  using Fetched = decltype(load(0));
+  Fetched ahead[kAhead];  // chunks n .. n + kAhead - 1's fetched registers (static indices only)
+#pragma unroll
+  for (int i = 0; i < kAhead; ++i)
+    if (i < chunks)
+      ahead[i] = load(i);
+    else
+      cp_async_commit();  // an empty group: every chunk's wait below counts the same groups after it
   for (int n = 0; n < chunks; ++n) {
-    const int s = n % kFusedStages;
-    cp_async_wait<0>();  // chunk n's, the only group in flight
-    prepare(n, s);
+    const int s = n % kFusedStages, next = n + kAhead;
+    cp_async_wait<kAhead - 1>();  // chunk n's group (the kAhead - 1 after it may be in flight)
+    prepare(n, s, ahead[0]);
     wgmma::fence_shared_for_async();  // the copies and the stores, for the products
     stage_full(s).arrive();
-    if (n + 1 < chunks) {
-      if (n + 1 >= kFusedStages) stage_empty((n + 1) % kFusedStages).sync();
-      load(n + 1);
+#pragma unroll
+    for (int i = 0; i + 1 < kAhead; ++i) ahead[i] = ahead[i + 1];
+    if (next < chunks) {
+      if (next >= kFusedStages) stage_empty(next % kFusedStages).sync();
+      ahead[kAhead - 1] = load(next);
+    } else {
+      cp_async_commit();
     }
   }
 }

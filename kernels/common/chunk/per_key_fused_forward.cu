@@ -3,8 +3,8 @@
 // forward.cuh) writes every chunk's fp32 state to memory and reads it back, and stages the decays' factors
 // twice, this one reads q, k, v and g once and writes o once. Forward only: a backward reads what the
 // two-kernel forward saves (its states, scores and prepared keys), so a forward that saves for one takes that
-// path. Three warpgroups, a chunk of 64 tokens at a time, two chunks staged (per_key_fused_layout.h):
-//   loads    cp.async of the next chunk's q, k, g and v; the chunk's log decays summed within its 16-token
+// path. Three warpgroups, a chunk of 64 tokens at a time, kFusedStages chunks staged (fused_plan.h):
+//   loads    cp.async of the next chunks' q, k, g and v; the chunk's log decays summed within its 16-token
 //            sub-chunks (a thread a sub-chunk and two channels, in registers); q e^{seen within its
 //            sub-chunk} and k e^{after it to its sub-chunk's end} in two bf16 parts each, over the raw rows;
 //            the tables of per-channel factors the other roles take (PerKeyTables); rwkv6's bonus;
@@ -253,8 +253,12 @@ __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const PerKeyF
       u[x] = make_float2(to_float(p.u[h * K + c]), to_float(p.u[h * K + c + 1]));
     }
   roles::run_loads_ring(
-      d.chunks(), [&](int n) { load_chunk<K, kVs>(p, d, L, base, b, h, v0, n, thread); },
-      [&](int, int s) {
+      d.chunks(),
+      [&](int n) {
+        load_chunk<K, kVs>(p, d, L, base, b, h, v0, n, thread);
+        return roles::NothingFetched{};
+      },
+      [&](int, int s, roles::NothingFetched) {
         loaders().sync();  // every loader's copies
         prepare_chunk<K, Form>(smem, L, s, u, thread);
       });
@@ -276,10 +280,10 @@ __device__ void state_role(const Dims& d, const PerKeyFusedLayout& L, unsigned c
     const int s = n % kFusedStages;
     // S before chunk n, for its outputs: needs none of the chunk's inputs, so it goes out first (once the
     // outputs have read the one before)
-    if (n >= 1) state_empty(0).sync();
+    if (n >= 1) state_empty().sync();
     roles::publish_state<K>(S, smem + L.state(0), smem + L.state(1), thread);
     wgmma::fence_shared_for_async();
-    state_full(0).arrive();
+    state_full().arrive();
     stage_full(s).sync_unaligned();
     const Tables tab = Tables::at(smem, L, s);
     // the keys' A fragments: k e^{to its sub-chunk's end} times e^{the sub-chunks after}, in two parts; a
@@ -454,7 +458,7 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const PerKe
         high[J][j] = parts.high, low[J][j] = parts.low;
       }
 
-    state_full(0).sync();
+    state_full().sync();
     float o[kVs / 2];
     wgmma::fence();
 #pragma unroll
@@ -470,7 +474,7 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const PerKe
     wgmma::commit();
     wgmma::wait<0>();
     wgmma::hold(o);
-    if (n + 1 < chunks) state_empty(0).arrive();
+    if (n + 1 < chunks) state_empty().arrive();
     if (n + kFusedStages < chunks) stage_empty(s).arrive();
 
     store_outputs(o, p.o + d.row(b, h, t0) * d.V + v0, std::int64_t(d.H) * d.V, length, d.scale, thread);

@@ -103,7 +103,7 @@ struct PerKeyOperands {
 // registers a thread 384 threads may have (ptxas spilled 28 bytes), and blocks of 32 values measured slower
 // than the two-kernel forward (kernels/notes/chunk.md, version 72). The layout and the loads' items stay
 // written for any K that is a multiple of 64 (the layout test covers 128), which a version at K = 128 that
-// pays would take up.
+// pays would take up (with fewer than kFusedStages stages: three do not fit there).
 constexpr int kFusedKeys = 64;
 
 }  // namespace flabench::chunk
