@@ -1,17 +1,24 @@
 #!/usr/bin/env python3
-"""The named-barrier protocol of the one-kernel chunk forwards on Hopper (kernels/common/chunk/fused_roles.cuh;
-simple_gla's, kernels/simple_gla/chunk_fused_forward.cu, and gla's and rwkv6's,
-kernels/common/chunk/per_key_fused_forward.cu: one state buffer each), simulated: the three warpgroups (loads,
-state, outputs) as one unit each, a barrier as a counter of arrivals that completes a generation at its count
-(stage barriers three roles, state barriers two), each role's arrive / sync sequence as the kernels issue them
-for N chunks, the loads running stages - 1 chunks ahead (run_loads_ring). For N = 1..11, at 2 and 3 stages
-(the kernels' kFusedStages is 3), every fixed order of the roles and random schedules: no deadlock, no role
-arriving twice in one generation, no barrier left half-way at the end. A model of the kernels' order kept
-beside them by hand: change both together. Plain python3."""
+"""The named-barrier protocol of the one-kernel chunk forwards on Hopper
+(kernels/common/chunk/fused_roles.cuh; simple_gla's, kernels/simple_gla/chunk_fused_forward.cu, and gla's
+and rwkv6's, kernels/common/chunk/per_key_fused_forward.cu: one state buffer each), simulated: the three
+warpgroups (loads, state, outputs) as one unit each, a barrier as a counter of arrivals that completes a
+generation at its count (stage barriers three roles, state barriers two), each role's arrive / sync
+sequence as the kernels issue them for N chunks, the loads running stages - 1 chunks ahead
+(run_loads_ring). For N = 1..11, at the kernels' kFusedStages (read from fused_plan.h) and at 2 to 4
+stages, every fixed order of the roles and random schedules: no deadlock, no role arriving twice in one
+generation, no barrier left half-way at the end. A model of the kernels' order kept beside them by hand:
+change both together. Plain python3."""
 import itertools
+import pathlib
 import random
+import re
 import sys
 import unittest
+
+# the kernels' ring depth, read from the header that sets it, so that the model follows a change of it
+PLAN = pathlib.Path(__file__).resolve().parents[2] / 'kernels/common/chunk/fused_plan.h'
+KERNEL_STAGES = int(re.search(r'constexpr int kFusedStages = (\d+);', PLAN.read_text()).group(1))
 
 
 def programs(chunks, stages, extra_state_arrival=False):
@@ -87,13 +94,14 @@ def check(chunks, stages, schedules, **mutation):
 
 
 class FusedBarriers(unittest.TestCase):
-    def test_three_stages(self):  # the kernels' kFusedStages
+    def test_the_kernels_stages(self):  # kFusedStages, 3 today
         for chunks in range(1, 12):
-            check(chunks, 3, 300)
+            check(chunks, KERNEL_STAGES, 300)
 
-    def test_two_stages(self):
-        for chunks in range(1, 12):
-            check(chunks, 2, 300)
+    def test_every_ring_depth_up_to_four(self):  # the ring's order holds for any depth, not only today's
+        for stages in range(2, 5):
+            for chunks in range(1, 12):
+                check(chunks, stages, 100)
 
     def test_the_simulation_sees_a_barrier_left_half_way(self):
         with self.assertRaises(AssertionError):

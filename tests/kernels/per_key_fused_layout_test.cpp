@@ -42,7 +42,9 @@ TEST(PerKeyFusedLayout, TilesStartOnTheSwizzlePatternAndDoNotOverlap) {
       SCOPED_TRACE("K " + std::to_string(K) + " Vs " + std::to_string(Vs));
       EXPECT_LE(testing::expect_in_order(regions, wgmma::kGroupBytes) + wgmma::kGroupBytes, L.bytes());
       // only the dispatched keys must fit (at K = 128 three stages do not: a version there needs fewer)
-      if (K == kFusedKeys) EXPECT_LE(L.bytes(), kH100SharedBytes) << "K " << K << " Vs " << Vs;
+      if (K == kFusedKeys) {
+        EXPECT_LE(L.bytes(), kH100SharedBytes) << "K " << K << " Vs " << Vs;
+      }
     }
 }
 

@@ -97,7 +97,9 @@ template <class Load, class Prepare>
 __device__ void run_loads_ring(int chunks, const Load& load, const Prepare& prepare) {
   constexpr int kAhead = kFusedStages - 1;
   using Fetched = decltype(load(0));
-  Fetched ahead[kAhead];  // chunks n .. n + kAhead - 1's fetched registers (static indices only)
+  // chunks n .. n + kAhead - 1's fetched registers (static indices only); zeros where a chunk is past the
+  // end, so that the rotation below never copies an unset value
+  Fetched ahead[kAhead]{};
 #pragma unroll
   for (int i = 0; i < kAhead; ++i)
     if (i < chunks)
