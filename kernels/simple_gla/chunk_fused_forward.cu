@@ -274,9 +274,7 @@ bool simple_gla_fused_forward_runs(const Problem& p, const DeviceLimits& limits)
   if (p.dtype != DType::bf16 || p.chunk_size != chunk::kFusedChunk || (p.K != 64 && p.K != 128) ||
       p.V % 32 != 0)
     return false;
-  const int Vs = chunk::fused_value_slice(int(p.B * p.H), int(p.V), limits.multiprocessors);
-  return chunk::fused_blocks_fill(int(p.B * p.H * (p.V / Vs)), limits.multiprocessors) &&
-         chunk::FusedLayout{int(p.K), Vs}.bytes() <= limits.shared_memory_per_block;
+  return chunk::fused_blocks_fit<chunk::FusedLayout>(p, limits);
 }
 
 void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limits) {

@@ -4,6 +4,8 @@
 // and how a head's values are sliced over blocks. Host-safe, for the CPU tests.
 #pragma once
 
+#include "kernels/variant.h"
+
 namespace flabench::chunk {
 
 constexpr int kFusedChunk = 64;     // tokens a chunk: one wgmma's M
@@ -22,6 +24,15 @@ inline int fused_value_slice(int heads, int V, int multiprocessors) {
 // segments over the idle multiprocessors (kernels/notes/chunk.md, version 72b, refuted on an H200).
 inline bool fused_blocks_fill(int blocks, int multiprocessors) {
   return 2 * blocks > multiprocessors;
+}
+
+// Where a one-kernel forward whose shared memory is Layout{K, Vs} may run `p` on a GPU of `limits`, as far as
+// its blocks go: at the value slice it takes there, they fill more than half the GPU and fit a block's room.
+template <class Layout>
+bool fused_blocks_fit(const Problem& p, const DeviceLimits& limits) {
+  const int Vs = fused_value_slice(int(p.B * p.H), int(p.V), limits.multiprocessors);
+  return fused_blocks_fill(int(p.B * p.H * (p.V / Vs)), limits.multiprocessors) &&
+         Layout{int(p.K), Vs}.bytes() <= limits.shared_memory_per_block;
 }
 
 }  // namespace flabench::chunk

@@ -519,9 +519,7 @@ bool per_key_fused_forward_runs(const RecurrenceForm& form, const Problem& p, co
   if (p.dtype != DType::bf16 || p.chunk_size != chunk::kFusedChunk || p.K != chunk::kFusedKeys ||
       p.V % 32 != 0)
     return false;
-  const int Vs = chunk::fused_value_slice(int(p.B * p.H), int(p.V), limits.multiprocessors);
-  return chunk::fused_blocks_fill(int(p.B * p.H * (p.V / Vs)), limits.multiprocessors) &&
-         chunk::PerKeyFusedLayout{int(p.K), Vs}.bytes() <= limits.shared_memory_per_block;
+  return chunk::fused_blocks_fit<chunk::PerKeyFusedLayout>(p, limits);
 }
 
 void per_key_fused_forward(const RecurrenceBinding& binding, const ForwardCall& call,
