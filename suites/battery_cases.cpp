@@ -16,13 +16,15 @@ struct Dims {
 constexpr Dims kAccuracy[] = {{2, 65, 3, 64, 64}, {1, 33, 2, 128, 128}};
 // decay, hygiene, state handoff: small, K != V, T one past a chunk and checkpoint boundary.
 constexpr Dims kSmall{2, 65, 2, 64, 32};
+// decay, on a GPU: fwd+bwd where the kernels made for head dims of 64 and 128 alone run, over three chunks.
+constexpr Dims kDecayWide{2, 130, 2, 128, 128};
 // shapes: K != V both ways, T around the chunk (16) and checkpoint (64) boundaries and odd primes, B*H = 1,
 // the other head dims a variant may claim.
-constexpr Dims kShapes[] = {
-    {2, 65, 2, 64, 16}, {2, 65, 2, 16, 64}, {2, 65, 2, 128, 64}, {1, 1, 2, 64, 64},
-    {1, 15, 2, 64, 64}, {1, 16, 2, 64, 64}, {1, 17, 2, 64, 64},  {1, 31, 2, 64, 64},
-    {1, 63, 2, 64, 64}, {1, 64, 2, 64, 64}, {1, 65, 2, 64, 64},  {1, 97, 2, 64, 64},
-    {1, 65, 1, 64, 64}, {1, 33, 2, 16, 16}, {1, 33, 2, 32, 32},  {1, 33, 2, 256, 256}};
+constexpr Dims kShapes[] = {{2, 65, 2, 64, 16},  {2, 65, 2, 16, 64}, {2, 65, 2, 128, 64}, {2, 65, 2, 64, 128},
+                            {1, 1, 2, 64, 64},   {1, 15, 2, 64, 64}, {1, 16, 2, 64, 64},  {1, 17, 2, 64, 64},
+                            {1, 31, 2, 64, 64},  {1, 63, 2, 64, 64}, {1, 64, 2, 64, 64},  {1, 65, 2, 64, 64},
+                            {1, 97, 2, 64, 64},  {1, 65, 1, 64, 64}, {1, 33, 2, 16, 16},  {1, 33, 2, 32, 32},
+                            {1, 33, 2, 256, 256}};
 constexpr Dims kLongShape{1, 24576, 1, 64, 64};
 // shapes, on a GPU: enough heads that a kernel sizing its layout by the GPU takes its wide ones (on an H100
 // the fused_recurrent column passes take 8 keys per lane at K = 64 and, past about 32 heads, two columns per
@@ -200,6 +202,19 @@ struct Builder {
     if (op.log_decay_floor > kBeyondLogDecay) {
       c.decay = DecayScenario::beyond;
       add_here(c, kSmall, "beyond_floor");
+    }
+    // and, on a GPU, fwd+bwd at K = V = 128 over three chunks (the last of two tokens): kSmall's 32 values
+    // never reach the backwards made only for head dims of 64 or 128 (simple_gla's bf16 gradients kernel on
+    // wgmma at C = 64 on a Hopper: kernels/simple_gla/chunk_grads_wgmma.h)
+    if (spec.backend == Backend::cuda && v.support.backward) {
+      for (const auto& [decay, name] : decays) {
+        c.decay = decay;
+        add_here(c, kDecayWide, std::string(name) + "_wide");
+      }
+      if (op.log_decay_floor > kBeyondLogDecay) {
+        c.decay = DecayScenario::beyond;
+        add_here(c, kDecayWide, "beyond_floor_wide");
+      }
     }
     // and, on a GPU, the forward alone at many heads and K = 128 and 64, where a forward no backward follows
     // may take a path of its own (rwkv7's bf16 fused forward at K = 128: two columns a lane, by

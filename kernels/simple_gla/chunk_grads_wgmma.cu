@@ -1,0 +1,422 @@
+// simple_gla's per-chunk gradients on Hopper (sm_90a): chunk_backward.cuh's gradients kernel with every
+// product on wgmma. That kernel (mma.sync, four warps) took 62% of simple_gla's fwd+bwd at 4,4096,16,128
+// (kernels/notes/chunk.md, version 77). Same inputs, same formulas (chunk_backward.cuh's header), same
+// dg (write_scalar_gate_grads from the same kind of partial dots).
+// A block takes one chunk of 64 tokens; three warpgroups take dq, dk and dv. Each output is made transposed,
+// a 64-row block of keys (or values) by the chunk's 64 tokens at a time, so that the fp32 states S0 and dS
+// are the products' A operand, read from memory straight into registers and split into two bf16 parts
+// there (no shared memory for them, no pass to stage them):
+//   dq^T = scale e^{seen_t} (S0 do^T) + k^T M^T        (+ M's diagonal: diag_t k_t)
+//   dk^T = e^{to end_t} (dS v^T) + q^T M               (+ diag_t q_t)
+//   dv^T = e^{to end_t} (dS^T k^T) + do^T A
+// with the token scales on the accumulators' columns. The first two warpgroups first make M (from do v^T)
+// and A (from q k^T), decayed and in two bf16 parts, into shared memory; every warpgroup issues its state
+// products before it waits for them. Outputs go through shared memory as bf16 rows and out as 16-byte rows.
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+#include "kernels/common/chunk/fused_roles.cuh"
+#include "kernels/common/constant_dispatch.h"
+#include "kernels/common/cuda_check.h"
+#include "kernels/common/wgmma/wgmma.cuh"
+#include "kernels/simple_gla/chunk_backward.cuh"
+#include "kernels/simple_gla/chunk_grads_wgmma.h"
+#include "kernels/simple_gla/chunk_grads_wgmma_layout.h"
+#include "kernels/simple_gla/simple_gla.h"
+
+namespace flabench {
+namespace chunk {
+namespace {
+
+using bf16 = __nv_bfloat16;
+using wgmma::accumulator_element;
+using wgmma::Element;
+
+constexpr int C = kFusedChunk;
+constexpr int kAcc = C / 2;    // a thread's registers of a 64 x 64 accumulator
+constexpr int kLoadSteps = 2;  // depth steps of a state product whose fragments are loaded at once
+
+// Where a thread of the block stands.
+struct GradBlock {
+  unsigned char* smem;  // the plan's 1024-byte-aligned base
+  GradOperands at;
+  GradLayout L;
+  int thread, warp;  // within its warpgroup
+  int b, h, t0, length;
+};
+
+// The barriers (0 is __syncthreads's): M and A stored, for every warpgroup; a warpgroup's output rows staged.
+__device__ inline NamedBarrier scores_ready() {
+  return {1, kGradThreads};
+}
+__device__ inline NamedBarrier outputs_staged(int group) {
+  return {2 + group, roles::kGroup};
+}
+
+// Depth steps first .. first + kLoadSteps - 1 of a 64-row A operand read from an fp32 matrix X in memory
+// (row stride ld): A[m][k] = X[m0 + m][k], or X[k][m0 + m] where kTransposed; each thread's elements as
+// layout.h's a_fragment_element places them.
+template <bool kTransposed>
+__device__ void load_fragments(const float* X, int ld, int m0, int first, int thread,
+                               float (&x)[kLoadSteps][8]) {
+#pragma unroll
+  for (int s = 0; s < kLoadSteps; ++s)
+#pragma unroll
+    for (int e = 0; e < 8; e += 2) {
+      const Element at = wgmma::a_fragment_element(thread, e);
+      const int m = m0 + at.row, k = wgmma::kDepth * (first + s) + at.column;
+      if constexpr (kTransposed) {
+        x[s][e] = __ldg(X + std::int64_t(k) * ld + m);
+        x[s][e + 1] = __ldg(X + std::int64_t(k + 1) * ld + m);
+      } else {
+        const float2 pair = __ldg(reinterpret_cast<const float2*>(X + std::int64_t(m) * ld + k));
+        x[s][e] = pair.x, x[s][e + 1] = pair.y;
+      }
+    }
+}
+
+// acc = A B over kStateSteps depth steps: A the fp32 state X (as load_fragments reads it) in two bf16 parts,
+// B the token tile `tokens` read K-major (its rows the N index). The fragments of kLoadSteps steps are
+// loaded at a time into a ring of two groups' registers, so that a group's loads run while the group
+// before it multiplies.
+template <int kStateSteps, bool kTransposed>
+__device__ void state_products(float (&acc)[kAcc], const GradBlock& blk, const float* X, int ld, int m0,
+                               unsigned tokens) {
+  static_assert(kStateSteps % kLoadSteps == 0, "whole load groups");
+  constexpr int kGroups = kStateSteps / kLoadSteps;
+  std::uint32_t high[2][kLoadSteps][4], low[2][kLoadSteps][4];
+#pragma unroll
+  for (int group = 0; group < kGroups; ++group) {
+    float x[kLoadSteps][8];
+    load_fragments<kTransposed>(X, ld, m0, group * kLoadSteps, blk.thread, x);
+    const int ring = group % 2;
+    if (group >= 2) wgmma::wait<1>();  // the products of group - 2, which read this ring slot
+#pragma unroll
+    for (int s = 0; s < kLoadSteps; ++s)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const Parts<bf16> parts = split<bf16>(x[s][2 * i], x[s][2 * i + 1]);
+        high[ring][s][i] = parts.high, low[ring][s][i] = parts.low;
+      }
+    wgmma::fence();  // the fragments just written, before the products read them
+#pragma unroll
+    for (int s = 0; s < kLoadSteps; ++s) {
+      const std::uint64_t b = blk.at.rows(tokens, group * kLoadSteps + s);
+      wgmma::product<C, 0>(acc, high[ring][s], b, group > 0 || s > 0);
+      wgmma::product<C, 0>(acc, low[ring][s], b, true);
+    }
+    wgmma::commit();
+  }
+}
+
+// acc = A B over the chunk's tokens: A the columns 64 block .. 64 block + 63 of the token tile `tokens`
+// (MN-major: k^T, q^T or do^T), B a score tile's two parts, read MN-major (M or A, kScoresMn) or K-major
+// (M^T).
+template <bool kScoresMn>
+__device__ void score_products(float (&acc)[kAcc], const GradBlock& blk, unsigned tokens, int block,
+                               unsigned high, unsigned low) {
+  wgmma::fence();
+#pragma unroll
+  for (int step = 0; step < C / wgmma::kDepth; ++step) {
+    const std::uint64_t a = blk.at.columns(tokens, block, step);
+#pragma unroll
+    for (int part = 0; part < 2; ++part) {
+      const unsigned tile = part ? low : high;
+      const std::uint64_t b = kScoresMn ? blk.at.columns(tile, 0, step) : blk.at.rows(tile, step);
+      wgmma::product<C, 1, kScoresMn ? 1 : 0>(acc, a, b, step > 0 || part > 0);
+    }
+  }
+  wgmma::commit();
+}
+
+// scale (X Y^T) o D for j <= i < length (zeros elsewhere), X and Y token tiles of kSteps depth steps, in two
+// bf16 parts into the score tiles `high` and `low` (rows i, columns j). kDiagonalApart (M): the diagonal,
+// through no decay, into `diagonal` and zeros in the tiles (chunk_backward.cuh's header says why).
+template <int kSteps, bool kDiagonalApart>
+__device__ void decayed_score_tiles(const GradBlock& blk, const ScalarDecays& dec, float scale, unsigned x,
+                                    unsigned y, unsigned high, unsigned low, float* diagonal) {
+  float acc[kAcc];
+  wgmma::fence();
+#pragma unroll
+  for (int step = 0; step < kSteps; ++step)
+    wgmma::product<C, 0, 0>(acc, blk.at.rows(x, step), blk.at.rows(y, step), step > 0);
+  wgmma::commit();
+  wgmma::wait<0>();
+  wgmma::hold(acc);
+  const wgmma::Tile tile{C};
+#pragma unroll
+  for (int r = 0; r < kAcc; r += 2) {
+    const Element e = accumulator_element(blk.thread, r);
+    const int i = e.row;
+    float pair[2] = {acc[r], acc[r + 1]};
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      const int j = e.column + c;
+      pair[c] = i < blk.length && j <= i ? scale * pair[c] * dec.factor(i, j) : 0.0f;
+      if (kDiagonalApart && j == i) {
+        diagonal[i] = pair[c];
+        pair[c] = 0;
+      }
+    }
+    const Parts<bf16> parts = split<bf16>(pair[0], pair[1]);
+    *reinterpret_cast<std::uint32_t*>(blk.smem + high + tile.offset(i, e.column)) = parts.high;
+    *reinterpret_cast<std::uint32_t*>(blk.smem + low + tile.offset(i, e.column)) = parts.low;
+  }
+}
+
+// Element (t, c) of a token tile.
+__device__ inline float token_element(const GradBlock& blk, unsigned tile, int t, int c) {
+  return __bfloat162float(*reinterpret_cast<const bf16*>(blk.smem + tile + wgmma::Tile{C}.offset(t, c)));
+}
+
+// f(r, t, row) for each register r of a 64 x 64 output block made transposed: t its column (the token), row
+// its row (the key or value within the block).
+template <class F>
+__device__ void for_each_token(const GradBlock& blk, F&& f) {
+#pragma unroll
+  for (int r = 0; r < kAcc; ++r) {
+    const Element e = accumulator_element(blk.thread, r);
+    f(r, e.column, e.row);
+  }
+}
+
+// For each token t (column) of acc, whose rows are columns c0 .. c0 + 63 of a token tile: the sum over this
+// warp's 16 rows of acc times the tile's element (t, c0 + row), into out[t].
+__device__ void column_dots(const float (&acc)[kAcc], const GradBlock& blk, unsigned tile, int c0,
+                            float* out) {
+  float sums[kAcc / 2] = {};  // the thread's 16 columns: register r's is 8 (r / 4) + 2 (lane % 4) + r % 2
+  for_each_token(blk, [&](int r, int t, int row) {
+    sums[(r >> 2) * 2 + (r & 1)] =
+        fmaf(acc[r], token_element(blk, tile, t, c0 + row), sums[(r >> 2) * 2 + (r & 1)]);
+  });
+  const int lane = blk.thread % 32;
+#pragma unroll
+  for (int x = 0; x < kAcc / 2; ++x)
+#pragma unroll
+    for (int o = 4; o < 32; o <<= 1) sums[x] += __shfl_xor_sync(fused::kFullWarp, sums[x], o);
+  if (lane < 4)
+#pragma unroll
+    for (int x = 0; x < kAcc / 2; ++x) out[8 * (x >> 1) + 2 * lane + (x & 1)] = sums[x];
+}
+
+// A 64 x 64 block of an output made transposed (rows its columns c0 .., columns tokens) as bf16 into the
+// warpgroup's staged rows ([C][ld]).
+__device__ void stage_transposed(const float (&acc)[kAcc], const GradBlock& blk, bf16* rows, int ld, int c0) {
+  for_each_token(blk, [&](int r, int t, int row) { rows[t * ld + c0 + row] = __float2bfloat16(acc[r]); });
+}
+
+// The warpgroup's staged rows (`columns` wide) into a [B, T, H, columns] gradient, once all are staged.
+__device__ void copy_out(const GradBlock& blk, int group, const bf16* rows, bf16* out, const Dims& d) {
+  outputs_staged(group).sync();
+  const int columns = blk.L.out_columns(group), ld = blk.L.out_ld(group), vectors = columns / 8;
+  for (int idx = blk.thread; idx < C * vectors; idx += roles::kGroup) {
+    const int t = idx / vectors, c = idx % vectors * 8;
+    if (t < blk.length)
+      *reinterpret_cast<uint4*>(out + d.row(blk.b, blk.h, blk.t0 + t) * columns + c) =
+          *reinterpret_cast<const uint4*>(rows + t * ld + c);
+  }
+}
+
+template <class T>
+__device__ T* at_offset(const GradBlock& blk, unsigned offset) {
+  return reinterpret_cast<T*>(blk.smem + offset);
+}
+
+// dq^T = scale e^{seen_t} (S0 do^T) + k^T M^T, then + diag_t k_t; first M itself (do v^T).
+template <int K, int V>
+__device__ void dq_group(const GradBlock& blk, const ScalarDecays& dec, const Dims& d, const float* S0,
+                         bf16* dq) {
+  const GradLayout& L = blk.L;
+  float* diagonal = at_offset<float>(blk, L.diagonal());
+  decayed_score_tiles<V / wgmma::kDepth, true>(blk, dec, d.scale, L.d_o(), L.v(), L.m_part(0), L.m_part(1),
+                                               diagonal);
+  wgmma::fence_shared_for_async();
+  bf16* rows = at_offset<bf16>(blk, L.out(0));
+#pragma unroll 1
+  for (int m = 0; m < K / wgmma::kRows; ++m) {
+    float state[kAcc], scores[kAcc];
+    state_products<V / wgmma::kDepth, false>(state, blk, S0, V, wgmma::kRows * m, L.d_o());
+    if (m == 0) scores_ready().sync_unaligned();
+    score_products<false>(scores, blk, L.k(), m, L.m_part(0), L.m_part(1));
+    wgmma::wait<0>();
+    wgmma::hold(state);
+    wgmma::hold(scores);
+    for_each_token(blk, [&](int r, int t, int) { state[r] = state[r] * dec.seen[t] * d.scale + scores[r]; });
+    column_dots(state, blk, L.q(), wgmma::kRows * m,
+                at_offset<float>(blk, L.dq_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
+    for_each_token(blk, [&](int r, int t, int row) {
+      state[r] = fmaf(diagonal[t], token_element(blk, L.k(), t, wgmma::kRows * m + row), state[r]);
+    });
+    stage_transposed(state, blk, rows, L.out_ld(0), wgmma::kRows * m);
+  }
+  copy_out(blk, 0, rows, dq, d);
+}
+
+// dk^T = e^{to end_t} (dS v^T) + q^T M, + diag_t q_t; first A (q k^T), for dv.
+template <int K, int V>
+__device__ void dk_group(const GradBlock& blk, const ScalarDecays& dec, const Dims& d, const float* dS,
+                         bf16* dk) {
+  const GradLayout& L = blk.L;
+  decayed_score_tiles<K / wgmma::kDepth, false>(blk, dec, d.scale, L.q(), L.k(), L.a_part(0), L.a_part(1),
+                                                nullptr);
+  wgmma::fence_shared_for_async();
+  const float* diagonal = at_offset<float>(blk, L.diagonal());
+  bf16* rows = at_offset<bf16>(blk, L.out(1));
+#pragma unroll 1
+  for (int m = 0; m < K / wgmma::kRows; ++m) {
+    float state[kAcc], scores[kAcc];
+    state_products<V / wgmma::kDepth, false>(state, blk, dS, V, wgmma::kRows * m, L.v());
+    if (m == 0) scores_ready().sync_unaligned();
+    score_products<true>(scores, blk, L.q(), m, L.m_part(0), L.m_part(1));
+    wgmma::wait<0>();
+    wgmma::hold(state);
+    wgmma::hold(scores);
+    // k . dk's part through the scores alone: the handed-on part comes from dv's warpgroup
+    column_dots(scores, blk, L.k(), wgmma::kRows * m,
+                at_offset<float>(blk, L.dk_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
+    for_each_token(blk, [&](int r, int t, int row) {
+      const float x = fmaf(diagonal[t], token_element(blk, L.q(), t, wgmma::kRows * m + row), scores[r]);
+      state[r] = fmaf(dec.to_end[t], state[r], x);
+    });
+    stage_transposed(state, blk, rows, L.out_ld(1), wgmma::kRows * m);
+  }
+  copy_out(blk, 1, rows, dk, d);
+}
+
+// dv^T = e^{to end_t} (dS^T k^T) + do^T A; k . dk's handed-on part is its first term's dot with v.
+template <int K, int V>
+__device__ void dv_group(const GradBlock& blk, const ScalarDecays& dec, const Dims& d, const float* dS,
+                         bf16* dv) {
+  const GradLayout& L = blk.L;
+  bf16* rows = at_offset<bf16>(blk, L.out(2));
+#pragma unroll 1
+  for (int m = 0; m < V / wgmma::kRows; ++m) {
+    float state[kAcc], scores[kAcc];
+    state_products<K / wgmma::kDepth, true>(state, blk, dS, V, wgmma::kRows * m, L.k());
+    if (m == 0) scores_ready().sync_unaligned();
+    score_products<true>(scores, blk, L.d_o(), m, L.a_part(0), L.a_part(1));
+    wgmma::wait<0>();
+    wgmma::hold(state);
+    wgmma::hold(scores);
+    for_each_token(blk, [&](int r, int t, int) { state[r] *= dec.to_end[t]; });
+    column_dots(state, blk, L.v(), wgmma::kRows * m,
+                at_offset<float>(blk, L.handed_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
+    for_each_token(blk, [&](int r, int, int) { state[r] += scores[r]; });
+    stage_transposed(state, blk, rows, L.out_ld(2), wgmma::kRows * m);
+  }
+  copy_out(blk, 2, rows, dv, d);
+}
+
+// The chunk's q, k, v and do into their tiles by cp.async (rows past the sequence as zeros), one group.
+template <int K, int V>
+__device__ void stage_inputs(const GradBlock& blk, const Pointers<bf16>& p, const bf16* d_o, const Dims& d) {
+  const unsigned base = blk.at.base;
+  const GradLayout& L = blk.L;
+  const wgmma::Tile tokens{C};
+  const std::int64_t first = d.row(blk.b, blk.h, blk.t0);
+  for (int idx = threadIdx.x; idx < C * K / 8; idx += kGradThreads) {
+    const int t = idx / (K / 8), c = idx % (K / 8) * 8;
+    const bool in = t < blk.length;
+    const std::int64_t at = first * K + (in ? std::int64_t(t) * d.H * K : 0) + c;
+    cp_async16_or_zeros_to(base + L.q() + tokens.offset(t, c), p.q + at, in);
+    cp_async16_or_zeros_to(base + L.k() + tokens.offset(t, c), p.k + at, in);
+  }
+  for (int idx = threadIdx.x; idx < C * V / 8; idx += kGradThreads) {
+    const int t = idx / (V / 8), c = idx % (V / 8) * 8;
+    const bool in = t < blk.length;
+    const std::int64_t at = first * V + (in ? std::int64_t(t) * d.H * V : 0) + c;
+    cp_async16_or_zeros_to(base + L.v() + tokens.offset(t, c), p.v + at, in);
+    cp_async16_or_zeros_to(base + L.d_o() + tokens.offset(t, c), d_o + at, in);
+  }
+  cp_async_commit();
+}
+
+// grid (B H, chunks), kGradThreads threads, L.bytes() of shared memory. states: S before every chunk (the
+// forward's); dstates: the gradient of the state after every chunk (the reverse scan's).
+template <int K, int V>
+__global__ void __launch_bounds__(kGradThreads, 1)
+    scalar_grads_wgmma_kernel(Pointers<bf16> p, GradPointers<bf16> g, Dims d, const float* states,
+                              const float* dstates, GradLayout L) {
+  extern __shared__ unsigned char raw[];
+  unsigned char* smem = roles::aligned_plan(raw);
+  const int bh = blockIdx.x, n = blockIdx.y, t0 = n * C;
+  const GradBlock blk{smem,
+                      GradOperands{shared_address(smem)},
+                      L,
+                      int(threadIdx.x % roles::kGroup),
+                      int(threadIdx.x % roles::kGroup / 32),
+                      bh / d.H,
+                      bh % d.H,
+                      t0,
+                      min(C, d.T - t0)};
+  const std::int64_t chunk = std::int64_t(bh) * d.chunks() + n;
+  const float *S0 = states + chunk * K * V, *dS = dstates + chunk * K * V;
+
+  stage_inputs<K, V>(blk, p, g.d_o, d);
+  const ScalarDecays dec = ScalarDecays::carve(at_offset<float>(blk, L.decays()), C);
+  chunk_scalar_decays<C>(dec, p, d, blk.b, blk.h, t0);
+  {  // S0 . dS (dg's state term), each warp's share, while the copies land; the reads leave both in L2
+    float partial = 0;
+    for (int e = 4 * int(threadIdx.x); e < K * V; e += 4 * kGradThreads) {
+      const float4 s = __ldg(reinterpret_cast<const float4*>(S0 + e)),
+                   ds = __ldg(reinterpret_cast<const float4*>(dS + e));
+      partial += s.x * ds.x + s.y * ds.y + s.z * ds.z + s.w * ds.w;
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) partial += __shfl_xor_sync(fused::kFullWarp, partial, o);
+    if (threadIdx.x % 32 == 0) at_offset<float>(blk, L.state_dots())[threadIdx.x / 32] = partial;
+  }
+  cp_async_wait<0>();
+  wgmma::fence_shared_for_async();  // the copies, for the products
+  __syncthreads();
+
+  const int group = threadIdx.x / roles::kGroup;
+  if (group == 0)
+    dq_group<K, V>(blk, dec, d, S0, g.dq);
+  else if (group == 1)
+    dk_group<K, V>(blk, dec, d, dS, g.dk);
+  else
+    dv_group<K, V>(blk, dec, d, dS, g.dv);
+  __syncthreads();  // every partial dot
+
+  if (threadIdx.x < 32)
+    write_scalar_gate_grads<C>({at_offset<float>(blk, L.dq_dots()), at_offset<float>(blk, L.dk_dots()),
+                                at_offset<float>(blk, L.handed_dots()), at_offset<float>(blk, L.state_dots()),
+                                L.key_parts(), L.value_parts(), kGradThreads / 32},
+                               *dec.e_whole, g.dg, d, blk.b, blk.h, t0, blk.length);
+}
+
+template <int K, int V>
+void launch_grads(const Pointers<bf16>& p, const GradPointers<bf16>& g, const Dims& d, const float* states,
+                  const float* dstates, cudaStream_t stream) {
+  const GradLayout L{K, V};
+  const auto kernel = scalar_grads_wgmma_kernel<K, V>;
+  allow_shared_memory(kernel, L.bytes());
+  kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.chunks())), kGradThreads, L.bytes(), stream>>>(
+      p, g, d, states, dstates, L);
+  FLA_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+}  // namespace chunk
+
+bool simple_gla_grads_wgmma_runs(const Problem& p, const DeviceLimits& limits) {
+  if (!wgmma::built_for_sm90a() || limits.compute_capability != 90) return false;
+  return p.dtype == DType::bf16 && p.chunk_size == chunk::kFusedChunk && (p.K == 64 || p.K == 128) &&
+         (p.V == 64 || p.V == 128) &&
+         chunk::GradLayout{int(p.K), int(p.V)}.bytes() <= limits.shared_memory_per_block;
+}
+
+void simple_gla_grads_wgmma(const BackwardCall& call, const float* states, const float* dstates) {
+  const chunk::Dims d = chunk::make_dims(call.problem);
+  const Pointers<__nv_bfloat16> p = bind_inputs<__nv_bfloat16>(kSimpleGlaBinding, call.inputs);
+  const GradPointers<__nv_bfloat16> g =
+      bind_grads<__nv_bfloat16>(kSimpleGlaBinding, call.grad_outputs, call.grads);
+  with_one_of<64, 128>(d.K, [&](auto K) {
+    with_one_of<64, 128>(
+        d.V, [&](auto V) { chunk::launch_grads<K.value, V.value>(p, g, d, states, dstates, call.stream); });
+  });
+}
+
+}  // namespace flabench
