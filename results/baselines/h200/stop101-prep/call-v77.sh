@@ -1,0 +1,36 @@
+#!/bin/bash
+# Stop 101's prepared call A (carry build-part-s101/v77): version 77 (branch v77-grads-wgmma, simple_gla's
+# per-chunk gradients on wgmma) against version 74 (/tmp/basefb, from ../stop100-prep/call-base.sh on the same
+# warm machine). The battery over simple_gla's bf16 fwd+bwd, chunk and fused_recurrent (which runs the same
+# backward), every chunk size, its C = 64 errors beside version 74's (not bit for bit: another summation
+# order); then, where no case failed, the A/B over the peer shapes (2 rounds) and the per-kernel profile of
+# both builds. Everything lands in $OUT/v77.tar.xz, packed after each step.
+set -u
+name=v77 here=$(dirname "$0")
+dir=/tmp/$name; mkdir -p $dir; cp -r build-part-s101/$name/lib $dir/
+xz -T0 -dc build-part-s101/$name/fla-bench.xz > $dir/fb; chmod +x $dir/fb
+export LD_LIBRARY_PATH=$dir/lib; fb=$dir/fb
+R=/tmp/out-$name; mkdir -p $R; cp "$0" $R/device-script.sh
+pack() { tar -cJf $OUT/$name.tar.xz -C /tmp out-$name; }
+nvidia-smi --query-gpu=name --format=csv,noheader | tee $R/gpu.txt; $fb --version; date
+timeout 150 $fb check --no-long --filter '/simple_gla/(chunk|fused_recurrent)/fwdbwd/bf16/' --out $R/check.json \
+  > $R/check.log 2>&1
+rc=$?; echo "check rc $rc"; grep -E "cases:" $R/check.log | tail -1; grep -iE " fail" $R/check.log | head -20
+xz -T0 -f $R/check.json
+python3 scripts/check-error-compare.py $here/../stop100-prep/v74-check.json.xz $R/check.json.xz \
+  > $R/check-errors.txt 2>&1; head -12 $R/check-errors.txt; pack
+[ $rc -eq 0 ] || { echo "the battery failed or hung: no timing (see check.log)"; exit 0; }
+if [ -x /tmp/basefb/fb ]; then
+  timeout 220 bash scripts/ab-rounds.sh /tmp/basefb/fb $fb $R/ab 2 --preset peer \
+    --filter '^simple_gla/(chunk|fused_recurrent)/fwdbwd/bf16/' --axis C=64 --min-time 0.15 --min-samples 5 \
+    --no-check > $R/ab-out.txt 2>&1; echo "ab rc $?"; tail -n 16 $R/ab-out.txt
+else echo "no /tmp/basefb: the machine went cold between calls, A/B not run"; fi
+pack; date
+for side in base new; do
+  bin=$fb; [ $side = base ] && bin=/tmp/basefb/fb
+  [ -x $bin ] || continue
+  timeout 60 $bin --filter '^simple_gla/chunk/fwdbwd/bf16/' --preset peer --axis C=64 --min-time 0.1 \
+    --min-samples 5 --out $R/profile-$side.json profile > $R/profile-$side.log 2>&1; echo "profile $side rc $?"
+  grep -E "^simple|grads|scan" $R/profile-$side.log | head -40
+done
+pack; date
