@@ -2,10 +2,12 @@
 // product on wgmma. That kernel (mma.sync, four warps) took 62% of simple_gla's fwd+bwd at 4,4096,16,128
 // (kernels/notes/chunk.md, version 77). Same inputs, same formulas (chunk_backward.cuh's header), same
 // dg (write_scalar_gate_grads from the same kind of partial dots).
-// A block takes one chunk of 64 tokens; three warpgroups take dq, dk and dv. Each output is made transposed,
-// a 64-row block of keys (or values) by the chunk's 64 tokens at a time, so that the fp32 states S0 and dS
-// are the products' A operand, read from memory straight into registers and split into two bf16 parts
-// there (no shared memory for them, no pass to stage them):
+// A block takes chunk after chunk of 64 tokens (one block an SM: 168 registers a thread), the next chunk's
+// q, k, v and do loading into the other stage and its states prefetched into L2 while it computes one (a
+// block a chunk, version 77, left each SM idle while a chunk's inputs came). Three warpgroups take dq, dk
+// and dv. Each output is made transposed, a 64-row block of keys (or values) by the chunk's 64 tokens at a
+// time, so that the fp32 states S0 and dS are the products' A operand, read from memory straight into
+// registers and split into two bf16 parts there (no shared memory for them, no pass to stage them):
 //   dq^T = scale e^{seen_t} (S0 do^T) + k^T M^T        (+ M's diagonal: diag_t k_t)
 //   dk^T = e^{to end_t} (dS v^T) + q^T M               (+ diag_t q_t)
 //   dv^T = e^{to end_t} (dS^T k^T) + do^T A
@@ -14,6 +16,7 @@
 // products before it waits for them. Outputs go through shared memory as bf16 rows and out as 16-byte rows.
 #include <cuda_bf16.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/common/chunk/fused_roles.cuh"
@@ -43,7 +46,11 @@ struct GradBlock {
   GradOperands at;
   GradLayout L;
   int thread, warp;  // within its warpgroup
-  int b, h, t0, length;
+  // the chunk it works on: its head, first token, tokens in the sequence, the stage its inputs are in
+  int b, h, t0, length, stage;
+  // the chunk's place in the block's order (i) and among all chunks (item = blockIdx.x + i gridDim.x)
+  int i, item;
+  const float *S0, *dS;  // S before the chunk, the gradient of S after it ([K][V] fp32 each)
 };
 
 // The barriers (0 is __syncthreads's): M and A stored, for every warpgroup; a warpgroup's output rows staged.
@@ -229,24 +236,24 @@ __device__ void dq_group(const GradBlock& blk, const ScalarDecays& dec, const Di
                          bf16* dq) {
   const GradLayout& L = blk.L;
   float* diagonal = at_offset<float>(blk, L.diagonal());
-  decayed_score_tiles<V / wgmma::kDepth, true>(blk, dec, d.scale, L.d_o(), L.v(), L.m_part(0), L.m_part(1),
-                                               diagonal);
+  decayed_score_tiles<V / wgmma::kDepth, true>(blk, dec, d.scale, L.d_o(blk.stage), L.v(blk.stage),
+                                               L.m_part(0), L.m_part(1), diagonal);
   wgmma::fence_shared_for_async();
   bf16* rows = at_offset<bf16>(blk, L.out(0));
 #pragma unroll 1
   for (int m = 0; m < K / wgmma::kRows; ++m) {
     float state[kAcc], scores[kAcc];
-    state_products<V / wgmma::kDepth, false>(state, blk, S0, V, wgmma::kRows * m, L.d_o());
+    state_products<V / wgmma::kDepth, false>(state, blk, S0, V, wgmma::kRows * m, L.d_o(blk.stage));
     if (m == 0) scores_ready().sync_unaligned();
-    score_products<false>(scores, blk, L.k(), m, L.m_part(0), L.m_part(1));
+    score_products<false>(scores, blk, L.k(blk.stage), m, L.m_part(0), L.m_part(1));
     wgmma::wait<0>();
     wgmma::hold(state);
     wgmma::hold(scores);
     for_each_token(blk, [&](int r, int t, int) { state[r] = state[r] * dec.seen[t] * d.scale + scores[r]; });
-    column_dots(state, blk, L.q(), wgmma::kRows * m,
+    column_dots(state, blk, L.q(blk.stage), wgmma::kRows * m,
                 at_offset<float>(blk, L.dq_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
     for_each_token(blk, [&](int r, int t, int row) {
-      state[r] = fmaf(diagonal[t], token_element(blk, L.k(), t, wgmma::kRows * m + row), state[r]);
+      state[r] = fmaf(diagonal[t], token_element(blk, L.k(blk.stage), t, wgmma::kRows * m + row), state[r]);
     });
     stage_transposed(state, blk, rows, L.out_ld(0), wgmma::kRows * m);
   }
@@ -258,25 +265,26 @@ template <int K, int V>
 __device__ void dk_group(const GradBlock& blk, const ScalarDecays& dec, const Dims& d, const float* dS,
                          bf16* dk) {
   const GradLayout& L = blk.L;
-  decayed_score_tiles<K / wgmma::kDepth, false>(blk, dec, d.scale, L.q(), L.k(), L.a_part(0), L.a_part(1),
-                                                nullptr);
+  decayed_score_tiles<K / wgmma::kDepth, false>(blk, dec, d.scale, L.q(blk.stage), L.k(blk.stage),
+                                                L.a_part(0), L.a_part(1), nullptr);
   wgmma::fence_shared_for_async();
   const float* diagonal = at_offset<float>(blk, L.diagonal());
   bf16* rows = at_offset<bf16>(blk, L.out(1));
 #pragma unroll 1
   for (int m = 0; m < K / wgmma::kRows; ++m) {
     float state[kAcc], scores[kAcc];
-    state_products<V / wgmma::kDepth, false>(state, blk, dS, V, wgmma::kRows * m, L.v());
+    state_products<V / wgmma::kDepth, false>(state, blk, dS, V, wgmma::kRows * m, L.v(blk.stage));
     if (m == 0) scores_ready().sync_unaligned();
-    score_products<true>(scores, blk, L.q(), m, L.m_part(0), L.m_part(1));
+    score_products<true>(scores, blk, L.q(blk.stage), m, L.m_part(0), L.m_part(1));
     wgmma::wait<0>();
     wgmma::hold(state);
     wgmma::hold(scores);
     // k . dk's part through the scores alone: the handed-on part comes from dv's warpgroup
-    column_dots(scores, blk, L.k(), wgmma::kRows * m,
+    column_dots(scores, blk, L.k(blk.stage), wgmma::kRows * m,
                 at_offset<float>(blk, L.dk_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
     for_each_token(blk, [&](int r, int t, int row) {
-      const float x = fmaf(diagonal[t], token_element(blk, L.q(), t, wgmma::kRows * m + row), scores[r]);
+      const float x =
+          fmaf(diagonal[t], token_element(blk, L.q(blk.stage), t, wgmma::kRows * m + row), scores[r]);
       state[r] = fmaf(dec.to_end[t], state[r], x);
     });
     stage_transposed(state, blk, rows, L.out_ld(1), wgmma::kRows * m);
@@ -293,14 +301,14 @@ __device__ void dv_group(const GradBlock& blk, const ScalarDecays& dec, const Di
 #pragma unroll 1
   for (int m = 0; m < V / wgmma::kRows; ++m) {
     float state[kAcc], scores[kAcc];
-    state_products<K / wgmma::kDepth, true>(state, blk, dS, V, wgmma::kRows * m, L.k());
+    state_products<K / wgmma::kDepth, true>(state, blk, dS, V, wgmma::kRows * m, L.k(blk.stage));
     if (m == 0) scores_ready().sync_unaligned();
-    score_products<true>(scores, blk, L.d_o(), m, L.a_part(0), L.a_part(1));
+    score_products<true>(scores, blk, L.d_o(blk.stage), m, L.a_part(0), L.a_part(1));
     wgmma::wait<0>();
     wgmma::hold(state);
     wgmma::hold(scores);
     for_each_token(blk, [&](int r, int t, int) { state[r] *= dec.to_end[t]; });
-    column_dots(state, blk, L.v(), wgmma::kRows * m,
+    column_dots(state, blk, L.v(blk.stage), wgmma::kRows * m,
                 at_offset<float>(blk, L.handed_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
     for_each_token(blk, [&](int r, int, int) { state[r] += scores[r]; });
     stage_transposed(state, blk, rows, L.out_ld(2), wgmma::kRows * m);
@@ -308,7 +316,8 @@ __device__ void dv_group(const GradBlock& blk, const ScalarDecays& dec, const Di
   copy_out(blk, 2, rows, dv, d);
 }
 
-// The chunk's q, k, v and do into their tiles by cp.async (rows past the sequence as zeros), one group.
+// The chunk's q, k, v and do into its stage's tiles by cp.async (rows past the sequence as zeros), one group;
+// and its states into L2, for the state products' loads.
 template <int K, int V>
 __device__ void stage_inputs(const GradBlock& blk, const Pointers<bf16>& p, const bf16* d_o, const Dims& d) {
   const unsigned base = blk.at.base;
@@ -319,82 +328,107 @@ __device__ void stage_inputs(const GradBlock& blk, const Pointers<bf16>& p, cons
     const int t = idx / (K / 8), c = idx % (K / 8) * 8;
     const bool in = t < blk.length;
     const std::int64_t at = first * K + (in ? std::int64_t(t) * d.H * K : 0) + c;
-    cp_async16_or_zeros_to(base + L.q() + tokens.offset(t, c), p.q + at, in);
-    cp_async16_or_zeros_to(base + L.k() + tokens.offset(t, c), p.k + at, in);
+    cp_async16_or_zeros_to(base + L.q(blk.stage) + tokens.offset(t, c), p.q + at, in);
+    cp_async16_or_zeros_to(base + L.k(blk.stage) + tokens.offset(t, c), p.k + at, in);
   }
   for (int idx = threadIdx.x; idx < C * V / 8; idx += kGradThreads) {
     const int t = idx / (V / 8), c = idx % (V / 8) * 8;
     const bool in = t < blk.length;
     const std::int64_t at = first * V + (in ? std::int64_t(t) * d.H * V : 0) + c;
-    cp_async16_or_zeros_to(base + L.v() + tokens.offset(t, c), p.v + at, in);
-    cp_async16_or_zeros_to(base + L.d_o() + tokens.offset(t, c), d_o + at, in);
+    cp_async16_or_zeros_to(base + L.v(blk.stage) + tokens.offset(t, c), p.v + at, in);
+    cp_async16_or_zeros_to(base + L.d_o(blk.stage) + tokens.offset(t, c), d_o + at, in);
   }
   cp_async_commit();
+  if (threadIdx.x == 0) {
+    prefetch_to_l2(blk.S0, sizeof(float) * K * V);
+    prefetch_to_l2(blk.dS, sizeof(float) * K * V);
+  }
 }
 
-// grid (B H, chunks), kGradThreads threads, L.bytes() of shared memory. states: S before every chunk (the
-// forward's); dstates: the gradient of the state after every chunk (the reverse scan's).
+// Where chunk `i` of this block's order stands (item: its index among all B H chunks, head-major).
+__device__ GradBlock chunk_place(GradBlock blk, int i, const Dims& d, const float* states,
+                                 const float* dstates) {
+  blk.i = i, blk.item = blockIdx.x + i * gridDim.x, blk.stage = i % kGradStages;
+  const int bh = blk.item / d.chunks(), n = blk.item % d.chunks();
+  blk.b = bh / d.H, blk.h = bh % d.H, blk.t0 = n * C, blk.length = min(C, d.T - blk.t0);
+  const std::int64_t state = std::int64_t(blk.item) * blk.L.K * blk.L.V;  // [B H][chunks][K][V]
+  blk.S0 = states + state, blk.dS = dstates + state;
+  return blk;
+}
+
+// S0 . dS (dg's state term), each warp's share, while the copies land.
+template <int K, int V>
+__device__ void state_dot(const GradBlock& blk) {
+  float partial = 0;
+  for (int e = 4 * int(threadIdx.x); e < K * V; e += 4 * kGradThreads) {
+    const float4 s = __ldg(reinterpret_cast<const float4*>(blk.S0 + e)),
+                 ds = __ldg(reinterpret_cast<const float4*>(blk.dS + e));
+    partial += s.x * ds.x + s.y * ds.y + s.z * ds.z + s.w * ds.w;
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) partial += __shfl_xor_sync(fused::kFullWarp, partial, o);
+  if (threadIdx.x % 32 == 0) at_offset<float>(blk, blk.L.state_dots(blk.i % 2))[threadIdx.x / 32] = partial;
+}
+
+// grid: at most one block an SM (fewer where there are fewer chunks), kGradThreads threads, L.bytes() of
+// shared memory; block x takes chunks x, x + gridDim.x, ... of all B H chunks, the next one's inputs loading
+// while it computes one. states: S before every chunk (the forward's); dstates: the gradient of the state
+// after every chunk (the reverse scan's).
 template <int K, int V>
 __global__ void __launch_bounds__(kGradThreads, 1)
     scalar_grads_wgmma_kernel(Pointers<bf16> p, GradPointers<bf16> g, Dims d, const float* states,
-                              const float* dstates, GradLayout L) {
+                              const float* dstates) {
+  constexpr GradLayout L{K, V};
   extern __shared__ unsigned char raw[];
   unsigned char* smem = roles::aligned_plan(raw);
-  const int bh = blockIdx.x, n = blockIdx.y, t0 = n * C;
-  const GradBlock blk{smem,
-                      GradOperands{shared_address(smem)},
-                      L,
-                      int(threadIdx.x % roles::kGroup),
-                      int(threadIdx.x % roles::kGroup / 32),
-                      bh / d.H,
-                      bh % d.H,
-                      t0,
-                      min(C, d.T - t0)};
-  const std::int64_t chunk = std::int64_t(bh) * d.chunks() + n;
-  const float *S0 = states + chunk * K * V, *dS = dstates + chunk * K * V;
+  GradBlock block{};
+  block.smem = smem, block.at = GradOperands{shared_address(smem)}, block.L = L;
+  block.thread = int(threadIdx.x % roles::kGroup), block.warp = block.thread / 32;
+  const int items = d.B * d.H * d.chunks(), group = threadIdx.x / roles::kGroup;
+  const ScalarDecays dec = ScalarDecays::carve(at_offset<float>(block, L.decays()), C);
 
-  stage_inputs<K, V>(blk, p, g.d_o, d);
-  const ScalarDecays dec = ScalarDecays::carve(at_offset<float>(blk, L.decays()), C);
-  chunk_scalar_decays<C>(dec, p, d, blk.b, blk.h, t0);
-  {  // S0 . dS (dg's state term), each warp's share, while the copies land; the reads leave both in L2
-    float partial = 0;
-    for (int e = 4 * int(threadIdx.x); e < K * V; e += 4 * kGradThreads) {
-      const float4 s = __ldg(reinterpret_cast<const float4*>(S0 + e)),
-                   ds = __ldg(reinterpret_cast<const float4*>(dS + e));
-      partial += s.x * ds.x + s.y * ds.y + s.z * ds.z + s.w * ds.w;
-    }
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) partial += __shfl_xor_sync(fused::kFullWarp, partial, o);
-    if (threadIdx.x % 32 == 0) at_offset<float>(blk, L.state_dots())[threadIdx.x / 32] = partial;
+  stage_inputs<K, V>(chunk_place(block, 0, d, states, dstates), p, g.d_o, d);
+#pragma unroll 1
+  for (int i = 0; blockIdx.x + i * gridDim.x < items; ++i) {
+    const GradBlock blk = chunk_place(block, i, d, states, dstates);
+    // the next chunk's copies into the other stage (its last reader, chunk i - 1, is done: the barrier
+    // at the end of the last iteration), or an empty group, so that the wait below counts the same
+    if (blk.item + int(gridDim.x) < items)
+      stage_inputs<K, V>(chunk_place(block, i + 1, d, states, dstates), p, g.d_o, d);
+    else
+      cp_async_commit();
+    chunk_scalar_decays<C>(dec, p, d, blk.b, blk.h, blk.t0);  // warp 0, after its dg of chunk i - 1
+    state_dot<K, V>(blk);
+    cp_async_wait<1>();               // chunk i's copies
+    wgmma::fence_shared_for_async();  // the copies, for the products
+    __syncthreads();
+
+    if (group == 0)
+      dq_group<K, V>(blk, dec, d, blk.S0, g.dq);
+    else if (group == 1)
+      dk_group<K, V>(blk, dec, d, blk.dS, g.dk);
+    else
+      dv_group<K, V>(blk, dec, d, blk.dS, g.dv);
+    __syncthreads();  // every partial dot; every read of this stage's tiles
+
+    if (threadIdx.x < 32)
+      write_scalar_gate_grads<C>(
+          {at_offset<float>(blk, L.dq_dots()), at_offset<float>(blk, L.dk_dots()),
+           at_offset<float>(blk, L.handed_dots()), at_offset<float>(blk, L.state_dots(i % 2)), L.key_parts(),
+           L.value_parts(), kGradThreads / 32},
+          *dec.e_whole, g.dg, d, blk.b, blk.h, blk.t0, blk.length);
   }
-  cp_async_wait<0>();
-  wgmma::fence_shared_for_async();  // the copies, for the products
-  __syncthreads();
-
-  const int group = threadIdx.x / roles::kGroup;
-  if (group == 0)
-    dq_group<K, V>(blk, dec, d, S0, g.dq);
-  else if (group == 1)
-    dk_group<K, V>(blk, dec, d, dS, g.dk);
-  else
-    dv_group<K, V>(blk, dec, d, dS, g.dv);
-  __syncthreads();  // every partial dot
-
-  if (threadIdx.x < 32)
-    write_scalar_gate_grads<C>({at_offset<float>(blk, L.dq_dots()), at_offset<float>(blk, L.dk_dots()),
-                                at_offset<float>(blk, L.handed_dots()), at_offset<float>(blk, L.state_dots()),
-                                L.key_parts(), L.value_parts(), kGradThreads / 32},
-                               *dec.e_whole, g.dg, d, blk.b, blk.h, t0, blk.length);
 }
 
 template <int K, int V>
 void launch_grads(const Pointers<bf16>& p, const GradPointers<bf16>& g, const Dims& d, const float* states,
-                  const float* dstates, cudaStream_t stream) {
+                  const float* dstates, int multiprocessors, cudaStream_t stream) {
   const GradLayout L{K, V};
   const auto kernel = scalar_grads_wgmma_kernel<K, V>;
   allow_shared_memory(kernel, L.bytes());
-  kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.chunks())), kGradThreads, L.bytes(), stream>>>(
-      p, g, d, states, dstates, L);
+  const int items = d.B * d.H * d.chunks();
+  kernel<<<unsigned(std::min(items, multiprocessors)), kGradThreads, L.bytes(), stream>>>(p, g, d, states,
+                                                                                          dstates);
   FLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -409,13 +443,15 @@ bool simple_gla_grads_wgmma_runs(const Problem& p, const DeviceLimits& limits) {
 }
 
 void simple_gla_grads_wgmma(const BackwardCall& call, const float* states, const float* dstates) {
+  const DeviceLimits limits = current_device_limits();
   const chunk::Dims d = chunk::make_dims(call.problem);
   const Pointers<__nv_bfloat16> p = bind_inputs<__nv_bfloat16>(kSimpleGlaBinding, call.inputs);
   const GradPointers<__nv_bfloat16> g =
       bind_grads<__nv_bfloat16>(kSimpleGlaBinding, call.grad_outputs, call.grads);
   with_one_of<64, 128>(d.K, [&](auto K) {
-    with_one_of<64, 128>(
-        d.V, [&](auto V) { chunk::launch_grads<K.value, V.value>(p, g, d, states, dstates, call.stream); });
+    with_one_of<64, 128>(d.V, [&](auto V) {
+      chunk::launch_grads<K.value, V.value>(p, g, d, states, dstates, limits.multiprocessors, call.stream);
+    });
   });
 }
 

@@ -18,14 +18,16 @@ namespace flabench::chunk {
 
 constexpr int kGradGroups = 3;  // warpgroups: dq, dk and dv, one each
 constexpr int kGradThreads = 128 * kGradGroups;
+constexpr int kGradStages = 2;  // chunks whose inputs are staged at once
 
-// Byte offsets from the block's 1024-byte-aligned base: the chunk's q, k (C x K) and v, do (C x V) as
-// token-row tiles in the 128-byte swizzle; the two bf16 parts of M = scale (do v^T) o D (its diagonal
-// apart) and of A = scale (q k^T) o D (C x C, rows i, columns j); then floats: the chunk's decays
-// (ScalarDecays), the per-token partial dots of dg (TokenDots: a row of C for each warp and 64-row block of
-// dq, dk and dv; S0 . dS, one a warp) and M's diagonal; then each warpgroup's output in bf16 rows ([C][K + 8]
-// or [C][V + 8]: the 16 bytes more keep 16-byte vectors of a column on different banks), copied to memory row
-// by row.
+// Byte offsets from the block's 1024-byte-aligned base. Two stages (a block takes chunk after chunk, the
+// next one's inputs loading while it computes this one), each the chunk's q, k (C x K) and v, do (C x V) as
+// token-row tiles in the 128-byte swizzle; the two bf16 parts of M = scale (do v^T) o D (its diagonal apart)
+// and of A = scale (q k^T) o D (C x C, rows i, columns j); then floats: the chunk's decays (ScalarDecays),
+// the per-token partial dots of dg (TokenDots: a row of C for each warp and 64-row block of dq, dk and dv;
+// S0 . dS, one a warp, for each of two chunks: the next chunk's are made while the last one's dg reads
+// them) and M's diagonal; then each warpgroup's output in bf16 rows ([C][K + 8] or [C][V + 8]: the 16 bytes
+// more keep 16-byte vectors of a column on different banks), copied to memory row by row.
 struct GradLayout {
   int K, V;
   static constexpr int kWarps = 4;  // warps a warpgroup: each holds 16 rows of a 64-row block
@@ -33,13 +35,14 @@ struct GradLayout {
     return wgmma::Tile{kFusedChunk}.bytes(columns);
   }
   __host__ __device__ constexpr unsigned score_tile() const { return token_tile(kFusedChunk); }
-  __host__ __device__ constexpr unsigned q() const { return 0; }
-  __host__ __device__ constexpr unsigned k() const { return token_tile(K); }
-  __host__ __device__ constexpr unsigned v() const { return 2 * token_tile(K); }
-  __host__ __device__ constexpr unsigned d_o() const { return v() + token_tile(V); }
+  __host__ __device__ constexpr unsigned stage_bytes() const { return 2 * token_tile(K) + 2 * token_tile(V); }
+  __host__ __device__ constexpr unsigned q(int stage) const { return stage * stage_bytes(); }
+  __host__ __device__ constexpr unsigned k(int stage) const { return q(stage) + token_tile(K); }
+  __host__ __device__ constexpr unsigned v(int stage) const { return k(stage) + token_tile(K); }
+  __host__ __device__ constexpr unsigned d_o(int stage) const { return v(stage) + token_tile(V); }
   // part 0 the high, 1 the low
   __host__ __device__ constexpr unsigned m_part(int part) const {
-    return d_o() + token_tile(V) + part * score_tile();
+    return kGradStages * stage_bytes() + part * score_tile();
   }
   __host__ __device__ constexpr unsigned a_part(int part) const { return m_part(2 + part); }
   __host__ __device__ constexpr unsigned decays() const { return a_part(2); }
@@ -54,12 +57,11 @@ struct GradLayout {
   __host__ __device__ constexpr unsigned handed_dots() const {
     return dk_dots() + sizeof(float) * key_parts() * kFusedChunk;
   }
-  __host__ __device__ constexpr unsigned state_dots() const {
-    return handed_dots() + sizeof(float) * value_parts() * kFusedChunk;
+  // one a warp of the block, for chunks of even (parity 0) and odd place in the block's order
+  __host__ __device__ constexpr unsigned state_dots(int parity) const {
+    return handed_dots() + sizeof(float) * (value_parts() * kFusedChunk + parity * kGradThreads / 32);
   }
-  __host__ __device__ constexpr unsigned diagonal() const {
-    return state_dots() + sizeof(float) * kGradThreads / 32;  // one a warp of the block
-  }
+  __host__ __device__ constexpr unsigned diagonal() const { return state_dots(2); }
   // warpgroup 0 dq, 1 dk, 2 dv; 16-byte aligned
   __host__ __device__ constexpr int out_columns(int group) const { return group < 2 ? K : V; }
   __host__ __device__ constexpr int out_ld(int group) const { return out_columns(group) + 8; }

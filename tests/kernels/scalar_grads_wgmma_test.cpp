@@ -45,16 +45,24 @@ TEST(ScalarGradsWgmmaLayout, TilesStartOnTheSwizzlePatternAndDoNotOverlap) {
   for (const auto& [K, V] : kHeadDims) {
     SCOPED_TRACE(label(K, V));
     const GradLayout L{K, V};
-    std::vector<testing::Region> tiles = {{L.q(), L.token_tile(K)},      {L.k(), L.token_tile(K)},
-                                          {L.v(), L.token_tile(V)},      {L.d_o(), L.token_tile(V)},
-                                          {L.m_part(0), L.score_tile()}, {L.m_part(1), L.score_tile()},
-                                          {L.a_part(0), L.score_tile()}, {L.a_part(1), L.score_tile()}};
+    std::vector<testing::Region> tiles;
+    for (int stage = 0; stage < kGradStages; ++stage) {
+      tiles.push_back({L.q(stage), L.token_tile(K)});
+      tiles.push_back({L.k(stage), L.token_tile(K)});
+      tiles.push_back({L.v(stage), L.token_tile(V)});
+      tiles.push_back({L.d_o(stage), L.token_tile(V)});
+    }
+    for (int part = 0; part < 2; ++part) tiles.push_back({L.m_part(part), L.score_tile()});
+    for (int part = 0; part < 2; ++part) tiles.push_back({L.a_part(part), L.score_tile()});
     const std::size_t tiles_end = testing::expect_in_order(tiles, wgmma::kGroupBytes);
     const std::size_t f = sizeof(float);
-    std::vector<testing::Region> rest = {
-        {L.decays(), f * scalar_decay_floats(C)}, {L.dq_dots(), f * L.key_parts() * C},
-        {L.dk_dots(), f * L.key_parts() * C},     {L.handed_dots(), f * L.value_parts() * C},
-        {L.state_dots(), f * kGradThreads / 32},  {L.diagonal(), f * C}};
+    std::vector<testing::Region> rest = {{L.decays(), f * scalar_decay_floats(C)},
+                                         {L.dq_dots(), f * L.key_parts() * C},
+                                         {L.dk_dots(), f * L.key_parts() * C},
+                                         {L.handed_dots(), f * L.value_parts() * C},
+                                         {L.state_dots(0), f * kGradThreads / 32},
+                                         {L.state_dots(1), f * kGradThreads / 32},
+                                         {L.diagonal(), f * C}};
     EXPECT_GE(L.decays(), tiles_end);
     const std::size_t floats_end = testing::expect_in_order(rest, f);
     std::vector<testing::Region> outputs;
@@ -79,7 +87,8 @@ TEST(ScalarGradsWgmmaLayout, RunsOnlyWhereItsKernelApplies) {
     q.K = K, q.V = V;
     EXPECT_TRUE(simple_gla_grads_wgmma_runs(q, h100)) << label(K, V);
   }
-  for (const auto& [K, V] : {std::pair{64, 32}, std::pair{32, 64}, std::pair{256, 256}, std::pair{128, 192}}) {
+  for (const auto& [K, V] :
+       {std::pair{64, 32}, std::pair{32, 64}, std::pair{256, 256}, std::pair{128, 192}}) {
     Problem q = p;
     q.K = K, q.V = V;
     EXPECT_FALSE(simple_gla_grads_wgmma_runs(q, h100)) << label(K, V);
@@ -169,6 +178,7 @@ TEST_P(ScalarGradsWgmmaProducts, ReadWhatTheKernelStored) {
   const auto [K, V] = GetParam();
   const GradLayout L{K, V};
   const GradOperands at{0};
+  const int stage = kGradStages - 1;  // the last, so that a stage's offset counts
   std::mt19937 rng(K + 3 * V);
   Shared smem(L.bytes());
   const Tile tokens{C};
@@ -177,21 +187,21 @@ TEST_P(ScalarGradsWgmmaProducts, ReadWhatTheKernelStored) {
                d_o = bf16_matrix(C, V, rng);
   for (int t = 0; t < C; ++t) {
     for (int c = 0; c < K; ++c) {
-      smem.store(L.q() + tokens.offset(t, c), q(t, c));
-      smem.store(L.k() + tokens.offset(t, c), k(t, c));
+      smem.store(L.q(stage) + tokens.offset(t, c), q(t, c));
+      smem.store(L.k(stage) + tokens.offset(t, c), k(t, c));
     }
     for (int c = 0; c < V; ++c) {
-      smem.store(L.v() + tokens.offset(t, c), v(t, c));
-      smem.store(L.d_o() + tokens.offset(t, c), d_o(t, c));
+      smem.store(L.v(stage) + tokens.offset(t, c), v(t, c));
+      smem.store(L.d_o(stage) + tokens.offset(t, c), d_o(t, c));
     }
   }
 
   // the first products: do v^T (M's) and q k^T (A's), token rows K-major on both sides
   Matrix dA(C, C), scores(C, C);
   for (int step = 0; step < V / kDepth; ++step)
-    product(dA, smem, at.rows(L.d_o(), step), false, at.rows(L.v(), step), false);
+    product(dA, smem, at.rows(L.d_o(stage), step), false, at.rows(L.v(stage), step), false);
   for (int step = 0; step < K / kDepth; ++step)
-    product(scores, smem, at.rows(L.q(), step), false, at.rows(L.k(), step), false);
+    product(scores, smem, at.rows(L.q(stage), step), false, at.rows(L.k(stage), step), false);
   expect_near(dA, times_transposed(d_o, 0, false, v), "do v^T");
   expect_near(scores, times_transposed(q, 0, false, k), "q k^T");
 
@@ -213,8 +223,8 @@ TEST_P(ScalarGradsWgmmaProducts, ReadWhatTheKernelStored) {
     Matrix dq(kRows, C), dk(kRows, C);
     const Matrix S0_rows = row_block(S0, kRows * m), dS_rows = row_block(dS, kRows * m);
     for (int step = 0; step < V / kDepth; ++step) {
-      product(dq, smem, S0_rows, step, at.rows(L.d_o(), step), false);
-      product(dk, smem, dS_rows, step, at.rows(L.v(), step), false);
+      product(dq, smem, S0_rows, step, at.rows(L.d_o(stage), step), false);
+      product(dk, smem, dS_rows, step, at.rows(L.v(stage), step), false);
     }
     expect_near(dq, times_transposed(S0, kRows * m, false, d_o), "S0 do^T");
     expect_near(dk, times_transposed(dS, kRows * m, false, v), "dS v^T");
@@ -223,8 +233,8 @@ TEST_P(ScalarGradsWgmmaProducts, ReadWhatTheKernelStored) {
     Matrix kM(kRows, C), qM(kRows, C);
     for (int step = 0; step < C / kDepth; ++step)
       for (int part = 0; part < 2; ++part) {
-        product(kM, smem, at.columns(L.k(), m, step), true, at.rows(L.m_part(part), step), false);
-        product(qM, smem, at.columns(L.q(), m, step), true, at.columns(L.m_part(part), 0, step), true);
+        product(kM, smem, at.columns(L.k(stage), m, step), true, at.rows(L.m_part(part), step), false);
+        product(qM, smem, at.columns(L.q(stage), m, step), true, at.columns(L.m_part(part), 0, step), true);
       }
     expect_near(kM, times_transposed(k, kRows * m, true, M_sum), "k^T M^T");
     expect_near(qM, times_transposed(q, kRows * m, true, transposed(M_sum)), "q^T M");
@@ -234,11 +244,12 @@ TEST_P(ScalarGradsWgmmaProducts, ReadWhatTheKernelStored) {
     Matrix dv(kRows, C), doA(kRows, C);
     const Matrix dS_columns = row_block(dS_transposed, kRows * m);
     for (int step = 0; step < K / kDepth; ++step)
-      product(dv, smem, dS_columns, step, at.rows(L.k(), step), false);
+      product(dv, smem, dS_columns, step, at.rows(L.k(stage), step), false);
     expect_near(dv, times_transposed(dS_transposed, kRows * m, false, k), "dS^T k^T");
     for (int step = 0; step < C / kDepth; ++step)
       for (int part = 0; part < 2; ++part)
-        product(doA, smem, at.columns(L.d_o(), m, step), true, at.columns(L.a_part(part), 0, step), true);
+        product(doA, smem, at.columns(L.d_o(stage), m, step), true, at.columns(L.a_part(part), 0, step),
+                true);
     expect_near(doA, times_transposed(d_o, kRows * m, true, transposed(A_sum)), "do^T A");
   }
 }
