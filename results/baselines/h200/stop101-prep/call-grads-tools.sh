@@ -1,9 +1,10 @@
 #!/bin/bash
-# Stop 101's prepared call B (carry build-part-s101/v77), after call A found no failed case: memcheck,
-# synccheck and racecheck over the simple_gla bf16 fwd+bwd cases version 77's kernel takes (C = 64), and ncu's
-# details and SASS source page of the kernel at 4,4096,16,128. Lands in $OUT/v77-tools.tar.xz.
+# Stop 101's prepared call B: usage call-grads-tools.sh NAME (carry build-part-s101/NAME: v77 or v78), after
+# call A found no failed case: memcheck, synccheck and racecheck over the simple_gla bf16 fwd+bwd cases the
+# gradients kernel takes (C = 64), and ncu's details and SASS source page of the kernel at 4,4096,16,128.
+# Lands in $OUT/NAME-tools.tar.xz.
 set -u
-name=v77
+name=$1
 dir=/tmp/$name; mkdir -p $dir; cp -r build-part-s101/$name/lib $dir/
 xz -T0 -dc build-part-s101/$name/fla-bench.xz > $dir/fb; chmod +x $dir/fb
 export LD_LIBRARY_PATH=$dir/lib; fb=$dir/fb
