@@ -35,8 +35,9 @@ constexpr Dims kManyHeads[] = {{4, 37, 16, 64, 64}, {2, 37, 16, 128, 128}, {4, 3
 // one-kernel chunk forwards on a Hopper run only where their blocks fill more than half the SMs
 // (kernels/common/chunk/fused_plan.h), of 32 values where blocks of 64 would fill at most half, of 64 past
 // that, at K = 64 (gla's, rwkv6's and simple_gla's) and 128 (simple_gla's): a shape for each, its chunks
-// passed between warpgroups more than once (tests/kernels/{scalar,per_key}_fused_layout_test.cpp). The
-// first also fwd+bwd, where simple_gla's kernel saves the states its backward reads.
+// passed between warpgroups more than once (tests/kernels/{scalar,per_key}_fused_layout_test.cpp). Each
+// also fwd+bwd, where simple_gla's kernel saves the states its backward reads and runs that backward's
+// reverse scan.
 constexpr Dims kManyHeadsChunks[] = {
     {3, 130, 16, 64, 64}, {8, 130, 16, 64, 64}, {2, 130, 16, 128, 128}, {4, 130, 16, 128, 128}};
 // and a chunked variant's forward alone at the lengths around a chunk's (gla's and rwkv6's one-kernel
@@ -249,7 +250,7 @@ struct Builder {
       add_here(c, kLongShape, "reference");
       add_here(c, kSegmented, "segments");
       if (!v.support.chunk_sizes.empty() && v.support.backward)
-        add_here(c, kManyHeadsChunks[0], "many_heads_chunks");
+        for (const Dims& d : kManyHeadsChunks) add_here(c, d, "many_heads_chunks");
       for (const std::size_t room : kSmallerGpuSharedMemory) {
         BatteryCase smaller = c;
         smaller.shared_memory_cap = room;

@@ -97,8 +97,8 @@ TEST(ScalarFusedLayout, RunsOnlyWhereItsBlocksFillMoreThanHalfTheGpu) {
 }
 
 // On an H100 or H200 (132 SMs) the battery runs each of the kernel's four instances (K 64 or 128, 32 or 64
-// values a block) over more than one chunk in its forward-alone cases, and one before a backward (where it
-// saves the states the backward reads).
+// values a block) over more than one chunk, forward alone and before a backward (where it saves the states
+// the backward reads, and runs the backward's reverse scan).
 TEST(ScalarFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
   const DeviceLimits hopper{kH100SharedBytes, 90, 132};
   const Problem probe = [] {
@@ -117,8 +117,8 @@ TEST(ScalarFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
     reached.insert({int(p.K), fused_value_slice(int(p.B * p.H), int(p.V), hopper.multiprocessors), c.mode});
   }
   for (const auto& [K, Vs] : {std::pair{64, 32}, std::pair{64, 64}, std::pair{128, 32}, std::pair{128, 64}})
-    EXPECT_TRUE(reached.count({K, Vs, Mode::fwd})) << "K " << K << " Vs " << Vs;
-  EXPECT_TRUE(reached.count({64, 32, Mode::fwdbwd}));
+    for (const Mode mode : {Mode::fwd, Mode::fwdbwd})
+      EXPECT_TRUE(reached.count({K, Vs, mode})) << "K " << K << " Vs " << Vs << " " << mode_name(mode);
 }
 
 }  // namespace
