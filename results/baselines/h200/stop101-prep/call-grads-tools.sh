@@ -1,5 +1,5 @@
 #!/bin/bash
-# Stop 101's prepared call B: usage call-grads-tools.sh NAME (carry build-part-s101/NAME: v77 or v78), after
+# Stop 101's prepared call B: usage call-grads-tools.sh NAME (carry build-part-s101/NAME: v77, v78 or v79), after
 # call A found no failed case: memcheck, synccheck and racecheck over the simple_gla bf16 fwd+bwd cases the
 # gradients kernel takes (C = 64), and ncu's details and SASS source page of the kernel at 4,4096,16,128.
 # Lands in $OUT/NAME-tools.tar.xz.

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Stop 101's prepared call A: usage call-grads.sh NAME (carry build-part-s101/NAME), NAME v77 (branch
-# v77-grads-wgmma: simple_gla's per-chunk gradients on wgmma) or v78 (branch v78-grads-persistent: the same,
-# persistent), against version 74 (/tmp/basefb, from ../stop100-prep/call-base.sh on the same warm machine). The battery over simple_gla's bf16 fwd+bwd, chunk and fused_recurrent (which runs the same
-# backward), every chunk size, its C = 64 errors beside version 74's (not bit for bit: another summation
+# v77-grads-wgmma: simple_gla's per-chunk gradients on wgmma), v78 (branch v78-grads-persistent: the same,
+# persistent) or v79 (branch v79-state-grads: and the reverse scan by the one-kernel forward's warpgroups),
+# against version 74 (/tmp/basefb, from ../stop100-prep/call-base.sh on the same warm machine). The battery
+# over simple_gla's bf16 fwd+bwd, chunk and fused_recurrent (which runs the same backward), every chunk size, its C = 64 errors beside version 74's (not bit for bit: another summation
 # order); then, where no case failed, the A/B over the peer shapes (2 rounds) and the per-kernel profile of
 # both builds. Everything lands in $OUT/NAME.tar.xz, packed after each step.
 set -u
