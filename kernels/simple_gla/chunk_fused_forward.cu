@@ -10,7 +10,9 @@
 //            k^T (v e^{to end}): its chain is the only one that runs chunk after chunk;
 //   outputs  o = scale (e^{seen_i} q S + P v), P = (q k^T) o e^{G_i - G_j} for j <= i, P's two bf16 parts fed
 //            to the next product from registers.
-// It runs where its blocks fill more than half the GPU (fused_plan.h, fused_blocks_fill).
+// It runs where its blocks fill more than half the GPU (fused_plan.h, fused_blocks_fill). The same kernel
+// runs the backward's reverse scan there (Pass::state_grads): the state warpgroup's update over the chunks
+// in reverse, with q and do scale e^{seen}, the outputs warpgroup idle.
 // The precision is the scalar forward's: S, P and the decayed v in two parts (~16 bits), q, k, v as they are.
 // Exponents as chunk_forward.cuh's (sums within 16-token sub-chunks, never positive).
 #include <cuda_bf16.h>
@@ -107,13 +109,13 @@ __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLa
   const int t0 = n * C, length = min(C, d.T - t0);
   const Tile tokens{C};
   const std::int64_t first = d.row(b, h, t0);
-  const bf16 *q_rows = p.q + first * K, *k_rows = p.k + first * K, *v_rows = p.v + first * d.V + v0;
+  const bf16 *k_rows = p.k + first * K, *v_rows = p.v + first * d.V + v0;
   for (int idx = thread; idx < C * K / 8; idx += kGroup) {
     const int t = idx / (K / 8), c = idx % (K / 8) * 8;
     const bool in = t < length;
     const std::int64_t at = (in ? std::int64_t(t) * d.H * K : 0) + c;
-    if constexpr (kPass == Pass::forward)
-      cp_async16_or_zeros_to(base + L.q(s) + tokens.offset(t, c), q_rows + at, in);
+    if constexpr (kPass == Pass::forward)  // (the state gradients' pass has no q here: p.q is null)
+      cp_async16_or_zeros_to(base + L.q(s) + tokens.offset(t, c), p.q + first * K + at, in);
     cp_async16_or_zeros_to(base + L.k(s) + tokens.offset(t, c), k_rows + at, in);
   }
   for (int idx = thread; idx < C * kVs / 8; idx += kGroup) {
