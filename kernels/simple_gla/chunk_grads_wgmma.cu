@@ -232,8 +232,7 @@ __device__ T* at_offset(const GradBlock& blk, unsigned offset) {
 
 // dq^T = scale e^{seen_t} (S0 do^T) + k^T M^T, then + diag_t k_t; first M itself (do v^T).
 template <int K, int V>
-__device__ void dq_group(const GradBlock& blk, const ScalarDecays& dec, const Dims& d, const float* S0,
-                         bf16* dq) {
+__device__ void dq_group(const GradBlock& blk, const ScalarDecays& dec, const Dims& d, bf16* dq) {
   const GradLayout& L = blk.L;
   float* diagonal = at_offset<float>(blk, L.diagonal());
   decayed_score_tiles<V / wgmma::kDepth, true>(blk, dec, d.scale, L.d_o(blk.stage), L.v(blk.stage),
@@ -243,7 +242,7 @@ __device__ void dq_group(const GradBlock& blk, const ScalarDecays& dec, const Di
 #pragma unroll 1
   for (int m = 0; m < K / wgmma::kRows; ++m) {
     float state[kAcc], scores[kAcc];
-    state_products<V / wgmma::kDepth, false>(state, blk, S0, V, wgmma::kRows * m, L.d_o(blk.stage));
+    state_products<V / wgmma::kDepth, false>(state, blk, blk.S0, V, wgmma::kRows * m, L.d_o(blk.stage));
     if (m == 0) scores_ready().sync_unaligned();
     score_products<false>(scores, blk, L.k(blk.stage), m, L.m_part(0), L.m_part(1));
     wgmma::wait<0>();
@@ -262,8 +261,7 @@ __device__ void dq_group(const GradBlock& blk, const ScalarDecays& dec, const Di
 
 // dk^T = e^{to end_t} (dS v^T) + q^T M, + diag_t q_t; first A (q k^T), for dv.
 template <int K, int V>
-__device__ void dk_group(const GradBlock& blk, const ScalarDecays& dec, const Dims& d, const float* dS,
-                         bf16* dk) {
+__device__ void dk_group(const GradBlock& blk, const ScalarDecays& dec, const Dims& d, bf16* dk) {
   const GradLayout& L = blk.L;
   decayed_score_tiles<K / wgmma::kDepth, false>(blk, dec, d.scale, L.q(blk.stage), L.k(blk.stage),
                                                 L.a_part(0), L.a_part(1), nullptr);
@@ -273,7 +271,7 @@ __device__ void dk_group(const GradBlock& blk, const ScalarDecays& dec, const Di
 #pragma unroll 1
   for (int m = 0; m < K / wgmma::kRows; ++m) {
     float state[kAcc], scores[kAcc];
-    state_products<V / wgmma::kDepth, false>(state, blk, dS, V, wgmma::kRows * m, L.v(blk.stage));
+    state_products<V / wgmma::kDepth, false>(state, blk, blk.dS, V, wgmma::kRows * m, L.v(blk.stage));
     if (m == 0) scores_ready().sync_unaligned();
     score_products<true>(scores, blk, L.q(blk.stage), m, L.m_part(0), L.m_part(1));
     wgmma::wait<0>();
@@ -294,14 +292,13 @@ __device__ void dk_group(const GradBlock& blk, const ScalarDecays& dec, const Di
 
 // dv^T = e^{to end_t} (dS^T k^T) + do^T A; k . dk's handed-on part is its first term's dot with v.
 template <int K, int V>
-__device__ void dv_group(const GradBlock& blk, const ScalarDecays& dec, const Dims& d, const float* dS,
-                         bf16* dv) {
+__device__ void dv_group(const GradBlock& blk, const ScalarDecays& dec, const Dims& d, bf16* dv) {
   const GradLayout& L = blk.L;
   bf16* rows = at_offset<bf16>(blk, L.out(2));
 #pragma unroll 1
   for (int m = 0; m < V / wgmma::kRows; ++m) {
     float state[kAcc], scores[kAcc];
-    state_products<K / wgmma::kDepth, true>(state, blk, dS, V, wgmma::kRows * m, L.k(blk.stage));
+    state_products<K / wgmma::kDepth, true>(state, blk, blk.dS, V, wgmma::kRows * m, L.k(blk.stage));
     if (m == 0) scores_ready().sync_unaligned();
     score_products<true>(scores, blk, L.d_o(blk.stage), m, L.a_part(0), L.a_part(1));
     wgmma::wait<0>();
@@ -404,11 +401,11 @@ __global__ void __launch_bounds__(kGradThreads, 1)
     __syncthreads();
 
     if (group == 0)
-      dq_group<K, V>(blk, dec, d, blk.S0, g.dq);
+      dq_group<K, V>(blk, dec, d, g.dq);
     else if (group == 1)
-      dk_group<K, V>(blk, dec, d, blk.dS, g.dk);
+      dk_group<K, V>(blk, dec, d, g.dk);
     else
-      dv_group<K, V>(blk, dec, d, blk.dS, g.dv);
+      dv_group<K, V>(blk, dec, d, g.dv);
     __syncthreads();  // every partial dot; every read of this stage's tiles
 
     if (threadIdx.x < 32)
