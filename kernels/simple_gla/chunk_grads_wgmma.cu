@@ -230,6 +230,22 @@ __device__ T* at_offset(const GradBlock& blk, unsigned offset) {
   return reinterpret_cast<T*>(blk.smem + offset);
 }
 
+// Both products of an output's 64-row block m: `state` = A B over kStateSteps depth steps, A the fp32 state
+// X's rows 64 m .. (kTransposed: its columns), X's rows ld apart, B the token tile `state_tokens`; `scores` =
+// the columns 64 m .. of the token tile `score_tokens` times a score tile's two parts (score_products). The
+// first block waits there for M and A; both are done on return.
+template <int kStateSteps, bool kTransposed, bool kScoresMn>
+__device__ void block_products(float (&state)[kAcc], float (&scores)[kAcc], const GradBlock& blk,
+                               const float* X, int ld, int m, unsigned state_tokens, unsigned score_tokens,
+                               unsigned high, unsigned low) {
+  state_products<kStateSteps, kTransposed>(state, blk, X, ld, wgmma::kRows * m, state_tokens);
+  if (m == 0) scores_ready().sync_unaligned();
+  score_products<kScoresMn>(scores, blk, score_tokens, m, high, low);
+  wgmma::wait<0>();
+  wgmma::hold(state);
+  wgmma::hold(scores);
+}
+
 // dq^T = scale e^{seen_t} (S0 do^T) + k^T M^T, then + diag_t k_t; first M itself (do v^T).
 template <int K, int V>
 __device__ void dq_group(const GradBlock& blk, const ScalarDecays& dec, const Dims& d, bf16* dq) {
@@ -242,12 +258,8 @@ __device__ void dq_group(const GradBlock& blk, const ScalarDecays& dec, const Di
 #pragma unroll 1
   for (int m = 0; m < K / wgmma::kRows; ++m) {
     float state[kAcc], scores[kAcc];
-    state_products<V / wgmma::kDepth, false>(state, blk, blk.S0, V, wgmma::kRows * m, L.d_o(blk.stage));
-    if (m == 0) scores_ready().sync_unaligned();
-    score_products<false>(scores, blk, L.k(blk.stage), m, L.m_part(0), L.m_part(1));
-    wgmma::wait<0>();
-    wgmma::hold(state);
-    wgmma::hold(scores);
+    block_products<V / wgmma::kDepth, false, false>(state, scores, blk, blk.S0, V, m, L.d_o(blk.stage),
+                                                    L.k(blk.stage), L.m_part(0), L.m_part(1));
     for_each_token(blk, [&](int r, int t, int) { state[r] = state[r] * dec.seen[t] * d.scale + scores[r]; });
     column_dots(state, blk, L.q(blk.stage), wgmma::kRows * m,
                 at_offset<float>(blk, L.dq_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
@@ -271,12 +283,8 @@ __device__ void dk_group(const GradBlock& blk, const ScalarDecays& dec, const Di
 #pragma unroll 1
   for (int m = 0; m < K / wgmma::kRows; ++m) {
     float state[kAcc], scores[kAcc];
-    state_products<V / wgmma::kDepth, false>(state, blk, blk.dS, V, wgmma::kRows * m, L.v(blk.stage));
-    if (m == 0) scores_ready().sync_unaligned();
-    score_products<true>(scores, blk, L.q(blk.stage), m, L.m_part(0), L.m_part(1));
-    wgmma::wait<0>();
-    wgmma::hold(state);
-    wgmma::hold(scores);
+    block_products<V / wgmma::kDepth, false, true>(state, scores, blk, blk.dS, V, m, L.v(blk.stage),
+                                                   L.q(blk.stage), L.m_part(0), L.m_part(1));
     // k . dk's part through the scores alone: the handed-on part comes from dv's warpgroup
     column_dots(scores, blk, L.k(blk.stage), wgmma::kRows * m,
                 at_offset<float>(blk, L.dk_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
@@ -298,12 +306,8 @@ __device__ void dv_group(const GradBlock& blk, const ScalarDecays& dec, const Di
 #pragma unroll 1
   for (int m = 0; m < V / wgmma::kRows; ++m) {
     float state[kAcc], scores[kAcc];
-    state_products<K / wgmma::kDepth, true>(state, blk, blk.dS, V, wgmma::kRows * m, L.k(blk.stage));
-    if (m == 0) scores_ready().sync_unaligned();
-    score_products<true>(scores, blk, L.d_o(blk.stage), m, L.a_part(0), L.a_part(1));
-    wgmma::wait<0>();
-    wgmma::hold(state);
-    wgmma::hold(scores);
+    block_products<K / wgmma::kDepth, true, true>(state, scores, blk, blk.dS, V, m, L.k(blk.stage),
+                                                  L.d_o(blk.stage), L.a_part(0), L.a_part(1));
     for_each_token(blk, [&](int r, int t, int) { state[r] *= dec.to_end[t]; });
     column_dots(state, blk, L.v(blk.stage), wgmma::kRows * m,
                 at_offset<float>(blk, L.handed_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
