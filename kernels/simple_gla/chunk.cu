@@ -109,7 +109,7 @@ void scalar_backward(const BackwardCall& call) {
     const NvtxRange range("grads");
     if (simple_gla_grads_wgmma_runs(call.problem, limits)) {
       simple_gla_grads_wgmma(call, static_cast<const float*>(ws.states),
-                             static_cast<const float*>(ws.dstates));
+                             static_cast<const float*>(ws.dstates), limits);
       return;
     }
     with_one_of<64, 128>(d.K, [&](auto K) {

@@ -443,8 +443,8 @@ bool simple_gla_grads_wgmma_runs(const Problem& p, const DeviceLimits& limits) {
          chunk::GradLayout{int(p.K), int(p.V)}.bytes() <= limits.shared_memory_per_block;
 }
 
-void simple_gla_grads_wgmma(const BackwardCall& call, const float* states, const float* dstates) {
-  const DeviceLimits limits = current_device_limits();
+void simple_gla_grads_wgmma(const BackwardCall& call, const float* states, const float* dstates,
+                            const DeviceLimits& limits) {
   const chunk::Dims d = chunk::make_dims(call.problem);
   const Pointers<__nv_bfloat16> p = bind_inputs<__nv_bfloat16>(kSimpleGlaBinding, call.inputs);
   const GradPointers<__nv_bfloat16> g =

@@ -13,7 +13,8 @@ bool simple_gla_grads_wgmma_runs(const Problem& p, const DeviceLimits& limits);
 
 // dq, dk, dv and dg of the call from its inputs, do, `states` (the state before every chunk, as the forward
 // saves it) and `dstates` (the gradient of the state after every chunk, as the reverse scan makes it), on
-// the call's stream.
-void simple_gla_grads_wgmma(const BackwardCall& call, const float* states, const float* dstates);
+// the call's stream; a block an SM of `limits` at most.
+void simple_gla_grads_wgmma(const BackwardCall& call, const float* states, const float* dstates,
+                            const DeviceLimits& limits);
 
 }  // namespace flabench
