@@ -13,13 +13,15 @@
 //   dv^T = e^{to end_t} (dS^T k^T) + do^T A
 // with the token scales on the accumulators' columns. The first two warpgroups first make M (from do v^T)
 // and A (from q k^T), decayed and in two bf16 parts, into shared memory; every warpgroup issues its state
-// products before it waits for them. Outputs go through shared memory as bf16 rows and out as 16-byte rows.
+// products before it waits for them. Outputs go through shared memory as bf16 rows (stmatrix, transposed) and
+// out as 16-byte rows; the token tiles' elements at the outputs' registers come by ldmatrix (version 80).
 #include <cuda_bf16.h>
 
 #include <algorithm>
 #include <cstdint>
 
 #include "kernels/common/chunk/fused_roles.cuh"
+#include "kernels/common/chunk/swizzled_fragments.h"
 #include "kernels/common/constant_dispatch.h"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/wgmma/wgmma.cuh"
@@ -172,11 +174,6 @@ __device__ void decayed_score_tiles(const GradBlock& blk, const ScalarDecays& de
   }
 }
 
-// Element (t, c) of a token tile.
-__device__ inline float token_element(const GradBlock& blk, unsigned tile, int t, int c) {
-  return __bfloat162float(*reinterpret_cast<const bf16*>(blk.smem + tile + wgmma::Tile{C}.offset(t, c)));
-}
-
 // f(r, t, row) for each register r of a 64 x 64 output block made transposed: t its column (the token), row
 // its row (the key or value within the block).
 template <class F>
@@ -188,15 +185,38 @@ __device__ void for_each_token(const GradBlock& blk, F&& f) {
   }
 }
 
-// For each token t (column) of acc, whose rows are columns c0 .. c0 + 63 of a token tile: the sum over this
-// warp's 16 rows of acc times the tile's element (t, c0 + row), into out[t].
-__device__ void column_dots(const float (&acc)[kAcc], const GradBlock& blk, unsigned tile, int c0,
-                            float* out) {
+// A token tile's elements where a 64 x 64 output block made transposed has its registers: element (t, c0 +
+// row) for register r at (row, t), rows the tile's columns c0 .. c0 + 63. The accumulator's registers are,
+// eight at a time, the A fragments of its 16-column steps (layout.h), so ldmatrix's transposed read of those
+// fragments (swizzled_fragments.h) returns them in register order, two a register (an element each before).
+struct TilePairs {
+  std::uint32_t pair[kAcc / 2];
+  __device__ float at(int r) const {
+    const float2 two = unpacked(pair[r / 2]);
+    return r % 2 ? two.y : two.x;
+  }
+};
+__device__ TilePairs tile_at_accumulator(const GradBlock& blk, unsigned tile, int c0) {
+  TilePairs x;
+#pragma unroll
+  for (int step = 0; step < kAcc / 8; ++step) {
+    const PieceStart piece =
+        fragment_piece<Fragment::a_transposed>(blk.thread % 32, c0 + 16 * blk.warp, step);
+    std::uint32_t r[4];
+    ldmatrix<true, 4>(r, blk.smem + tile + wgmma::Tile{C}.offset(piece.token, piece.channel));
+#pragma unroll
+    for (int j = 0; j < 4; ++j) x.pair[4 * step + j] = r[j];
+  }
+  return x;
+}
+
+// For each token t (column) of acc: the sum over this warp's 16 rows of acc times x's element there, into
+// out[t].
+__device__ void column_dots(const float (&acc)[kAcc], const GradBlock& blk, const TilePairs& x, float* out) {
   float sums[kAcc / 2] = {};  // the thread's 16 columns: register r's is 8 (r / 4) + 2 (lane % 4) + r % 2
-  for_each_token(blk, [&](int r, int t, int row) {
-    sums[(r >> 2) * 2 + (r & 1)] =
-        fmaf(acc[r], token_element(blk, tile, t, c0 + row), sums[(r >> 2) * 2 + (r & 1)]);
-  });
+#pragma unroll
+  for (int r = 0; r < kAcc; ++r)
+    sums[(r >> 2) * 2 + (r & 1)] = fmaf(acc[r], x.at(r), sums[(r >> 2) * 2 + (r & 1)]);
   const int lane = blk.thread % 32;
 #pragma unroll
   for (int x = 0; x < kAcc / 2; ++x)
@@ -208,9 +228,18 @@ __device__ void column_dots(const float (&acc)[kAcc], const GradBlock& blk, unsi
 }
 
 // A 64 x 64 block of an output made transposed (rows its columns c0 .., columns tokens) as bf16 into the
-// warpgroup's staged rows ([C][ld]).
+// warpgroup's staged rows ([C][ld]): stmatrix's transposed store of the A fragments tile_at_accumulator
+// reads, each lane's address the row piece ldmatrix would read there (a 2-byte store an element before).
 __device__ void stage_transposed(const float (&acc)[kAcc], const GradBlock& blk, bf16* rows, int ld, int c0) {
-  for_each_token(blk, [&](int r, int t, int row) { rows[t * ld + c0 + row] = __float2bfloat16(acc[r]); });
+#pragma unroll
+  for (int step = 0; step < kAcc / 8; ++step) {
+    const PieceStart piece =
+        fragment_piece<Fragment::a_transposed>(blk.thread % 32, c0 + 16 * blk.warp, step);
+    std::uint32_t r[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) r[j] = pack<bf16>(acc[8 * step + 2 * j], acc[8 * step + 2 * j + 1]);
+    stmatrix_x4_transposed(shared_address(rows + piece.token * ld + piece.channel), r);
+  }
 }
 
 // The warpgroup's staged rows (`columns` wide) into a [B, T, H, columns] gradient, once all are staged.
@@ -261,11 +290,10 @@ __device__ void dq_group(const GradBlock& blk, const ScalarDecays& dec, const Di
     block_products<V / wgmma::kDepth, false, false>(state, scores, blk, blk.S0, V, m, L.d_o(blk.stage),
                                                     L.k(blk.stage), L.m_part(0), L.m_part(1));
     for_each_token(blk, [&](int r, int t, int) { state[r] = state[r] * dec.seen[t] * d.scale + scores[r]; });
-    column_dots(state, blk, L.q(blk.stage), wgmma::kRows * m,
+    column_dots(state, blk, tile_at_accumulator(blk, L.q(blk.stage), wgmma::kRows * m),
                 at_offset<float>(blk, L.dq_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
-    for_each_token(blk, [&](int r, int t, int row) {
-      state[r] = fmaf(diagonal[t], token_element(blk, L.k(blk.stage), t, wgmma::kRows * m + row), state[r]);
-    });
+    const TilePairs k = tile_at_accumulator(blk, L.k(blk.stage), wgmma::kRows * m);
+    for_each_token(blk, [&](int r, int t, int) { state[r] = fmaf(diagonal[t], k.at(r), state[r]); });
     stage_transposed(state, blk, rows, L.out_ld(0), wgmma::kRows * m);
   }
   copy_out(blk, 0, rows, dq, d);
@@ -286,12 +314,11 @@ __device__ void dk_group(const GradBlock& blk, const ScalarDecays& dec, const Di
     block_products<V / wgmma::kDepth, false, true>(state, scores, blk, blk.dS, V, m, L.v(blk.stage),
                                                    L.q(blk.stage), L.m_part(0), L.m_part(1));
     // k . dk's part through the scores alone: the handed-on part comes from dv's warpgroup
-    column_dots(scores, blk, L.k(blk.stage), wgmma::kRows * m,
+    column_dots(scores, blk, tile_at_accumulator(blk, L.k(blk.stage), wgmma::kRows * m),
                 at_offset<float>(blk, L.dk_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
-    for_each_token(blk, [&](int r, int t, int row) {
-      const float x =
-          fmaf(diagonal[t], token_element(blk, L.q(blk.stage), t, wgmma::kRows * m + row), scores[r]);
-      state[r] = fmaf(dec.to_end[t], state[r], x);
+    const TilePairs q = tile_at_accumulator(blk, L.q(blk.stage), wgmma::kRows * m);
+    for_each_token(blk, [&](int r, int t, int) {
+      state[r] = fmaf(dec.to_end[t], state[r], fmaf(diagonal[t], q.at(r), scores[r]));
     });
     stage_transposed(state, blk, rows, L.out_ld(1), wgmma::kRows * m);
   }
@@ -309,7 +336,7 @@ __device__ void dv_group(const GradBlock& blk, const ScalarDecays& dec, const Di
     block_products<K / wgmma::kDepth, true, true>(state, scores, blk, blk.dS, V, m, L.k(blk.stage),
                                                   L.d_o(blk.stage), L.a_part(0), L.a_part(1));
     for_each_token(blk, [&](int r, int t, int) { state[r] *= dec.to_end[t]; });
-    column_dots(state, blk, L.v(blk.stage), wgmma::kRows * m,
+    column_dots(state, blk, tile_at_accumulator(blk, L.v(blk.stage), wgmma::kRows * m),
                 at_offset<float>(blk, L.handed_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
     for_each_token(blk, [&](int r, int, int) { state[r] += scores[r]; });
     stage_transposed(state, blk, rows, L.out_ld(2), wgmma::kRows * m);

@@ -33,6 +33,11 @@ __device__ std::uint32_t pack(float low, float high) {
   }
 }
 
+// pack<bf16>'s inverse: the pair's two values (x the low element).
+__device__ inline float2 unpacked(std::uint32_t pair) {
+  return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&pair));
+}
+
 // An fp32 value as two 16-bit parts, high + low: a product with it keeps ~16 bits instead of 8 (bf16).
 template <class Op>
 struct Parts {
@@ -98,6 +103,17 @@ __device__ __forceinline__ void stmatrix_x2_transposed(unsigned row, std::uint32
                : "memory");
 #else
   __trap();  // no stmatrix below sm_90: callers keep a path of their own there
+#endif
+}
+
+// The same for four blocks: lane 8m + r (m < 4) gives row r of block m, and register m is block m.
+__device__ __forceinline__ void stmatrix_x4_transposed(unsigned row, const std::uint32_t (&r)[4]) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(row),
+               "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+               : "memory");
+#else
+  __trap();  // as stmatrix_x2_transposed
 #endif
 }
 
