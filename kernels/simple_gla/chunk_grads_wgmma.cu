@@ -445,6 +445,9 @@ __global__ void __launch_bounds__(kGradThreads, 1)
            at_offset<float>(blk, L.handed_dots()), at_offset<float>(blk, L.state_dots(i % 2)), L.key_parts(),
            L.value_parts(), kGradThreads / 32},
           *dec.e_whole, g.dg, d, blk.b, blk.h, blk.t0, blk.length);
+    // the warp's reads of this chunk's decays (e_whole) before its lane 0 writes the next chunk's:
+    // racecheck found the two unordered (stop 102)
+    if (threadIdx.x < 32) __syncwarp();
   }
 }
 
