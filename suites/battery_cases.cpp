@@ -16,25 +16,28 @@ struct Dims {
 constexpr Dims kAccuracy[] = {{2, 65, 3, 64, 64}, {1, 33, 2, 128, 128}};
 // decay, hygiene, state handoff: small, K != V, T one past a chunk and checkpoint boundary.
 constexpr Dims kSmall{2, 65, 2, 64, 32};
+// decay, on a GPU: fwd+bwd where the kernels made for head dims of 64 and 128 alone run, over three chunks.
+constexpr Dims kDecayWide{2, 130, 2, 128, 128};
 // shapes: K != V both ways, T around the chunk (16) and checkpoint (64) boundaries and odd primes, B*H = 1,
 // the other head dims a variant may claim.
-constexpr Dims kShapes[] = {
-    {2, 65, 2, 64, 16}, {2, 65, 2, 16, 64}, {2, 65, 2, 128, 64}, {1, 1, 2, 64, 64},
-    {1, 15, 2, 64, 64}, {1, 16, 2, 64, 64}, {1, 17, 2, 64, 64},  {1, 31, 2, 64, 64},
-    {1, 63, 2, 64, 64}, {1, 64, 2, 64, 64}, {1, 65, 2, 64, 64},  {1, 97, 2, 64, 64},
-    {1, 65, 1, 64, 64}, {1, 33, 2, 16, 16}, {1, 33, 2, 32, 32},  {1, 33, 2, 256, 256}};
+constexpr Dims kShapes[] = {{2, 65, 2, 64, 16},  {2, 65, 2, 16, 64}, {2, 65, 2, 128, 64}, {2, 65, 2, 64, 128},
+                            {1, 1, 2, 64, 64},   {1, 15, 2, 64, 64}, {1, 16, 2, 64, 64},  {1, 17, 2, 64, 64},
+                            {1, 31, 2, 64, 64},  {1, 63, 2, 64, 64}, {1, 64, 2, 64, 64},  {1, 65, 2, 64, 64},
+                            {1, 97, 2, 64, 64},  {1, 65, 1, 64, 64}, {1, 33, 2, 16, 16},  {1, 33, 2, 32, 32},
+                            {1, 33, 2, 256, 256}};
 constexpr Dims kLongShape{1, 24576, 1, 64, 64};
 // shapes, on a GPU: enough heads that a kernel sizing its layout by the GPU takes its wide ones (on an H100
 // the fused_recurrent column passes take 8 keys per lane at K = 64 and, past about 32 heads, two columns per
 // lane at K = 128; the row pass 16 values per lane), where the small shapes above take the thin ones
 // (tests/kernels/fused_layout_test.cpp checks that every layout is reached).
 constexpr Dims kManyHeads[] = {{4, 37, 16, 64, 64}, {2, 37, 16, 128, 128}, {4, 37, 16, 128, 128}};
-// and a chunked variant's forward alone at many heads over several chunks (the last one short): the
-// one-kernel chunk forwards on a Hopper run only where their blocks fill more than half the SMs
-// (kernels/common/chunk/fused_plan.h), of 32 values where blocks of 64 would fill at most half, of 64 past
-// that, at K = 64 (gla's, rwkv6's and simple_gla's) and 128 (simple_gla's): a shape for each, its chunks
-// passed between warpgroups more than once (tests/kernels/{scalar,per_key}_fused_layout_test.cpp). The
-// first also fwd+bwd, where simple_gla's kernel saves the states its backward reads.
+// and a chunked variant's forward, alone and before a backward, at many heads over several chunks (the last
+// one short): the one-kernel chunk forwards on a Hopper run only where their blocks fill more than half the
+// SMs (kernels/common/chunk/fused_plan.h), of 32 values where blocks of 64 would fill at most half, of 64
+// past that, at K = 64 (gla's, rwkv6's and simple_gla's) and 128 (simple_gla's): a shape for each, its chunks
+// passed between warpgroups more than once (tests/kernels/{scalar,per_key}_fused_layout_test.cpp). Each
+// also fwd+bwd, where simple_gla's kernel saves the states its backward reads and runs that backward's
+// reverse scan.
 constexpr Dims kManyHeadsChunks[] = {
     {3, 130, 16, 64, 64}, {8, 130, 16, 64, 64}, {2, 130, 16, 128, 128}, {4, 130, 16, 128, 128}};
 // and a chunked variant's forward alone at the lengths around a chunk's (gla's and rwkv6's one-kernel
@@ -44,6 +47,9 @@ constexpr Dims kChunkEdgesForward[] = {{1, 1, 48, 64, 64},   {1, 63, 48, 64, 64}
                                        {1, 65, 48, 64, 64},  {1, 97, 48, 64, 64},  {2, 65, 48, 64, 32},
                                        {2, 65, 48, 128, 64}, {1, 1100, 48, 64, 64}};
 constexpr Dims kLargeStateForward{1, 65, 48, 64, 64};
+// and fwd+bwd at those heads over two chunks (the last of one token) and eighteen: simple_gla's reverse
+// scan by its one-kernel forward walks the ring of stages from the end (chunk_fused_forward.cu).
+constexpr Dims kChunkEdgesBackward[] = {{1, 65, 48, 64, 64}, {1, 1100, 48, 64, 64}};
 // and for ops with slots, the slot counts besides the default with enough heads that their state passes
 // 2^19 elements (B H M (K + V)), where gsa's fp32 fused backward runs as scans instead of in chunk form
 // (kernels/gsa/fused_plan.h), each slot count its own query-gradient kernel there.
@@ -193,31 +199,30 @@ struct Builder {
     const std::pair<DecayScenario, const char*> decays[] = {{DecayScenario::near_zero, "near_zero"},
                                                             {DecayScenario::floor, "floor"},
                                                             {DecayScenario::mixed, "mixed"}};
-    for (const auto& [decay, name] : decays) {
-      c.decay = decay;
-      add_here(c, kSmall, name);
-    }
-    if (op.log_decay_floor > kBeyondLogDecay) {
-      c.decay = DecayScenario::beyond;
-      add_here(c, kSmall, "beyond_floor");
-    }
-    // and, on a GPU, the forward alone at many heads and K = 128 and 64, where a forward no backward follows
-    // may take a path of its own (rwkv7's bf16 fused forward at K = 128: two columns a lane, by
-    // plain_forward_takes_two_columns in kernels/common/fused_recurrent/layout.h; the one-kernel chunk
-    // forwards on a Hopper, gla's and rwkv6's at K = 64), which the decay cases above, fwd+bwd, never reach
+    // each scenario, and past the op's floor where it has one, on `shape`, the case names ending in `suffix`
+    const auto add_decays = [&](BatteryCase scenario, const Dims& shape, const std::string& suffix) {
+      for (const auto& [decay, name] : decays) {
+        scenario.decay = decay;
+        add_here(scenario, shape, name + suffix);
+      }
+      if (op.log_decay_floor > kBeyondLogDecay) {
+        scenario.decay = DecayScenario::beyond;
+        add_here(scenario, shape, "beyond_floor" + suffix);
+      }
+    };
+    add_decays(c, kSmall, "");
     if (spec.backend == Backend::cuda && v.support.backward) {
+      // and, on a GPU, fwd+bwd at K = V = 128 over three chunks (the last of two tokens): kSmall's 32 values
+      // never reach the backwards made only for head dims of 64 or 128 (simple_gla's bf16 gradients kernel
+      // on wgmma at C = 64 on a Hopper: kernels/simple_gla/chunk_grads_wgmma.h)
+      add_decays(c, kDecayWide, "_wide");
+      // and the forward alone at many heads and K = 128 and 64, where a forward no backward follows may take
+      // a path of its own (rwkv7's bf16 fused forward at K = 128: two columns a lane, by
+      // plain_forward_takes_two_columns in kernels/common/fused_recurrent/layout.h; the one-kernel chunk
+      // forwards on a Hopper, gla's and rwkv6's at K = 64), which the decay cases above, fwd+bwd, never reach
       BatteryCase forward = c;
       forward.mode = Mode::fwd;
-      for (const Dims& d : {kManyHeads[1], kManyHeads[0]}) {
-        for (const auto& [decay, name] : decays) {
-          forward.decay = decay;
-          add_here(forward, d, std::string(name) + "_forward_only");
-        }
-        if (op.log_decay_floor > kBeyondLogDecay) {
-          forward.decay = DecayScenario::beyond;
-          add_here(forward, d, "beyond_floor_forward_only");
-        }
-      }
+      for (const Dims& d : {kManyHeads[1], kManyHeads[0]}) add_decays(forward, d, "_forward_only");
     }
 
     c = base;
@@ -233,8 +238,10 @@ struct Builder {
       }
       add_here(c, kLongShape, "reference");
       add_here(c, kSegmented, "segments");
-      if (!v.support.chunk_sizes.empty() && v.support.backward)
-        add_here(c, kManyHeadsChunks[0], "many_heads_chunks");
+      if (!v.support.chunk_sizes.empty() && v.support.backward) {
+        for (const Dims& d : kManyHeadsChunks) add_here(c, d, "many_heads_chunks");
+        for (const Dims& d : kChunkEdgesBackward) add_here(c, d, "chunk_edges");
+      }
       for (const std::size_t room : kSmallerGpuSharedMemory) {
         BatteryCase smaller = c;
         smaller.shared_memory_cap = room;

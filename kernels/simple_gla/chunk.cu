@@ -3,7 +3,9 @@
 // where they apply (K = 64 or 128, V in 16-value strips, within the device's shared memory):
 //   forward   on Hopper at C = 64 one kernel on wgmma (chunk_fused_forward.cu; it saves the states the
 //             backward reads); else the factors, the scalar-gate scan (states saved), the output kernel;
-//   backward  the factors of q, the scalar-gate scan in reverse (state gradients), the gradients kernel.
+//   backward  the factors of q, the scalar-gate scan in reverse (state gradients; where the forward's one
+//             kernel runs, that kernel's reverse pass in its place), the gradients kernel (on Hopper at C =
+//             64 and K, V of 64 or 128 on wgmma: chunk_grads_wgmma.cu).
 // A forward that saves for a backward the general kernels will run (the scalar one does not fit) is the
 // general forward: that backward reads its prepared keys, decays, states and intra-chunk scores.
 // fused_recurrent's fwd+bwd runs the backward from the states alone (simple_gla_chunked_backward).
@@ -14,6 +16,7 @@
 #include "kernels/simple_gla/chunk_backward.cuh"
 #include "kernels/simple_gla/chunk_forward.cuh"
 #include "kernels/simple_gla/chunk_fused_forward.h"
+#include "kernels/simple_gla/chunk_grads_wgmma.h"
 #include "kernels/simple_gla/simple_gla.h"
 #include "profiles/nvtx_range.h"
 
@@ -93,13 +96,22 @@ void scalar_backward(const BackwardCall& call) {
   // the general backward's prepared queries are not made: their room holds the factors
   auto* factors = reinterpret_cast<float*>(ws.queries_from_start);
   const chunk::ScalarGradLayout layout{d.C, d.K, d.V};
+  const DeviceLimits limits = current_device_limits();
   with_one_of<16, 32, chunk::kMaxChunk>(d.C, [&](auto C) {
-    launch_factors<C.value, false>(p, d, factors, call.stream);
-    {
+    if (simple_gla_fused_forward_runs(call.problem, limits)) {
+      const NvtxRange range("state_grads_fused");
+      simple_gla_fused_state_grads(call, ws.dstates, limits);
+    } else {
+      launch_factors<C.value, false>(p, d, factors, call.stream);
       const NvtxRange range("state_grads");
       chunk::launch_scan<T, true>({p.q, g.d_o, factors, g.d_ht, ws.dstates, g.dh0, true}, d, call.stream);
     }
     const NvtxRange range("grads");
+    if (simple_gla_grads_wgmma_runs(call.problem, limits)) {
+      simple_gla_grads_wgmma(call, static_cast<const float*>(ws.states),
+                             static_cast<const float*>(ws.dstates), limits);
+      return;
+    }
     with_one_of<64, 128>(d.K, [&](auto K) {
       launch(chunk::scalar_chunk_grads_kernel<C.value, K.value>,
              dim3(unsigned(d.B * d.H), unsigned(d.chunks())), 32 * chunk::kScalarGradWarps, layout.bytes(),

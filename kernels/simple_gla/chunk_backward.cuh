@@ -183,6 +183,55 @@ struct ScalarGradSums {
   }
 };
 
+// The per-token dots a chunk's dg is made of, each in `parts` rows of C partials summed in order (so that
+// every kernel that makes them gets the same dg from the same partials): q . dq and k . dk's part through
+// the scores (both without M's diagonal), k . dk's handed-on part, and S0 . dS's partials.
+struct TokenDots {
+  const float *dq_dot, *dk_dot, *handed_dot, *state_dot;
+  int key_parts, value_parts, state_parts;
+};
+
+// One warp writes the chunk's dg (tokens t0 .. t0 + length - 1): the state term and the handed-on prefix
+// forwards, the rest backwards. C <= 64: a lane takes two neighbouring tokens.
+template <int C>
+__device__ void write_scalar_gate_grads(const TokenDots& s, float e_whole, __nv_bfloat16* dg, const Dims& d,
+                                        int b, int h, int t0, int length) {
+  static_assert(C <= 64, "two tokens a lane");
+  const int lane = threadIdx.x % 32, first = 2 * lane;  // the lane's two neighbouring tokens
+  float state = 0;
+  for (int w = 0; w < s.state_parts; ++w) state += s.state_dot[w];
+  float handed[2] = {0, 0}, rest[2] = {0, 0};
+#pragma unroll
+  for (int e = 0; e < 2; ++e)
+    if (first + e < C) {  // the partials, in order
+      const int t = first + e;
+      float dq_dot = 0, dk_dot = 0;
+      for (int part = 0; part < s.key_parts; ++part)
+        dq_dot += s.dq_dot[part * C + t], dk_dot += s.dk_dot[part * C + t];
+      for (int part = 0; part < s.value_parts; ++part) handed[e] += s.handed_dot[part * C + t];
+      rest[e] = dq_dot - dk_dot;
+    }
+  // scans of the pairs' sums: handed-on forwards, the rest backwards; then the lanes before (after) this
+  // one's pair by a shift, never by subtracting its own terms back out (at -40 they are O(1) and the
+  // answer ~e^-40)
+  float before = handed[0] + handed[1], after = rest[0] + rest[1];
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const float below = __shfl_up_sync(fused::kFullWarp, before, o),
+                above = __shfl_down_sync(fused::kFullWarp, after, o);
+    if (lane >= o) before += below;
+    if (lane + o < 32) after += above;
+  }
+  before = __shfl_up_sync(fused::kFullWarp, before, 1);
+  after = __shfl_down_sync(fused::kFullWarp, after, 1);
+  before = e_whole * state + (lane > 0 ? before : 0.0f);
+  if (lane == 31) after = 0;
+  const float grads[2] = {before + rest[0] + rest[1] + after, before + handed[0] + rest[1] + after};
+#pragma unroll
+  for (int e = 0; e < 2; ++e)
+    if (first + e < length) dg[d.row(b, h, t0 + first + e)] = __float2bfloat16(grads[e]);
+}
+
 // grid (B H, chunks), 32 kScalarGradWarps threads, L.bytes() of shared memory. states: S before every chunk
 // (the forward's); dstates: the gradient of the state after every chunk (the reverse scan's).
 template <int C, int K>
@@ -322,41 +371,10 @@ __global__ void __launch_bounds__(32 * kScalarGradWarps)
   }
   __syncthreads();
 
-  if (warp == 0) {  // dg: the state term and the handed-on prefix forwards, the rest backwards
-    const int lane = threadIdx.x % 32, first = 2 * lane;  // the lane's two neighbouring tokens
-    float state = 0;
-    for (int w = 0; w < kScalarGradWarps; ++w) state += sums.state_dot[w];
-    float handed[2] = {0, 0}, rest[2] = {0, 0};
-#pragma unroll
-    for (int e = 0; e < 2; ++e)
-      if (first + e < C) {  // the column blocks' partials, in order
-        const int t = first + e;
-        float dq_dot = 0, dk_dot = 0;
-        for (int block = 0; block < key_blocks; ++block)
-          dq_dot += sums.dq_dot[block * C + t], dk_dot += sums.dk_dot[block * C + t];
-        for (int block = 0; block < value_blocks; ++block) handed[e] += sums.handed_dot[block * C + t];
-        rest[e] = dq_dot - dk_dot;
-      }
-    // scans of the pairs' sums: handed-on forwards, the rest backwards; then the lanes before (after) this
-    // one's pair by a shift, never by subtracting its own terms back out (at -40 they are O(1) and the
-    // answer ~e^-40)
-    float before = handed[0] + handed[1], after = rest[0] + rest[1];
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-      const float below = __shfl_up_sync(fused::kFullWarp, before, o),
-                  above = __shfl_down_sync(fused::kFullWarp, after, o);
-      if (lane >= o) before += below;
-      if (lane + o < 32) after += above;
-    }
-    before = __shfl_up_sync(fused::kFullWarp, before, 1);
-    after = __shfl_down_sync(fused::kFullWarp, after, 1);
-    before = *dec.e_whole * state + (lane > 0 ? before : 0.0f);
-    if (lane == 31) after = 0;
-    const float dg[2] = {before + rest[0] + rest[1] + after, before + handed[0] + rest[1] + after};
-#pragma unroll
-    for (int e = 0; e < 2; ++e)
-      if (first + e < length) g.dg[d.row(b, h, t0 + first + e)] = __float2bfloat16(dg[e]);
-  }
+  if (warp == 0)
+    write_scalar_gate_grads<C>({sums.dq_dot, sums.dk_dot, sums.handed_dot, sums.state_dot, key_blocks,
+                                value_blocks, kScalarGradWarps},
+                               *dec.e_whole, g.dg, d, b, h, t0, length);
 }
 
 }  // namespace flabench::chunk

@@ -10,7 +10,9 @@
 //            k^T (v e^{to end}): its chain is the only one that runs chunk after chunk;
 //   outputs  o = scale (e^{seen_i} q S + P v), P = (q k^T) o e^{G_i - G_j} for j <= i, P's two bf16 parts fed
 //            to the next product from registers.
-// It runs where its blocks fill more than half the GPU (fused_plan.h, fused_blocks_fill).
+// It runs where its blocks fill more than half the GPU (fused_plan.h, fused_blocks_fill). The same kernel
+// runs the backward's reverse scan there (Pass::state_grads): the state warpgroup's update over the chunks
+// in reverse, with q and do scale e^{seen}, the outputs warpgroup idle.
 // The precision is the scalar forward's: S, P and the decayed v in two parts (~16 bits), q, k, v as they are.
 // Exponents as chunk_forward.cuh's (sums within 16-token sub-chunks, never positive).
 #include <cuda_bf16.h>
@@ -18,6 +20,7 @@
 #include <cstdint>
 
 #include "kernels/common/chunk/fused_roles.cuh"
+#include "kernels/common/constant_dispatch.h"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/wgmma/wgmma.cuh"
 #include "kernels/simple_gla/chunk_forward.cuh"
@@ -35,6 +38,17 @@ using wgmma::Tile;
 
 constexpr int C = kFusedChunk;
 using namespace roles;  // the barriers between the roles, kGroup
+
+// What a launch computes. forward: o and the states, chunks in order. state_grads: the backward's gradients
+// of the state after every chunk, chunks in reverse, the same update with q in k's place and do scale
+// e^{seen} in v e^{to end}'s (dS <- e^{chunk total} dS + q^T (do scale e^{seen})); no outputs.
+enum class Pass { forward, state_grads };
+
+// Ring position j's chunk: j, or the j-th from the end.
+template <Pass kPass>
+__device__ inline int chunk_at(int j, int chunks) {
+  return kPass == Pass::forward ? j : chunks - 1 - j;
+}
 
 // Eight bf16 times `factor` into two bf16 parts.
 __device__ inline void scaled_parts(uint4 x, float factor, uint4& high, uint4& low) {
@@ -87,19 +101,21 @@ struct ChunkGates {
   float g[2];
 };
 
-// The loads' warpgroup: chunk n's q, k and v by cp.async (rows past the sequence as zeros), one group.
-template <int K, int kVs>
+// The loads' warpgroup: chunk n's q (the forward's), k and v by cp.async into stage s (rows past the sequence
+// as zeros), one group.
+template <int K, int kVs, Pass kPass>
 __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned base, int b,
-                           int h, int v0, int n, int thread) {
-  const int s = n % kFusedStages, t0 = n * C, length = min(C, d.T - t0);
+                           int h, int v0, int n, int s, int thread) {
+  const int t0 = n * C, length = min(C, d.T - t0);
   const Tile tokens{C};
   const std::int64_t first = d.row(b, h, t0);
-  const bf16 *q_rows = p.q + first * K, *k_rows = p.k + first * K, *v_rows = p.v + first * d.V + v0;
+  const bf16 *k_rows = p.k + first * K, *v_rows = p.v + first * d.V + v0;
   for (int idx = thread; idx < C * K / 8; idx += kGroup) {
     const int t = idx / (K / 8), c = idx % (K / 8) * 8;
     const bool in = t < length;
     const std::int64_t at = (in ? std::int64_t(t) * d.H * K : 0) + c;
-    cp_async16_or_zeros_to(base + L.q(s) + tokens.offset(t, c), q_rows + at, in);
+    if constexpr (kPass == Pass::forward)  // (the state gradients' pass has no q here: p.q is null)
+      cp_async16_or_zeros_to(base + L.q(s) + tokens.offset(t, c), p.q + first * K + at, in);
     cp_async16_or_zeros_to(base + L.k(s) + tokens.offset(t, c), k_rows + at, in);
   }
   for (int idx = thread; idx < C * kVs / 8; idx += kGroup) {
@@ -118,15 +134,17 @@ __device__ inline ChunkGates fetch_gates(const Pointers<bf16>& p, const Dims& d,
   return gates;
 }
 
-template <int K, int kVs>
+template <int K, int kVs, Pass kPass>
 __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned char* smem,
                            int b, int h, int v0, int thread) {
   const unsigned base = shared_address(smem);
   const Tile tokens{C};
+  const int chunks = d.chunks();
   roles::run_loads_ring(
-      d.chunks(),
-      [&](int n) {
-        load_chunk<K, kVs>(p, d, L, base, b, h, v0, n, thread);
+      chunks,
+      [&](int j) {
+        const int n = chunk_at<kPass>(j, chunks);
+        load_chunk<K, kVs, kPass>(p, d, L, base, b, h, v0, n, j % kFusedStages, thread);
         return fetch_gates(p, d, b, h, n, thread);
       },
       [&](int, int s, const ChunkGates& gates) {
@@ -137,7 +155,8 @@ __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
           const int t = idx / (kVs / 8), c = idx % (kVs / 8) * 8;
           const unsigned at = tokens.offset(t, c);
           uint4 high, low;
-          scaled_parts(*reinterpret_cast<const uint4*>(smem + L.v(s) + at), dec.to_end[t], high, low);
+          const float factor = kPass == Pass::forward ? dec.to_end[t] : d.scale * dec.seen[t];
+          scaled_parts(*reinterpret_cast<const uint4*>(smem + L.v(s) + at), factor, high, low);
           *reinterpret_cast<uint4*>(smem + L.v_high(s) + at) = high;
           *reinterpret_cast<uint4*>(smem + L.v_low(s) + at) = low;
         }
@@ -145,8 +164,10 @@ __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
 }
 
 // From the head's state `start` to its final state `end` (null: zeros, not kept). `saved`: where a backward
-// follows, the head's states before every chunk ([chunks][K][V] fp32), else null.
-template <int K, int kVs>
+// follows, the head's states before every chunk ([chunks][K][V] fp32), else null. state_grads: the same with
+// the gradient of the final state as `start`, of the initial one as `end`, and in `saved` the gradient of
+// the state after every chunk (the reverse scan's), chunks in reverse.
+template <int K, int kVs, Pass kPass>
 __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* smem, const float* start,
                            float* end, float* saved, int v0, int thread) {
   constexpr int kBlocks = K / wgmma::kRows;  // the state's 64-key row blocks, one accumulator each
@@ -154,14 +175,16 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
   const int chunks = d.chunks();
   float S[kBlocks][kVs / 2];
   roles::load_state(S, start, d.V, thread);
-  for (int n = 0; n < chunks; ++n) {
-    const int s = n % kFusedStages;
-    // S before chunk n, for its outputs: needs none of the chunk's inputs, so it goes out first (once the
-    // outputs have read the one before)
-    if (n >= 1) state_empty().sync();
-    roles::publish_state<K>(S, smem + L.state(0), smem + L.state(1), thread);
-    wgmma::fence_shared_for_async();
-    state_full().arrive();
+  for (int j = 0; j < chunks; ++j) {
+    const int s = j % kFusedStages, n = chunk_at<kPass>(j, chunks);
+    if constexpr (kPass == Pass::forward) {
+      // S before chunk n, for its outputs: needs none of the chunk's inputs, so it goes out first (once the
+      // outputs have read the one before)
+      if (j >= 1) state_empty().sync();
+      roles::publish_state<K>(S, smem + L.state(0), smem + L.state(1), thread);
+      wgmma::fence_shared_for_async();
+      state_full().arrive();
+    }
     // S before chunk n in fp32 where a backward reads it (as the scan saves it)
     if (saved) roles::store_state(S, saved + std::int64_t(n) * K * d.V + v0, d.V, thread);
     stage_full(s).sync_unaligned();
@@ -185,9 +208,19 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
     wgmma::wait<0>();
 #pragma unroll
     for (int m = 0; m < kBlocks; ++m) wgmma::hold(S[m]);
-    if (n + kFusedStages < chunks) stage_empty(s).arrive();
+    if (j + kFusedStages < chunks) stage_empty(s).arrive();
   }
   if (end) roles::store_state(S, end, d.V, thread);
+}
+
+// The outputs' warpgroup where a pass has no outputs: it keeps the stages' barriers' counts (each stage is
+// full for all three warpgroups and empty once its readers are done).
+__device__ void follow_stages(int chunks) {
+  for (int j = 0; j < chunks; ++j) {
+    const int s = j % kFusedStages;
+    stage_full(s).sync_unaligned();
+    if (j + kFusedStages < chunks) stage_empty(s).arrive();
+  }
 }
 
 template <int K, int kVs>
@@ -240,30 +273,40 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
 }
 
 // grid (B H, V / Vs), kFusedThreads threads, L.bytes() of shared memory. `saved`: where a backward follows,
-// the state before every chunk ([B H][chunks][K][V] fp32), else null.
-template <int K, int kVs>
+// the state before every chunk ([B H][chunks][K][V] fp32), else null. state_grads: p's k is q, its v do, its
+// h0 and ht the gradients of the final and the initial state; `saved` the gradient of the state after every
+// chunk.
+template <int K, int kVs, Pass kPass>
 __global__ void __launch_bounds__(kFusedThreads, 1)
     scalar_fused_forward_kernel(Pointers<bf16> p, Dims d, FusedLayout L, float* saved) {
   extern __shared__ unsigned char raw[];
   const BlockPlace at = block_place(raw, d.H, K, d.V, kVs, p.h0, p.ht);
   if (at.role == 0)
-    loads_role<K, kVs>(p, d, L, at.smem, at.b, at.h, at.v0, at.thread);
+    loads_role<K, kVs, kPass>(p, d, L, at.smem, at.b, at.h, at.v0, at.thread);
   else if (at.role == 1)
-    state_role<K, kVs>(d, L, at.smem, at.start, at.end,
-                       saved ? saved + std::int64_t(at.bh) * d.chunks() * K * d.V : nullptr, at.v0,
-                       at.thread);
-  else
+    state_role<K, kVs, kPass>(d, L, at.smem, at.start, at.end,
+                              saved ? saved + std::int64_t(at.bh) * d.chunks() * K * d.V : nullptr, at.v0,
+                              at.thread);
+  else if constexpr (kPass == Pass::forward)
     outputs_role<K, kVs>(p, d, L, at.smem, at.b, at.h, at.v0, at.thread);
+  else
+    follow_stages(d.chunks());
 }
 
-template <int K, int kVs>
-void launch_fused(const Pointers<bf16>& p, const Dims& d, float* saved, cudaStream_t stream) {
-  const FusedLayout L{K, kVs};
-  const auto kernel = scalar_fused_forward_kernel<K, kVs>;
-  allow_shared_memory(kernel, L.bytes());
-  kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs)), kFusedThreads, L.bytes(), stream>>>(p, d, L,
-                                                                                               saved);
-  FLA_CUDA_CHECK_LAUNCH();
+template <Pass kPass>
+void launch_fused(const Pointers<bf16>& p, const Dims& d, float* saved, const DeviceLimits& limits,
+                  cudaStream_t stream) {
+  const int Vs = fused_value_slice(d.B * d.H, d.V, limits.multiprocessors);
+  with_one_of<64, 128>(d.K, [&](auto K) {
+    with_one_of<32, 64>(Vs, [&](auto kVs) {
+      const FusedLayout L{K.value, kVs.value};
+      const auto kernel = scalar_fused_forward_kernel<K.value, kVs.value, kPass>;
+      allow_shared_memory(kernel, L.bytes());
+      kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs.value)), kFusedThreads, L.bytes(), stream>>>(
+          p, d, L, saved);
+      FLA_CUDA_CHECK_LAUNCH();
+    });
+  });
 }
 
 }  // namespace
@@ -285,13 +328,17 @@ void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limit
   const chunk::Workspace ws = chunk::carve_workspace(call.workspace, call.problem);
   float* saved =
       call.save_for_backward ? ws.states : nullptr;  // where a backward follows, the states it reads
-  const int Vs = chunk::fused_value_slice(d.B * d.H, d.V, limits.multiprocessors);
-  if (d.K == 64)
-    Vs == 32 ? chunk::launch_fused<64, 32>(p, d, saved, call.stream)
-             : chunk::launch_fused<64, 64>(p, d, saved, call.stream);
-  else
-    Vs == 32 ? chunk::launch_fused<128, 32>(p, d, saved, call.stream)
-             : chunk::launch_fused<128, 64>(p, d, saved, call.stream);
+  chunk::launch_fused<chunk::Pass::forward>(p, d, saved, limits, call.stream);
+}
+
+void simple_gla_fused_state_grads(const BackwardCall& call, float* dstates, const DeviceLimits& limits) {
+  const chunk::Dims d = chunk::make_dims(call.problem);
+  const Pointers<__nv_bfloat16> in = bind_inputs<__nv_bfloat16>(kSimpleGlaBinding, call.inputs);
+  const GradPointers<__nv_bfloat16> g =
+      bind_grads<__nv_bfloat16>(kSimpleGlaBinding, call.grad_outputs, call.grads);
+  Pointers<__nv_bfloat16> p{};  // the forward's roles: q as k, do as v, the state gradients as h0 and ht
+  p.k = in.q, p.v = g.d_o, p.g = in.g, p.h0 = g.d_ht, p.ht = g.dh0;
+  chunk::launch_fused<chunk::Pass::state_grads>(p, d, dstates, limits, call.stream);
 }
 
 }  // namespace flabench

@@ -14,4 +14,9 @@ bool simple_gla_fused_forward_runs(const Problem& p, const DeviceLimits& limits)
 // a backward, the state before every chunk into the workspace's states (what the scalar backward reads).
 void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limits);
 
+// The backward's reverse scan by the same kernel, where simple_gla_fused_forward_runs: the gradient of the
+// state after every chunk into `dstates` ([B H][chunks][K][V] fp32) and dh0, from q, do, g and d_ht, on the
+// call's stream.
+void simple_gla_fused_state_grads(const BackwardCall& call, float* dstates, const DeviceLimits& limits);
+
 }  // namespace flabench

@@ -50,3 +50,10 @@ __global__ void probe_stage_barrier(const float* in, float* out) {
     stage.consumed();
   }
 }
+
+// A chunk's states brought into L2 before a kernel reads them (cp_async.cuh): one bulk prefetch on sm_90,
+// nothing before it (a hint only).
+__global__ void probe_prefetch_to_l2(const float* in, float* out) {
+  flabench::prefetch_to_l2(in, 4096);
+  out[threadIdx.x] = in[threadIdx.x];
+}

@@ -97,8 +97,8 @@ TEST(ScalarFusedLayout, RunsOnlyWhereItsBlocksFillMoreThanHalfTheGpu) {
 }
 
 // On an H100 or H200 (132 SMs) the battery runs each of the kernel's four instances (K 64 or 128, 32 or 64
-// values a block) over more than one chunk in its forward-alone cases, and one before a backward (where it
-// saves the states the backward reads).
+// values a block) over more than one chunk, forward alone and before a backward (where it saves the states
+// the backward reads, and runs the backward's reverse scan: over two chunks and over many, too).
 TEST(ScalarFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
   const DeviceLimits hopper{kH100SharedBytes, 90, 132};
   const Problem probe = [] {
@@ -108,6 +108,7 @@ TEST(ScalarFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
   }();
   if (!simple_gla_fused_forward_runs(probe, hopper)) GTEST_SKIP() << "this build has no sm_90a code";
   std::set<std::tuple<int, int, Mode>> reached;  // (K, Vs, mode) over two chunks or more
+  std::set<int> backward_chunks;                 // chunks of the fwd+bwd cases the kernel takes
   for (const BatteryCase& c : battery_cases(
            product_registry(), {"/simple_gla/chunk/(fwd|fwdbwd)/bf16/", Backend::cuda, hopper, false})) {
     const Problem& p = c.problem;
@@ -115,10 +116,15 @@ TEST(ScalarFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
         !simple_gla_fused_forward_runs(p, hopper))
       continue;
     reached.insert({int(p.K), fused_value_slice(int(p.B * p.H), int(p.V), hopper.multiprocessors), c.mode});
+    if (c.mode == Mode::fwdbwd) backward_chunks.insert(int((p.T + kFusedChunk - 1) / kFusedChunk));
   }
   for (const auto& [K, Vs] : {std::pair{64, 32}, std::pair{64, 64}, std::pair{128, 32}, std::pair{128, 64}})
-    EXPECT_TRUE(reached.count({K, Vs, Mode::fwd})) << "K " << K << " Vs " << Vs;
-  EXPECT_TRUE(reached.count({64, 32, Mode::fwdbwd}));
+    for (const Mode mode : {Mode::fwd, Mode::fwdbwd})
+      EXPECT_TRUE(reached.count({K, Vs, mode})) << "K " << K << " Vs " << Vs << " " << mode_name(mode);
+  // the reverse scan's ring from the end over fewer chunks than its stages and over many more
+  ASSERT_FALSE(backward_chunks.empty());
+  EXPECT_TRUE(backward_chunks.count(2));
+  EXPECT_GT(*backward_chunks.rbegin(), 2 * kFusedStages);
 }
 
 }  // namespace

@@ -16,7 +16,7 @@
 #include "kernels/common/dtype.h"
 #include "kernels/common/wgmma/layout.h"
 #include "kernels/simple_gla/chunk_fused_layout.h"
-#include "tests/kernels/wgmma_model.h"
+#include "tests/kernels/wgmma_emulation.h"
 
 namespace flabench::chunk {
 namespace {
@@ -27,66 +27,12 @@ using wgmma::kDepth;
 using wgmma::kRows;
 using wgmma::Tile;
 constexpr int C = kFusedChunk;
-
-double bf16(double x) {
-  return round_to_dtype(DType::bf16, float(x));
-}
-
-// A matrix of doubles, row-major.
-struct Matrix {
-  int rows, columns;
-  std::vector<double> x;
-  Matrix(int r, int c) : rows(r), columns(c), x(std::size_t(r) * c) {}
-  double& operator()(int i, int j) { return x[std::size_t(i) * columns + j]; }
-  double operator()(int i, int j) const { return x[std::size_t(i) * columns + j]; }
-};
-
-// The block's shared memory, base address 0: a bf16 value for each two bytes.
-struct Shared {
-  std::vector<double> halves;
-  explicit Shared(std::size_t bytes) : halves(bytes / 2) {}
-  void store(unsigned at, double x) { halves.at(at / 2) = bf16(x); }
-  double load(unsigned at) const { return halves.at(at / 2); }
-};
-
-// A random matrix of values a bf16 holds.
-Matrix bf16_matrix(int rows, int columns, std::mt19937& rng) {
-  std::normal_distribution<float> normal;
-  Matrix m(rows, columns);
-  for (double& x : m.x) x = bf16(normal(rng));
-  return m;
-}
-
-// An fp32 value's two bf16 parts, as the kernel's split makes them.
-std::pair<double, double> parts(double x) {
-  const double high = bf16(x);
-  return {high, bf16(float(x) - float(high))};
-}
-
-// d (64 x n) += A B, one depth step, A and B read through their descriptors.
-void product(Matrix& d, const Shared& smem, std::uint64_t a, bool a_mn, std::uint64_t b, bool b_mn) {
-  for (int m = 0; m < kRows; ++m)
-    for (int n = 0; n < d.columns; ++n)
-      for (int k = 0; k < kDepth; ++k)
-        d(m, n) += smem.load(testing::operand_address(a, a_mn, m, k)) *
-                   smem.load(testing::operand_address(b, b_mn, n, k));
-}
-// ... with A (64 x 16) from registers: columns 16 step .. of `a`.
-void product(Matrix& d, const Shared& smem, const Matrix& a, int step, std::uint64_t b, bool b_mn) {
-  for (int m = 0; m < kRows; ++m)
-    for (int n = 0; n < d.columns; ++n)
-      for (int k = 0; k < kDepth; ++k)
-        d(m, n) += a(m, kDepth * step + k) * smem.load(testing::operand_address(b, b_mn, n, k));
-}
-
-void expect_near(const Matrix& got, const Matrix& want, const char* what) {
-  int wrong = 0;
-  for (int i = 0; i < want.rows; ++i)
-    for (int j = 0; j < want.columns; ++j)
-      if (std::abs(got(i, j) - want(i, j)) > 1e-9 * (1 + std::abs(want(i, j))) && wrong++ < 3)
-        ADD_FAILURE() << what << "[" << i << "][" << j << "] = " << got(i, j) << ", want " << want(i, j);
-  EXPECT_EQ(wrong, 0) << what;
-}
+using testing::bf16_matrix;
+using testing::expect_near;
+using testing::Matrix;
+using testing::parts;
+using testing::product;
+using testing::Shared;
 
 class FusedProducts : public ::testing::TestWithParam<std::pair<int, int>> {};
 

@@ -131,6 +131,47 @@ TEST(SwizzledFragments, RegisterChannelsAndRowsNameWhatTheRegistersHold) {
     }
 }
 
+// stmatrix .x4 by the ISA into rows of `ld` elements (row t at t * ld), each lane pointing at the row piece
+// ldmatrix would read (fragment_piece: token row, channel column): lane 8 b + r gives row r of block b, and
+// register b of lane L holds block b's row L / 4, columns 2 (L % 4) and + 1, which .trans stores down the
+// column: at row 2 (L % 4) + x, element L / 4. Each lane's registers hold the coded A fragment (channel rows,
+// token columns) that a_fragment_element places, as an accumulator made transposed holds its registers.
+std::vector<std::uint16_t> emulated_stmatrix(int ld, int first, int step, bool transposed) {
+  std::vector<std::uint16_t> rows(kTokens * ld, 0xffff);
+  std::array<unsigned, 32> piece_at{};
+  for (int lane = 0; lane < 32; ++lane) {
+    const PieceStart piece = fragment_piece<Fragment::a_transposed>(lane, first, step);
+    piece_at[lane] = unsigned(piece.token * ld + piece.channel);
+    EXPECT_EQ(piece_at[lane] % 8, 0u) << "lane " << lane << ": a row piece is 16-byte aligned";
+  }
+  for (int lane = 0; lane < 32; ++lane)
+    for (int b = 0; b < 4; ++b)
+      for (int x = 0; x < 2; ++x) {
+        const wgmma::Element e = wgmma::a_fragment_element(lane, 2 * b + x);  // row: a channel
+        const std::uint16_t code = std::uint16_t((16 * step + e.column) * 256 + first + e.row);
+        const int row = transposed ? 2 * (lane % 4) + x : lane / 4,
+                  element = transposed ? lane / 4 : 2 * (lane % 4) + x;
+        rows[piece_at[8 * b + row] + element] = code;
+      }
+  return rows;
+}
+
+TEST(SwizzledFragments, TransposedStoresPutTheAFragmentBackAsTokenRows) {
+  const int ld = 136;  // a staged output's rows: 128 channels and 16 bytes more
+  for (int first : {0, 16, 112})
+    for (int step = 0; step < kTokens / 16; ++step) {
+      const auto rows = emulated_stmatrix(ld, first, step, true);
+      for (int t = 16 * step; t < 16 * step + 16; ++t)
+        for (int c = first; c < first + 16; ++c)
+          EXPECT_EQ(rows[t * ld + c], t * 256 + c) << first << " " << step << " " << t << " " << c;
+    }
+  int misplaced = 0;  // the emulation's mutation check: without the transpose the elements land elsewhere
+  const auto rows = emulated_stmatrix(ld, 0, 0, false);
+  for (int t = 0; t < 16; ++t)
+    for (int c = 0; c < 16; ++c) misplaced += rows[t * ld + c] != t * 256 + c;
+  EXPECT_GT(misplaced, 16 * 16 / 2);
+}
+
 // A mutation check of the emulation itself: the same pieces read without the transpose are not the fragment.
 TEST(SwizzledFragments, TheTransposeMatters) {
   const auto tile = coded_tile(64);

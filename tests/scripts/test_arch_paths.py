@@ -22,7 +22,7 @@ ARCHITECTURES = (80, 86, 89, 90)
 # Every test of __CUDA_ARCH__'s value in kernels/ (file: how many), each one a path the probe builds. A new one
 # fails test_probe_covers_every_branch until the probe takes it too.
 BRANCHES = {"kernels/common/chunk/warp_mma.cuh": 2, "kernels/common/stage_barrier.cuh": 1,
-            "kernels/rwkv7/chunk_tiles.cuh": 1}
+            "kernels/rwkv7/chunk_tiles.cuh": 1, "kernels/common/cp_async.cuh": 1}
 
 
 def ptx_for(arch, out_dir, probe=PROBE):
@@ -91,7 +91,7 @@ class ArchPaths(ProbePtx):
             with self.subTest(arch=arch):
                 stmatrix = count(ptx, "stmatrix.sync.aligned.m8n8.x2.trans.shared.b16")
                 self.assertEqual(stmatrix > 0, arch >= 90, f"stmatrix {stmatrix}")
-                # below sm_90 the element stores, and never the trap stmatrix_x2_transposed keeps for them
+                # below sm_90 the element stores, and never the trap stmatrix_transposed keeps for them
                 self.assertEqual(count(ptx, "trap"), 0)
                 if arch < 90:
                     self.assertGreater(count(ptx, "st.shared.u16") + count(ptx, "st.shared.b16"), 0)
@@ -104,6 +104,12 @@ class ArchPaths(ProbePtx):
                 test_wait = count(ptx, "mbarrier.test_wait.parity.shared.b64")
                 self.assertEqual((try_wait, test_wait), (2, 0) if arch >= 90 else (0, 2))
                 self.assertEqual(count(ptx, "cp.async.mbarrier.arrive.noinc.shared.b64"), 1)
+
+
+    def test_l2_prefetch_only_where_it_exists(self):
+        for arch, ptx in self.ptx.items():
+            with self.subTest(arch=arch):
+                self.assertEqual(count(ptx, "cp.async.bulk.prefetch.L2.global"), 1 if arch >= 90 else 0)
 
 
 class WgmmaPaths(ProbePtx):

@@ -83,9 +83,6 @@ struct Tables {
 __device__ inline float2 bf16_pair(const unsigned char* at) {
   return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(at));
 }
-__device__ inline float2 unpacked(std::uint32_t pair) {
-  return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&pair));
-}
 // A fragment register's two values from its two parts, times two factors, rounded once.
 __device__ inline std::uint32_t scaled_once(std::uint32_t high, std::uint32_t low, float2 factor) {
   const float2 h = unpacked(high), l = unpacked(low);

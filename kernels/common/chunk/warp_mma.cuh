@@ -33,6 +33,11 @@ __device__ std::uint32_t pack(float low, float high) {
   }
 }
 
+// pack<bf16>'s inverse: the pair's two values (x the low element).
+__device__ inline float2 unpacked(std::uint32_t pair) {
+  return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&pair));
+}
+
 // An fp32 value as two 16-bit parts, high + low: a product with it keeps ~16 bits instead of 8 (bf16).
 template <class Op>
 struct Parts {
@@ -89,13 +94,21 @@ __device__ void ldmatrix(std::uint32_t (&r)[N], const void* row) {
   static_assert(N == 4 || (N == 2 && !kTranspose), "the shapes the kernels use");
 }
 
-// ldmatrix's inverse for two 8 x 8 blocks (sm_90), transposed: each lane gives the pairs of mma.sync's
-// accumulator layout (r0 of block 0, r1 of block 1), and lane 8m + r (m < 2) the shared address
-// (shared_address's) of row r of block m, 16-byte aligned, which receives column r of that block.
-__device__ __forceinline__ void stmatrix_x2_transposed(unsigned row, std::uint32_t r0, std::uint32_t r1) {
+// ldmatrix's inverse for N (2 or 4) 8 x 8 blocks (sm_90), transposed: each lane gives the pairs of mma.sync's
+// accumulator layout (register m for block m), and lane 8m + r (m < N) the shared address (shared_address's)
+// of row r of block m, 16-byte aligned, which receives column r of that block.
+template <int N>
+__device__ __forceinline__ void stmatrix_transposed(unsigned row, const std::uint32_t (&r)[N]) {
+  static_assert(N == 2 || N == 4, "the shapes the kernels use");
 #if __CUDA_ARCH__ >= 900
-  asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};\n" ::"r"(row), "r"(r0), "r"(r1)
-               : "memory");
+  if constexpr (N == 2)
+    asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};\n" ::"r"(row), "r"(r[0]),
+                 "r"(r[1])
+                 : "memory");
+  else
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(row),
+                 "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+                 : "memory");
 #else
   __trap();  // no stmatrix below sm_90: callers keep a path of their own there
 #endif

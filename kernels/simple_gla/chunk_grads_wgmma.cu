@@ -1,0 +1,504 @@
+// simple_gla's per-chunk gradients on Hopper (sm_90a): chunk_backward.cuh's gradients kernel with every
+// product on wgmma. That kernel (mma.sync, four warps) took 62% of simple_gla's fwd+bwd at 4,4096,16,128
+// (kernels/notes/chunk.md, version 77). Same inputs, same formulas (chunk_backward.cuh's header), same
+// dg (write_scalar_gate_grads from the same kind of partial dots).
+// A block takes chunk after chunk of 64 tokens (one block an SM: 168 registers a thread), the next chunk's
+// q, k, v and do loading into the other stage and its states prefetched into L2 while it computes one (a
+// block a chunk, version 77, left each SM idle while a chunk's inputs came). Three warpgroups take dq, dk
+// and dv. Each output is made transposed, a 64-row block of keys (or values) by the chunk's 64 tokens at a
+// time, so that the fp32 states S0 and dS are the products' A operand, read from memory straight into
+// registers and split into two bf16 parts there (no shared memory for them, no pass to stage them):
+//   dq^T = scale e^{seen_t} (S0 do^T) + k^T M^T        (+ M's diagonal: diag_t k_t)
+//   dk^T = e^{to end_t} (dS v^T) + q^T M               (+ diag_t q_t)
+//   dv^T = e^{to end_t} (dS^T k^T) + do^T A
+// with the token scales on the accumulators' columns. The first two warpgroups first make M (from do v^T)
+// and A (from q k^T), decayed and in two bf16 parts, into shared memory; every warpgroup issues its state
+// products before it waits for them. Outputs go through shared memory as bf16 rows (stmatrix, transposed) and
+// out as 16-byte rows; the token tiles' elements at the outputs' registers come by ldmatrix (version 80).
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/common/chunk/fused_roles.cuh"
+#include "kernels/common/chunk/swizzled_fragments.h"
+#include "kernels/common/constant_dispatch.h"
+#include "kernels/common/cuda_check.h"
+#include "kernels/common/wgmma/wgmma.cuh"
+#include "kernels/simple_gla/chunk_backward.cuh"
+#include "kernels/simple_gla/chunk_grads_wgmma.h"
+#include "kernels/simple_gla/chunk_grads_wgmma_layout.h"
+#include "kernels/simple_gla/simple_gla.h"
+
+namespace flabench {
+namespace chunk {
+namespace {
+
+using bf16 = __nv_bfloat16;
+using wgmma::accumulator_element;
+using wgmma::Element;
+
+constexpr int C = kFusedChunk;
+constexpr int kAcc = C / 2;    // a thread's registers of a 64 x 64 accumulator
+constexpr int kLoadSteps = 2;  // depth steps of a state product whose fragments are loaded at once
+
+// Where a thread of the block stands.
+struct GradBlock {
+  unsigned char* smem;  // the plan's 1024-byte-aligned base
+  GradOperands at;
+  GradLayout L;
+  int thread, warp;  // within its warpgroup
+  // the chunk it works on: its head, first token, tokens in the sequence, the stage its inputs are in
+  int b, h, t0, length, stage;
+  // the chunk's place in the block's order (i) and among all chunks (item = blockIdx.x + i gridDim.x)
+  int i, item;
+  const float *S0, *dS;  // S before the chunk, the gradient of S after it ([K][V] fp32 each)
+};
+
+// The barriers (0 is __syncthreads's): M and A stored, for every warpgroup; a warpgroup's output rows staged.
+__device__ inline NamedBarrier scores_ready() {
+  return {1, kGradThreads};
+}
+__device__ inline NamedBarrier outputs_staged(int group) {
+  return {2 + group, roles::kGroup};
+}
+
+// Depth steps first .. first + kLoadSteps - 1 of a 64-row A operand read from an fp32 matrix X in memory
+// (row stride ld): A[m][k] = X[m0 + m][k], or X[k][m0 + m] where kTransposed; each thread's elements as
+// layout.h's a_fragment_element places them.
+template <bool kTransposed>
+__device__ void load_fragments(const float* X, int ld, int m0, int first, int thread,
+                               float (&x)[kLoadSteps][8]) {
+#pragma unroll
+  for (int s = 0; s < kLoadSteps; ++s)
+#pragma unroll
+    for (int e = 0; e < 8; e += 2) {
+      const Element at = wgmma::a_fragment_element(thread, e);
+      const int m = m0 + at.row, k = wgmma::kDepth * (first + s) + at.column;
+      if constexpr (kTransposed) {
+        x[s][e] = __ldg(X + std::int64_t(k) * ld + m);
+        x[s][e + 1] = __ldg(X + std::int64_t(k + 1) * ld + m);
+      } else {
+        const float2 pair = __ldg(reinterpret_cast<const float2*>(X + std::int64_t(m) * ld + k));
+        x[s][e] = pair.x, x[s][e + 1] = pair.y;
+      }
+    }
+}
+
+// acc = A B over kStateSteps depth steps: A the fp32 state X (as load_fragments reads it) in two bf16 parts,
+// B the token tile `tokens` read K-major (its rows the N index). The fragments of kLoadSteps steps are
+// loaded at a time into a ring of two groups' registers, so that a group's loads run while the group
+// before it multiplies.
+template <int kStateSteps, bool kTransposed>
+__device__ void state_products(float (&acc)[kAcc], const GradBlock& blk, const float* X, int ld, int m0,
+                               unsigned tokens) {
+  static_assert(kStateSteps % kLoadSteps == 0, "whole load groups");
+  constexpr int kGroups = kStateSteps / kLoadSteps;
+  std::uint32_t high[2][kLoadSteps][4], low[2][kLoadSteps][4];
+#pragma unroll
+  for (int group = 0; group < kGroups; ++group) {
+    float x[kLoadSteps][8];
+    load_fragments<kTransposed>(X, ld, m0, group * kLoadSteps, blk.thread, x);
+    const int ring = group % 2;
+    if (group >= 2) wgmma::wait<1>();  // the products of group - 2, which read this ring slot
+#pragma unroll
+    for (int s = 0; s < kLoadSteps; ++s)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const Parts<bf16> parts = split<bf16>(x[s][2 * i], x[s][2 * i + 1]);
+        high[ring][s][i] = parts.high, low[ring][s][i] = parts.low;
+      }
+    wgmma::fence();  // the fragments just written, before the products read them
+#pragma unroll
+    for (int s = 0; s < kLoadSteps; ++s) {
+      const std::uint64_t b = blk.at.rows(tokens, group * kLoadSteps + s);
+      wgmma::product<C, 0>(acc, high[ring][s], b, group > 0 || s > 0);
+      wgmma::product<C, 0>(acc, low[ring][s], b, true);
+    }
+    wgmma::commit();
+  }
+}
+
+// acc = A B over the chunk's tokens: A the columns 64 block .. 64 block + 63 of the token tile `tokens`
+// (MN-major: k^T, q^T or do^T), B a score tile's two parts, read MN-major (M or A, kScoresMn) or K-major
+// (M^T).
+template <bool kScoresMn>
+__device__ void score_products(float (&acc)[kAcc], const GradBlock& blk, unsigned tokens, int block,
+                               unsigned high, unsigned low) {
+  wgmma::fence();
+#pragma unroll
+  for (int step = 0; step < C / wgmma::kDepth; ++step) {
+    const std::uint64_t a = blk.at.columns(tokens, block, step);
+#pragma unroll
+    for (int part = 0; part < 2; ++part) {
+      const unsigned tile = part ? low : high;
+      const std::uint64_t b = kScoresMn ? blk.at.columns(tile, 0, step) : blk.at.rows(tile, step);
+      wgmma::product<C, 1, kScoresMn ? 1 : 0>(acc, a, b, step > 0 || part > 0);
+    }
+  }
+  wgmma::commit();
+}
+
+// scale (X Y^T) o D for j <= i < length (zeros elsewhere), X and Y token tiles of kSteps depth steps, in two
+// bf16 parts into the score tiles `high` and `low` (rows i, columns j). kDiagonalApart (M): the diagonal,
+// through no decay, into `diagonal` and zeros in the tiles (chunk_backward.cuh's header says why).
+template <int kSteps, bool kDiagonalApart>
+__device__ void decayed_score_tiles(const GradBlock& blk, const ScalarDecays& dec, float scale, unsigned x,
+                                    unsigned y, unsigned high, unsigned low, float* diagonal) {
+  float acc[kAcc];
+  wgmma::fence();
+#pragma unroll
+  for (int step = 0; step < kSteps; ++step)
+    wgmma::product<C, 0, 0>(acc, blk.at.rows(x, step), blk.at.rows(y, step), step > 0);
+  wgmma::commit();
+  wgmma::wait<0>();
+  wgmma::hold(acc);
+  const wgmma::Tile tile{C};
+#pragma unroll
+  for (int r = 0; r < kAcc; r += 2) {
+    const Element e = accumulator_element(blk.thread, r);
+    const int i = e.row;
+    float pair[2] = {acc[r], acc[r + 1]};
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      const int j = e.column + c;
+      pair[c] = i < blk.length && j <= i ? scale * pair[c] * dec.factor(i, j) : 0.0f;
+      if (kDiagonalApart && j == i) {
+        diagonal[i] = pair[c];
+        pair[c] = 0;
+      }
+    }
+    const Parts<bf16> parts = split<bf16>(pair[0], pair[1]);
+    *reinterpret_cast<std::uint32_t*>(blk.smem + high + tile.offset(i, e.column)) = parts.high;
+    *reinterpret_cast<std::uint32_t*>(blk.smem + low + tile.offset(i, e.column)) = parts.low;
+  }
+}
+
+// f(r, t, row) for each register r of a 64 x 64 output block made transposed: t its column (the token), row
+// its row (the key or value within the block).
+template <class F>
+__device__ void for_each_token(const GradBlock& blk, F&& f) {
+#pragma unroll
+  for (int r = 0; r < kAcc; ++r) {
+    const Element e = accumulator_element(blk.thread, r);
+    f(r, e.column, e.row);
+  }
+}
+
+// A token tile's elements where a 64 x 64 output block made transposed has its registers: element (t, c0 +
+// row) for register r at (row, t), rows the tile's columns c0 .. c0 + 63. The accumulator's registers are,
+// eight at a time, the A fragments of its 16-column steps (layout.h), so ldmatrix's transposed read of those
+// fragments (swizzled_fragments.h) returns them in register order, two a register (an element each before).
+struct TilePairs {
+  std::uint32_t pair[kAcc / 2];
+  __device__ float at(int r) const {
+    const float2 two = unpacked(pair[r / 2]);
+    return r % 2 ? two.y : two.x;
+  }
+};
+__device__ TilePairs tile_at_accumulator(const GradBlock& blk, unsigned tile, int c0) {
+  TilePairs x;
+#pragma unroll
+  for (int step = 0; step < kAcc / 8; ++step) {
+    const PieceStart piece =
+        fragment_piece<Fragment::a_transposed>(blk.thread % 32, c0 + 16 * blk.warp, step);
+    std::uint32_t r[4];
+    ldmatrix<true, 4>(r, blk.smem + tile + wgmma::Tile{C}.offset(piece.token, piece.channel));
+#pragma unroll
+    for (int j = 0; j < 4; ++j) x.pair[4 * step + j] = r[j];
+  }
+  return x;
+}
+
+// For each token t (column) of acc: the sum over this warp's 16 rows of acc times x's element there, into
+// out[t].
+__device__ void column_dots(const float (&acc)[kAcc], const GradBlock& blk, const TilePairs& x, float* out) {
+  float sums[kAcc / 2] = {};  // the thread's 16 columns: register r's is 8 (r / 4) + 2 (lane % 4) + r % 2
+#pragma unroll
+  for (int r = 0; r < kAcc; ++r)
+    sums[(r >> 2) * 2 + (r & 1)] = fmaf(acc[r], x.at(r), sums[(r >> 2) * 2 + (r & 1)]);
+  const int lane = blk.thread % 32;
+#pragma unroll
+  for (int x = 0; x < kAcc / 2; ++x)
+#pragma unroll
+    for (int o = 4; o < 32; o <<= 1) sums[x] += __shfl_xor_sync(fused::kFullWarp, sums[x], o);
+  if (lane < 4)
+#pragma unroll
+    for (int x = 0; x < kAcc / 2; ++x) out[8 * (x >> 1) + 2 * lane + (x & 1)] = sums[x];
+}
+
+// A 64 x 64 block of an output made transposed (rows its columns c0 .., columns tokens) as bf16 into the
+// warpgroup's staged rows ([C][ld]): stmatrix's transposed store of the A fragments tile_at_accumulator
+// reads, each lane's address the row piece ldmatrix would read there (a 2-byte store an element before).
+__device__ void stage_transposed(const float (&acc)[kAcc], const GradBlock& blk, bf16* rows, int ld, int c0) {
+#pragma unroll
+  for (int step = 0; step < kAcc / 8; ++step) {
+    const PieceStart piece =
+        fragment_piece<Fragment::a_transposed>(blk.thread % 32, c0 + 16 * blk.warp, step);
+    std::uint32_t r[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) r[j] = pack<bf16>(acc[8 * step + 2 * j], acc[8 * step + 2 * j + 1]);
+    stmatrix_transposed<4>(shared_address(rows + piece.token * ld + piece.channel), r);
+  }
+}
+
+// The warpgroup's staged rows (`columns` wide) into a [B, T, H, columns] gradient, once all are staged.
+__device__ void copy_out(const GradBlock& blk, int group, const bf16* rows, bf16* out, const Dims& d) {
+  outputs_staged(group).sync();
+  const int columns = blk.L.out_columns(group), ld = blk.L.out_ld(group), vectors = columns / 8;
+  for (int idx = blk.thread; idx < C * vectors; idx += roles::kGroup) {
+    const int t = idx / vectors, c = idx % vectors * 8;
+    if (t < blk.length)
+      *reinterpret_cast<uint4*>(out + d.row(blk.b, blk.h, blk.t0 + t) * columns + c) =
+          *reinterpret_cast<const uint4*>(rows + t * ld + c);
+  }
+}
+
+template <class T>
+__device__ T* at_offset(const GradBlock& blk, unsigned offset) {
+  return reinterpret_cast<T*>(blk.smem + offset);
+}
+
+// Both products of an output's 64-row block m: `state` = A B over kStateSteps depth steps, A the fp32 state
+// X's rows 64 m .. (kTransposed: its columns), X's rows ld apart, B the token tile `state_tokens`; `scores` =
+// the columns 64 m .. of the token tile `score_tokens` times a score tile's two parts (score_products). The
+// first block waits there for M and A; both are done on return.
+template <int kStateSteps, bool kTransposed, bool kScoresMn>
+__device__ void block_products(float (&state)[kAcc], float (&scores)[kAcc], const GradBlock& blk,
+                               const float* X, int ld, int m, unsigned state_tokens, unsigned score_tokens,
+                               unsigned high, unsigned low) {
+  state_products<kStateSteps, kTransposed>(state, blk, X, ld, wgmma::kRows * m, state_tokens);
+  if (m == 0) scores_ready().sync_unaligned();
+  score_products<kScoresMn>(scores, blk, score_tokens, m, high, low);
+  wgmma::wait<0>();
+  wgmma::hold(state);
+  wgmma::hold(scores);
+}
+
+// dq^T = scale e^{seen_t} (S0 do^T) + k^T M^T, then + diag_t k_t; first M itself (do v^T).
+template <int K, int V>
+__device__ void dq_group(const GradBlock& blk, const ScalarDecays& dec, const Dims& d, bf16* dq) {
+  const GradLayout& L = blk.L;
+  float* diagonal = at_offset<float>(blk, L.diagonal());
+  decayed_score_tiles<V / wgmma::kDepth, true>(blk, dec, d.scale, L.d_o(blk.stage), L.v(blk.stage),
+                                               L.m_part(0), L.m_part(1), diagonal);
+  wgmma::fence_shared_for_async();
+  bf16* rows = at_offset<bf16>(blk, L.out(0));
+#pragma unroll 1
+  for (int m = 0; m < K / wgmma::kRows; ++m) {
+    float state[kAcc], scores[kAcc];
+    block_products<V / wgmma::kDepth, false, false>(state, scores, blk, blk.S0, V, m, L.d_o(blk.stage),
+                                                    L.k(blk.stage), L.m_part(0), L.m_part(1));
+    for_each_token(blk, [&](int r, int t, int) { state[r] = state[r] * dec.seen[t] * d.scale + scores[r]; });
+    column_dots(state, blk, tile_at_accumulator(blk, L.q(blk.stage), wgmma::kRows * m),
+                at_offset<float>(blk, L.dq_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
+    const TilePairs k = tile_at_accumulator(blk, L.k(blk.stage), wgmma::kRows * m);
+    for_each_token(blk, [&](int r, int t, int) { state[r] = fmaf(diagonal[t], k.at(r), state[r]); });
+    stage_transposed(state, blk, rows, L.out_ld(0), wgmma::kRows * m);
+  }
+  copy_out(blk, 0, rows, dq, d);
+}
+
+// dk^T = e^{to end_t} (dS v^T) + q^T M, + diag_t q_t; first A (q k^T), for dv.
+template <int K, int V>
+__device__ void dk_group(const GradBlock& blk, const ScalarDecays& dec, const Dims& d, bf16* dk) {
+  const GradLayout& L = blk.L;
+  decayed_score_tiles<K / wgmma::kDepth, false>(blk, dec, d.scale, L.q(blk.stage), L.k(blk.stage),
+                                                L.a_part(0), L.a_part(1), nullptr);
+  wgmma::fence_shared_for_async();
+  const float* diagonal = at_offset<float>(blk, L.diagonal());
+  bf16* rows = at_offset<bf16>(blk, L.out(1));
+#pragma unroll 1
+  for (int m = 0; m < K / wgmma::kRows; ++m) {
+    float state[kAcc], scores[kAcc];
+    block_products<V / wgmma::kDepth, false, true>(state, scores, blk, blk.dS, V, m, L.v(blk.stage),
+                                                   L.q(blk.stage), L.m_part(0), L.m_part(1));
+    // k . dk's part through the scores alone: the handed-on part comes from dv's warpgroup
+    column_dots(scores, blk, tile_at_accumulator(blk, L.k(blk.stage), wgmma::kRows * m),
+                at_offset<float>(blk, L.dk_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
+    const TilePairs q = tile_at_accumulator(blk, L.q(blk.stage), wgmma::kRows * m);
+    for_each_token(blk, [&](int r, int t, int) {
+      state[r] = fmaf(dec.to_end[t], state[r], fmaf(diagonal[t], q.at(r), scores[r]));
+    });
+    stage_transposed(state, blk, rows, L.out_ld(1), wgmma::kRows * m);
+  }
+  copy_out(blk, 1, rows, dk, d);
+}
+
+// dv^T = e^{to end_t} (dS^T k^T) + do^T A; k . dk's handed-on part is its first term's dot with v.
+template <int K, int V>
+__device__ void dv_group(const GradBlock& blk, const ScalarDecays& dec, const Dims& d, bf16* dv) {
+  const GradLayout& L = blk.L;
+  bf16* rows = at_offset<bf16>(blk, L.out(2));
+#pragma unroll 1
+  for (int m = 0; m < V / wgmma::kRows; ++m) {
+    float state[kAcc], scores[kAcc];
+    block_products<K / wgmma::kDepth, true, true>(state, scores, blk, blk.dS, V, m, L.k(blk.stage),
+                                                  L.d_o(blk.stage), L.a_part(0), L.a_part(1));
+    for_each_token(blk, [&](int r, int t, int) { state[r] *= dec.to_end[t]; });
+    column_dots(state, blk, tile_at_accumulator(blk, L.v(blk.stage), wgmma::kRows * m),
+                at_offset<float>(blk, L.handed_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
+    for_each_token(blk, [&](int r, int, int) { state[r] += scores[r]; });
+    stage_transposed(state, blk, rows, L.out_ld(2), wgmma::kRows * m);
+  }
+  copy_out(blk, 2, rows, dv, d);
+}
+
+// The chunk's q, k, v and do into its stage's tiles by cp.async (rows past the sequence as zeros), one group;
+// and its states into L2, for the state products' loads.
+template <int K, int V>
+__device__ void stage_inputs(const GradBlock& blk, const Pointers<bf16>& p, const bf16* d_o, const Dims& d) {
+  const unsigned base = blk.at.base;
+  const GradLayout& L = blk.L;
+  const wgmma::Tile tokens{C};
+  const std::int64_t first = d.row(blk.b, blk.h, blk.t0);
+  for (int idx = threadIdx.x; idx < C * K / 8; idx += kGradThreads) {
+    const int t = idx / (K / 8), c = idx % (K / 8) * 8;
+    const bool in = t < blk.length;
+    const std::int64_t at = first * K + (in ? std::int64_t(t) * d.H * K : 0) + c;
+    cp_async16_or_zeros_to(base + L.q(blk.stage) + tokens.offset(t, c), p.q + at, in);
+    cp_async16_or_zeros_to(base + L.k(blk.stage) + tokens.offset(t, c), p.k + at, in);
+  }
+  for (int idx = threadIdx.x; idx < C * V / 8; idx += kGradThreads) {
+    const int t = idx / (V / 8), c = idx % (V / 8) * 8;
+    const bool in = t < blk.length;
+    const std::int64_t at = first * V + (in ? std::int64_t(t) * d.H * V : 0) + c;
+    cp_async16_or_zeros_to(base + L.v(blk.stage) + tokens.offset(t, c), p.v + at, in);
+    cp_async16_or_zeros_to(base + L.d_o(blk.stage) + tokens.offset(t, c), d_o + at, in);
+  }
+  cp_async_commit();
+  if (threadIdx.x == 0) {
+    prefetch_to_l2(blk.S0, sizeof(float) * K * V);
+    prefetch_to_l2(blk.dS, sizeof(float) * K * V);
+  }
+}
+
+// Where chunk `i` of this block's order stands (item: its index among all B H chunks, head-major).
+__device__ GradBlock chunk_place(GradBlock blk, int i, const Dims& d, const float* states,
+                                 const float* dstates) {
+  blk.i = i, blk.item = blockIdx.x + i * gridDim.x, blk.stage = i % kGradStages;
+  const int bh = blk.item / d.chunks(), n = blk.item % d.chunks();
+  blk.b = bh / d.H, blk.h = bh % d.H, blk.t0 = n * C, blk.length = min(C, d.T - blk.t0);
+  const std::int64_t state = std::int64_t(blk.item) * blk.L.K * blk.L.V;  // [B H][chunks][K][V]
+  blk.S0 = states + state, blk.dS = dstates + state;
+  return blk;
+}
+
+// S0 . dS (dg's state term), each warp's share, while the copies land. The thread's loads are issued
+// kBatch pairs at a time (two batches at K = V = 128, within the registers the products leave free): a loop
+// that waited for each pair in turn took a third of the kernel's stall samples there (ncu, stop 102; version
+// 81).
+template <int K, int V>
+__device__ void state_dot(const GradBlock& blk) {
+  constexpr int kVectors = K * V / 4, kPerThread = (kVectors + kGradThreads - 1) / kGradThreads, kBatch = 6;
+  const auto* s0 = reinterpret_cast<const float4*>(blk.S0);
+  const auto* ds = reinterpret_cast<const float4*>(blk.dS);
+  float partial = 0;
+#pragma unroll
+  for (int first = 0; first < kPerThread; first += kBatch) {
+    float4 a[kBatch], b[kBatch];
+#pragma unroll
+    for (int n = 0; n < kBatch; ++n) {
+      const int e = int(threadIdx.x) + (first + n) * kGradThreads;
+      const bool in = first + n < kPerThread && e < kVectors;
+      a[n] = in ? __ldg(s0 + e) : float4{};
+      b[n] = in ? __ldg(ds + e) : float4{};
+    }
+#pragma unroll
+    for (int n = 0; n < kBatch; ++n)
+      partial += a[n].x * b[n].x + a[n].y * b[n].y + a[n].z * b[n].z + a[n].w * b[n].w;
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) partial += __shfl_xor_sync(fused::kFullWarp, partial, o);
+  if (threadIdx.x % 32 == 0) at_offset<float>(blk, blk.L.state_dots(blk.i % 2))[threadIdx.x / 32] = partial;
+}
+
+// grid: at most one block an SM (fewer where there are fewer chunks), kGradThreads threads, L.bytes() of
+// shared memory; block x takes chunks x, x + gridDim.x, ... of all B H chunks, the next one's inputs loading
+// while it computes one. states: S before every chunk (the forward's); dstates: the gradient of the state
+// after every chunk (the reverse scan's).
+template <int K, int V>
+__global__ void __launch_bounds__(kGradThreads, 1)
+    scalar_grads_wgmma_kernel(Pointers<bf16> p, GradPointers<bf16> g, Dims d, const float* states,
+                              const float* dstates) {
+  constexpr GradLayout L{K, V};
+  extern __shared__ unsigned char raw[];
+  unsigned char* smem = roles::aligned_plan(raw);
+  GradBlock block{};
+  block.smem = smem, block.at = GradOperands{shared_address(smem)}, block.L = L;
+  block.thread = int(threadIdx.x % roles::kGroup), block.warp = block.thread / 32;
+  const int items = d.B * d.H * d.chunks(), group = threadIdx.x / roles::kGroup;
+  const ScalarDecays dec = ScalarDecays::carve(at_offset<float>(block, L.decays()), C);
+
+  stage_inputs<K, V>(chunk_place(block, 0, d, states, dstates), p, g.d_o, d);
+#pragma unroll 1
+  for (int i = 0; blockIdx.x + i * gridDim.x < items; ++i) {
+    const GradBlock blk = chunk_place(block, i, d, states, dstates);
+    // the next chunk's copies into the other stage (its last reader, chunk i - 1, is done: the barrier
+    // at the end of the last iteration), or an empty group, so that the wait below counts the same
+    if (blk.item + int(gridDim.x) < items)
+      stage_inputs<K, V>(chunk_place(block, i + 1, d, states, dstates), p, g.d_o, d);
+    else
+      cp_async_commit();
+    chunk_scalar_decays<C>(dec, p, d, blk.b, blk.h, blk.t0);  // warp 0, after its dg of chunk i - 1
+    state_dot<K, V>(blk);
+    cp_async_wait<1>();               // chunk i's copies
+    wgmma::fence_shared_for_async();  // the copies, for the products
+    __syncthreads();
+
+    if (group == 0)
+      dq_group<K, V>(blk, dec, d, g.dq);
+    else if (group == 1)
+      dk_group<K, V>(blk, dec, d, g.dk);
+    else
+      dv_group<K, V>(blk, dec, d, g.dv);
+    __syncthreads();  // every partial dot; every read of this stage's tiles
+
+    if (threadIdx.x < 32)
+      write_scalar_gate_grads<C>(
+          {at_offset<float>(blk, L.dq_dots()), at_offset<float>(blk, L.dk_dots()),
+           at_offset<float>(blk, L.handed_dots()), at_offset<float>(blk, L.state_dots(i % 2)), L.key_parts(),
+           L.value_parts(), kGradThreads / 32},
+          *dec.e_whole, g.dg, d, blk.b, blk.h, blk.t0, blk.length);
+    // the warp's reads of this chunk's decays (e_whole) before its lane 0 writes the next chunk's:
+    // racecheck found the two unordered (stop 102)
+    if (threadIdx.x < 32) __syncwarp();
+  }
+}
+
+template <int K, int V>
+void launch_grads(const Pointers<bf16>& p, const GradPointers<bf16>& g, const Dims& d, const float* states,
+                  const float* dstates, int multiprocessors, cudaStream_t stream) {
+  const GradLayout L{K, V};
+  const auto kernel = scalar_grads_wgmma_kernel<K, V>;
+  allow_shared_memory(kernel, L.bytes());
+  const int items = d.B * d.H * d.chunks();
+  kernel<<<unsigned(std::min(items, multiprocessors)), kGradThreads, L.bytes(), stream>>>(p, g, d, states,
+                                                                                          dstates);
+  FLA_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+}  // namespace chunk
+
+bool simple_gla_grads_wgmma_runs(const Problem& p, const DeviceLimits& limits) {
+  if (!wgmma::built_for_sm90a() || limits.compute_capability != 90) return false;
+  return p.dtype == DType::bf16 && p.chunk_size == chunk::kFusedChunk && (p.K == 64 || p.K == 128) &&
+         (p.V == 64 || p.V == 128) &&
+         chunk::GradLayout{int(p.K), int(p.V)}.bytes() <= limits.shared_memory_per_block;
+}
+
+void simple_gla_grads_wgmma(const BackwardCall& call, const float* states, const float* dstates,
+                            const DeviceLimits& limits) {
+  const chunk::Dims d = chunk::make_dims(call.problem);
+  const Pointers<__nv_bfloat16> p = bind_inputs<__nv_bfloat16>(kSimpleGlaBinding, call.inputs);
+  const GradPointers<__nv_bfloat16> g =
+      bind_grads<__nv_bfloat16>(kSimpleGlaBinding, call.grad_outputs, call.grads);
+  with_one_of<64, 128>(d.K, [&](auto K) {
+    with_one_of<64, 128>(d.V, [&](auto V) {
+      chunk::launch_grads<K.value, V.value>(p, g, d, states, dstates, limits.multiprocessors, call.stream);
+    });
+  });
+}
+
+}  // namespace flabench
