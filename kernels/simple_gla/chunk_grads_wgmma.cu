@@ -4,12 +4,10 @@
 // dg (write_scalar_gate_grads from the same kind of partial dots).
 // A block takes chunk after chunk of 64 tokens (one block an SM: 168 registers a thread), the next chunk's
 // q, k, v and do loading into the other stage while it computes one (a block a chunk, version 77, left each
-// SM idle while a chunk's inputs came). A chunk's states are read when it starts, S0 . dS's loads bringing
-// them into L2 for the products' (version 82: an L2 prefetch a chunk ahead came out of L2 before its use,
-// ncu counting 1.25 GB of DRAM reads for 0.8 GB of data at 4,4096,16,128). Three warpgroups take dq, dk and
-// dv. Each output is made transposed, a 64-row block of keys (or values) by the chunk's 64 tokens at a time,
-// so that the fp32 states S0 and dS are the products' A operand, read from memory straight into registers and
-// split into two bf16 parts there (no shared memory for them, no pass to stage them):
+// SM idle while a chunk's inputs came). Three warpgroups take dq, dk and dv. Each output is made
+// transposed, a 64-row block of keys (or values) by the chunk's 64 tokens at a time, so that the fp32 states
+// S0 and dS are the products' A operand, read from memory straight into registers and split into two bf16
+// parts there (no shared memory for them, no pass to stage them):
 //   dq^T = scale e^{seen_t} (S0 do^T) + k^T M^T        (+ M's diagonal: diag_t k_t)
 //   dk^T = e^{to end_t} (dS v^T) + q^T M               (+ diag_t q_t)
 //   dv^T = e^{to end_t} (dS^T k^T) + do^T A
@@ -346,7 +344,18 @@ __device__ void dv_group(const GradBlock& blk, const ScalarDecays& dec, const Di
   copy_out(blk, 2, rows, dv, d);
 }
 
-// The chunk's q, k, v and do into its stage's tiles by cp.async (rows past the sequence as zeros), one group.
+// Whether a chunk's states go into L2 one chunk ahead of it (a bulk prefetch) or come in when it starts (S0 .
+// dS's loads bring them there for the products' fragment loads). Measured on an H100 (stop 102, version 82):
+// at K = V = 128 the prefetched lines were evicted before their chunk started (the GPU streams about 48 MB
+// through L2 a chunk) and doubled the states' DRAM reads, 0.82 GB read without them against 1.25 GB with,
+// fwd+bwd 0.94-0.95x without; at K = V = 64 they stayed and hid the loads' latency, fwd+bwd 0.94-0.96x with
+// at 4,4096,16,64 and 1,24576,16,64. (K = 64, V = 128 and its mirror, not peer shapes, unmeasured.)
+__host__ __device__ constexpr bool prefetch_states(int K, int V) {
+  return K * V <= 64 * 64;
+}
+
+// The chunk's q, k, v and do into its stage's tiles by cp.async (rows past the sequence as zeros), one group;
+// and its states into L2 where prefetch_states.
 template <int K, int V>
 __device__ void stage_inputs(const GradBlock& blk, const Pointers<bf16>& p, const bf16* d_o, const Dims& d) {
   const unsigned base = blk.at.base;
@@ -368,6 +377,10 @@ __device__ void stage_inputs(const GradBlock& blk, const Pointers<bf16>& p, cons
     cp_async16_or_zeros_to(base + L.d_o(blk.stage) + tokens.offset(t, c), d_o + at, in);
   }
   cp_async_commit();
+  if (prefetch_states(K, V) && threadIdx.x == 0) {
+    prefetch_to_l2(blk.S0, sizeof(float) * K * V);
+    prefetch_to_l2(blk.dS, sizeof(float) * K * V);
+  }
 }
 
 // Where chunk `i` of this block's order stands (item: its index among all B H chunks, head-major).
