@@ -3,11 +3,11 @@
 // (kernels/notes/chunk.md, version 77). Same inputs, same formulas (chunk_backward.cuh's header), same
 // dg (write_scalar_gate_grads from the same kind of partial dots).
 // A block takes chunk after chunk of 64 tokens (one block an SM: 168 registers a thread), the next chunk's
-// q, k, v and do loading into the other stage and its states prefetched into L2 while it computes one (a
-// block a chunk, version 77, left each SM idle while a chunk's inputs came). Three warpgroups take dq, dk
-// and dv. Each output is made transposed, a 64-row block of keys (or values) by the chunk's 64 tokens at a
-// time, so that the fp32 states S0 and dS are the products' A operand, read from memory straight into
-// registers and split into two bf16 parts there (no shared memory for them, no pass to stage them):
+// q, k, v and do loading into the other stage while it computes one (a block a chunk, version 77, left each
+// SM idle while a chunk's inputs came). Three warpgroups take dq, dk and dv. Each output is made
+// transposed, a 64-row block of keys (or values) by the chunk's 64 tokens at a time, so that the fp32 states
+// S0 and dS are the products' A operand, read from memory straight into registers and split into two bf16
+// parts there (no shared memory for them, no pass to stage them):
 //   dq^T = scale e^{seen_t} (S0 do^T) + k^T M^T        (+ M's diagonal: diag_t k_t)
 //   dk^T = e^{to end_t} (dS v^T) + q^T M               (+ diag_t q_t)
 //   dv^T = e^{to end_t} (dS^T k^T) + do^T A
@@ -344,8 +344,18 @@ __device__ void dv_group(const GradBlock& blk, const ScalarDecays& dec, const Di
   copy_out(blk, 2, rows, dv, d);
 }
 
+// Whether a chunk's states go into L2 one chunk ahead of it (a bulk prefetch) or come in when it starts (S0 .
+// dS's loads bring them there for the products' fragment loads). Measured on an H100 (stop 102, version 82):
+// at K = V = 128 the prefetched lines were evicted before their chunk started (the GPU streams about 48 MB
+// through L2 a chunk) and doubled the states' DRAM reads, 0.82 GB read without them against 1.25 GB with,
+// fwd+bwd 0.94-0.95x without; at K = V = 64 they stayed and hid the loads' latency, fwd+bwd 0.94-0.96x with
+// at 4,4096,16,64 and 1,24576,16,64. (K = 64, V = 128 and its mirror, not peer shapes, unmeasured.)
+__host__ __device__ constexpr bool prefetch_states(int K, int V) {
+  return K * V <= 64 * 64;
+}
+
 // The chunk's q, k, v and do into its stage's tiles by cp.async (rows past the sequence as zeros), one group;
-// and its states into L2, for the state products' loads.
+// and its states into L2 where prefetch_states.
 template <int K, int V>
 __device__ void stage_inputs(const GradBlock& blk, const Pointers<bf16>& p, const bf16* d_o, const Dims& d) {
   const unsigned base = blk.at.base;
@@ -367,7 +377,7 @@ __device__ void stage_inputs(const GradBlock& blk, const Pointers<bf16>& p, cons
     cp_async16_or_zeros_to(base + L.d_o(blk.stage) + tokens.offset(t, c), d_o + at, in);
   }
   cp_async_commit();
-  if (threadIdx.x == 0) {
+  if (prefetch_states(K, V) && threadIdx.x == 0) {
     prefetch_to_l2(blk.S0, sizeof(float) * K * V);
     prefetch_to_l2(blk.dS, sizeof(float) * K * V);
   }
