@@ -185,6 +185,12 @@ __device__ void for_each_token(const GradBlock& blk, F&& f) {
   }
 }
 
+// Where this lane points ldmatrix or stmatrix for the A fragment of depth step `step` of a 64 x 64 output
+// block made transposed (its rows the tile's columns c0 .. c0 + 63): the warp's 16 rows of it.
+__device__ inline PieceStart accumulator_piece(const GradBlock& blk, int c0, int step) {
+  return fragment_piece<Fragment::a_transposed>(blk.thread % 32, c0 + 16 * blk.warp, step);
+}
+
 // A token tile's elements where a 64 x 64 output block made transposed has its registers: element (t, c0 +
 // row) for register r at (row, t), rows the tile's columns c0 .. c0 + 63. The accumulator's registers are,
 // eight at a time, the A fragments of its 16-column steps (layout.h), so ldmatrix's transposed read of those
@@ -200,8 +206,7 @@ __device__ TilePairs tile_at_accumulator(const GradBlock& blk, unsigned tile, in
   TilePairs x;
 #pragma unroll
   for (int step = 0; step < kAcc / 8; ++step) {
-    const PieceStart piece =
-        fragment_piece<Fragment::a_transposed>(blk.thread % 32, c0 + 16 * blk.warp, step);
+    const PieceStart piece = accumulator_piece(blk, c0, step);
     std::uint32_t r[4];
     ldmatrix<true, 4>(r, blk.smem + tile + wgmma::Tile{C}.offset(piece.token, piece.channel));
 #pragma unroll
@@ -233,8 +238,7 @@ __device__ void column_dots(const float (&acc)[kAcc], const GradBlock& blk, cons
 __device__ void stage_transposed(const float (&acc)[kAcc], const GradBlock& blk, bf16* rows, int ld, int c0) {
 #pragma unroll
   for (int step = 0; step < kAcc / 8; ++step) {
-    const PieceStart piece =
-        fragment_piece<Fragment::a_transposed>(blk.thread % 32, c0 + 16 * blk.warp, step);
+    const PieceStart piece = accumulator_piece(blk, c0, step);
     std::uint32_t r[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) r[j] = pack<bf16>(acc[8 * step + 2 * j], acc[8 * step + 2 * j + 1]);
@@ -464,15 +468,16 @@ __global__ void __launch_bounds__(kGradThreads, 1)
       dv_group<K, V>(blk, dec, d, g.dv);
     __syncthreads();  // every partial dot; every read of this stage's tiles
 
-    if (threadIdx.x < 32)
+    if (threadIdx.x < 32) {
       write_scalar_gate_grads<C>(
           {at_offset<float>(blk, L.dq_dots()), at_offset<float>(blk, L.dk_dots()),
            at_offset<float>(blk, L.handed_dots()), at_offset<float>(blk, L.state_dots(i % 2)), L.key_parts(),
            L.value_parts(), kGradThreads / 32},
           *dec.e_whole, g.dg, d, blk.b, blk.h, blk.t0, blk.length);
-    // the warp's reads of this chunk's decays (e_whole) before its lane 0 writes the next chunk's:
-    // racecheck found the two unordered (stop 102)
-    if (threadIdx.x < 32) __syncwarp();
+      // the warp's reads of this chunk's decays (e_whole) before its lane 0 writes the next chunk's:
+      // racecheck found the two unordered (stop 102)
+      __syncwarp();
+    }
   }
 }
 
