@@ -259,6 +259,29 @@ __device__ T* at_offset(const GradBlock& blk, unsigned offset) {
   return reinterpret_cast<T*>(blk.smem + offset);
 }
 
+// When the next chunk's states go into L2 (a bulk prefetch), so that S0 . dS's loads at its start find them
+// there. Measured on an H100 (stop 102, version 82): issued a whole chunk ahead at K = V = 128, the lines
+// were evicted before their chunk started (the GPU streams about 48 MB through L2 a chunk) and doubled the
+// states' DRAM reads, 0.82 GB read without the prefetch against 1.25 GB with, fwd+bwd 0.94-0.95x without; at
+// K = V = 64 they stayed and hid the loads' latency, fwd+bwd 0.94-0.96x with at 4,4096,16,64 and
+// 1,24576,16,64. Without it, the chunk's first loads wait on DRAM for 128 KiB at K = V = 128 while the SM has
+// nothing else to do (long scoreboard 3.8 of 10.4 cycles an instruction, ncu). So at K = V = 128 they go half
+// a chunk ahead: after dq's warpgroup's first 64-row block (version 84). (K = 64, V = 128 and its mirror, not
+// peer shapes, unmeasured.)
+enum class StatePrefetch { chunk_ahead, half_chunk_ahead };
+__host__ __device__ constexpr StatePrefetch state_prefetch(int K, int V) {
+  return K * V <= 64 * 64 ? StatePrefetch::chunk_ahead : StatePrefetch::half_chunk_ahead;
+}
+
+// The states of the chunk after blk's in the block's order into L2, if there is one.
+template <int K, int V>
+__device__ void prefetch_next_states(const GradBlock& blk, const Dims& d) {
+  if (blk.item + int(gridDim.x) >= d.B * d.H * d.chunks()) return;
+  const std::int64_t ahead = std::int64_t(gridDim.x) * K * V;  // states are [B H][chunks][K][V], item-major
+  prefetch_to_l2(blk.S0 + ahead, sizeof(float) * K * V);
+  prefetch_to_l2(blk.dS + ahead, sizeof(float) * K * V);
+}
+
 // Both products of an output's 64-row block m: `state` = A B over kStateSteps depth steps, A the fp32 state
 // X's rows 64 m .. (kTransposed: its columns), X's rows ld apart, B the token tile `state_tokens`; `scores` =
 // the columns 64 m .. of the token tile `score_tokens` times a score tile's two parts (score_products). The
@@ -295,6 +318,8 @@ __device__ void dq_group(const GradBlock& blk, const ScalarDecays& dec, const Di
     const TilePairs k = tile_at_accumulator(blk, L.k(blk.stage), wgmma::kRows * m);
     for_each_token(blk, [&](int r, int t, int) { state[r] = fmaf(diagonal[t], k.at(r), state[r]); });
     stage_transposed(state, blk, rows, L.out_ld(0), wgmma::kRows * m);
+    if (state_prefetch(K, V) == StatePrefetch::half_chunk_ahead && m == 0 && blk.thread == 0)
+      prefetch_next_states<K, V>(blk, d);
   }
   copy_out(blk, 0, rows, dq, d);
 }
@@ -344,18 +369,8 @@ __device__ void dv_group(const GradBlock& blk, const ScalarDecays& dec, const Di
   copy_out(blk, 2, rows, dv, d);
 }
 
-// Whether a chunk's states go into L2 one chunk ahead of it (a bulk prefetch) or come in when it starts (S0 .
-// dS's loads bring them there for the products' fragment loads). Measured on an H100 (stop 102, version 82):
-// at K = V = 128 the prefetched lines were evicted before their chunk started (the GPU streams about 48 MB
-// through L2 a chunk) and doubled the states' DRAM reads, 0.82 GB read without them against 1.25 GB with,
-// fwd+bwd 0.94-0.95x without; at K = V = 64 they stayed and hid the loads' latency, fwd+bwd 0.94-0.96x with
-// at 4,4096,16,64 and 1,24576,16,64. (K = 64, V = 128 and its mirror, not peer shapes, unmeasured.)
-__host__ __device__ constexpr bool prefetch_states(int K, int V) {
-  return K * V <= 64 * 64;
-}
-
 // The chunk's q, k, v and do into its stage's tiles by cp.async (rows past the sequence as zeros), one group;
-// and its states into L2 where prefetch_states.
+// and its states into L2 where state_prefetch says chunk_ahead.
 template <int K, int V>
 __device__ void stage_inputs(const GradBlock& blk, const Pointers<bf16>& p, const bf16* d_o, const Dims& d) {
   const unsigned base = blk.at.base;
@@ -377,7 +392,7 @@ __device__ void stage_inputs(const GradBlock& blk, const Pointers<bf16>& p, cons
     cp_async16_or_zeros_to(base + L.d_o(blk.stage) + tokens.offset(t, c), d_o + at, in);
   }
   cp_async_commit();
-  if (prefetch_states(K, V) && threadIdx.x == 0) {
+  if (state_prefetch(K, V) == StatePrefetch::chunk_ahead && threadIdx.x == 0) {
     prefetch_to_l2(blk.S0, sizeof(float) * K * V);
     prefetch_to_l2(blk.dS, sizeof(float) * K * V);
   }
