@@ -438,6 +438,11 @@ __device__ void state_dot(const GradBlock& blk) {
   if (threadIdx.x % 32 == 0) at_offset<float>(blk, blk.L.state_dots(blk.i % 2))[threadIdx.x / 32] = partial;
 }
 
+// The warp that writes a chunk's dg after its products, while warp 0 makes the next chunk's decays: both are
+// one warp's serial work between the chunks, and until version 85 warp 0 did both in turn while the other
+// warps waited at the barrier after S0 . dS.
+constexpr int kGateGradsWarp = kGradThreads / 32 - 1;
+
 // grid: at most one block an SM (fewer where there are fewer chunks), kGradThreads threads, L.bytes() of
 // shared memory; block x takes chunks x, x + gridDim.x, ... of all B H chunks, the next one's inputs loading
 // while it computes one. states: S before every chunk (the forward's); dstates: the gradient of the state
@@ -465,7 +470,7 @@ __global__ void __launch_bounds__(kGradThreads, 1)
       stage_inputs<K, V>(chunk_place(block, i + 1, d, states, dstates), p, g.d_o, d);
     else
       cp_async_commit();
-    chunk_scalar_decays<C>(dec, p, d, blk.b, blk.h, blk.t0);  // warp 0, after its dg of chunk i - 1
+    chunk_scalar_decays<C>(dec, p, d, blk.b, blk.h, blk.t0);  // warp 0, while the last warp writes dg
     state_dot<K, V>(blk);
     cp_async_wait<1>();               // chunk i's copies
     wgmma::fence_shared_for_async();  // the copies, for the products
@@ -477,17 +482,15 @@ __global__ void __launch_bounds__(kGradThreads, 1)
       dk_group<K, V>(blk, dec, d, g.dk);
     else
       dv_group<K, V>(blk, dec, d, g.dv);
-    __syncthreads();  // every partial dot; every read of this stage's tiles
+    const float e_whole = *dec.e_whole;  // before the barrier: warp 0 writes the next chunk's decays after it
+    __syncthreads();                     // every partial dot; every read of this stage's tiles
 
-    if (threadIdx.x < 32)
+    if (threadIdx.x / 32 == kGateGradsWarp)
       write_scalar_gate_grads<C>(
           {at_offset<float>(blk, L.dq_dots()), at_offset<float>(blk, L.dk_dots()),
            at_offset<float>(blk, L.handed_dots()), at_offset<float>(blk, L.state_dots(i % 2)), L.key_parts(),
            L.value_parts(), kGradThreads / 32},
-          *dec.e_whole, g.dg, d, blk.b, blk.h, blk.t0, blk.length);
-    // the warp's reads of this chunk's decays (e_whole) before its lane 0 writes the next chunk's:
-    // racecheck found the two unordered (stop 102)
-    if (threadIdx.x < 32) __syncwarp();
+          e_whole, g.dg, d, blk.b, blk.h, blk.t0, blk.length);
   }
 }
 
