@@ -52,6 +52,7 @@ struct GradBlock {
   int b, h, t0, length, stage;
   // the chunk's place in the block's order (i) and among all chunks (item = blockIdx.x + i gridDim.x)
   int i, item;
+  bool has_next;         // whether the block takes another chunk after this one
   const float *S0, *dS;  // S before the chunk, the gradient of S after it ([K][V] fp32 each)
 };
 
@@ -266,20 +267,23 @@ __device__ T* at_offset(const GradBlock& blk, unsigned offset) {
 // K = V = 64 they stayed and hid the loads' latency, fwd+bwd 0.94-0.96x with at 4,4096,16,64 and
 // 1,24576,16,64. Without it, the chunk's first loads wait on DRAM for 128 KiB at K = V = 128 while the SM has
 // nothing else to do (long scoreboard 3.8 of 10.4 cycles an instruction, ncu). So at K = V = 128 they go half
-// a chunk ahead: after dq's warpgroup's first 64-row block (version 84). (K = 64, V = 128 and its mirror, not
-// peer shapes, unmeasured.)
+// a chunk ahead: before the second of dq's and of dk's 64-row blocks (version 84). (K = 64, V = 128 and its
+// mirror, not peer shapes, unmeasured.)
 enum class StatePrefetch { chunk_ahead, half_chunk_ahead };
 __host__ __device__ constexpr StatePrefetch state_prefetch(int K, int V) {
   return K * V <= 64 * 64 ? StatePrefetch::chunk_ahead : StatePrefetch::half_chunk_ahead;
 }
 
-// The states of the chunk after blk's in the block's order into L2, if there is one.
+// Halfway through a warpgroup's 64-row blocks (m: the block about to start; between blocks no accumulator
+// is live), where state_prefetch says so: the state X (blk.S0 or blk.dS) of the chunk after blk's in the
+// block's order into L2, if there is one. dq's warpgroup takes S0's, dk's dS's (each holds its own pointer).
 template <int K, int V>
-__device__ void prefetch_next_states(const GradBlock& blk, const Dims& d) {
-  if (blk.item + int(gridDim.x) >= d.B * d.H * d.chunks()) return;
-  const std::int64_t ahead = std::int64_t(gridDim.x) * K * V;  // states are [B H][chunks][K][V], item-major
-  prefetch_to_l2(blk.S0 + ahead, sizeof(float) * K * V);
-  prefetch_to_l2(blk.dS + ahead, sizeof(float) * K * V);
+__device__ void prefetch_next_state(const GradBlock& blk, int m, const float* X) {
+  if (state_prefetch(K, V) != StatePrefetch::half_chunk_ahead || m != K / wgmma::kRows / 2 ||
+      blk.thread != 0 || !blk.has_next)
+    return;
+  // the states are [B H][chunks][K][V], item-major
+  prefetch_to_l2(X + std::int64_t(gridDim.x) * K * V, sizeof(float) * K * V);
 }
 
 // Both products of an output's 64-row block m: `state` = A B over kStateSteps depth steps, A the fp32 state
@@ -309,6 +313,7 @@ __device__ void dq_group(const GradBlock& blk, const ScalarDecays& dec, const Di
   bf16* rows = at_offset<bf16>(blk, L.out(0));
 #pragma unroll 1
   for (int m = 0; m < K / wgmma::kRows; ++m) {
+    prefetch_next_state<K, V>(blk, m, blk.S0);
     float state[kAcc], scores[kAcc];
     block_products<V / wgmma::kDepth, false, false>(state, scores, blk, blk.S0, V, m, L.d_o(blk.stage),
                                                     L.k(blk.stage), L.m_part(0), L.m_part(1));
@@ -318,8 +323,6 @@ __device__ void dq_group(const GradBlock& blk, const ScalarDecays& dec, const Di
     const TilePairs k = tile_at_accumulator(blk, L.k(blk.stage), wgmma::kRows * m);
     for_each_token(blk, [&](int r, int t, int) { state[r] = fmaf(diagonal[t], k.at(r), state[r]); });
     stage_transposed(state, blk, rows, L.out_ld(0), wgmma::kRows * m);
-    if (state_prefetch(K, V) == StatePrefetch::half_chunk_ahead && m == 0 && blk.thread == 0)
-      prefetch_next_states<K, V>(blk, d);
   }
   copy_out(blk, 0, rows, dq, d);
 }
@@ -335,6 +338,7 @@ __device__ void dk_group(const GradBlock& blk, const ScalarDecays& dec, const Di
   bf16* rows = at_offset<bf16>(blk, L.out(1));
 #pragma unroll 1
   for (int m = 0; m < K / wgmma::kRows; ++m) {
+    prefetch_next_state<K, V>(blk, m, blk.dS);
     float state[kAcc], scores[kAcc];
     block_products<V / wgmma::kDepth, false, true>(state, scores, blk, blk.dS, V, m, L.v(blk.stage),
                                                    L.q(blk.stage), L.m_part(0), L.m_part(1));
@@ -403,6 +407,7 @@ __device__ GradBlock chunk_place(GradBlock blk, int i, const Dims& d, const floa
                                  const float* dstates) {
   blk.i = i, blk.item = blockIdx.x + i * gridDim.x, blk.stage = i % kGradStages;
   const int bh = blk.item / d.chunks(), n = blk.item % d.chunks();
+  blk.has_next = blk.item + int(gridDim.x) < d.B * d.H * d.chunks();
   blk.b = bh / d.H, blk.h = bh % d.H, blk.t0 = n * C, blk.length = min(C, d.T - blk.t0);
   const std::int64_t state = std::int64_t(blk.item) * blk.L.K * blk.L.V;  // [B H][chunks][K][V]
   blk.S0 = states + state, blk.dS = dstates + state;
@@ -466,7 +471,7 @@ __global__ void __launch_bounds__(kGradThreads, 1)
     const GradBlock blk = chunk_place(block, i, d, states, dstates);
     // the next chunk's copies into the other stage (its last reader, chunk i - 1, is done: the barrier
     // at the end of the last iteration), or an empty group, so that the wait below counts the same
-    if (blk.item + int(gridDim.x) < items)
+    if (blk.has_next)
       stage_inputs<K, V>(chunk_place(block, i + 1, d, states, dstates), p, g.d_o, d);
     else
       cp_async_commit();
