@@ -232,29 +232,35 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
             top = accumulator_element(thread, 0).row;  // this thread's rows: top, top + 8
   for (int n = 0; n < chunks; ++n) {
     const int s = n % kFusedStages, t0 = n * C, length = min(C, d.T - t0);
+    // the scores first (they need only the stage), then q S once the state is out: the scores' decays are
+    // made while q S is on the tensor cores
     stage_full(s).sync_unaligned();
-    state_full().sync();
     float o[kVs / 2], P[C / 2];
     wgmma::fence();
+#pragma unroll
+    for (int step = 0; step < K / wgmma::kDepth; ++step)
+      wgmma::product<C, 0, 0>(P, at.queries(s, step), at.keys(s, step), step > 0);
+    wgmma::commit();
+    state_full().sync();
 #pragma unroll
     for (int step = 0; step < K / wgmma::kDepth; ++step) {
       const std::uint64_t q = at.queries(s, step);
       wgmma::product<kVs, 0, 1>(o, q, at.state(0, step), step > 0);
       wgmma::product<kVs, 0, 1>(o, q, at.state(1, step), true);
-      wgmma::product<C, 0, 0>(P, q, at.keys(s, step), step > 0);
     }
     wgmma::commit();
-    wgmma::wait<0>();
-    wgmma::hold(o);
+    wgmma::wait<1>();
     wgmma::hold(P);
-    if (n + 1 < chunks) state_empty().arrive();
 
     const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C);
+    std::uint32_t high[kSteps][4], low[kSteps][4];
+    decayed_scores<kSteps>(P, dec, thread, high, low);
+    wgmma::wait<0>();
+    wgmma::hold(o);
+    if (n + 1 < chunks) state_empty().arrive();
     const float seen[2] = {dec.seen[top], dec.seen[top + 8]};
 #pragma unroll
     for (int r = 0; r < kVs / 2; ++r) o[r] *= seen[(r >> 1) & 1];
-    std::uint32_t high[kSteps][4], low[kSteps][4];
-    decayed_scores<kSteps>(P, dec, thread, high, low);
     wgmma::hold(o);
     wgmma::fence();
 #pragma unroll

@@ -52,6 +52,7 @@ struct GradBlock {
   int b, h, t0, length, stage;
   // the chunk's place in the block's order (i) and among all chunks (item = blockIdx.x + i gridDim.x)
   int i, item;
+  bool has_next;         // whether the block takes another chunk after this one
   const float *S0, *dS;  // S before the chunk, the gradient of S after it ([K][V] fp32 each)
 };
 
@@ -88,17 +89,19 @@ __device__ void load_fragments(const float* X, int ld, int m0, int first, int th
 // acc = A B over kStateSteps depth steps: A the fp32 state X (as load_fragments reads it) in two bf16 parts,
 // B the token tile `tokens` read K-major (its rows the N index). The fragments of kLoadSteps steps are
 // loaded at a time into a ring of two groups' registers, so that a group's loads run while the group
-// before it multiplies.
-template <int kStateSteps, bool kTransposed>
+// before it multiplies. Where kDot, also *dot += the sum of X o Y over the elements the thread loads, Y read
+// as X is (S0 . dS, dg's state term, over the fragments dq's products load anyway: fold_state_dot).
+template <int kStateSteps, bool kTransposed, bool kDot = false>
 __device__ void state_products(float (&acc)[kAcc], const GradBlock& blk, const float* X, int ld, int m0,
-                               unsigned tokens) {
+                               unsigned tokens, const float* Y = nullptr, float* dot = nullptr) {
   static_assert(kStateSteps % kLoadSteps == 0, "whole load groups");
   constexpr int kGroups = kStateSteps / kLoadSteps;
   std::uint32_t high[2][kLoadSteps][4], low[2][kLoadSteps][4];
 #pragma unroll
   for (int group = 0; group < kGroups; ++group) {
-    float x[kLoadSteps][8];
+    float x[kLoadSteps][8], y[kLoadSteps][8];
     load_fragments<kTransposed>(X, ld, m0, group * kLoadSteps, blk.thread, x);
+    if constexpr (kDot) load_fragments<kTransposed>(Y, ld, m0, group * kLoadSteps, blk.thread, y);
     const int ring = group % 2;
     if (group >= 2) wgmma::wait<1>();  // the products of group - 2, which read this ring slot
 #pragma unroll
@@ -116,6 +119,11 @@ __device__ void state_products(float (&acc)[kAcc], const GradBlock& blk, const f
       wgmma::product<C, 0>(acc, low[ring][s], b, true);
     }
     wgmma::commit();
+    if constexpr (kDot)
+#pragma unroll
+      for (int s = 0; s < kLoadSteps; ++s)
+#pragma unroll
+        for (int e = 0; e < 8; ++e) *dot = fmaf(x[s][e], y[s][e], *dot);
   }
 }
 
@@ -263,15 +271,56 @@ __device__ T* at_offset(const GradBlock& blk, unsigned offset) {
   return reinterpret_cast<T*>(blk.smem + offset);
 }
 
+// When the next chunk's states go into L2 (a bulk prefetch), so that S0 . dS's loads at its start find them
+// there. Measured on an H100 (stop 102, version 82): issued a whole chunk ahead at K = V = 128, the lines
+// were evicted before their chunk started (the GPU streams about 48 MB through L2 a chunk) and doubled the
+// states' DRAM reads, 0.82 GB read without the prefetch against 1.25 GB with, fwd+bwd 0.94-0.95x without; at
+// K = V = 64 they stayed and hid the loads' latency, fwd+bwd 0.94-0.96x with at 4,4096,16,64 and
+// 1,24576,16,64. Without it, the chunk's first loads wait on DRAM for 128 KiB at K = V = 128 while the SM has
+// nothing else to do (long scoreboard 3.8 of 10.4 cycles an instruction, ncu). So at K = V = 128 they go half
+// a chunk ahead: before the second of dq's and of dk's 64-row blocks (version 84). (K = 64, V = 128 and its
+// mirror, not peer shapes, unmeasured.)
+enum class StatePrefetch { chunk_ahead, half_chunk_ahead };
+__host__ __device__ constexpr StatePrefetch state_prefetch(int K, int V) {
+  return K * V <= 64 * 64 ? StatePrefetch::chunk_ahead : StatePrefetch::half_chunk_ahead;
+}
+
+// Halfway through a warpgroup's 64-row blocks (m: the block about to start; between blocks no accumulator
+// is live), where state_prefetch says so: the state X (blk.S0 or blk.dS) of the chunk after blk's in the
+// block's order into L2, if there is one. dq's warpgroup takes S0's, dk's dS's (each holds its own pointer).
+template <int K, int V>
+__device__ void prefetch_next_state(const GradBlock& blk, int m, const float* X) {
+  if (state_prefetch(K, V) != StatePrefetch::half_chunk_ahead || m != K / wgmma::kRows / 2 ||
+      blk.thread != 0 || !blk.has_next)
+    return;
+  // the states are [B H][chunks][K][V], item-major
+  prefetch_to_l2(X + std::int64_t(gridDim.x) * K * V, sizeof(float) * K * V);
+}
+
+// Whether S0 . dS (dg's state term) is summed from the fragments dq's warpgroup loads for its products, dS's
+// loaded beside S0's (version 86), rather than by every thread over both states before the products
+// (state_dot): at K = V = 64 that pass and its barrier were on every chunk's path, and the 16 registers
+// more fit (at K = V = 128 they would not: 168 registers already).
+__host__ __device__ constexpr bool fold_state_dot(int K, int V) {
+  return K * V <= 64 * 64;
+}
+
+// A warp's partial of S0 . dS (each lane's `partial`) into its slot `index` of the chunk's state dots.
+__device__ void write_state_dot(const GradBlock& blk, float partial, int index) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) partial += __shfl_xor_sync(fused::kFullWarp, partial, o);
+  if (threadIdx.x % 32 == 0) at_offset<float>(blk, blk.L.state_dots(blk.i % 2))[index] = partial;
+}
+
 // Both products of an output's 64-row block m: `state` = A B over kStateSteps depth steps, A the fp32 state
 // X's rows 64 m .. (kTransposed: its columns), X's rows ld apart, B the token tile `state_tokens`; `scores` =
 // the columns 64 m .. of the token tile `score_tokens` times a score tile's two parts (score_products). The
 // first block waits there for M and A; both are done on return.
-template <int kStateSteps, bool kTransposed, bool kScoresMn>
+template <int kStateSteps, bool kTransposed, bool kScoresMn, bool kDot = false>
 __device__ void block_products(float (&state)[kAcc], float (&scores)[kAcc], const GradBlock& blk,
                                const float* X, int ld, int m, unsigned state_tokens, unsigned score_tokens,
-                               unsigned high, unsigned low) {
-  state_products<kStateSteps, kTransposed>(state, blk, X, ld, wgmma::kRows * m, state_tokens);
+                               unsigned high, unsigned low, const float* Y = nullptr, float* dot = nullptr) {
+  state_products<kStateSteps, kTransposed, kDot>(state, blk, X, ld, wgmma::kRows * m, state_tokens, Y, dot);
   if (m == 0) scores_ready().sync_unaligned();
   score_products<kScoresMn>(scores, blk, score_tokens, m, high, low);
   wgmma::wait<0>();
@@ -288,11 +337,15 @@ __device__ void dq_group(const GradBlock& blk, const ScalarDecays& dec, const Di
                                                L.m_part(0), L.m_part(1), diagonal);
   wgmma::fence_shared_for_async();
   bf16* rows = at_offset<bf16>(blk, L.out(0));
+  constexpr bool kDot = fold_state_dot(K, V);
+  float dot = 0;
 #pragma unroll 1
   for (int m = 0; m < K / wgmma::kRows; ++m) {
+    prefetch_next_state<K, V>(blk, m, blk.S0);
     float state[kAcc], scores[kAcc];
-    block_products<V / wgmma::kDepth, false, false>(state, scores, blk, blk.S0, V, m, L.d_o(blk.stage),
-                                                    L.k(blk.stage), L.m_part(0), L.m_part(1));
+    block_products<V / wgmma::kDepth, false, false, kDot>(state, scores, blk, blk.S0, V, m, L.d_o(blk.stage),
+                                                          L.k(blk.stage), L.m_part(0), L.m_part(1), blk.dS,
+                                                          &dot);
     for_each_token(blk, [&](int r, int t, int) { state[r] = state[r] * dec.seen[t] * d.scale + scores[r]; });
     column_dots(state, blk, tile_at_accumulator(blk, L.q(blk.stage), wgmma::kRows * m),
                 at_offset<float>(blk, L.dq_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
@@ -300,6 +353,7 @@ __device__ void dq_group(const GradBlock& blk, const ScalarDecays& dec, const Di
     for_each_token(blk, [&](int r, int t, int) { state[r] = fmaf(diagonal[t], k.at(r), state[r]); });
     stage_transposed(state, blk, rows, L.out_ld(0), wgmma::kRows * m);
   }
+  if constexpr (kDot) write_state_dot(blk, dot, blk.warp);
   copy_out(blk, 0, rows, dq, d);
 }
 
@@ -314,6 +368,7 @@ __device__ void dk_group(const GradBlock& blk, const ScalarDecays& dec, const Di
   bf16* rows = at_offset<bf16>(blk, L.out(1));
 #pragma unroll 1
   for (int m = 0; m < K / wgmma::kRows; ++m) {
+    prefetch_next_state<K, V>(blk, m, blk.dS);
     float state[kAcc], scores[kAcc];
     block_products<V / wgmma::kDepth, false, true>(state, scores, blk, blk.dS, V, m, L.v(blk.stage),
                                                    L.q(blk.stage), L.m_part(0), L.m_part(1));
@@ -348,18 +403,8 @@ __device__ void dv_group(const GradBlock& blk, const ScalarDecays& dec, const Di
   copy_out(blk, 2, rows, dv, d);
 }
 
-// Whether a chunk's states go into L2 one chunk ahead of it (a bulk prefetch) or come in when it starts (S0 .
-// dS's loads bring them there for the products' fragment loads). Measured on an H100 (stop 102, version 82):
-// at K = V = 128 the prefetched lines were evicted before their chunk started (the GPU streams about 48 MB
-// through L2 a chunk) and doubled the states' DRAM reads, 0.82 GB read without them against 1.25 GB with,
-// fwd+bwd 0.94-0.95x without; at K = V = 64 they stayed and hid the loads' latency, fwd+bwd 0.94-0.96x with
-// at 4,4096,16,64 and 1,24576,16,64. (K = 64, V = 128 and its mirror, not peer shapes, unmeasured.)
-__host__ __device__ constexpr bool prefetch_states(int K, int V) {
-  return K * V <= 64 * 64;
-}
-
 // The chunk's q, k, v and do into its stage's tiles by cp.async (rows past the sequence as zeros), one group;
-// and its states into L2 where prefetch_states.
+// and its states into L2 where state_prefetch says chunk_ahead.
 template <int K, int V>
 __device__ void stage_inputs(const GradBlock& blk, const Pointers<bf16>& p, const bf16* d_o, const Dims& d) {
   const unsigned base = blk.at.base;
@@ -381,7 +426,7 @@ __device__ void stage_inputs(const GradBlock& blk, const Pointers<bf16>& p, cons
     cp_async16_or_zeros_to(base + L.d_o(blk.stage) + tokens.offset(t, c), d_o + at, in);
   }
   cp_async_commit();
-  if (prefetch_states(K, V) && threadIdx.x == 0) {
+  if (state_prefetch(K, V) == StatePrefetch::chunk_ahead && threadIdx.x == 0) {
     prefetch_to_l2(blk.S0, sizeof(float) * K * V);
     prefetch_to_l2(blk.dS, sizeof(float) * K * V);
   }
@@ -392,6 +437,7 @@ __device__ GradBlock chunk_place(GradBlock blk, int i, const Dims& d, const floa
                                  const float* dstates) {
   blk.i = i, blk.item = blockIdx.x + i * gridDim.x, blk.stage = i % kGradStages;
   const int bh = blk.item / d.chunks(), n = blk.item % d.chunks();
+  blk.has_next = blk.item + int(gridDim.x) < d.B * d.H * d.chunks();
   blk.b = bh / d.H, blk.h = bh % d.H, blk.t0 = n * C, blk.length = min(C, d.T - blk.t0);
   const std::int64_t state = std::int64_t(blk.item) * blk.L.K * blk.L.V;  // [B H][chunks][K][V]
   blk.S0 = states + state, blk.dS = dstates + state;
@@ -422,10 +468,13 @@ __device__ void state_dot(const GradBlock& blk) {
     for (int n = 0; n < kBatch; ++n)
       partial += a[n].x * b[n].x + a[n].y * b[n].y + a[n].z * b[n].z + a[n].w * b[n].w;
   }
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) partial += __shfl_xor_sync(fused::kFullWarp, partial, o);
-  if (threadIdx.x % 32 == 0) at_offset<float>(blk, blk.L.state_dots(blk.i % 2))[threadIdx.x / 32] = partial;
+  write_state_dot(blk, partial, threadIdx.x / 32);
 }
+
+// The warp that writes a chunk's dg after its products, while warp 0 makes the next chunk's decays: both are
+// one warp's serial work between the chunks, and until version 85 warp 0 did both in turn while the other
+// warps waited at the barrier after S0 . dS.
+constexpr int kGateGradsWarp = kGradThreads / 32 - 1;
 
 // grid: at most one block an SM (fewer where there are fewer chunks), kGradThreads threads, L.bytes() of
 // shared memory; block x takes chunks x, x + gridDim.x, ... of all B H chunks, the next one's inputs loading
@@ -450,12 +499,12 @@ __global__ void __launch_bounds__(kGradThreads, 1)
     const GradBlock blk = chunk_place(block, i, d, states, dstates);
     // the next chunk's copies into the other stage (its last reader, chunk i - 1, is done: the barrier
     // at the end of the last iteration), or an empty group, so that the wait below counts the same
-    if (blk.item + int(gridDim.x) < items)
+    if (blk.has_next)
       stage_inputs<K, V>(chunk_place(block, i + 1, d, states, dstates), p, g.d_o, d);
     else
       cp_async_commit();
-    chunk_scalar_decays<C>(dec, p, d, blk.b, blk.h, blk.t0);  // warp 0, after its dg of chunk i - 1
-    state_dot<K, V>(blk);
+    chunk_scalar_decays<C>(dec, p, d, blk.b, blk.h, blk.t0);  // warp 0, while the last warp writes dg
+    if constexpr (!fold_state_dot(K, V)) state_dot<K, V>(blk);
     cp_async_wait<1>();               // chunk i's copies
     wgmma::fence_shared_for_async();  // the copies, for the products
     __syncthreads();
@@ -466,18 +515,15 @@ __global__ void __launch_bounds__(kGradThreads, 1)
       dk_group<K, V>(blk, dec, d, g.dk);
     else
       dv_group<K, V>(blk, dec, d, g.dv);
-    __syncthreads();  // every partial dot; every read of this stage's tiles
+    const float e_whole = *dec.e_whole;  // before the barrier: warp 0 writes the next chunk's decays after it
+    __syncthreads();                     // every partial dot; every read of this stage's tiles
 
-    if (threadIdx.x < 32) {
+    if (threadIdx.x / 32 == kGateGradsWarp)
       write_scalar_gate_grads<C>(
           {at_offset<float>(blk, L.dq_dots()), at_offset<float>(blk, L.dk_dots()),
            at_offset<float>(blk, L.handed_dots()), at_offset<float>(blk, L.state_dots(i % 2)), L.key_parts(),
-           L.value_parts(), kGradThreads / 32},
-          *dec.e_whole, g.dg, d, blk.b, blk.h, blk.t0, blk.length);
-      // the warp's reads of this chunk's decays (e_whole) before its lane 0 writes the next chunk's:
-      // racecheck found the two unordered (stop 102)
-      __syncwarp();
-    }
+           L.value_parts(), fold_state_dot(K, V) ? GradLayout::kWarps : kGradThreads / 32},
+          e_whole, g.dg, d, blk.b, blk.h, blk.t0, blk.length);
   }
 }
 

@@ -64,6 +64,21 @@ TEST(WgmmaLayout, DescriptorFieldsAsThePtxIsaEncodesThem) {
   EXPECT_EQ(encode(0x40000 + 0x100), 0x10u);  // (x & 0x3FFFF) >> 4: shared-window addresses below 256 KiB
 }
 
+// The kernels move a tile's descriptor to each step's offset by an add to its low word: the same descriptor
+// as one made at the moved address, for every 16-byte address of the shared window up to its last (228 KiB),
+// the high word untouched; past 2^18 bytes the add would carry into the leading offset, which is why the
+// window's size is the bound.
+TEST(WgmmaLayout, AMovedDescriptorIsTheDescriptorAtTheMovedAddress) {
+  constexpr unsigned kWindow = 228 * 1024;
+  for (unsigned base = 0; base < kWindow; base += 1024)
+    for (unsigned bytes = 0; base + bytes < kWindow; bytes += 16 * 997) {
+      const std::uint64_t d = descriptor(base, 8192, kGroupBytes);
+      ASSERT_EQ(moved(d, bytes), descriptor(base + bytes, 8192, kGroupBytes)) << base << " + " << bytes;
+      ASSERT_EQ(moved(d, bytes) >> 32, d >> 32);
+    }
+  EXPECT_NE(moved(descriptor(0x3FFF0, 16, kGroupBytes), 16), descriptor(0x40000, 16, kGroupBytes));
+}
+
 TEST(WgmmaLayout, KMajorDescriptorsReadEachElementWhereTheTileHoldsIt) {
   for (int rows : {64, 128})
     for (int columns : {64, 128}) {

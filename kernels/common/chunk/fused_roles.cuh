@@ -76,7 +76,10 @@ __device__ inline BlockPlace block_place(unsigned char* raw, int H, int K, int V
                                          float* ht) {
   BlockPlace at;
   at.smem = aligned_plan(raw);
-  at.role = threadIdx.x / kGroup, at.thread = threadIdx.x % kGroup;
+  // the role from lane 0 by a shuffle: ptxas then knows each role's branch is taken by whole warps and keeps
+  // the role's uniform values (the products' descriptors, the stage's addresses) in uniform registers, where
+  // from threadIdx it moved each descriptor half in by R2UR (kernels/notes/chunk.md, version 76)
+  at.role = __shfl_sync(0xFFFFFFFFu, int(threadIdx.x / kGroup), 0), at.thread = threadIdx.x % kGroup;
   at.bh = blockIdx.x, at.b = at.bh / H, at.h = at.bh % H, at.v0 = blockIdx.y * Vs;
   const std::int64_t head = std::int64_t(at.bh) * K * V + at.v0;
   at.start = h0 ? h0 + head : nullptr;

@@ -53,19 +53,29 @@ __host__ __device__ constexpr std::uint64_t descriptor(unsigned start, unsigned 
   return encode(start) | encode(leading) << 16 | encode(stride) << 32 | std::uint64_t(1) << 62;
 }
 
+// Descriptor d moved on by `bytes` (a multiple of 16). Its start field is the shared-window address over 16
+// in bits 0-13, and every address in the window is below 2^18 (228 KiB at most), so the move is an add to the
+// low word that never carries out of the field. Kept apart from the tile's descriptor so that a kernel's
+// products make one descriptor a tile and add each step's offset, a constant once the steps are unrolled,
+// to the low word alone: the high word stays a constant, and ptxas forms a descriptor with one add where
+// the mask and shift of descriptor() took about ten instructions (kernels/notes/chunk.md, version 76).
+__host__ __device__ constexpr std::uint64_t moved(std::uint64_t d, unsigned bytes) {
+  return (d & 0xFFFFFFFF00000000ull) | std::uint32_t(std::uint32_t(d) + (bytes >> 4));
+}
+
 // The operand of one instruction read from a tile at shared-window address `base`.
 // K-major: rows first_row .. first_row + 63 (or N) and depth step `step` (columns 16 step .. 16 step + 15).
 // The leading offset is unused in the swizzled K-major layouts (the ISA says "assumed 1": 16 bytes); the
 // stride offset steps eight rows. A step inside a panel moves the start by 32 bytes: the hardware swizzles
 // the address it forms, so the start may point into the pattern as long as the tile's base is aligned.
 __host__ __device__ constexpr std::uint64_t k_major(unsigned base, Tile tile, int first_row, int step) {
-  return descriptor(base + tile.offset(first_row, kDepth * step), 16, kGroupBytes);
+  return moved(descriptor(base, 16, kGroupBytes), tile.offset(first_row, kDepth * step));
 }
 // MN-major: depth step `step` (rows 16 step .. 16 step + 15) and columns first_column .. (a multiple of 64);
 // the leading offset steps from one 64-column panel to the next (an instruction wider than 64), the stride
 // offset eight rows of depth.
 __host__ __device__ constexpr std::uint64_t mn_major(unsigned base, Tile tile, int first_column, int step) {
-  return descriptor(base + tile.offset(kDepth * step, first_column), tile.panel_bytes(), kGroupBytes);
+  return moved(descriptor(base, tile.panel_bytes(), kGroupBytes), tile.offset(kDepth * step, first_column));
 }
 
 // Which element of the 64 x N fp32 accumulator thread `thread` (0..127) holds in its register r (0 .. N/2 -
