@@ -89,19 +89,17 @@ __device__ void load_fragments(const float* X, int ld, int m0, int first, int th
 // acc = A B over kStateSteps depth steps: A the fp32 state X (as load_fragments reads it) in two bf16 parts,
 // B the token tile `tokens` read K-major (its rows the N index). The fragments of kLoadSteps steps are
 // loaded at a time into a ring of two groups' registers, so that a group's loads run while the group
-// before it multiplies. Where kDot, also *dot += the sum of X o Y over the elements the thread loads, Y read
-// as X is (S0 . dS, dg's state term, over the fragments dq's products load anyway: fold_state_dot).
-template <int kStateSteps, bool kTransposed, bool kDot = false>
+// before it multiplies.
+template <int kStateSteps, bool kTransposed>
 __device__ void state_products(float (&acc)[kAcc], const GradBlock& blk, const float* X, int ld, int m0,
-                               unsigned tokens, const float* Y = nullptr, float* dot = nullptr) {
+                               unsigned tokens) {
   static_assert(kStateSteps % kLoadSteps == 0, "whole load groups");
   constexpr int kGroups = kStateSteps / kLoadSteps;
   std::uint32_t high[2][kLoadSteps][4], low[2][kLoadSteps][4];
 #pragma unroll
   for (int group = 0; group < kGroups; ++group) {
-    float x[kLoadSteps][8], y[kLoadSteps][8];
+    float x[kLoadSteps][8];
     load_fragments<kTransposed>(X, ld, m0, group * kLoadSteps, blk.thread, x);
-    if constexpr (kDot) load_fragments<kTransposed>(Y, ld, m0, group * kLoadSteps, blk.thread, y);
     const int ring = group % 2;
     if (group >= 2) wgmma::wait<1>();  // the products of group - 2, which read this ring slot
 #pragma unroll
@@ -119,11 +117,6 @@ __device__ void state_products(float (&acc)[kAcc], const GradBlock& blk, const f
       wgmma::product<C, 0>(acc, low[ring][s], b, true);
     }
     wgmma::commit();
-    if constexpr (kDot)
-#pragma unroll
-      for (int s = 0; s < kLoadSteps; ++s)
-#pragma unroll
-        for (int e = 0; e < 8; ++e) *dot = fmaf(x[s][e], y[s][e], *dot);
   }
 }
 
@@ -297,30 +290,15 @@ __device__ void prefetch_next_state(const GradBlock& blk, int m, const float* X)
   prefetch_to_l2(X + std::int64_t(gridDim.x) * K * V, sizeof(float) * K * V);
 }
 
-// Whether S0 . dS (dg's state term) is summed from the fragments dq's warpgroup loads for its products, dS's
-// loaded beside S0's (version 86), rather than by every thread over both states before the products
-// (state_dot): at K = V = 64 that pass and its barrier were on every chunk's path, and the 16 registers
-// more fit (at K = V = 128 they would not: 168 registers already).
-__host__ __device__ constexpr bool fold_state_dot(int K, int V) {
-  return K * V <= 64 * 64;
-}
-
-// A warp's partial of S0 . dS (each lane's `partial`) into its slot `index` of the chunk's state dots.
-__device__ void write_state_dot(const GradBlock& blk, float partial, int index) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) partial += __shfl_xor_sync(fused::kFullWarp, partial, o);
-  if (threadIdx.x % 32 == 0) at_offset<float>(blk, blk.L.state_dots(blk.i % 2))[index] = partial;
-}
-
 // Both products of an output's 64-row block m: `state` = A B over kStateSteps depth steps, A the fp32 state
 // X's rows 64 m .. (kTransposed: its columns), X's rows ld apart, B the token tile `state_tokens`; `scores` =
 // the columns 64 m .. of the token tile `score_tokens` times a score tile's two parts (score_products). The
 // first block waits there for M and A; both are done on return.
-template <int kStateSteps, bool kTransposed, bool kScoresMn, bool kDot = false>
+template <int kStateSteps, bool kTransposed, bool kScoresMn>
 __device__ void block_products(float (&state)[kAcc], float (&scores)[kAcc], const GradBlock& blk,
                                const float* X, int ld, int m, unsigned state_tokens, unsigned score_tokens,
-                               unsigned high, unsigned low, const float* Y = nullptr, float* dot = nullptr) {
-  state_products<kStateSteps, kTransposed, kDot>(state, blk, X, ld, wgmma::kRows * m, state_tokens, Y, dot);
+                               unsigned high, unsigned low) {
+  state_products<kStateSteps, kTransposed>(state, blk, X, ld, wgmma::kRows * m, state_tokens);
   if (m == 0) scores_ready().sync_unaligned();
   score_products<kScoresMn>(scores, blk, score_tokens, m, high, low);
   wgmma::wait<0>();
@@ -337,15 +315,12 @@ __device__ void dq_group(const GradBlock& blk, const ScalarDecays& dec, const Di
                                                L.m_part(0), L.m_part(1), diagonal);
   wgmma::fence_shared_for_async();
   bf16* rows = at_offset<bf16>(blk, L.out(0));
-  constexpr bool kDot = fold_state_dot(K, V);
-  float dot = 0;
 #pragma unroll 1
   for (int m = 0; m < K / wgmma::kRows; ++m) {
     prefetch_next_state<K, V>(blk, m, blk.S0);
     float state[kAcc], scores[kAcc];
-    block_products<V / wgmma::kDepth, false, false, kDot>(state, scores, blk, blk.S0, V, m, L.d_o(blk.stage),
-                                                          L.k(blk.stage), L.m_part(0), L.m_part(1), blk.dS,
-                                                          &dot);
+    block_products<V / wgmma::kDepth, false, false>(state, scores, blk, blk.S0, V, m, L.d_o(blk.stage),
+                                                    L.k(blk.stage), L.m_part(0), L.m_part(1));
     for_each_token(blk, [&](int r, int t, int) { state[r] = state[r] * dec.seen[t] * d.scale + scores[r]; });
     column_dots(state, blk, tile_at_accumulator(blk, L.q(blk.stage), wgmma::kRows * m),
                 at_offset<float>(blk, L.dq_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
@@ -353,7 +328,6 @@ __device__ void dq_group(const GradBlock& blk, const ScalarDecays& dec, const Di
     for_each_token(blk, [&](int r, int t, int) { state[r] = fmaf(diagonal[t], k.at(r), state[r]); });
     stage_transposed(state, blk, rows, L.out_ld(0), wgmma::kRows * m);
   }
-  if constexpr (kDot) write_state_dot(blk, dot, blk.warp);
   copy_out(blk, 0, rows, dq, d);
 }
 
@@ -468,7 +442,9 @@ __device__ void state_dot(const GradBlock& blk) {
     for (int n = 0; n < kBatch; ++n)
       partial += a[n].x * b[n].x + a[n].y * b[n].y + a[n].z * b[n].z + a[n].w * b[n].w;
   }
-  write_state_dot(blk, partial, threadIdx.x / 32);
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) partial += __shfl_xor_sync(fused::kFullWarp, partial, o);
+  if (threadIdx.x % 32 == 0) at_offset<float>(blk, blk.L.state_dots(blk.i % 2))[threadIdx.x / 32] = partial;
 }
 
 // The warp that writes a chunk's dg after its products, while warp 0 makes the next chunk's decays: both are
@@ -504,7 +480,7 @@ __global__ void __launch_bounds__(kGradThreads, 1)
     else
       cp_async_commit();
     chunk_scalar_decays<C>(dec, p, d, blk.b, blk.h, blk.t0);  // warp 0, while the last warp writes dg
-    if constexpr (!fold_state_dot(K, V)) state_dot<K, V>(blk);
+    state_dot<K, V>(blk);
     cp_async_wait<1>();               // chunk i's copies
     wgmma::fence_shared_for_async();  // the copies, for the products
     __syncthreads();
@@ -522,7 +498,7 @@ __global__ void __launch_bounds__(kGradThreads, 1)
       write_scalar_gate_grads<C>(
           {at_offset<float>(blk, L.dq_dots()), at_offset<float>(blk, L.dk_dots()),
            at_offset<float>(blk, L.handed_dots()), at_offset<float>(blk, L.state_dots(i % 2)), L.key_parts(),
-           L.value_parts(), fold_state_dot(K, V) ? GradLayout::kWarps : kGradThreads / 32},
+           L.value_parts(), kGradThreads / 32},
           e_whole, g.dg, d, blk.b, blk.h, blk.t0, blk.length);
   }
 }
