@@ -4,10 +4,11 @@
 // dg (write_scalar_gate_grads from the same kind of partial dots).
 // A block takes chunk after chunk of 64 tokens (one block an SM: 168 registers a thread), the next chunk's
 // q, k, v and do loading into the other stage while it computes one (a block a chunk, version 77, left each
-// SM idle while a chunk's inputs came). Three warpgroups take dq, dk and dv. Each output is made
-// transposed, a 64-row block of keys (or values) by the chunk's 64 tokens at a time, so that the fp32 states
-// S0 and dS are the products' A operand, read from memory straight into registers and split into two bf16
-// parts there (no shared memory for them, no pass to stage them):
+// SM idle while a chunk's inputs came) and the next chunk's states prefetched into L2 (state_prefetch says
+// when). Three warpgroups take dq, dk and dv. Each output is made transposed, a 64-row block of keys (or
+// values) by the chunk's 64 tokens at a time, so that the fp32 states S0 and dS are the products' A operand,
+// read from memory straight into registers and split into two bf16 parts there (no shared memory for them,
+// no pass to stage them):
 //   dq^T = scale e^{seen_t} (S0 do^T) + k^T M^T        (+ M's diagonal: diag_t k_t)
 //   dk^T = e^{to end_t} (dS v^T) + q^T M               (+ diag_t q_t)
 //   dv^T = e^{to end_t} (dS^T k^T) + do^T A
@@ -24,6 +25,7 @@
 #include "kernels/common/chunk/swizzled_fragments.h"
 #include "kernels/common/constant_dispatch.h"
 #include "kernels/common/cuda_check.h"
+#include "kernels/common/lane_sum.cuh"
 #include "kernels/common/wgmma/wgmma.cuh"
 #include "kernels/simple_gla/chunk_backward.cuh"
 #include "kernels/simple_gla/chunk_grads_wgmma.h"
@@ -225,9 +227,7 @@ __device__ void column_dots(const float (&acc)[kAcc], const GradBlock& blk, cons
     sums[(r >> 2) * 2 + (r & 1)] = fmaf(acc[r], x.at(r), sums[(r >> 2) * 2 + (r & 1)]);
   const int lane = blk.thread % 32;
 #pragma unroll
-  for (int x = 0; x < kAcc / 2; ++x)
-#pragma unroll
-    for (int o = 4; o < 32; o <<= 1) sums[x] += __shfl_xor_sync(fused::kFullWarp, sums[x], o);
+  for (int x = 0; x < kAcc / 2; ++x) sums[x] = sum_over_strided_lanes(sums[x], 4);  // the 8 lanes of a column
   if (lane < 4)
 #pragma unroll
     for (int x = 0; x < kAcc / 2; ++x) out[8 * (x >> 1) + 2 * lane + (x & 1)] = sums[x];
