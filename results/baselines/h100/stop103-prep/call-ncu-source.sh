@@ -1,13 +1,13 @@
 #!/bin/bash
-# Stop 103's prepared call (not run: the session's device time was spent), carrying build-part-s103/v86 (main's
-# chunk version 86; rebuild: main at the merge cc80a20 or later with no kernel change, `cmake --build build`,
-# `../shared/tools/bundle-for-device build/fla-bench build-part-s103/v86 && xz -T2 -6
-# build-part-s103/v86/fla-bench`). ncu's SASS source page (stalls by line) of simple_gla's gradients kernel at
+# Stop 103's prepared call (not run: the session's device time was spent), carrying build-part-s103/main (main
+# at 7faae4c: chunk versions 77-85; rebuild: main at that commit or later with no kernel change, `cmake --build
+# build`, `../shared/tools/bundle-for-device build/fla-bench build-part-s103/main && xz -T2 -6
+# build-part-s103/main/fla-bench`). ncu's SASS source page (stalls by line) of simple_gla's gradients kernel at
 # 4,4096,16,64 (where version 86 found the state pass was not what holds a chunk: 1,024-chunk rounds of ~10.6 us
 # against 3.5 us of bytes) and at 4,4096,16,128 (version 84's 665 us), and of the one-kernel forward at
 # 4,4096,16,128 (0.1924 ms against its 0.192 target). Lands in $OUT/ncusrc.tar.xz, packed after each kernel.
 set -u
-name=v86
+name=main
 dir=/tmp/$name; mkdir -p $dir; cp -r build-part-s103/$name/lib $dir/
 [ -x $dir/fb ] || { xz -T0 -dc build-part-s103/$name/fla-bench.xz > $dir/fb; chmod +x $dir/fb; }
 export LD_LIBRARY_PATH=$dir/lib; fb=$dir/fb
