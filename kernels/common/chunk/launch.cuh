@@ -14,6 +14,7 @@
 #include "kernels/common/chunk/chunk_grads.cuh"
 #include "kernels/common/chunk/forward.cuh"
 #include "kernels/common/chunk/scan.cuh"
+#include "kernels/common/chunk/scores_pass.cuh"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/forked_stream.h"
 #include "kernels/common/format.h"
@@ -98,6 +99,17 @@ void launch_output(const Pointers<T>& pointers, const Dims& d, const float* stat
     launch(chunk_output_kernel<Form, T, true, Q>);
   else
     launch(chunk_output_kernel<Form, T, false, Q>);
+  FLA_CUDA_CHECK_LAUNCH();
+}
+
+// Every chunk's intra-chunk scores (and rwkv6's bonus) into ws.scores and ws.bonus (scores_pass.cuh).
+template <class Form, class T>
+void launch_scores(const Pointers<T>& pointers, const Dims& d, const Workspace& ws, cudaStream_t stream) {
+  const std::size_t bytes = sizeof(float) * scores_pass_floats(d.C, d.K);
+  const auto kernel = chunk_scores_kernel<Form, T>;
+  allow_shared_memory(kernel, bytes);
+  kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.chunks())), kScoresThreads, bytes, stream>>>(
+      pointers, d, ws.scores, ws.bonus);
   FLA_CUDA_CHECK_LAUNCH();
 }
 

@@ -13,6 +13,7 @@
 
 #include "kernels/common/chunk/launch.cuh"
 #include "kernels/common/chunk/per_key_fused_forward.h"
+#include "kernels/common/chunk/prepared_fused_forward.h"
 #include "kernels/common/chunked_backward.h"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/format.h"
@@ -38,6 +39,29 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   pointers.o = call.outputs.at(binding.o).as<T>();
   pointers.ht = call.outputs.at(binding.ht).as<float>();
   const Workspace ws = carve_workspace(call.workspace, p);
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    // on Hopper, the operands that depend on the decays alone made once a chunk by wide kernels, then the
+    // states and outputs in one kernel (prepared_fused_forward.cu), saving what the backward reads
+    if (const DeviceLimits limits = current_device_limits();
+        prepared_fused_forward_runs(Form::value, p, limits)) {
+      {
+        const NvtxRange range("decays");
+        launch_prepare<Form, T, Operand::keys_to_end>(pointers, d, ws, call.stream);
+      }
+      {
+        const NvtxRange range("decays_seen");
+        launch_prepare<Form, T, Operand::queries_from_start>(pointers, d, ws, call.stream,
+                                                             SecondPart::skipped);
+      }
+      {
+        const NvtxRange range("scores");
+        launch_scores<Form, T>(pointers, d, ws, call.stream);
+      }
+      const NvtxRange range("fused");
+      prepared_fused_forward(binding, call, limits);
+      return;
+    }
+  }
   forward_states<Form>(pointers, d, ws, call.stream);
   const NvtxRange range("outputs");
   launch_output<Form, T>(pointers, d, ws.states, call.stream, call.save_for_backward ? ws.scores : nullptr,

@@ -1,0 +1,22 @@
+// gla's and rwkv6's chunk forward on Hopper from prepared operands (prepared_fused_forward.cu): where it
+// runs, and its launch. Host-safe, so that the CPU tests ask where it runs.
+#pragma once
+
+#include "kernels/common/recurrence.h"
+#include "kernels/variant.h"
+
+namespace flabench {
+
+// Whether the state and output pass over prepared operands takes problem `p` of a recurrence of `form` on a
+// device of `limits`: gla's form or rwkv6's, bf16, chunks of 64, K = 64 or 128, V a multiple of 32, a compute
+// capability 9.0 GPU, a build with sm_90a code, blocks that fill more than half the GPU and fit its shared
+// memory.
+bool prepared_fused_forward_runs(const RecurrenceForm& form, const Problem& p, const DeviceLimits& limits);
+
+// o, the final state and, where the call saves for a backward, the state before every chunk, on the call's
+// stream, from what the prepare kernels and the scores pass left in the call's workspace (chunk::Workspace):
+// keys_to_end in two parts and whole, queries_from_start's first part, scores and (rwkv6) bonus.
+void prepared_fused_forward(const RecurrenceBinding& binding, const ForwardCall& call,
+                            const DeviceLimits& limits);
+
+}  // namespace flabench
