@@ -13,8 +13,8 @@
 
 #include "kernels/common/chunk/chunk_grads.cuh"
 #include "kernels/common/chunk/forward.cuh"
+#include "kernels/common/chunk/operands_pass.cuh"
 #include "kernels/common/chunk/scan.cuh"
-#include "kernels/common/chunk/scores_pass.cuh"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/forked_stream.h"
 #include "kernels/common/format.h"
@@ -102,14 +102,14 @@ void launch_output(const Pointers<T>& pointers, const Dims& d, const float* stat
   FLA_CUDA_CHECK_LAUNCH();
 }
 
-// Every chunk's intra-chunk scores (and rwkv6's bonus) into ws.scores and ws.bonus (scores_pass.cuh).
+// Every operand the state and output pass over prepared operands reads (operands_pass.cuh), into ws.
 template <class Form, class T>
-void launch_scores(const Pointers<T>& pointers, const Dims& d, const Workspace& ws, cudaStream_t stream) {
-  const std::size_t bytes = sizeof(float) * scores_pass_floats(d.C, d.K);
-  const auto kernel = chunk_scores_kernel<Form, T>;
+void launch_operands(const Pointers<T>& pointers, const Dims& d, const Workspace& ws, cudaStream_t stream) {
+  const std::size_t bytes = sizeof(float) * operands_pass_floats(d.C, d.K);
+  const auto kernel = chunk_operands_kernel<Form, T>;
   allow_shared_memory(kernel, bytes);
-  kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.chunks())), kScoresThreads, bytes, stream>>>(
-      pointers, d, ws.scores, ws.bonus);
+  kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.chunks())), kOperandsThreads, bytes, stream>>>(pointers, d,
+                                                                                               ws);
   FLA_CUDA_CHECK_LAUNCH();
 }
 

@@ -41,6 +41,50 @@ __host__ __device__ inline int scan_tiles(int size) {
   return (size + kScanTile - 1) / kScanTile;
 }
 
+// The scan's operand X for a chunk's staged rows (k, or q; `cols` channels from `rows`, row stride `ld`,
+// their decays in dec) into `out` ([C] rows, `out_ld` elements apart; bf16's second part `plane` elements on,
+// where second_part says): each thread kVec neighbouring channels of a row, their decays read as 16-byte
+// vectors (Decays), X leaving in 16-byte stores. The whole block calls this.
+template <class T, Operand kind>
+__device__ void write_prepared(const Decays& dec, const float* rows, int ld, int C, int cols, float scale,
+                               Prepared<T>* out, int out_ld, std::int64_t plane, bool second_part) {
+  using X = Prepared<T>;
+  constexpr bool keys = kind == Operand::keys_to_end;
+  constexpr int kVec = 16 / sizeof(X);
+  const Divisor vectors(cols / kVec);  // to a row
+  for (int idx = threadIdx.x; idx < C * cols / kVec; idx += int(blockDim.x)) {
+    const int t = vectors.div(idx), c0 = vectors.mod(idx) * kVec;
+    float value[kVec], exponent[kVec];
+#pragma unroll
+    for (int e = 0; e < kVec; e += 4)
+      *reinterpret_cast<float4*>(value + e) = *reinterpret_cast<const float4*>(rows + t * ld + c0 + e);
+    if constexpr (keys)
+      dec.after(t, dec.subs, c0, exponent);
+    else
+      dec.seen_from_start(t, c0, exponent);
+#pragma unroll
+    for (int e = 0; e < kVec; ++e)
+      value[e] = keys ? value[e] * exp_flushed(exponent[e]) : scale * value[e] * exp_flushed(exponent[e]);
+    uint4 packed;
+    X* at = out + std::int64_t(t) * out_ld + c0;
+    if constexpr (kPreparedParts<T> == 2) {
+      uint4 low;
+      auto *high_pairs = reinterpret_cast<std::uint32_t*>(&packed),
+           *low_pairs = reinterpret_cast<std::uint32_t*>(&low);
+#pragma unroll
+      for (int e = 0; e < kVec; e += 2) {
+        const Parts<X> parts = split<X>(value[e], value[e + 1]);
+        high_pairs[e / 2] = parts.high, low_pairs[e / 2] = parts.low;
+      }
+      if (second_part) *reinterpret_cast<uint4*>(at + plane) = low;
+    } else {
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) reinterpret_cast<X*>(&packed)[e] = from_float<X>(value[e]);
+    }
+    *reinterpret_cast<uint4*>(at) = packed;
+  }
+}
+
 // One block per (batch, head, chunk): the chunk's summed log decay per channel and the scan's operand X.
 // k (or q) and per-key gates are staged in 16-byte loads and X leaves in 16-byte stores: the kernel moves
 // three [C][K] tiles and does little else, so its loads and stores are what it costs. Q: the queries' type
@@ -50,9 +94,7 @@ template <class Form, class T, Operand kind, class Q = T>
 __global__ void __launch_bounds__(kPrepareThreads)
     chunk_prepare_kernel(Pointers<T> p, Dims d, Workspace ws, const Q* queries, bool second_part) {
   extern __shared__ float smem[];
-  using X = Prepared<T>;
   constexpr bool keys = kind == Operand::keys_to_end;
-  constexpr int kVec = 16 / sizeof(X);
   const int K = d.K, C = d.C;
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y;
   const int t0 = n * C;
@@ -63,42 +105,10 @@ __global__ void __launch_bounds__(kPrepareThreads)
   else
     stage_with_decays<Form>(dec, p.g, d, b, h, t0, 0, token_rows(queries, d, b, h, t0, C, K, 0, K, rows, K));
   const std::int64_t chunk = std::int64_t(bh) * d.chunks() + n;
-  auto* out = reinterpret_cast<X*>(keys ? ws.keys_to_end : ws.queries_from_start) + chunk * C * K;
+  auto* out = reinterpret_cast<Prepared<T>*>(keys ? ws.keys_to_end : ws.queries_from_start) + chunk * C * K;
   // bf16's second part, a plane later (workspace.cuh, kPreparedParts)
   const std::int64_t plane = std::int64_t(gridDim.x) * gridDim.y * C * K;
-  // Each thread's kVec neighbouring channels of a row, their decays read as 16-byte vectors (Decays).
-  const Divisor vectors(K / kVec);  // to a row
-  for (int idx = threadIdx.x; idx < C * K / kVec; idx += kPrepareThreads) {
-    const int t = vectors.div(idx), c0 = vectors.mod(idx) * kVec;
-    float value[kVec], exponent[kVec];
-#pragma unroll
-    for (int e = 0; e < kVec; e += 4)
-      *reinterpret_cast<float4*>(value + e) = *reinterpret_cast<const float4*>(rows + t * K + c0 + e);
-    if constexpr (keys)
-      dec.after(t, dec.subs, c0, exponent);
-    else
-      dec.seen_from_start(t, c0, exponent);
-#pragma unroll
-    for (int e = 0; e < kVec; ++e)
-      value[e] = keys ? value[e] * exp_flushed(exponent[e]) : d.scale * value[e] * exp_flushed(exponent[e]);
-    uint4 packed;
-    if constexpr (kPreparedParts<T> == 2) {
-      uint4 low;
-      auto *high_pairs = reinterpret_cast<std::uint32_t*>(&packed),
-           *low_pairs = reinterpret_cast<std::uint32_t*>(&low);
-#pragma unroll
-      for (int e = 0; e < kVec; e += 2) {
-        const Parts<X> parts = split<X>(value[e], value[e + 1]);
-        high_pairs[e / 2] = parts.high, low_pairs[e / 2] = parts.low;
-      }
-      if (second_part) reinterpret_cast<uint4*>(out + plane)[idx] = low;
-    } else {
-      X* x = reinterpret_cast<X*>(&packed);
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) x[e] = from_float<X>(value[e]);
-    }
-    reinterpret_cast<uint4*>(out)[idx] = packed;
-  }
+  write_prepared<T, kind>(dec, rows, K, C, K, d.scale, out, K, plane, second_part);
   if constexpr (keys)  // the backward reuses the forward's, as it does the states
     for (int c = threadIdx.x; c < K; c += kPrepareThreads) ws.whole[chunk * K + c] = dec.whole(c);
 }

@@ -45,17 +45,8 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
     if (const DeviceLimits limits = current_device_limits();
         prepared_fused_forward_runs(Form::value, p, limits)) {
       {
-        const NvtxRange range("decays");
-        launch_prepare<Form, T, Operand::keys_to_end>(pointers, d, ws, call.stream);
-      }
-      {
-        const NvtxRange range("decays_seen");
-        launch_prepare<Form, T, Operand::queries_from_start>(pointers, d, ws, call.stream,
-                                                             SecondPart::skipped);
-      }
-      {
-        const NvtxRange range("scores");
-        launch_scores<Form, T>(pointers, d, ws, call.stream);
+        const NvtxRange range("operands");
+        launch_operands<Form, T>(pointers, d, ws, call.stream);
       }
       const NvtxRange range("fused");
       prepared_fused_forward(binding, call, limits);

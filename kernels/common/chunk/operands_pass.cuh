@@ -1,0 +1,69 @@
+// Every operand the state and output pass over prepared operands (prepared_fused_forward.cu) reads that
+// depends on the per-key decays and not on the value slice, in one pass over q, k and g, a block per (batch,
+// head, chunk): the keys' and the queries' prepared rows (the prepare kernel's, scan.cuh's write_prepared),
+// the chunk's summed decay, and the intra-chunk scores A (intra_chunk.cuh) with rwkv6's bonus, into the
+// workspace (Workspace::keys_to_end, queries_from_start, whole, scores, bonus). The backward reads the keys,
+// the decays, A and the bonus as it reads the multi-kernel forward's. The key channels a tile at a time
+// where the output pass takes them so (output_key_tile): the scores' sums in its order, so A is the output
+// pass's bit for bit there.
+#pragma once
+
+#include "kernels/common/chunk/block_shapes.h"
+#include "kernels/common/chunk/decays.cuh"
+#include "kernels/common/chunk/intra_chunk.cuh"
+#include "kernels/common/chunk/scan.cuh"
+#include "kernels/common/chunk/staging.cuh"
+#include "kernels/common/chunk/workspace.cuh"
+#include "kernels/common/recurrence_pointers.cuh"
+
+namespace flabench::chunk {
+
+constexpr int kOperandsThreads = 256;
+
+__host__ __device__ inline int operands_pass_floats(int C, int K) {
+  const int KT = output_key_tile(C, K);
+  return Decays::floats(C, KT) + 2 * C * (KT + kPad) + C * (C + kPad) + C + intra_chunk_scratch_ints(C, KT);
+}
+
+template <class Form, class T>
+__global__ void __launch_bounds__(kOperandsThreads)
+    chunk_operands_kernel(Pointers<T> p, Dims d, Workspace ws) {
+  extern __shared__ float smem[];
+  const int K = d.K, C = d.C, KT = output_key_tile(C, K), ldK = KT + kPad, ldC = C + kPad;
+  const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y, t0 = n * C;
+  Decays dec = Decays::carve(smem, C, KT);  // of the KT channels staged
+  float* q = smem + Decays::floats(C, KT);  // [C][KT + pad]
+  float* k = q + C * ldK;                   // [C][KT + pad]
+  float* A = k + C * ldK;                   // [C][C + pad]
+  float* bonus = A + C * ldC;               // [C]: rwkv6's q_i . (u k_i)
+  int* scratch = reinterpret_cast<int*>(bonus + C);
+  const T* u = Form::value.bonus ? p.u + h * K : nullptr;
+  const std::int64_t chunk = std::int64_t(bh) * d.chunks() + n;
+  auto* keys = reinterpret_cast<Prepared<T>*>(ws.keys_to_end) + chunk * C * K;
+  auto* queries = reinterpret_cast<Prepared<T>*>(ws.queries_from_start) + chunk * C * K;
+  const std::int64_t plane = std::int64_t(gridDim.x) * gridDim.y * C * K;  // bf16's second part
+  zero_intra_chunk_scores(A, ldC, C, bonus);
+  for (int c0 = 0; c0 < K; c0 += KT) {
+    __syncthreads();  // the last tile's reads are done
+    stage_with_decays<Form>(dec, p.g, d, b, h, t0, c0, token_rows(p.q, d, b, h, t0, C, K, c0, KT, q, ldK),
+                            token_rows(p.k, d, b, h, t0, C, K, c0, KT, k, ldK));
+    // (the scores scale q and k in place only after a barrier of their own, once these have read them)
+    write_prepared<T, Operand::keys_to_end>(dec, k, ldK, C, KT, 1.0f, keys + c0, K, plane, true);
+    write_prepared<T, Operand::queries_from_start>(dec, q, ldK, C, KT, d.scale, queries + c0, K, plane,
+                                                   false);
+    for (int c = threadIdx.x; c < KT; c += kOperandsThreads) ws.whole[chunk * K + c0 + c] = dec.whole(c);
+    intra_chunk_scores<Form, T, true>(dec, q, k, ldK, KT, C, A, ldC, u ? u + c0 : nullptr, bonus, scratch);
+  }
+  finish_intra_chunk_scores<Form>(A, ldC, C);
+  __syncthreads();
+  auto* to = reinterpret_cast<float4*>(ws.scores + chunk * C * C);
+  const int row_shift = __ffs(C / 4) - 1;  // C: 16, 32 or 64; a row is C / 4 vectors
+  for (int idx = threadIdx.x; idx < C * C / 4; idx += kOperandsThreads) {
+    const int i = idx >> row_shift, s = (idx & (C / 4 - 1)) * 4;
+    to[idx] = *reinterpret_cast<const float4*>(A + i * ldC + s);
+  }
+  if constexpr (Form::value.bonus)
+    for (int i = threadIdx.x; i < C; i += kOperandsThreads) ws.bonus[chunk * C + i] = bonus[i];
+}
+
+}  // namespace flabench::chunk
