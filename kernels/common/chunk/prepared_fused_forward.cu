@@ -13,7 +13,8 @@
 //            backward reads it), then S = diag(e^{whole}) S + (k e^{to end})^T v: the only chain that runs
 //            chunk after chunk;
 //   outputs  o = (scale q e^{seen}) S + scale A v (rwkv6: A's diagonal the bonus q_i . (u o k_i)), A read
-//            into registers in fp32 and fed to the tensor cores from there in two bf16 parts.
+//            into registers in fp32 a chunk ahead and fed to the tensor cores from there in two bf16 parts;
+//            the state's buffer released once q S is done, before A v.
 // The precision is the multi-kernel forward's for bf16 (forward.cuh, scan.cuh): the queries rounded once
 // against S's two parts, A in two parts against v, the update's keys in two parts against v.
 #include <cuda_bf16.h>
@@ -148,48 +149,63 @@ __device__ void state_role(const Dims& d, const PreparedFusedLayout& L, unsigned
   if (end) roles::store_state(S, end, d.V, thread);
 }
 
-// Chunk `chunk`'s scores times `scale` in two bf16 parts, as the A fragments of A v (register r of a 64 x 64
-// accumulator is element r % 8 of depth step r / 8's fragment: layout.h); rwkv6's bonus on the diagonal.
-__device__ void scores_fragments(const PreparedPointers& p, std::int64_t chunk, float scale, int thread,
+// A chunk's scores as this thread holds them in a 64 x 64 accumulator (layout.h; pairs of registers r, r + 1
+// at r / 2), read from the scores pass's fp32 rows, and rwkv6's bonus for its two rows (top, top + 8; zero
+// for gla, whose diagonal A holds).
+struct ChunkScores {
+  float2 pairs[C / 4];
+  float bonus[2];
+};
+__device__ inline ChunkScores load_scores(const PreparedPointers& p, std::int64_t chunk, int thread) {
+  ChunkScores x;
+  const float* A = p.scores + chunk * C * C;
+#pragma unroll
+  for (int r = 0; r < C / 2; r += 2) {
+    const wgmma::Element e = accumulator_element(thread, r);
+    x.pairs[r / 2] = *reinterpret_cast<const float2*>(A + e.row * C + e.column);
+  }
+  const int top = accumulator_element(thread, 0).row;
+  x.bonus[0] = p.bonus ? p.bonus[chunk * C + top] : 0.0f;
+  x.bonus[1] = p.bonus ? p.bonus[chunk * C + top + 8] : 0.0f;
+  return x;
+}
+
+// The scores times `scale` in two bf16 parts, as the A fragments of A v (register r of a 64 x 64 accumulator
+// is element r % 8 of depth step r / 8's fragment: layout.h); rwkv6's bonus on the diagonal, where its A is
+// zero (the output reads the state before its own token).
+template <bool kBonus>
+__device__ void scores_fragments(const ChunkScores& x, float scale, int thread,
                                  std::uint32_t (&high)[C / wgmma::kDepth][4],
                                  std::uint32_t (&low)[C / wgmma::kDepth][4]) {
-  const float* A = p.scores + chunk * C * C;
-  float2 x[C / 4];
-#pragma unroll
-  for (int r = 0; r < C / 2; r += 2) {  // every load first, then their uses
-    const wgmma::Element e = accumulator_element(thread, r);
-    x[r / 2] = *reinterpret_cast<const float2*>(A + e.row * C + e.column);
-  }
-  if (p.bonus) {
-    const float* bonus = p.bonus + chunk * C;
-#pragma unroll
-    for (int r = 0; r < C / 2; r += 2) {
-      const wgmma::Element e = accumulator_element(thread, r);
-      if (e.column == e.row) x[r / 2].x = bonus[e.row];
-      if (e.column + 1 == e.row) x[r / 2].y = bonus[e.row];
-    }
-  }
 #pragma unroll
   for (int step = 0; step < C / wgmma::kDepth; ++step)
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      const float2 pair = x[4 * step + i];
+      const int r = 8 * step + 2 * i;
+      float2 pair = x.pairs[r / 2];
+      if constexpr (kBonus) {
+        const wgmma::Element e = accumulator_element(thread, r);
+        if (e.column == e.row) pair.x = x.bonus[(r >> 1) & 1];
+        if (e.column + 1 == e.row) pair.y = x.bonus[(r >> 1) & 1];
+      }
       const Parts<bf16> parts = split<bf16>(scale * pair.x, scale * pair.y);
       high[step][i] = parts.high, low[step][i] = parts.low;
     }
 }
 
-template <int K, int kVs>
+// The chunks' outputs. q S goes to the tensor cores as soon as the stage and the state are out, and the
+// state's buffer is released as soon as its product is done, before A v: the state warpgroup's chain waits on
+// q S alone. A is read a chunk ahead, so that its loads' latency hides behind a chunk's products.
+template <int K, int kVs, bool kBonus>
 __device__ void outputs_role(const PreparedPointers& p, const Dims& d, const PreparedFusedLayout& L,
                              unsigned char* smem, int bh, int b, int h, int v0, int thread) {
   constexpr int kSteps = C / wgmma::kDepth;  // A's 16-token column steps: the depth of A v
   const PreparedOperands at{L, shared_address(smem)};
   const int chunks = d.chunks();
+  const std::int64_t first = std::int64_t(bh) * chunks;
+  ChunkScores next = load_scores(p, first, thread);
   for (int n = 0; n < chunks; ++n) {
     const int s = n % kFusedStages, t0 = n * C, length = min(C, d.T - t0);
-    // A from global memory (the scores pass's), its loads in flight while q S waits for the stage and S
-    std::uint32_t high[kSteps][4], low[kSteps][4];
-    scores_fragments(p, std::int64_t(bh) * chunks + n, d.scale, thread, high, low);
     stage_full(s).sync_unaligned();
     state_full().sync();
     float o[kVs / 2];
@@ -200,6 +216,11 @@ __device__ void outputs_role(const PreparedPointers& p, const Dims& d, const Pre
       wgmma::product<kVs, 0, 1>(o, q, at.state(0, step), step > 0);
       wgmma::product<kVs, 0, 1>(o, q, at.state(1, step), true);
     }
+    wgmma::commit();
+    std::uint32_t high[kSteps][4], low[kSteps][4];
+    scores_fragments<kBonus>(next, d.scale, thread, high, low);
+    if (n + 1 < chunks) next = load_scores(p, first + n + 1, thread);
+    wgmma::fence();  // the fragments' registers, for the products
 #pragma unroll
     for (int step = 0; step < kSteps; ++step) {
       const std::uint64_t v = at.values(s, step);
@@ -207,16 +228,17 @@ __device__ void outputs_role(const PreparedPointers& p, const Dims& d, const Pre
       wgmma::product<kVs, 1>(o, low[step], v, true);
     }
     wgmma::commit();
+    wgmma::wait<1>();  // q S: the state's buffer is read
+    if (n + 1 < chunks) state_empty().arrive();
     wgmma::wait<0>();
     wgmma::hold(o);
-    if (n + 1 < chunks) state_empty().arrive();
     if (n + kFusedStages < chunks) stage_empty(s).arrive();
     store_outputs(o, p.o + d.row(b, h, t0) * d.V + v0, std::int64_t(d.H) * d.V, length, 1.0f, thread);
   }
 }
 
 // grid (B H, V / Vs), kFusedThreads threads, L.bytes() of shared memory.
-template <int K, int kVs>
+template <int K, int kVs, bool kBonus>
 __global__ void __launch_bounds__(kFusedThreads, 1)
     prepared_fused_forward_kernel(PreparedPointers p, Dims d, PreparedFusedLayout L) {
   extern __shared__ unsigned char raw[];
@@ -228,7 +250,7 @@ __global__ void __launch_bounds__(kFusedThreads, 1)
                        p.saved ? p.saved + std::int64_t(at.bh) * d.chunks() * K * d.V + at.v0 : nullptr,
                        at.thread);
   else
-    outputs_role<K, kVs>(p, d, L, at.smem, at.bh, at.b, at.h, at.v0, at.thread);
+    outputs_role<K, kVs, kBonus>(p, d, L, at.smem, at.bh, at.b, at.h, at.v0, at.thread);
 }
 
 }  // namespace
@@ -264,11 +286,16 @@ void prepared_fused_forward(const RecurrenceBinding& binding, const ForwardCall&
   with_one_of<64, 128>(d.K, [&](auto K) {
     with_one_of<32, 64>(Vs, [&](auto kVs) {
       const chunk::PreparedFusedLayout L{K.value, kVs.value};
-      const auto kernel = chunk::prepared_fused_forward_kernel<K.value, kVs.value>;
-      allow_shared_memory(kernel, L.bytes());
-      kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs.value)), chunk::kFusedThreads, L.bytes(),
-               call.stream>>>(p, d, L);
-      FLA_CUDA_CHECK_LAUNCH();
+      const auto launch = [&](auto kernel) {
+        allow_shared_memory(kernel, L.bytes());
+        kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs.value)), chunk::kFusedThreads, L.bytes(),
+                 call.stream>>>(p, d, L);
+        FLA_CUDA_CHECK_LAUNCH();
+      };
+      if (binding.form.bonus)
+        launch(chunk::prepared_fused_forward_kernel<K.value, kVs.value, true>);
+      else
+        launch(chunk::prepared_fused_forward_kernel<K.value, kVs.value, false>);
     });
   });
 }
