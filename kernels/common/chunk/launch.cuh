@@ -105,11 +105,12 @@ void launch_output(const Pointers<T>& pointers, const Dims& d, const float* stat
 // Every operand the state and output pass over prepared operands reads (operands_pass.cuh), into ws.
 template <class Form, class T>
 void launch_operands(const Pointers<T>& pointers, const Dims& d, const Workspace& ws, cudaStream_t stream) {
-  const std::size_t bytes = sizeof(float) * operands_pass_floats(d.C, d.K);
+  const int KT = operands_key_tile(d.K);
+  const std::size_t bytes = sizeof(float) * operands_pass_floats(d.C, d.K, KT);
   const auto kernel = chunk_operands_kernel<Form, T>;
   allow_shared_memory(kernel, bytes);
   kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.chunks())), kOperandsThreads, bytes, stream>>>(pointers, d,
-                                                                                               ws);
+                                                                                               ws, KT);
   FLA_CUDA_CHECK_LAUNCH();
 }
 

@@ -3,9 +3,8 @@
 // head, chunk): the keys' and the queries' prepared rows (the prepare kernel's, scan.cuh's write_prepared),
 // the chunk's summed decay, and the intra-chunk scores A (intra_chunk.cuh) with rwkv6's bonus, into the
 // workspace (Workspace::keys_to_end, queries_from_start, whole, scores, bonus). The backward reads the keys,
-// the decays, A and the bonus as it reads the multi-kernel forward's. The key channels a tile at a time
-// where the output pass takes them so (output_key_tile): the scores' sums in its order, so A is the output
-// pass's bit for bit there.
+// the decays, A and the bonus as it reads the multi-kernel forward's. The key channels 64 at a time
+// (operands_key_tile): 73 KiB a block, three an SM.
 #pragma once
 
 #include "kernels/common/chunk/block_shapes.h"
@@ -20,16 +19,22 @@ namespace flabench::chunk {
 
 constexpr int kOperandsThreads = 256;
 
-__host__ __device__ inline int operands_pass_floats(int C, int K) {
-  const int KT = output_key_tile(C, K);
+// The key channels staged at a time: 64 where K is a multiple of it. Version 88 took the output pass's 32 at
+// K = 128 (46 KiB, four blocks an SM), whose four rounds of staging, sums and barriers a chunk measured
+// slower (kernels/notes/chunk.md, version 90).
+__host__ __device__ inline int operands_key_tile(int K) {
+  return K % 64 == 0 ? 64 : K;
+}
+
+__host__ __device__ inline int operands_pass_floats(int C, int K, int KT) {
   return Decays::floats(C, KT) + 2 * C * (KT + kPad) + C * (C + kPad) + C + intra_chunk_scratch_ints(C, KT);
 }
 
 template <class Form, class T>
 __global__ void __launch_bounds__(kOperandsThreads)
-    chunk_operands_kernel(Pointers<T> p, Dims d, Workspace ws) {
+    chunk_operands_kernel(Pointers<T> p, Dims d, Workspace ws, int KT) {
   extern __shared__ float smem[];
-  const int K = d.K, C = d.C, KT = output_key_tile(C, K), ldK = KT + kPad, ldC = C + kPad;
+  const int K = d.K, C = d.C, ldK = KT + kPad, ldC = C + kPad;
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y, t0 = n * C;
   Decays dec = Decays::carve(smem, C, KT);  // of the KT channels staged
   float* q = smem + Decays::floats(C, KT);  // [C][KT + pad]
