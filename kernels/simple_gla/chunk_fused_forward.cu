@@ -177,14 +177,8 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
   roles::load_state(S, start, d.V, thread);
   for (int j = 0; j < chunks; ++j) {
     const int s = j % kFusedStages, n = chunk_at<kPass>(j, chunks);
-    if constexpr (kPass == Pass::forward) {
-      // S before chunk n, for its outputs: needs none of the chunk's inputs, so it goes out first (once the
-      // outputs have read the one before)
-      if (j >= 1) state_empty().sync();
-      roles::publish_state<K>(S, smem + L.state(0), smem + L.state(1), thread);
-      wgmma::fence_shared_for_async();
-      state_full().arrive();
-    }
+    if constexpr (kPass == Pass::forward)
+      roles::hand_over_state<K>(S, smem + L.state(0), smem + L.state(1), j, thread);
     // S before chunk n in fp32 where a backward reads it (as the scan saves it)
     if (saved) roles::store_state(S, saved + std::int64_t(n) * K * d.V + v0, d.V, thread);
     stage_full(s).sync_unaligned();

@@ -168,4 +168,16 @@ __device__ void publish_state(const float (&S)[kBlocks][kHalf], unsigned char* h
     }
 }
 
+// The state warpgroup's hand-over of S before chunk `n` to the outputs: once they have read the one before
+// (n >= 1), S in two bf16 parts into the state's buffer, made visible to the products, and the buffer full.
+// Needs none of the chunk's inputs, so it goes out first in the state's step.
+template <int K, int kBlocks, int kHalf>
+__device__ void hand_over_state(const float (&S)[kBlocks][kHalf], unsigned char* high, unsigned char* low,
+                                int n, int thread) {
+  if (n >= 1) state_empty().sync();
+  publish_state<K>(S, high, low, thread);
+  wgmma::fence_shared_for_async();
+  state_full().arrive();
+}
+
 }  // namespace flabench::chunk::roles

@@ -275,12 +275,7 @@ __device__ void state_role(const Dims& d, const PerKeyFusedLayout& L, unsigned c
   roles::load_state(S, start, d.V, thread);
   for (int n = 0; n < chunks; ++n) {
     const int s = n % kFusedStages;
-    // S before chunk n, for its outputs: needs none of the chunk's inputs, so it goes out first (once the
-    // outputs have read the one before)
-    if (n >= 1) state_empty().sync();
-    roles::publish_state<K>(S, smem + L.state(0), smem + L.state(1), thread);
-    wgmma::fence_shared_for_async();
-    state_full().arrive();
+    roles::hand_over_state<K>(S, smem + L.state(0), smem + L.state(1), n, thread);
     stage_full(s).sync_unaligned();
     const Tables tab = Tables::at(smem, L, s);
     // the keys' A fragments: k e^{to its sub-chunk's end} times e^{the sub-chunks after}, in two parts; a
