@@ -1,10 +1,10 @@
-// gla's and rwkv6's state and output pass in one kernel on Hopper (sm_90a), from operands prepared by
-// wide kernels before it: a block scans one head's chunks for a slice of Vs values, its fp32 state in a
+// gla's and rwkv6's state and output pass in one kernel on Hopper (sm_90a), from operands prepared by a
+// wide pass before it: a block scans one head's chunks for a slice of Vs values, its fp32 state in a
 // warpgroup's registers, every product on wgmma. What depends on the per-key decays and not on the value
 // slice (the prepared queries and keys, the chunk's decay, the intra-chunk scores A) is made once a chunk by
-// the prepare kernels (scan.cuh) and the scores pass (scores_pass.cuh), a block a chunk; version 72's one
-// kernel made it again in each of a head's value slices and was bound by those instructions at K = 128
-// (kernels/notes/chunk.md, versions 72 and 87). Three warpgroups, a chunk of 64 tokens at a time,
+// the operands pass (operands_pass.cuh), a block a chunk; version 72's one kernel made it again in each of a
+// head's value slices and was bound by those instructions at K = 128 (kernels/notes/chunk.md, versions 72
+// and 87-90). Three warpgroups, a chunk of 64 tokens at a time,
 // kFusedStages chunks staged (fused_plan.h):
 //   loads    cp.async of the next chunks' prepared queries (scale q e^{seen from the chunk's start}, their
 //            rounded part), prepared keys (k e^{after it to the chunk's end}, two bf16 parts), v and the

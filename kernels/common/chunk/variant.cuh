@@ -40,7 +40,7 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   pointers.ht = call.outputs.at(binding.ht).as<float>();
   const Workspace ws = carve_workspace(call.workspace, p);
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    // on Hopper, the operands that depend on the decays alone made once a chunk by wide kernels, then the
+    // on Hopper, the operands that depend on the decays alone made once a chunk by one wide pass, then the
     // states and outputs in one kernel (prepared_fused_forward.cu), saving what the backward reads
     if (const DeviceLimits limits = current_device_limits();
         prepared_fused_forward_runs(Form::value, p, limits)) {

@@ -6,8 +6,9 @@
 //   dg_partial   [B*H, chunks, C, K / 32] fp32  simple_gla's per-head dg summed over each 32-channel tile
 //                                          (backward; the tiles are added in a fixed order afterwards)
 //   keys_to_end  [B*H, chunks, C, K] T     k e^{decay after it to its chunk's end} (forward) and
-//   queries_from_start                     scale q e^{decay seen from the chunk's start} (backward): the
-//                [B*H, chunks, C, K] T     scans' operands (kernels/common/chunk/scan.cuh; bf16's in two
+//   queries_from_start                     scale q e^{decay seen from the chunk's start} (backward; the
+//                [B*H, chunks, C, K] T     forward over prepared operands writes its rounded part): the
+//                                          scans' operands (kernels/common/chunk/scan.cuh; bf16's in two
 //                                          planes of that shape, fp16's fp32: Prepared)
 //   scores       [B*H, chunks, C, C] fp32  the intra-chunk scores A (forward, read by the backward's value
 //                                          gradients instead of building them again)
