@@ -102,14 +102,7 @@ __global__ void __launch_bounds__(kOutputMaxThreads, 2)
     __syncthreads();
     if (saved_scores && blockIdx.z == 0) {
       const std::int64_t chunk = std::int64_t(blockIdx.x) * d.chunks() + n;
-      auto* to = reinterpret_cast<float4*>(saved_scores + chunk * C * C);
-      const int row_shift = __ffs(C / 4) - 1;  // C: 16, 32 or 64; a row is C / 4 vectors
-      for (int idx = threadIdx.x; idx < C * C / 4; idx += int(blockDim.x)) {
-        const int i = idx >> row_shift, s = (idx & (C / 4 - 1)) * 4;
-        to[idx] = *reinterpret_cast<const float4*>(A + i * ldC + s);
-      }
-      if constexpr (Form::value.bonus)
-        for (int i = threadIdx.x; i < C; i += int(blockDim.x)) saved_bonus[chunk * C + i] = bonus[i];
+      store_intra_chunk_scores<Form>(A, ldC, C, bonus, saved_scores + chunk * C * C, saved_bonus + chunk * C);
     }
     with_tiles(
         [&](auto count) { add_output_scores_product<T>(acc, tile_count(count), m0, n0, A, ldC, C, v, ldS); });

@@ -200,4 +200,18 @@ __device__ void finish_intra_chunk_scores(float* A, int ldC, int C) {
   }
 }
 
+// A's rows (finished, in shared memory, row stride ldC) to `to` ([C][C] fp32) and rwkv6's bonus beside them,
+// the whole block in 16-byte stores: the output pass's saves for the backward and the operands pass's.
+template <class Form>
+__device__ void store_intra_chunk_scores(const float* A, int ldC, int C, const float* bonus, float* to,
+                                         float* bonus_to) {
+  const int row_shift = __ffs(C / 4) - 1;  // C: 16, 32 or 64; a row is C / 4 vectors
+  for (int idx = threadIdx.x; idx < C * C / 4; idx += int(blockDim.x)) {
+    const int i = idx >> row_shift, s = (idx & (C / 4 - 1)) * 4;
+    reinterpret_cast<float4*>(to)[idx] = *reinterpret_cast<const float4*>(A + i * ldC + s);
+  }
+  if constexpr (Form::value.bonus)
+    for (int i = threadIdx.x; i < C; i += int(blockDim.x)) bonus_to[i] = bonus[i];
+}
+
 }  // namespace flabench::chunk

@@ -61,14 +61,7 @@ __global__ void __launch_bounds__(kOperandsThreads)
   }
   finish_intra_chunk_scores<Form>(A, ldC, C);
   __syncthreads();
-  auto* to = reinterpret_cast<float4*>(ws.scores + chunk * C * C);
-  const int row_shift = __ffs(C / 4) - 1;  // C: 16, 32 or 64; a row is C / 4 vectors
-  for (int idx = threadIdx.x; idx < C * C / 4; idx += kOperandsThreads) {
-    const int i = idx >> row_shift, s = (idx & (C / 4 - 1)) * 4;
-    to[idx] = *reinterpret_cast<const float4*>(A + i * ldC + s);
-  }
-  if constexpr (Form::value.bonus)
-    for (int i = threadIdx.x; i < C; i += kOperandsThreads) ws.bonus[chunk * C + i] = bonus[i];
+  store_intra_chunk_scores<Form>(A, ldC, C, bonus, ws.scores + chunk * C * C, ws.bonus + chunk * C);
 }
 
 }  // namespace flabench::chunk

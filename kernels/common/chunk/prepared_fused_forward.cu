@@ -145,7 +145,7 @@ __device__ void state_role(const Dims& d, const PreparedFusedLayout& L, unsigned
 }
 
 // A chunk's scores as this thread holds them in a 64 x 64 accumulator (layout.h; pairs of registers r, r + 1
-// at r / 2), read from the scores pass's fp32 rows, and rwkv6's bonus for its two rows (top, top + 8; zero
+// at r / 2), read from the operands pass's fp32 rows, and rwkv6's bonus for its two rows (top, top + 8; zero
 // for gla, whose diagonal A holds).
 struct ChunkScores {
   float2 pairs[C / 4];

@@ -14,7 +14,7 @@ namespace flabench {
 bool prepared_fused_forward_runs(const RecurrenceForm& form, const Problem& p, const DeviceLimits& limits);
 
 // o, the final state and, where the call saves for a backward, the state before every chunk, on the call's
-// stream, from what the prepare kernels and the scores pass left in the call's workspace (chunk::Workspace):
+// stream, from what the operands pass (operands_pass.cuh) left in the call's workspace (chunk::Workspace):
 // keys_to_end in two parts and whole, queries_from_start's first part, scores and (rwkv6) bonus.
 void prepared_fused_forward(const RecurrenceBinding& binding, const ForwardCall& call,
                             const DeviceLimits& limits);

@@ -26,11 +26,23 @@ template <class Form, class T>
 void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   const Problem& p = call.problem;
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    // on Hopper, a forward alone in one kernel (per_key_fused_forward.cu)
-    if (const DeviceLimits limits = current_device_limits();
-        !call.save_for_backward && per_key_fused_forward_runs(Form::value, p, limits)) {
+    const DeviceLimits limits = current_device_limits();
+    // on Hopper, a forward alone at K = 64 in one kernel (per_key_fused_forward.cu)
+    if (!call.save_for_backward && per_key_fused_forward_runs(Form::value, p, limits)) {
       const NvtxRange range("fused");
       per_key_fused_forward(binding, call, limits);
+      return;
+    }
+    // else, the operands that depend on the decays alone made once a chunk by one wide pass, then the states
+    // and outputs in one kernel (prepared_fused_forward.cu), saving what the backward reads
+    if (prepared_fused_forward_runs(Form::value, p, limits)) {
+      {
+        const NvtxRange range("operands");
+        launch_operands<Form, T>(bind_inputs<T>(binding, call.inputs), make_dims(p),
+                                 carve_workspace(call.workspace, p), call.stream);
+      }
+      const NvtxRange range("fused");
+      prepared_fused_forward(binding, call, limits);
       return;
     }
   }
@@ -39,20 +51,6 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   pointers.o = call.outputs.at(binding.o).as<T>();
   pointers.ht = call.outputs.at(binding.ht).as<float>();
   const Workspace ws = carve_workspace(call.workspace, p);
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    // on Hopper, the operands that depend on the decays alone made once a chunk by one wide pass, then the
-    // states and outputs in one kernel (prepared_fused_forward.cu), saving what the backward reads
-    if (const DeviceLimits limits = current_device_limits();
-        prepared_fused_forward_runs(Form::value, p, limits)) {
-      {
-        const NvtxRange range("operands");
-        launch_operands<Form, T>(pointers, d, ws, call.stream);
-      }
-      const NvtxRange range("fused");
-      prepared_fused_forward(binding, call, limits);
-      return;
-    }
-  }
   forward_states<Form>(pointers, d, ws, call.stream);
   const NvtxRange range("outputs");
   launch_output<Form, T>(pointers, d, ws.states, call.stream, call.save_for_backward ? ws.scores : nullptr,
