@@ -30,8 +30,10 @@ __host__ __device__ inline int operands_pass_floats(int C, int K, int KT) {
   return Decays::floats(C, KT) + 2 * C * (KT + kPad) + C * (C + kPad) + C + intra_chunk_scratch_ints(C, KT);
 }
 
+// Three blocks an SM, as their shared memory allows: 80 registers a thread. Without the bound ptxas took 64
+// and rwkv6's instance spilled 12 bytes (kernels/notes/chunk.md, version 91).
 template <class Form, class T>
-__global__ void __launch_bounds__(kOperandsThreads)
+__global__ void __launch_bounds__(kOperandsThreads, 3)
     chunk_operands_kernel(Pointers<T> p, Dims d, Workspace ws, int KT) {
   extern __shared__ float smem[];
   const int K = d.K, C = d.C, ldK = KT + kPad, ldC = C + kPad;
