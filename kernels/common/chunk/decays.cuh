@@ -11,6 +11,15 @@ namespace flabench::chunk {
 
 constexpr int kPad = 4;  // floats added to a staged row: rows 4 banks apart keep fragment reads conflict-free
 
+// The order of the two 16-byte halves of 8 neighbouring floats that one thread moves in a staged row (bf16's
+// 16-byte vector of a row of q, k or g as fp32): the upper half first where the thread's 8-float group has
+// bit 2 set (the offset of its first half, 0 or 4). A quarter warp's 8 threads (8 neighbouring groups of one
+// row) then cover all 32 banks in each access; in order each access touched 16 banks twice, 2-way conflicts
+// that were 37% of the operands pass's shared-memory wavefronts (kernels/notes/chunk.md, version 92).
+__host__ __device__ constexpr int first_half(int group) {
+  return group & 4;
+}
+
 struct Dims {
   int B, T, H, K, V, C;
   float scale;
@@ -77,15 +86,16 @@ struct Decays {
   }
   // After token s to the end of sub-chunk upto - 1, for N neighbouring channels c0 .. c0 + N - 1 (read as
   // 16-byte vectors where N is a multiple of 4: the prepare kernel's, whose scalar reads of neighbouring
-  // channels fell on a few banks; notes, version 29).
+  // channels fell on a few banks; notes, version 29). order: sum[e] is channel c0 + (e ^ order), the halves
+  // of 8 in first_half's order where order is 4.
   template <int N>
-  __device__ void after(int s, int upto, int c0, float (&sum)[N]) const {
+  __device__ void after(int s, int upto, int c0, float (&sum)[N], int order = 0) const {
     float at_s[N];
-    read(total + (s / kSubChunk) * K + c0, sum);
-    read(local + s * K + c0, at_s);
+    read(total + (s / kSubChunk) * K + c0, sum, order);
+    read(local + s * K + c0, at_s, order);
 #pragma unroll
     for (int e = 0; e < N; ++e) sum[e] -= at_s[e];
-    for (int M = s / kSubChunk + 1; M < upto; ++M) add(total + M * K + c0, sum);
+    for (int M = s / kSubChunk + 1; M < upto; ++M) add(total + M * K + c0, sum, order);
   }
   __device__ float after(int s, int upto, int c) const {
     float sum[1];
@@ -103,14 +113,25 @@ struct Decays {
     if (!exclusive) return local[i * K + c];
     return i % kSubChunk == 0 ? 0.f : local[(i - 1) * K + c];
   }
+  // The same for N neighbouring channels c0 .. c0 + N - 1 (as after).
+  template <int N>
+  __device__ void seen(int i, int c0, float (&to)[N]) const {
+    if (!exclusive)
+      read(local + i * K + c0, to);
+    else if (i % kSubChunk != 0)
+      read(local + (i - 1) * K + c0, to);
+    else
+#pragma unroll
+      for (int e = 0; e < N; ++e) to[e] = 0;
+  }
   // Seen from the chunk's start, for N neighbouring channels c0 .. c0 + N - 1 (as after).
   template <int N>
-  __device__ void seen_from_start(int i, int c0, float (&sum)[N]) const {
-    read(prefix + (i / kSubChunk) * K + c0, sum);
+  __device__ void seen_from_start(int i, int c0, float (&sum)[N], int order = 0) const {
+    read(prefix + (i / kSubChunk) * K + c0, sum, order);
     if (!exclusive)
-      add(local + i * K + c0, sum);
+      add(local + i * K + c0, sum, order);
     else if (i % kSubChunk != 0)
-      add(local + (i - 1) * K + c0, sum);
+      add(local + (i - 1) * K + c0, sum, order);
   }
   __device__ float seen_from_start(int i, int c) const {
     float sum[1];
@@ -126,21 +147,22 @@ struct Decays {
   }
 
  private:
+  // to[e] = at[e ^ order] (order 0, or 4 with N a multiple of 8: first_half's order).
   template <int N>
-  __device__ static void read(const float* at, float (&to)[N]) {
+  __device__ static void read(const float* at, float (&to)[N], int order = 0) {
     if constexpr (N % 4 == 0) {
 #pragma unroll
       for (int e = 0; e < N; e += 4)
-        *reinterpret_cast<float4*>(to + e) = *reinterpret_cast<const float4*>(at + e);
+        *reinterpret_cast<float4*>(to + e) = *reinterpret_cast<const float4*>(at + (e ^ order));
     } else {
 #pragma unroll
       for (int e = 0; e < N; ++e) to[e] = at[e];
     }
   }
   template <int N>
-  __device__ static void add(const float* at, float (&to)[N]) {
+  __device__ static void add(const float* at, float (&to)[N], int order = 0) {
     float more[N];
-    read(at, more);
+    read(at, more, order);
 #pragma unroll
     for (int e = 0; e < N; ++e) to[e] += more[e];
   }

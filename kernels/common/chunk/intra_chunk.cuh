@@ -114,21 +114,46 @@ __device__ void intra_chunk_scores(const Decays& dec, float* q, float* k, int ld
       if (s / kSubChunk > i / kSubChunk) A[i * ldC + s] = 0;
     }
   }
-  if constexpr (Form::value.bonus)  // a warp per row, its lanes over the channels
-    for (int i = warp; i < C; i += int(blockDim.x) / 32) {
+  if constexpr (Form::value.bonus) {
+    // kRowLanes lanes a row, 4 neighbouring channels each in 16-byte reads (a quarter warp on 32 neighbouring
+    // floats of one row: no bank conflicts), then a sum over those lanes. A warp a row, rows in turn, each a
+    // chain of u's loads and five shuffles, was a fifth of rwkv6's operands pass (kernels/notes/chunk.md,
+    // version 92). C * kRowLanes is a multiple of 32: every lane of a warp reaches the shuffles.
+    constexpr int kRowLanes = 8;
+    for (int idx = threadIdx.x; idx < C * kRowLanes; idx += int(blockDim.x)) {
+      const int i = idx / kRowLanes;
       float w = 0;
-      for (int c = lane; c < K; c += 32) w += q[i * ldK + c] * to_float(u[c]) * k[i * ldK + c];
-      w = sum_over_lanes(w, 32);
-      if (lane == 0) bonus[i] = kAdd ? bonus[i] + w : w;
+#pragma unroll 1  // unrolled, rwkv6's operands pass spilled 12 bytes at its 80 registers
+      for (int c = (idx % kRowLanes) * 4; c < K; c += 4 * kRowLanes) {
+        float qi[4], ki[4];
+        *reinterpret_cast<float4*>(qi) = *reinterpret_cast<const float4*>(q + i * ldK + c);
+        *reinterpret_cast<float4*>(ki) = *reinterpret_cast<const float4*>(k + i * ldK + c);
+#pragma unroll
+        for (int e = 0; e < 4; ++e) w += qi[e] * to_float(u[c + e]) * ki[e];
+      }
+      w = sum_over_lanes(w, kRowLanes);
+      if (idx % kRowLanes == 0) bonus[i] = kAdd ? bonus[i] + w : w;
     }
+  }
   __syncthreads();
-  const Divisor channels(K);
-  for (int idx = threadIdx.x; idx < C * K; idx += int(blockDim.x)) {
-    const int t = channels.div(idx), c = channels.mod(idx);
-    q[t * ldK + c] *= exp_flushed(dec.seen(t, c));
-    k[t * ldK + c] *= exp_flushed(dec.total[(t / kSubChunk) * K + c] - dec.local[idx]);
+  // q e^{seen} and k e^{decay to its sub-chunk's end} in place, 4 neighbouring channels a thread in 16-byte
+  // reads and writes (K and the row strides are multiples of 4): one element a thread took a quarter of the
+  // operands pass's instructions (version 92).
+  const Divisor quads(K / 4);  // to a row
+  for (int idx = threadIdx.x; idx < C * K / 4; idx += int(blockDim.x)) {
+    const int t = quads.div(idx), c = quads.mod(idx) * 4;
+    float seen[4], to_end[4], qt[4], kt[4];
+    dec.seen(t, c, seen);
+    dec.after(t, t / kSubChunk + 1, c, to_end);
+    *reinterpret_cast<float4*>(qt) = *reinterpret_cast<const float4*>(q + t * ldK + c);
+    *reinterpret_cast<float4*>(kt) = *reinterpret_cast<const float4*>(k + t * ldK + c);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) qt[e] *= exp_flushed(seen[e]), kt[e] *= exp_flushed(to_end[e]);
+    *reinterpret_cast<float4*>(q + t * ldK + c) = *reinterpret_cast<const float4*>(qt);
+    *reinterpret_cast<float4*>(k + t * ldK + c) = *reinterpret_cast<const float4*>(kt);
   }
   // The steep lists are read: their room takes the pairs' factors, [factor_pairs][K].
+  const Divisor channels(K);
   float* factors = reinterpret_cast<float*>(scratch);
   for (int idx = threadIdx.x; idx < factor_pairs(subs) * K; idx += int(blockDim.x)) {
     int I = channels.div(idx), J = I;  // a diagonal pair, or past them a distant one

@@ -44,7 +44,8 @@ __host__ __device__ inline int scan_tiles(int size) {
 // The scan's operand X for a chunk's staged rows (k, or q; `cols` channels from `rows`, row stride `ld`,
 // their decays in dec) into `out` ([C] rows, `out_ld` elements apart; bf16's second part `plane` elements on,
 // where second_part says): each thread kVec neighbouring channels of a row, their decays read as 16-byte
-// vectors (Decays), X leaving in 16-byte stores. The whole block calls this.
+// vectors (Decays), X leaving in 16-byte stores. A 16-bit X's 8 channels are read in first_half's order
+// (decays.cuh: no bank conflicts) and put back in order as they are packed. The whole block calls this.
 template <class T, Operand kind>
 __device__ void write_prepared(const Decays& dec, const float* rows, int ld, int C, int cols, float scale,
                                Prepared<T>* out, int out_ld, std::int64_t plane, bool second_part) {
@@ -54,17 +55,20 @@ __device__ void write_prepared(const Decays& dec, const float* rows, int ld, int
   const Divisor vectors(cols / kVec);  // to a row
   for (int idx = threadIdx.x; idx < C * cols / kVec; idx += int(blockDim.x)) {
     const int t = vectors.div(idx), c0 = vectors.mod(idx) * kVec;
-    float value[kVec], exponent[kVec];
+    const int order = kVec == 8 ? first_half(vectors.mod(idx)) : 0;
+    float value[kVec], exponent[kVec];  // channel c0 + (e ^ order) at e
 #pragma unroll
     for (int e = 0; e < kVec; e += 4)
-      *reinterpret_cast<float4*>(value + e) = *reinterpret_cast<const float4*>(rows + t * ld + c0 + e);
+      *reinterpret_cast<float4*>(value + e) = *reinterpret_cast<const float4*>(rows + t * ld + c0 + (e ^ order));
     if constexpr (keys)
-      dec.after(t, dec.subs, c0, exponent);
+      dec.after(t, dec.subs, c0, exponent, order);
     else
-      dec.seen_from_start(t, c0, exponent);
+      dec.seen_from_start(t, c0, exponent, order);
 #pragma unroll
     for (int e = 0; e < kVec; ++e)
       value[e] = keys ? value[e] * exp_flushed(exponent[e]) : scale * value[e] * exp_flushed(exponent[e]);
+    // channel c0 + e's value (both indices constant: a select, not a local-memory array)
+    const auto in_order = [&](int e) { return order ? value[(e ^ 4) % kVec] : value[e]; };
     uint4 packed;
     X* at = out + std::int64_t(t) * out_ld + c0;
     if constexpr (kPreparedParts<T> == 2) {
@@ -73,13 +77,13 @@ __device__ void write_prepared(const Decays& dec, const float* rows, int ld, int
            *low_pairs = reinterpret_cast<std::uint32_t*>(&low);
 #pragma unroll
       for (int e = 0; e < kVec; e += 2) {
-        const Parts<X> parts = split<X>(value[e], value[e + 1]);
+        const Parts<X> parts = split<X>(in_order(e), in_order(e + 1));
         high_pairs[e / 2] = parts.high, low_pairs[e / 2] = parts.low;
       }
       if (second_part) *reinterpret_cast<uint4*>(at + plane) = low;
     } else {
 #pragma unroll
-      for (int e = 0; e < kVec; ++e) reinterpret_cast<X*>(&packed)[e] = from_float<X>(value[e]);
+      for (int e = 0; e < kVec; ++e) reinterpret_cast<X*>(&packed)[e] = from_float<X>(in_order(e));
     }
     *reinterpret_cast<uint4*>(at) = packed;
   }

@@ -73,6 +73,18 @@ struct Tile {
     if (at.r >= rows) return;
     if constexpr (std::is_same_v<Out, T>) {
       *reinterpret_cast<uint4*>(out + at.r * ld + at.col) = raw;
+    } else if constexpr (kVec == 8 && std::is_same_v<Out, float>) {
+      // 8 floats in two 16-byte stores, in first_half's order (decays.cuh: no bank conflicts)
+      const bool swapped = first_half(at.col / kVec) != 0;
+      const uint2 first = swapped ? make_uint2(raw.z, raw.w) : make_uint2(raw.x, raw.y),
+                  second = swapped ? make_uint2(raw.x, raw.y) : make_uint2(raw.z, raw.w);
+      float* row = out + at.r * ld + at.col;
+      const auto widen = [](const uint2& pair) {
+        const T* x = reinterpret_cast<const T*>(&pair);
+        return make_float4(to_float(x[0]), to_float(x[1]), to_float(x[2]), to_float(x[3]));
+      };
+      *reinterpret_cast<float4*>(row + (swapped ? 4 : 0)) = widen(first);
+      *reinterpret_cast<float4*>(row + (swapped ? 0 : 4)) = widen(second);
     } else {
       const T* x = reinterpret_cast<const T*>(&raw);
       auto* to = reinterpret_cast<float4*>(out + at.r * ld + at.col);
