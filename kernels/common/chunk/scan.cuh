@@ -59,7 +59,8 @@ __device__ void write_prepared(const Decays& dec, const float* rows, int ld, int
     float value[kVec], exponent[kVec];  // channel c0 + (e ^ order) at e
 #pragma unroll
     for (int e = 0; e < kVec; e += 4)
-      *reinterpret_cast<float4*>(value + e) = *reinterpret_cast<const float4*>(rows + t * ld + c0 + (e ^ order));
+      *reinterpret_cast<float4*>(value + e) =
+          *reinterpret_cast<const float4*>(rows + t * ld + c0 + (e ^ order));
     if constexpr (keys)
       dec.after(t, dec.subs, c0, exponent, order);
     else

@@ -78,13 +78,15 @@ struct Tile {
       const bool swapped = first_half(at.col / kVec) != 0;
       const uint2 first = swapped ? make_uint2(raw.z, raw.w) : make_uint2(raw.x, raw.y),
                   second = swapped ? make_uint2(raw.x, raw.y) : make_uint2(raw.z, raw.w);
-      float* row = out + at.r * ld + at.col;
       const auto widen = [](const uint2& pair) {
         const T* x = reinterpret_cast<const T*>(&pair);
         return make_float4(to_float(x[0]), to_float(x[1]), to_float(x[2]), to_float(x[3]));
       };
-      *reinterpret_cast<float4*>(row + (swapped ? 4 : 0)) = widen(first);
-      *reinterpret_cast<float4*>(row + (swapped ? 0 : 4)) = widen(second);
+      // indexed as float4s: a float pointer moved by a select and cast lost the 16-byte stores (four 4-byte
+      // stores each, 4-way conflicts: version 92's first build)
+      auto* halves = reinterpret_cast<float4*>(out + at.r * ld + at.col);
+      halves[swapped ? 1 : 0] = widen(first);
+      halves[swapped ? 0 : 1] = widen(second);
     } else {
       const T* x = reinterpret_cast<const T*>(&raw);
       auto* to = reinterpret_cast<float4*>(out + at.r * ld + at.col);
