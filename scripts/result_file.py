@@ -1,6 +1,8 @@
 """The cases of a fla-bench result file, as written (RESULT.json) or xz-compressed (RESULT.json.xz, as the
 runs under results/baselines/ are kept), for the scripts that read them; read_bytes reads any file kept either
-way. xz is told by its magic bytes, as fla-bench and plots/fla_results.py tell it."""
+way. xz is told by its magic bytes, as fla-bench and plots/fla_results.py tell it. A run that stopped early
+(its time limit) leaves RESULT.json.partial, JSON Lines: the context, then {"case": ...} a line; its cases
+read as a finished file's do."""
 
 import json
 import lzma
@@ -21,6 +23,10 @@ def read_bytes(path):
 
 
 def read_cases(path):
-    """The file's "cases" list. Raises OSError, ValueError (a damaged xz file too), KeyError or TypeError where
-    it is not a readable result file."""
-    return json.loads(read_bytes(path))["cases"]
+    """The file's "cases" list (a .partial file's cases so far, .partial.xz too). Raises OSError, ValueError (a
+    damaged xz file too), KeyError or TypeError where it is not a readable result file."""
+    data = read_bytes(path)
+    if path.endswith((".partial", ".partial.xz")):
+        lines = [json.loads(line) for line in data.splitlines() if line.strip()]
+        return [line["case"] for line in lines[1:]]
+    return json.loads(data)["cases"]

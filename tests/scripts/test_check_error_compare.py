@@ -56,6 +56,17 @@ class CheckErrorCompare(unittest.TestCase):
         self.assertIn("errors in both: 3, bit-for-bit the same: 1, changed: 2", out.stdout)
         self.assertIn("largest relative change 8.0000: decay/gla/chunk/fwd/bf16/B o", out.stdout)
 
+    def test_reads_the_partial_file_of_a_run_that_stopped(self):
+        # JSON Lines: the context, then a case a line; kept xz-compressed as results/baselines keeps them
+        lines = [json.dumps({"context": {"device": {"name": "GPU"}}})] + [json.dumps({"case": c}) for c in NEW[:2]]
+        partial = os.path.join(self.dir.name, "new.json.partial.xz")
+        with open(partial, "wb") as out:
+            out.write(lzma.compress("\n".join(lines).encode()))
+        out = self.run_script(self.base, partial)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("2 cases, 1 failed, 1 ok", out.stdout)
+        self.assertIn("errors in both: 3, bit-for-bit the same: 1, changed: 2", out.stdout)
+
     def test_an_error_that_was_zero_is_counted_apart(self):
         # two kernels that agreed exactly (a cross check) and now differ: no relative change to rank
         base = self.write("zero-base.json", {"cases": [case("cross/gla/a~b/fwd/bf16/D", "gla", "cross", "ok",
