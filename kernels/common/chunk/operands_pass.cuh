@@ -1,11 +1,10 @@
 // Every operand the state and output pass over prepared operands (prepared_fused_forward.cu) reads that
 // depends on the per-key decays and not on the value slice, in one pass over q, k and g, a block per (batch,
-// head, chunk): the keys' and the queries' prepared rows (the prepare kernel's, scan.cuh's
-// write_prepared_rows, from the rows the scores leave scaled), the chunk's summed decay, and the intra-chunk
-// scores A (intra_chunk.cuh) with rwkv6's bonus, into the workspace (Workspace::keys_to_end,
-// queries_from_start, whole, scores, bonus). The backward reads the keys, the decays, A and the bonus as it
-// reads the multi-kernel forward's. The key channels 64 at a time (operands_key_tile): 73 KiB a block, three
-// an SM.
+// head, chunk): the keys' and the queries' prepared rows (the prepare kernel's, scan.cuh's write_prepared),
+// the chunk's summed decay, and the intra-chunk scores A (intra_chunk.cuh) with rwkv6's bonus, into the
+// workspace (Workspace::keys_to_end, queries_from_start, whole, scores, bonus). The backward reads the keys,
+// the decays, A and the bonus as it reads the multi-kernel forward's. The key channels 64 at a time
+// (operands_key_tile): 73 KiB a block, three an SM.
 #pragma once
 
 #include "kernels/common/chunk/block_shapes.h"
@@ -14,8 +13,6 @@
 #include "kernels/common/chunk/scan.cuh"
 #include "kernels/common/chunk/staging.cuh"
 #include "kernels/common/chunk/workspace.cuh"
-#include "kernels/common/divisor.cuh"
-#include "kernels/common/fast_exp.cuh"
 #include "kernels/common/recurrence_pointers.cuh"
 
 namespace flabench::chunk {
@@ -31,20 +28,6 @@ __host__ __device__ inline int operands_key_tile(int K) {
 
 __host__ __device__ inline int operands_pass_floats(int C, int K, int KT) {
   return Decays::floats(C, KT) + 2 * C * (KT + kPad) + C * (C + kPad) + C + intra_chunk_scratch_ints(C, KT);
-}
-
-// After intra_chunk_scores, the factors that take the rows it leaves scaled within their sub-chunks to the
-// prepared rows, a sub-chunk J and channel at a time into factors ([2][subs][dec.K]): first e^{decay of the
-// sub-chunks before J} (the queries'), then e^{decay of those after J} (the keys'); sums of whole sub-chunks
-// as Decays composes every exponent. The whole block calls this (it synchronises after).
-__device__ inline void sub_chunk_factors(const Decays& dec, float* factors) {
-  const Divisor channels(dec.K);
-  for (int idx = threadIdx.x; idx < dec.subs * dec.K; idx += int(blockDim.x)) {
-    const int J = channels.div(idx), c = channels.mod(idx);
-    factors[idx] = exp_flushed(dec.prefix[idx]);
-    factors[dec.subs * dec.K + idx] = exp_flushed(dec.between(J, dec.subs, c));
-  }
-  __syncthreads();
 }
 
 // Three blocks an SM, as their shared memory allows: 80 registers a thread. Without the bound ptxas took 64
@@ -71,23 +54,12 @@ __global__ void __launch_bounds__(kOperandsThreads, 3)
     __syncthreads();  // the last tile's reads are done
     stage_with_decays<Form>(dec, p.g, d, b, h, t0, c0, token_rows(p.q, d, b, h, t0, C, K, c0, KT, q, ldK),
                             token_rows(p.k, d, b, h, t0, C, K, c0, KT, k, ldK));
-    intra_chunk_scores<Form, T, true>(dec, q, k, ldK, KT, C, A, ldC, u ? u + c0 : nullptr, bonus, scratch);
-    // q and k are left scaled within their sub-chunks: the prepared rows are those times a factor a sub-chunk
-    // and channel, one product an element in place of an exponential of summed decays (version 93)
-    float* factors = dec.local;  // read no more this tile
-    sub_chunk_factors(dec, factors);
-    const auto factor_rows = [&](const float* table) {
-      return [=](int t, int first, int order, auto& factor) {
-        const float* row = table + (t / kSubChunk) * KT + first;
-#pragma unroll
-        for (int e = 0; e < int(sizeof(factor) / sizeof(float)); e += 4)
-          *reinterpret_cast<float4*>(factor + e) = *reinterpret_cast<const float4*>(row + (e ^ order));
-      };
-    };
-    write_prepared_rows<T>(k, ldK, C, KT, 1.0f, factor_rows(factors + dec.subs * KT), keys + c0, K, plane,
-                           true);
-    write_prepared_rows<T>(q, ldK, C, KT, d.scale, factor_rows(factors), queries + c0, K, plane, false);
+    // (the scores scale q and k in place only after a barrier of their own, once these have read them)
+    write_prepared<T, Operand::keys_to_end>(dec, k, ldK, C, KT, 1.0f, keys + c0, K, plane, true);
+    write_prepared<T, Operand::queries_from_start>(dec, q, ldK, C, KT, d.scale, queries + c0, K, plane,
+                                                   false);
     for (int c = threadIdx.x; c < KT; c += kOperandsThreads) ws.whole[chunk * K + c0 + c] = dec.whole(c);
+    intra_chunk_scores<Form, T, true>(dec, q, k, ldK, KT, C, A, ldC, u ? u + c0 : nullptr, bonus, scratch);
   }
   finish_intra_chunk_scores<Form>(A, ldC, C);
   __syncthreads();

@@ -41,30 +41,33 @@ __host__ __device__ inline int scan_tiles(int size) {
   return (size + kScanTile - 1) / kScanTile;
 }
 
-// The scan's operand X for a chunk's staged rows (k, or q; `cols` channels from `rows`, row stride `ld`) into
-// `out` ([C] rows, `out_ld` elements apart; bf16's second part `plane` elements on, where second_part says):
-// each thread kVec neighbouring channels of a row, times scale and the factors that factors(t, c0, order, f)
-// gives them, X leaving in 16-byte stores. A 16-bit X's 8 channels are read in first_half's order
-// (decays.cuh: no bank conflicts; f[e] is channel c0 + (e ^ order)'s) and put back in order as they are
-// packed. The whole block calls this.
-template <class T, class Factors>
-__device__ void write_prepared_rows(const float* rows, int ld, int C, int cols, float scale,
-                                    const Factors& factors, Prepared<T>* out, int out_ld, std::int64_t plane,
-                                    bool second_part) {
+// The scan's operand X for a chunk's staged rows (k, or q; `cols` channels from `rows`, row stride `ld`,
+// their decays in dec) into `out` ([C] rows, `out_ld` elements apart; bf16's second part `plane` elements on,
+// where second_part says): each thread kVec neighbouring channels of a row, their decays read as 16-byte
+// vectors (Decays), X leaving in 16-byte stores. A 16-bit X's 8 channels are read in first_half's order
+// (decays.cuh: no bank conflicts) and put back in order as they are packed. The whole block calls this.
+template <class T, Operand kind>
+__device__ void write_prepared(const Decays& dec, const float* rows, int ld, int C, int cols, float scale,
+                               Prepared<T>* out, int out_ld, std::int64_t plane, bool second_part) {
   using X = Prepared<T>;
+  constexpr bool keys = kind == Operand::keys_to_end;
   constexpr int kVec = 16 / sizeof(X);
   const Divisor vectors(cols / kVec);  // to a row
   for (int idx = threadIdx.x; idx < C * cols / kVec; idx += int(blockDim.x)) {
     const int t = vectors.div(idx), c0 = vectors.mod(idx) * kVec;
     const int order = kVec == 8 ? first_half(vectors.mod(idx)) : 0;
-    float value[kVec], factor[kVec];  // channel c0 + (e ^ order) at e
+    float value[kVec], exponent[kVec];  // channel c0 + (e ^ order) at e
 #pragma unroll
     for (int e = 0; e < kVec; e += 4)
       *reinterpret_cast<float4*>(value + e) =
           *reinterpret_cast<const float4*>(rows + t * ld + c0 + (e ^ order));
-    factors(t, c0, order, factor);
+    if constexpr (keys)
+      dec.after(t, dec.subs, c0, exponent, order);
+    else
+      dec.seen_from_start(t, c0, exponent, order);
 #pragma unroll
-    for (int e = 0; e < kVec; ++e) value[e] = scale * value[e] * factor[e];
+    for (int e = 0; e < kVec; ++e)
+      value[e] = keys ? value[e] * exp_flushed(exponent[e]) : scale * value[e] * exp_flushed(exponent[e]);
     // channel c0 + e's value (both indices constant: a select, not a local-memory array)
     const auto in_order = [&](int e) { return order ? value[(e ^ 4) % kVec] : value[e]; };
     uint4 packed;
@@ -85,23 +88,6 @@ __device__ void write_prepared_rows(const float* rows, int ld, int C, int cols, 
     }
     *reinterpret_cast<uint4*>(at) = packed;
   }
-}
-
-// write_prepared_rows with the factors the decays give (dec: the rows' decays): the keys' e^{decay after the
-// token to the chunk's end}, the queries' e^{decay seen from the chunk's start} (scale: the queries').
-template <class T, Operand kind>
-__device__ void write_prepared(const Decays& dec, const float* rows, int ld, int C, int cols, float scale,
-                               Prepared<T>* out, int out_ld, std::int64_t plane, bool second_part) {
-  const auto factors = [&](int t, int c0, int order, auto& factor) {
-    if constexpr (kind == Operand::keys_to_end)
-      dec.after(t, dec.subs, c0, factor, order);
-    else
-      dec.seen_from_start(t, c0, factor, order);
-#pragma unroll
-    for (auto& f : factor) f = exp_flushed(f);
-  };
-  write_prepared_rows<T>(rows, ld, C, cols, kind == Operand::keys_to_end ? 1.0f : scale, factors, out, out_ld,
-                         plane, second_part);
 }
 
 // One block per (batch, head, chunk): the chunk's summed log decay per channel and the scan's operand X.
