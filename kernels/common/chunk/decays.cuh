@@ -9,7 +9,10 @@
 
 namespace flabench::chunk {
 
-constexpr int kPad = 4;  // floats added to a staged row: rows 4 banks apart keep fragment reads conflict-free
+// Floats added to a staged row: rows 4 banks apart. The scores' scalar reads of fp32 fragments from them
+// still meet 2-way conflicts, 18% of the operands pass's shared-memory wavefronts (kernels/notes/chunk.md,
+// version 92).
+constexpr int kPad = 4;
 
 // The order of the two 16-byte halves of 8 neighbouring floats that one thread moves in a staged row (bf16's
 // 16-byte vector of a row of q, k or g as fp32): the upper half first where the thread's 8-float group has
