@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where one kernel's instructions and warp stalls go, between its barriers, from ncu's source page.
 
-usage: ncu-source-regions.py SOURCE.csv[.gz] [--warps W] [--ops N] [--by-count N] [--lines-run N]
+usage: ncu-source-regions.py SOURCE.csv[.gz] [--warps W] [--ops N] [--by-count N] [--lines-run N] [--conflicts N]
 
 SOURCE.csv is `ncu -i REPORT --page source --csv --print-source sass` of one kernel (a report taken with
 --set full or --section SourceCounters). The SASS is cut after every BAR.SYNC; for each region it prints the
@@ -17,6 +17,10 @@ and so do those only one role of warps runs (a copy warp beside math warps: kern
 47), so a group's line count is what one trip of it issues and its samples are where the time goes. --lines-run N
 prints, after all that, the SASS lines run exactly N times (one such group: its index, stall samples and
 instruction), to read what a trip of it does.
+Where the page has the shared-memory wavefront columns (--set full), each region and the whole kernel also
+show their shared wavefronts and the share of them that is excess (bank conflicts: a 16-byte access whose
+quarter warp touches a bank twice, kernels/notes/chunk.md, version 92); --conflicts N prints the N lines with
+the most excess wavefronts (index, excess, wavefronts, SASS).
 """
 
 import argparse
@@ -73,7 +77,35 @@ def lines_run(rows, source, executed, sampled, runs):
             if number(row[executed]) == runs]
 
 
-def summary(path, warps=None, ops=0, groups=0, runs=None):
+WAVEFRONTS, EXCESS = "L1 Wavefronts Shared", "L1 Wavefronts Shared Excessive"
+
+
+def shared_wavefronts(header, rows):
+    """(wavefronts, excess) of the rows, or None where the page has no such columns."""
+    if WAVEFRONTS not in header or EXCESS not in header:
+        return None
+    total, excess = header.index(WAVEFRONTS), header.index(EXCESS)
+    return sum(number(row[total]) for row in rows), sum(number(row[excess]) for row in rows)
+
+
+def wavefront_text(counts):
+    if not counts or not counts[0]:
+        return ""
+    return f", shared wavefronts {counts[0]:.0f} ({counts[1] / counts[0] * 100:.0f}% excess)"
+
+
+def conflicted_lines(header, rows, source, count):
+    """The `count` lines with the most excess shared wavefronts: index, excess, wavefronts and SASS."""
+    if shared_wavefronts(header, rows) is None:
+        raise ValueError(f"--conflicts: the page has no '{EXCESS}' column (take the report with --set full)")
+    total, excess = header.index(WAVEFRONTS), header.index(EXCESS)
+    ranked = sorted((at for at, row in enumerate(rows) if number(row[excess])),
+                    key=lambda at: -number(rows[at][excess]))[:count]
+    return [f"{at:6d} {number(rows[at][excess]):10.0f} {number(rows[at][total]):10.0f}  "
+            f"{rows[at][source].strip()}" for at in sorted(ranked)]
+
+
+def summary(path, warps=None, ops=0, groups=0, runs=None, conflicts=0):
     header, rows = read_rows(path)
     source, executed = header.index("Source"), header.index("Instructions Executed")
     sampled = header.index("Warp Stall Sampling (All Samples)")
@@ -90,7 +122,8 @@ def summary(path, warps=None, ops=0, groups=0, runs=None):
             region_executed = sum(number(row[executed]) for row in region)
             line = (f"SASS lines [{start}, {end}): instructions {region_executed / total_executed * 100:5.1f}%, "
                     f"stall samples {sum(number(row[sampled]) for row in region) / total_sampled * 100:5.1f}%, "
-                    f"MUFU {count('MUFU'):.0f}, HMMA {count('HMMA'):.0f}, LDS {count('LDS'):.0f}")
+                    f"MUFU {count('MUFU'):.0f}, HMMA {count('HMMA'):.0f}, LDS {count('LDS'):.0f}"
+                    f"{wavefront_text(shared_wavefronts(header, region))}")
             if warps:
                 line += f", {region_executed / warps:.0f} a warp"
             lines.append(line)
@@ -105,19 +138,24 @@ def summary(path, warps=None, ops=0, groups=0, runs=None):
                                   for name in reasons})
     per_warp = f" ({total_executed / warps:.0f} a warp)" if warps else ""
     lines.append(f"warp instructions executed {total_executed:.0f}{per_warp}; stall reasons: " +
-                 ", ".join(f"{name} {value / total_sampled * 100:.1f}%" for name, value in stalls.most_common(8)))
+                 ", ".join(f"{name} {value / total_sampled * 100:.1f}%" for name, value in stalls.most_common(8)) +
+                 wavefront_text(shared_wavefronts(header, rows)).replace(", shared", "; shared", 1))
     if groups:
         lines += count_groups(rows, executed, sampled, total_executed, total_sampled, groups)
     if runs:
         lines.append(f"lines run {runs} times (index, stall samples, SASS):")
         lines += lines_run(rows, source, executed, sampled, runs)
+    if conflicts:
+        lines.append(f"the {conflicts} lines with the most excess shared wavefronts "
+                     "(index, excess, wavefronts, SASS):")
+        lines += conflicted_lines(header, rows, source, conflicts)
     return "\n".join(lines)
 
 
 class Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, not argparse's usage block
         self.exit(2, f"ncu-source-regions.py: {message} (usage: ncu-source-regions.py SOURCE.csv[.gz] "
-                     "[--warps W] [--ops N] [--by-count N] [--lines-run N])\n")
+                     "[--warps W] [--ops N] [--by-count N] [--lines-run N] [--conflicts N])\n")
 
 
 def positive(text):
@@ -135,9 +173,11 @@ def main(argv):
     parser.add_argument("--by-count", type=positive, default=0,
                         help="most sampled groups of lines with one execution count to show")
     parser.add_argument("--lines-run", type=positive, help="show the SASS lines run exactly this many times")
+    parser.add_argument("--conflicts", type=positive, default=0,
+                        help="show the lines with the most excess shared wavefronts (bank conflicts)")
     args = parser.parse_args(argv[1:])
     try:
-        print(summary(args.source, args.warps, args.ops, args.by_count, args.lines_run))
+        print(summary(args.source, args.warps, args.ops, args.by_count, args.lines_run, args.conflicts))
     except (OSError, ValueError, csv.Error) as error:
         print(f"ncu-source-regions.py: {error}", file=sys.stderr)
         return 2

@@ -68,6 +68,28 @@ class NcuSourceRegions(unittest.TestCase):
         self.assertEqual(lines[3], "    IMAD 60.0%, HMMA 30.0%")
         self.assertTrue(lines[4].startswith("warp instructions executed 700 (175 a warp); stall reasons:"), lines[4])
 
+    def test_shared_wavefronts_and_their_excess(self):
+        # --set full's columns: the LDS before the barrier 2-way conflicted (8 wavefronts, 4 excess), the one
+        # after clean; --conflicts lists the conflicted lines, the most excess first among those shown
+        header = [*HEADER, "L1 Wavefronts Shared", "L1 Wavefronts Shared Excessive"]
+        rows = [ROWS[0] + ["0", "0"], ["0x08", "LDS.128 R8, [R3]", "0", "100", "0", "0", "0", "8", "4"],
+                ROWS[1] + ["0", "0"], ROWS[2] + ["0", "0"], ROWS[3] + ["4", "0"]]
+        done = self.run_script(self.write("source.csv", [header, *rows]), "--conflicts", "3")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        lines = done.stdout.splitlines()
+        self.assertTrue(lines[0].endswith(", LDS 100, shared wavefronts 8 (50% excess)"), lines[0])
+        self.assertTrue(lines[1].endswith(", LDS 50, shared wavefronts 4 (0% excess)"), lines[1])
+        self.assertTrue(lines[2].endswith("; shared wavefronts 12 (33% excess)"), lines[2])
+        self.assertEqual(lines[3:], ["the 3 lines with the most excess shared wavefronts (index, excess, "
+                                     "wavefronts, SASS):",
+                                     "     1          4          8  LDS.128 R8, [R3]"])
+
+    def test_conflicts_needs_the_wavefront_columns(self):
+        done = self.run_script(self.write("source.csv", [HEADER, *ROWS]), "--conflicts", "3")
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("no 'L1 Wavefronts Shared Excessive' column", done.stderr)
+        self.assertEqual(len(done.stderr.strip().splitlines()), 1)
+
     def test_groups_of_lines_by_execution_count(self):
         # counts 100 (two lines, 10 samples), 150 (30 samples), 50 (none), and a line never run
         rows = [*ROWS, ["0x40", "EXIT", "0", "0", "0", "0", "0"]]
