@@ -35,14 +35,14 @@ constexpr Dims kManyHeads[] = {{4, 37, 16, 64, 64}, {2, 37, 16, 128, 128}, {4, 3
 // one short): the one-kernel chunk forwards on a Hopper run only where their blocks fill more than half the
 // SMs (kernels/common/chunk/fused_plan.h), of 32 values where blocks of 64 would fill at most half, of 64
 // past that, at K = 64 (gla's, rwkv6's and simple_gla's) and 128 (simple_gla's): a shape for each, its chunks
-// passed between warpgroups more than once (tests/kernels/{scalar,per_key}_fused_layout_test.cpp). Each
+// passed between warpgroups more than once (tests/kernels/{scalar,prepared}_fused_layout_test.cpp). Each
 // also fwd+bwd, where simple_gla's kernel saves the states its backward reads and runs that backward's
 // reverse scan.
 constexpr Dims kManyHeadsChunks[] = {
     {3, 130, 16, 64, 64}, {8, 130, 16, 64, 64}, {2, 130, 16, 128, 128}, {4, 130, 16, 128, 128}};
-// and a chunked variant's forward alone at the lengths around a chunk's (gla's and rwkv6's one-kernel
-// forwards on a Hopper run only where no backward follows: kernels/common/chunk/per_key_fused_forward.cu),
-// K != V among them, over many chunks, and with a large initial state; at heads enough for those kernels.
+// and a chunked variant's forward alone at the lengths around a chunk's (a forward no backward follows may
+// take a path of its own: kernels/common/chunk/variant.cuh), K != V among them, over many chunks, and with a
+// large initial state; at heads enough for the one-kernel forwards on a Hopper.
 constexpr Dims kChunkEdgesForward[] = {{1, 1, 48, 64, 64},   {1, 63, 48, 64, 64},  {1, 64, 48, 64, 64},
                                        {1, 65, 48, 64, 64},  {1, 97, 48, 64, 64},  {2, 65, 48, 64, 32},
                                        {2, 65, 48, 128, 64}, {1, 1100, 48, 64, 64}};

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The named-barrier protocol of the one-kernel chunk forwards on Hopper
 (kernels/common/chunk/fused_roles.cuh; simple_gla's, kernels/simple_gla/chunk_fused_forward.cu, and gla's
-and rwkv6's, kernels/common/chunk/per_key_fused_forward.cu: one state buffer each), simulated: the three
+and rwkv6's, kernels/common/chunk/prepared_fused_forward.cu: one state buffer each), simulated: the three
 warpgroups (loads, state, outputs) as one unit each, a barrier as a counter of arrivals that completes a
 generation at its count (stage barriers three roles, state barriers two), each role's arrive / sync
 sequence as the kernels issue them for N chunks, the loads running stages - 1 chunks ahead

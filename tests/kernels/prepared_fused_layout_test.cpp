@@ -11,7 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/common/chunk/per_key_fused_forward.h"
 #include "kernels/common/chunk/prepared_fused_forward.h"
 #include "kernels/common/chunk/prepared_fused_layout.h"
 #include "kernels/gla/gla.h"
@@ -85,9 +84,8 @@ TEST(PreparedFusedLayout, RunsOnlyWhereItsKernelApplies) {
 }
 
 // On an H100 or H200 (132 SMs) the battery runs each of the kernel's four instances (K 64 and 128, 32 or 64
-// values a block) over more than one chunk for gla and rwkv6, where the chunk forward takes it: the forward
-// alone where version 72's one kernel does not (K = 128), and every forward before a backward; and decays
-// steep enough for the scores' element-by-element channels.
+// values a block) over more than one chunk for gla and rwkv6, where the chunk forward takes it (the forward
+// alone and before a backward); and decays steep enough for the scores' element-by-element channels.
 TEST(PreparedFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
   const DeviceLimits hopper{kH100SharedBytes, 90, 132};
   for (const auto& [op, form] :
@@ -101,9 +99,8 @@ TEST(PreparedFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
       for (const BatteryCase& c : battery_cases(
                product_registry(), {"/" + op + "/chunk/" + mode + "/bf16/", Backend::cuda, hopper, false})) {
         const Problem& p = c.problem;
-        const bool taken = prepared_fused_forward_runs(form, p, hopper) &&
-                           (mode == "fwdbwd" || !per_key_fused_forward_runs(form, p, hopper));
-        if (c.skip_reason || c.shared_memory_cap != 0 || !taken) continue;
+        if (c.skip_reason || c.shared_memory_cap != 0 || !prepared_fused_forward_runs(form, p, hopper))
+          continue;
         if (c.decay == DecayScenario::floor) steep = true;  // 16 tokens at the floor: steep channels
         if (p.T > kFusedChunk)
           reached.insert({int(p.K), fused_value_slice(int(p.B * p.H), int(p.V), hopper.multiprocessors)});

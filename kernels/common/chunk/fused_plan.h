@@ -1,6 +1,6 @@
 // What the one-kernel chunk forwards on Hopper share (simple_gla's,
-// kernels/simple_gla/chunk_fused_forward.cu, and gla's and rwkv6's,
-// kernels/common/chunk/per_key_fused_forward.cu): the chunk, the ring of staged chunks, the three warpgroups
+// kernels/simple_gla/chunk_fused_forward.cu, and gla's and rwkv6's over prepared operands,
+// kernels/common/chunk/prepared_fused_forward.cu): the chunk, the ring of staged chunks, the three warpgroups
 // and how a head's values are sliced over blocks. Host-safe, for the CPU tests.
 #pragma once
 

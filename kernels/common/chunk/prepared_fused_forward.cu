@@ -2,10 +2,10 @@
 // wide pass before it: a block scans one head's chunks for a slice of Vs values, its fp32 state in a
 // warpgroup's registers, every product on wgmma. What depends on the per-key decays and not on the value
 // slice (the prepared queries and keys, the chunk's decay, the intra-chunk scores A) is made once a chunk by
-// the operands pass (operands_pass.cuh), a block a chunk; version 72's one kernel made it again in each of a
-// head's value slices and was bound by those instructions at K = 128 (kernels/notes/chunk.md, versions 72
-// and 87-90). Three warpgroups, a chunk of 64 tokens at a time,
-// kFusedStages chunks staged (fused_plan.h):
+// the operands pass (operands_pass.cuh), a block a chunk; version 72's one kernel (gla's and rwkv6's forward
+// alone at K = 64 until version 94) made it again in each of a head's value slices and was bound by those
+// instructions at K = 128 (kernels/notes/chunk.md, versions 72, 87-90 and 94). Three warpgroups, a chunk of
+// 64 tokens at a time, kFusedStages chunks staged (fused_plan.h):
 //   loads    cp.async of the next chunks' prepared queries (scale q e^{seen from the chunk's start}, their
 //            rounded part), prepared keys (k e^{after it to the chunk's end}, two bf16 parts), v and the
 //            chunk's summed log decay per key;

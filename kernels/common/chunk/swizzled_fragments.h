@@ -1,5 +1,6 @@
 // mma.sync's operand fragments read by ldmatrix from a 128-byte-swizzled token tile (kernels/common/wgmma/
-// layout.h: rows tokens, columns channels), as the fused forward's outputs and state warpgroups read q and k:
+// layout.h: rows tokens, columns channels), as simple_gla's gradients kernel (kernels/simple_gla/
+// chunk_grads_wgmma.cu) reads its tiles:
 // which 16-byte row piece each lane points ldmatrix (x4) at. Host-safe, so that
 // tests/kernels/swizzled_fragments_test.cpp checks on the CPU, by ldmatrix's definition, that the registers
 // it returns are the fragments mma.sync (and wgmma's A from registers) expect.

@@ -12,7 +12,6 @@
 #include <type_traits>
 
 #include "kernels/common/chunk/launch.cuh"
-#include "kernels/common/chunk/per_key_fused_forward.h"
 #include "kernels/common/chunk/prepared_fused_forward.h"
 #include "kernels/common/chunked_backward.h"
 #include "kernels/common/cuda_check.h"
@@ -27,14 +26,10 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   const Problem& p = call.problem;
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
     const DeviceLimits limits = current_device_limits();
-    // on Hopper, a forward alone at K = 64 in one kernel (per_key_fused_forward.cu)
-    if (!call.save_for_backward && per_key_fused_forward_runs(Form::value, p, limits)) {
-      const NvtxRange range("fused");
-      per_key_fused_forward(binding, call, limits);
-      return;
-    }
-    // else, the operands that depend on the decays alone made once a chunk by one wide pass, then the states
-    // and outputs in one kernel (prepared_fused_forward.cu), saving what the backward reads
+    // on Hopper, the operands that depend on the decays alone made once a chunk by one wide pass, then the
+    // states and outputs in one kernel (prepared_fused_forward.cu), saving what a backward reads. At K = 64
+    // a forward alone took version 72's one kernel until the operands pass was version 92's, then measured
+    // 0.79-0.93x of it (kernels/notes/chunk.md, version 94)
     if (prepared_fused_forward_runs(Form::value, p, limits)) {
       {
         const NvtxRange range("operands");
