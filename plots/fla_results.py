@@ -112,9 +112,10 @@ def load_results(paths: list[str]) -> list[ResultFile]:
 
 
 def read_result_file(path: str) -> ResultFile:
-    """Reads a final result file (.json, or xz-compressed) or a JSON Lines partial one (.partial)."""
+    """Reads a final result file (.json, or xz-compressed) or a JSON Lines partial one (.partial, or
+    .partial.xz as results/baselines keeps a run that stopped early)."""
     text = _read_text(path)
-    if path.endswith(".partial"):
+    if path.endswith((".partial", ".partial.xz")):
         return _parse_partial(path, text)
     document = _parse_json(path, text)
     _check_header(path, document, RESULT_SCHEMA)

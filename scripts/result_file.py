@@ -1,11 +1,16 @@
 """The cases of a fla-bench result file, as written (RESULT.json) or xz-compressed (RESULT.json.xz, as the
 runs under results/baselines/ are kept), for the scripts that read them; read_bytes reads any file kept either
 way. xz is told by its magic bytes, as fla-bench and plots/fla_results.py tell it. A run that stopped early
-(its time limit) leaves RESULT.json.partial, JSON Lines: the context, then {"case": ...} a line; its cases
-read as a finished file's do."""
+(its time limit) leaves RESULT.json.partial, JSON Lines whose last line may be cut short: plots/fla_results.py
+reads it (the one reader of that form), and its cases read as a finished file's do."""
 
 import json
 import lzma
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "plots"))
+import fla_results  # noqa: E402  (plots/ is not a package)
 
 XZ_MAGIC = b"\xfd7zXZ\x00"
 
@@ -25,8 +30,9 @@ def read_bytes(path):
 def read_cases(path):
     """The file's "cases" list (a .partial file's cases so far, .partial.xz too). Raises OSError, ValueError (a
     damaged xz file too), KeyError or TypeError where it is not a readable result file."""
-    data = read_bytes(path)
     if path.endswith((".partial", ".partial.xz")):
-        lines = [json.loads(line) for line in data.splitlines() if line.strip()]
-        return [line["case"] for line in lines[1:]]
-    return json.loads(data)["cases"]
+        try:
+            return fla_results.read_result_file(path).cases
+        except fla_results.InputError as error:
+            raise ValueError(str(error)) from None
+    return json.loads(read_bytes(path))["cases"]

@@ -237,6 +237,13 @@ class PartialFileTest(unittest.TestCase):
         path = fixtures.write_partial(self.path("run.json.partial"), self.document, cut_last_line=False)
         self.assertEqual([case["name"] for case in fla_results.read_result_file(path).cases], self.names)
 
+    def test_an_xz_compressed_partial_file_is_read(self):
+        path = fixtures.write_partial(self.path("run.json.partial"), self.document)
+        with open(path, "rb") as file, open(self.path("run.json.partial.xz"), "wb") as out:
+            out.write(lzma.compress(file.read()))
+        partial = fla_results.read_result_file(self.path("run.json.partial.xz"))
+        self.assertEqual([case["name"] for case in partial.cases], self.names[:-1])
+
     def test_a_damaged_line_before_the_last_is_refused(self):
         path = fixtures.write_partial(self.path("run.json.partial"), self.document, cut_last_line=False)
         with open(path, encoding="utf-8") as file:

@@ -57,15 +57,31 @@ class CheckErrorCompare(unittest.TestCase):
         self.assertIn("largest relative change 8.0000: decay/gla/chunk/fwd/bf16/B o", out.stdout)
 
     def test_reads_the_partial_file_of_a_run_that_stopped(self):
-        # JSON Lines: the context, then a case a line; kept xz-compressed as results/baselines keeps them
-        lines = [json.dumps({"context": {"device": {"name": "GPU"}}})] + [json.dumps({"case": c}) for c in NEW[:2]]
+        # JSON Lines: the header, then a case a line, the last cut short by the kill; kept xz-compressed as
+        # results/baselines keeps them. The cases carry the keys every result case has.
+        def full(c):
+            case = {**c, "variant": "chunk", "mode": "fwd",
+                    "axes": {k: 1 for k in ("B", "T", "H", "K", "V", "chunk_size")}}
+            if "check" in c:
+                tensors = [{**t, "threshold": 5e-3, "nonfinite": 0} for t in c["check"]["tensors"]]
+                case["check"] = {"passed": all(t["passed"] for t in tensors), "tensors": tensors}
+            return case
+        header = {"schema": "fla-bench-result", "schema_version": "1.0", "context": {"device": {"name": "GPU"}}}
+        lines = [json.dumps(header)] + [json.dumps({"case": full(c)}) for c in NEW]
+        text = "\n".join(lines)
         partial = os.path.join(self.dir.name, "new.json.partial.xz")
         with open(partial, "wb") as out:
-            out.write(lzma.compress("\n".join(lines).encode()))
+            out.write(lzma.compress(text[:len(text) - len(lines[-1]) // 2].encode()))
         out = self.run_script(self.base, partial)
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("2 cases, 1 failed, 1 ok", out.stdout)
         self.assertIn("errors in both: 3, bit-for-bit the same: 1, changed: 2", out.stdout)
+
+    def test_a_damaged_partial_file_is_refused_in_one_line(self):
+        partial = self.write("new.json.partial", "{not json\n{}\n")
+        out = self.run_script(self.base, partial)
+        self.assertEqual(out.returncode, 2)
+        self.assertEqual(len(out.stderr.strip().splitlines()), 1, out.stderr)
 
     def test_an_error_that_was_zero_is_counted_apart(self):
         # two kernels that agreed exactly (a cross check) and now differ: no relative change to rank
