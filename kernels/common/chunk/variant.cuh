@@ -24,28 +24,27 @@ namespace flabench::chunk {
 template <class Form, class T>
 void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   const Problem& p = call.problem;
+  const Dims d = make_dims(p);
+  Pointers<T> pointers = bind_inputs<T>(binding, call.inputs);
+  pointers.o = call.outputs.at(binding.o).as<T>();
+  pointers.ht = call.outputs.at(binding.ht).as<float>();
+  const Workspace ws = carve_workspace(call.workspace, p);
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    const DeviceLimits limits = current_device_limits();
     // on Hopper, the operands that depend on the decays alone made once a chunk by one wide pass, then the
     // states and outputs in one kernel (prepared_fused_forward.cu), saving what a backward reads. At K = 64
     // a forward alone took version 72's one kernel until the operands pass was version 92's, then measured
     // 0.79-0.93x of it (kernels/notes/chunk.md, version 94)
-    if (prepared_fused_forward_runs(Form::value, p, limits)) {
+    if (const DeviceLimits limits = current_device_limits();
+        prepared_fused_forward_runs(Form::value, p, limits)) {
       {
         const NvtxRange range("operands");
-        launch_operands<Form, T>(bind_inputs<T>(binding, call.inputs), make_dims(p),
-                                 carve_workspace(call.workspace, p), call.stream);
+        launch_operands<Form, T>(pointers, d, ws, call.stream);
       }
       const NvtxRange range("fused");
       prepared_fused_forward(binding, call, limits);
       return;
     }
   }
-  const Dims d = make_dims(p);
-  Pointers<T> pointers = bind_inputs<T>(binding, call.inputs);
-  pointers.o = call.outputs.at(binding.o).as<T>();
-  pointers.ht = call.outputs.at(binding.ht).as<float>();
-  const Workspace ws = carve_workspace(call.workspace, p);
   forward_states<Form>(pointers, d, ws, call.stream);
   const NvtxRange range("outputs");
   launch_output<Form, T>(pointers, d, ws.states, call.stream, call.save_for_backward ? ws.scores : nullptr,
