@@ -8,8 +8,10 @@ Each side is what one compile leaves, e.g.
        -o base.cubin 2> base.ptxas
 (there is no disassembler on the CPU machine: a kernel's SASS instruction count is its .text section's size
 over 16 bytes, read with readelf). Prints the kernels whose count, registers or spill bytes (stored/loaded)
-differ, demangled, then how many kernels each side has and how many changed; kernels only one side compiled
-are listed as such. The kernel notes' "ptxas" lines (kernels/notes/chunk.md) come from it. Exits 2 with one
+differ, demangled, then how many kernels each side has and how many changed. Kernels are paired by their
+demangled names (an anonymous namespace's hash, which differs from build to build, is not in them), then a
+kernel only one side has with the one kernel of the same name and template arguments only the other side has
+(its parameters changed: shown both ways); kernels only one side compiled are listed as such. The kernel notes' "ptxas" lines (kernels/notes/chunk.md) come from it. Exits 2 with one
 line on a file it cannot read.
 """
 
@@ -57,6 +59,39 @@ def demangled(names):
     return dict(zip(names, lines)) if len(lines) == len(names) else {n: n for n in names}
 
 
+def without_parameters(name):
+    """A demangled function name without its parameter list: up to the last top-level '(' of its end."""
+    if not name.endswith(")"):
+        return name
+    depth = 0
+    for i in range(len(name) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(name[i], 0)
+        if depth == 0:
+            return name[:i]
+    return name
+
+
+def by_demangled(kernels):
+    names = demangled(sorted(kernels))
+    return {names[k]: v for k, v in kernels.items()}
+
+
+def pairs(base, new):
+    """(base name, new name) for every kernel: the same name, or the one kernel on each side whose name
+    without parameters matches where each side has it alone; None for a side that has no such kernel."""
+    matched = [(n, n) for n in sorted(set(base) & set(new))]
+    only_base, only_new = sorted(set(base) - set(new)), sorted(set(new) - set(base))
+    stems = lambda names: [without_parameters(n) for n in names]
+    base_stems, new_stems = stems(only_base), stems(only_new)
+    for name, stem in zip(only_base, base_stems):
+        if base_stems.count(stem) == 1 and new_stems.count(stem) == 1:
+            matched.append((name, only_new[new_stems.index(stem)]))
+    paired_base, paired_new = {b for b, _ in matched}, {n for _, n in matched}
+    matched += [(b, None) for b in only_base if b not in paired_base]
+    matched += [(None, n) for n in only_new if n not in paired_new]
+    return sorted(matched, key=lambda p: p[0] or p[1])
+
+
 def describe(old, new):
     def pair(key, show=str):
         return f"{show(old.get(key)) if old.get(key) is not None else '-'} -> " \
@@ -69,15 +104,18 @@ def describe(old, new):
 def main(argv):
     if len(argv) != 5:
         fail("usage: ptxas-compare.py BASE.ptxas BASE.cubin NEW.ptxas NEW.cubin")
-    base, new = kernels_of(argv[1], argv[2]), kernels_of(argv[3], argv[4])
-    names = demangled(sorted(set(base) | set(new)))
+    base = by_demangled(kernels_of(argv[1], argv[2]))
+    new = by_demangled(kernels_of(argv[3], argv[4]))
     changed = 0
-    for name in sorted(set(base) | set(new)):
-        if name not in new or name not in base:
-            print(f"  {names[name]}\n     only in {'BASE' if name in base else 'NEW'}")
+    for old_name, new_name in pairs(base, new):
+        if old_name is None or new_name is None:
+            print(f"  {old_name or new_name}\n     only in {'BASE' if old_name else 'NEW'}")
             changed += 1
-        elif base[name] != new[name]:
-            print(f"  {names[name]}\n     {describe(base[name], new[name])}")
+        elif old_name != new_name:
+            print(f"  {old_name}\n  -> {new_name}\n     parameters changed; {describe(base[old_name], new[new_name])}")
+            changed += 1
+        elif base[old_name] != new[new_name]:
+            print(f"  {old_name}\n     {describe(base[old_name], new[new_name])}")
             changed += 1
     print(f"{len(base)} kernels in BASE, {len(new)} in NEW, {changed} changed")
     return 0
