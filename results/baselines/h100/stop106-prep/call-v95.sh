@@ -1,0 +1,42 @@
+#!/bin/bash
+# Prepared at stop 106 (no device lent that stop) for the next call: chunk version 95 (the state and output
+# kernel's loads make the prepared queries and keys from q, k and g; the operands pass writes only A, the
+# bonus and, before a backward, the keys' first part and the decays), carrying build-part-s106/v95ab: branch
+# v95-ab (v95-fused-makes-operands plus ab-build-v95.diff beside this script; FLA_AB_PREPARED_ROWS=1 runs
+# version 94's pass and kernel). Its bundle was made at stop 106 from v95-ab at 30a83ac
+# (../shared/tools/bundle-for-device build/fla-bench build-part-s106/v95ab, the binary xz'd; git-ignored, so
+# made again from that branch where it is gone); move results/baselines aside before the call (the carry
+# limit). Steps: the battery over gla's and rwkv6's bf16 chunk fwd and
+# fwd+bwd at C = 64 (the path's cases); the same forwards under the switch, errors compared (bit for bit
+# expected); the A/B at the peer shapes the prepared forward takes (2 rounds); issue 4's table with no
+# switch set; per-kernel times at the K = 128 forwards; synccheck. Lands in $OUT/v95.tar.xz, packed after
+# each step.
+set -u
+name=v95ab
+dir=/tmp/$name; mkdir -p $dir; cp -r build-part-s106/$name/lib $dir/
+[ -x $dir/fb ] || { xz -T0 -dc build-part-s106/$name/fla-bench.xz > $dir/fb; chmod +x $dir/fb; }
+export LD_LIBRARY_PATH=$dir/lib; fb=$dir/fb
+R=/tmp/out-v95; mkdir -p $R; cp "$0" $R/device-script.sh; cp "$(dirname "$0")/ab-build-v95.diff" $R/
+pack() { tar -cJf $OUT/v95.tar.xz -C /tmp out-v95; }
+nvidia-smi --query-gpu=name --format=csv,noheader | tee $R/gpu.txt; $fb --version; date
+F='/(gla|rwkv6)/chunk/(fwd|fwdbwd)/bf16/.*C64'
+timeout 100 $fb check --no-long --filter "$F" --out $R/check.json > $R/check.log 2>&1
+rc=$?; echo "check rc $rc"; grep -E "cases:" $R/check.log | tail -1; xz -T0 -f $R/check.json; pack
+FLA_AB_PREPARED_ROWS=1 timeout 60 $fb check --no-long --filter '/(gla|rwkv6)/chunk/fwd/bf16/.*C64' \
+  --out $R/check-94.json > $R/check-94.log 2>&1
+echo "check-94 rc $?"; grep -E "cases:" $R/check-94.log | tail -1; xz -T0 -f $R/check-94.json
+python3 scripts/check-error-compare.py $R/check-94.json.xz $R/check.json.xz > $R/check-errors-95-94.txt 2>&1
+sed -n 1,14p $R/check-errors-95-94.txt; pack
+[ $rc -eq 0 ] || { echo "the battery failed: no timing (see check.log)"; grep -E "FAIL|fail" $R/check.log | head -20; exit 0; }
+A='--preset peer --filter ^(gla|rwkv6)/chunk/(fwd|fwdbwd)/bf16/B[248]-T(1024|4096|16384)-H(8|16)-K --axis C=64 --min-time 0.15 --min-samples 5 --no-check'
+BASE_ENV='FLA_AB_PREPARED_ROWS=1' timeout 150 bash scripts/ab-rounds.sh $fb $fb $R/ab95 2 $A > $R/ab95-out.txt 2>&1
+echo "ab95 rc $?"; grep -E "^(gla|rwkv6)|cases over|geomean" $R/ab95-out.txt; pack; date
+timeout 200 $fb --filter '^(gla|rwkv6|simple_gla)/chunk/(fwd|fwdbwd)/bf16' --axis C=16,32,64 --preset peer \
+  --min-time 0.15 --min-samples 5 --out $R/issue4-chunk.json > $R/issue4-chunk.log 2>&1; echo "table rc $?"
+tail -2 $R/issue4-chunk.log; xz -T0 -f $R/issue4-chunk.json; pack; date
+timeout 40 $fb profile --filter '^(gla|rwkv6)/chunk/fwd/bf16/B[24]-T(4096|16384)-H16-K128' --preset peer --axis C=64 \
+  --out $R/profile.json > $R/profile.log 2>&1; echo "profile rc $?"; xz -T0 -f $R/profile.json; pack
+S='^[a-z_]+/(gla|rwkv6)/chunk/(fwd|fwdbwd)/bf16/B[0-9]-T[0-9]+-H(16|48).*C64'
+timeout 40 compute-sanitizer --tool synccheck --print-limit 10 $fb check --no-isolate --no-long --filter "$S" \
+  --out $R/synccheck.json > $R/synccheck.log 2>&1
+echo "synccheck rc $?"; grep -E "cases:|SUMMARY" $R/synccheck.log | head -3; rm -f $R/synccheck.json; pack; date
