@@ -9,8 +9,10 @@
 # limit). Steps: the battery over gla's and rwkv6's bf16 chunk fwd and
 # fwd+bwd at C = 64 (the path's cases); the same forwards under the switch, errors compared (bit for bit
 # expected); the A/B at the peer shapes the prepared forward takes (2 rounds); issue 4's table with no
-# switch set; per-kernel times at the K = 128 forwards; synccheck. Lands in $OUT/v95.tar.xz, packed after
-# each step.
+# switch set; per-kernel times at the K = 128 forwards; ncu of the state and output kernel at gla
+# 4,4096,16,128 (whether its loads warpgroup, which now makes the rows, bounds it: its source page by
+# warp role through scripts/ncu-source-regions.py); synccheck. Lands in $OUT/v95.tar.xz, packed after each
+# step.
 set -u
 name=v95ab
 dir=/tmp/$name; mkdir -p $dir; cp -r build-part-s106/$name/lib $dir/
@@ -36,6 +38,13 @@ timeout 200 $fb --filter '^(gla|rwkv6|simple_gla)/chunk/(fwd|fwdbwd)/bf16' --axi
 tail -2 $R/issue4-chunk.log; xz -T0 -f $R/issue4-chunk.json; pack; date
 timeout 40 $fb profile --filter '^(gla|rwkv6)/chunk/fwd/bf16/B[24]-T(4096|16384)-H16-K128' --preset peer --axis C=64 \
   --out $R/profile.json > $R/profile.log 2>&1; echo "profile rc $?"; xz -T0 -f $R/profile.json; pack
+timeout 100 ncu --set full --import-source yes -k "regex:prepared_fused_forward_kernel" --launch-count 1 \
+  -o /tmp/fused $fb --filter '^gla/chunk/fwd/bf16/' --axis B=4 --axis T=4096 --axis H=16 --axis K=128 \
+  --axis V=128 --axis C=64 --profile-once --no-check --out /tmp/j-fused.json > $R/ncu-fused.log 2>&1
+echo "ncu rc $?"; ncu --import /tmp/fused.ncu-rep --page details > $R/fused-details.txt 2>&1
+ncu --import /tmp/fused.ncu-rep --page source --csv --print-source sass > $R/fused-source.csv 2>&1
+gzip -9f $R/fused-source.csv
+grep -E "Duration|DRAM Throughput|Issue Slots Busy|Registers Per" $R/fused-details.txt | head -4; pack; date
 S='^[a-z_]+/(gla|rwkv6)/chunk/(fwd|fwdbwd)/bf16/B[0-9]-T[0-9]+-H(16|48).*C64'
 timeout 40 compute-sanitizer --tool synccheck --print-limit 10 $fb check --no-isolate --no-long --filter "$S" \
   --out $R/synccheck.json > $R/synccheck.log 2>&1
