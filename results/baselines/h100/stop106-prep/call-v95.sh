@@ -3,7 +3,7 @@
 # kernel's loads make the prepared queries and keys from q, k and g; the operands pass writes only A, the
 # bonus and, before a backward, the keys' first part and the decays), carrying build-part-s106/v95ab: branch
 # v95-ab (v95-fused-makes-operands plus ab-build-v95.diff beside this script; FLA_AB_PREPARED_ROWS=1 runs
-# version 94's pass and kernel). Its bundle was made at stop 106 from v95-ab at 30a83ac
+# version 94's pass and kernel). Its bundle was made at stop 106 from v95-ab at 6326085
 # (../shared/tools/bundle-for-device build/fla-bench build-part-s106/v95ab, the binary xz'd; git-ignored, so
 # made again from that branch where it is gone); move results/baselines aside before the call (the carry
 # limit). Steps: the battery over gla's and rwkv6's bf16 chunk fwd and
