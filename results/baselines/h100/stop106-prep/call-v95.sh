@@ -5,8 +5,8 @@
 # v95-ab (v95-fused-makes-operands plus ab-build-v95.diff beside this script; FLA_AB_PREPARED_ROWS=1 runs
 # version 94's pass and kernel). Its bundle was made at stop 106 from v95-ab at 6326085
 # (../shared/tools/bundle-for-device build/fla-bench build-part-s106/v95ab, the binary xz'd; git-ignored, so
-# made again from that branch where it is gone); move results/baselines aside before the call (the carry
-# limit). Steps: the battery over gla's and rwkv6's bf16 chunk fwd and
+# made again from that branch where it is gone). Run as the earlier calls were: this script and its diff
+# copied into an untracked p/, results/baselines moved aside (the carry limit), `bash p/call-v95.sh`. Steps: the battery over gla's and rwkv6's bf16 chunk fwd and
 # fwd+bwd at C = 64 (the path's cases); the same forwards under the switch, errors compared (bit for bit
 # expected); the A/B at the peer shapes the prepared forward takes (2 rounds); issue 4's table with no
 # switch set; per-kernel times at the K = 128 forwards; ncu of the state and output kernel at gla
@@ -14,12 +14,7 @@
 # warp role through scripts/ncu-source-regions.py); synccheck. Lands in $OUT/v95.tar.xz, packed after each
 # step.
 set -u
-name=v95ab
-dir=/tmp/$name; mkdir -p $dir; cp -r build-part-s106/$name/lib $dir/
-[ -x $dir/fb ] || { xz -T0 -dc build-part-s106/$name/fla-bench.xz > $dir/fb; chmod +x $dir/fb; }
-export LD_LIBRARY_PATH=$dir/lib; fb=$dir/fb
-R=/tmp/out-v95; mkdir -p $R; cp "$0" $R/device-script.sh; cp "$(dirname "$0")/ab-build-v95.diff" $R/
-pack() { tar -cJf $OUT/v95.tar.xz -C /tmp out-v95; }
+source scripts/device-call.sh build-part-s106/v95ab v95 "$(dirname "$0")/ab-build-v95.diff" || exit 2
 nvidia-smi --query-gpu=name --format=csv,noheader | tee $R/gpu.txt; $fb --version; date
 F='/(gla|rwkv6)/chunk/(fwd|fwdbwd)/bf16/.*C64'
 timeout 100 $fb check --no-long --filter "$F" --out $R/check.json > $R/check.log 2>&1

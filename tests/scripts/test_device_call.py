@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Tests of scripts/device-call.sh (the set-up a device call's script sources) with a stand-in bundle: the
+binary unpacked from fla-bench.xz (or copied) and run with the bundle's libraries on its path, the results
+folder holding the calling script and the files it names, pack's archive in $OUT, and one line and status 2
+for a missing bundle, binary or $OUT. Plain python3; needs bash, xz and tar."""
+import os
+import shutil
+import subprocess
+import tarfile
+import tempfile
+import unittest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# A call's script as the device runs it (from the repository root), its set-up sourced.
+CALLER = """#!/bin/bash
+set -u
+source scripts/device-call.sh "$@" || exit 2
+"$fb" --version > "$R/version.txt"
+echo "$LD_LIBRARY_PATH" > "$R/library-path.txt"
+pack
+"""
+
+
+class DeviceCall(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = self.tmp.name
+        self.out = os.path.join(self.root, "out")
+        os.mkdir(self.out)
+        self.name = f"devcall-test-{os.getpid()}"  # /tmp/<name> and /tmp/out-<name>: unique to this run
+        self.bundle = os.path.join(self.root, self.name)
+        os.makedirs(os.path.join(self.bundle, "lib"))
+        with open(os.path.join(self.bundle, "lib", "libstandin.so"), "w") as f:
+            f.write("")
+        self.caller = os.path.join(self.root, "call.sh")
+        with open(self.caller, "w") as f:
+            f.write(CALLER)
+        self.extra = os.path.join(self.root, "ab-build.diff")
+        with open(self.extra, "w") as f:
+            f.write("a diff\n")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+        for path in (f"/tmp/{self.name}", f"/tmp/out-{self.name}"):
+            shutil.rmtree(path, ignore_errors=True)
+
+    def binary(self, packed):
+        script = "#!/bin/sh\necho \"stand-in fla-bench $*\"\n"
+        path = os.path.join(self.bundle, "fla-bench")
+        with open(path, "w") as f:
+            f.write(script)
+        os.chmod(path, 0o755)
+        if packed:
+            subprocess.run(["xz", "-f", path], check=True)
+
+    def call(self, *args, out=True):
+        env = {**os.environ, "OUT": self.out} if out else {k: v for k, v in os.environ.items() if k != "OUT"}
+        return subprocess.run(["bash", self.caller, *args], cwd=REPO, capture_output=True, text=True,
+                              timeout=60, env=env)
+
+    def archive(self):
+        with tarfile.open(os.path.join(self.out, self.name + ".tar.xz")) as tar:
+            return {m.name: tar.extractfile(m).read().decode() for m in tar.getmembers() if m.isfile()}
+
+    def test_an_xz_bundle_runs_and_its_results_come_back(self):
+        self.binary(packed=True)
+        done = self.call(self.bundle, self.name, self.extra)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        files = self.archive()
+        folder = f"out-{self.name}/"
+        self.assertEqual(files[folder + "version.txt"].strip(), "stand-in fla-bench --version")
+        self.assertEqual(files[folder + "device-script.sh"], CALLER)
+        self.assertEqual(files[folder + "ab-build.diff"], "a diff\n")
+        self.assertTrue(files[folder + "library-path.txt"].startswith(f"/tmp/{self.name}/lib"))
+        self.assertTrue(os.path.exists(f"/tmp/{self.name}/lib/libstandin.so"))
+
+    def test_a_plain_binary_is_copied(self):
+        self.binary(packed=False)
+        done = self.call(self.bundle + "/", self.name)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn(f"out-{self.name}/version.txt", self.archive())
+
+    def test_what_it_cannot_set_up_gets_one_line_and_status_2(self):
+        self.binary(packed=True)
+        cases = [
+            ((os.path.join(self.root, "no-such-bundle"), self.name), True, "no bundle folder"),
+            ((self.bundle,), True, "usage"),
+            ((self.bundle, self.name), False, "$OUT"),
+            ((self.bundle, self.name, os.path.join(self.root, "no-such.diff")), True, "cannot copy"),
+        ]
+        for args, out, why in cases:
+            done = self.call(*args, out=out)
+            self.assertEqual(done.returncode, 2, (args, done.stdout, done.stderr))
+            self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+            self.assertIn(why, done.stderr)
+        os.remove(os.path.join(self.bundle, "fla-bench.xz"))
+        shutil.rmtree(f"/tmp/{self.name}", ignore_errors=True)
+        done = self.call(self.bundle, self.name)
+        self.assertEqual(done.returncode, 2, done.stderr)
+        self.assertIn("has no fla-bench", done.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
