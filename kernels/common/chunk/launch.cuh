@@ -102,15 +102,17 @@ void launch_output(const Pointers<T>& pointers, const Dims& d, const float* stat
   FLA_CUDA_CHECK_LAUNCH();
 }
 
-// Every operand the state and output pass over prepared operands reads (operands_pass.cuh), into ws.
+// Every operand the state and output pass over prepared operands reads (operands_pass.cuh), into ws; with
+// `for_backward` the queries' rows in both parts, the backward's reverse scan's operand.
 template <class Form, class T>
-void launch_operands(const Pointers<T>& pointers, const Dims& d, const Workspace& ws, cudaStream_t stream) {
+void launch_operands(const Pointers<T>& pointers, const Dims& d, const Workspace& ws, bool for_backward,
+                     cudaStream_t stream) {
   const int KT = operands_key_tile(d.K);
   const std::size_t bytes = sizeof(float) * operands_pass_floats(d.C, d.K, KT);
   const auto kernel = chunk_operands_kernel<Form, T>;
   allow_shared_memory(kernel, bytes);
-  kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.chunks())), kOperandsThreads, bytes, stream>>>(pointers, d,
-                                                                                               ws, KT);
+  kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.chunks())), kOperandsThreads, bytes, stream>>>(
+      pointers, d, ws, KT, for_backward);
   FLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -234,11 +236,17 @@ void launch_chunk_grads(const Pointers<T>& pointers, const GradPointers<T>& grad
   }
 }
 
-// Both on one stream: the chunk variant's backward (and fused_recurrent's in chunk form).
+// Both on one stream: the chunk variant's backward. `queries_made`: the forward left the reverse scan's
+// operand in ws (the operands pass's, operands_pass.cuh), so the scan runs without a prepare of its own.
 template <class Form, class T, bool kSavedScores = false>
 void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, const Dims& d,
-                     const Workspace& ws, cudaStream_t stream) {
-  launch_state_grads<Form, T>(pointers, grads, d, ws, stream);
+                     const Workspace& ws, cudaStream_t stream, bool queries_made) {
+  if (queries_made) {
+    const NvtxRange range("state_grads");
+    launch_scan(state_grads_scan(grads, ws), d, stream);
+  } else {
+    launch_state_grads<Form, T>(pointers, grads, d, ws, stream);
+  }
   launch_chunk_grads<Form, T, kSavedScores>(pointers, grads, d, ws, stream);
 }
 

@@ -3,8 +3,10 @@
 // head, chunk): the keys' and the queries' prepared rows (the prepare kernel's, scan.cuh's write_prepared),
 // the chunk's summed decay, and the intra-chunk scores A (intra_chunk.cuh) with rwkv6's bonus, into the
 // workspace (Workspace::keys_to_end, queries_from_start, whole, scores, bonus). The backward reads the keys,
-// the decays, A and the bonus as it reads the multi-kernel forward's. The key channels 64 at a time
-// (operands_key_tile): 73 KiB a block, three an SM.
+// the decays, A and the bonus as it reads the multi-kernel forward's, and, where it follows (for_backward),
+// the queries' rows in both parts as its reverse scan's operand, so that it needs no prepare kernel of its
+// own (kernels/notes/chunk.md, version 96). The key channels 64 at a time (operands_key_tile): 73 KiB a
+// block, three an SM.
 #pragma once
 
 #include "kernels/common/chunk/block_shapes.h"
@@ -34,7 +36,7 @@ __host__ __device__ inline int operands_pass_floats(int C, int K, int KT) {
 // and rwkv6's instance spilled 12 bytes (kernels/notes/chunk.md, version 91).
 template <class Form, class T>
 __global__ void __launch_bounds__(kOperandsThreads, 3)
-    chunk_operands_kernel(Pointers<T> p, Dims d, Workspace ws, int KT) {
+    chunk_operands_kernel(Pointers<T> p, Dims d, Workspace ws, int KT, bool for_backward) {
   extern __shared__ float smem[];
   const int K = d.K, C = d.C, ldK = KT + kPad, ldC = C + kPad;
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, n = blockIdx.y, t0 = n * C;
@@ -57,7 +59,7 @@ __global__ void __launch_bounds__(kOperandsThreads, 3)
     // (the scores scale q and k in place only after a barrier of their own, once these have read them)
     write_prepared<T, Operand::keys_to_end>(dec, k, ldK, C, KT, 1.0f, keys + c0, K, plane, true);
     write_prepared<T, Operand::queries_from_start>(dec, q, ldK, C, KT, d.scale, queries + c0, K, plane,
-                                                   false);
+                                                   for_backward);
     for (int c = threadIdx.x; c < KT; c += kOperandsThreads) ws.whole[chunk * K + c0 + c] = dec.whole(c);
     intra_chunk_scores<Form, T, true>(dec, q, k, ldK, KT, C, A, ldC, u ? u + c0 : nullptr, bonus, scratch);
   }

@@ -21,6 +21,14 @@
 
 namespace flabench::chunk {
 
+// Whether the chunk forward of `p` takes the prepared path on a device of `limits` (bf16 on Hopper: the
+// operands pass, then the state and output kernel), whose operands pass leaves a backward its reverse scan's
+// operand.
+template <class Form, class T>
+bool takes_prepared_path(const Problem& p, const DeviceLimits& limits) {
+  return std::is_same_v<T, __nv_bfloat16> && prepared_fused_forward_runs(Form::value, p, limits);
+}
+
 template <class Form, class T>
 void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
   const Problem& p = call.problem;
@@ -34,11 +42,10 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
     // states and outputs in one kernel (prepared_fused_forward.cu), saving what a backward reads. At K = 64
     // a forward alone took version 72's one kernel until the operands pass was version 92's, then measured
     // 0.79-0.93x of it (kernels/notes/chunk.md, version 94)
-    if (const DeviceLimits limits = current_device_limits();
-        prepared_fused_forward_runs(Form::value, p, limits)) {
+    if (const DeviceLimits limits = current_device_limits(); takes_prepared_path<Form, T>(p, limits)) {
       {
         const NvtxRange range("operands");
-        launch_operands<Form, T>(pointers, d, ws, call.stream);
+        launch_operands<Form, T>(pointers, d, ws, call.save_for_backward, call.stream);
       }
       const NvtxRange range("fused");
       prepared_fused_forward(binding, call, limits);
@@ -56,7 +63,8 @@ void backward(const RecurrenceBinding& binding, const BackwardCall& call) {
   const Problem& p = call.problem;
   launch_backward<Form, T, /*kSavedScores=*/true>(
       bind_inputs<T>(binding, call.inputs), bind_grads<T>(binding, call.grad_outputs, call.grads),
-      make_dims(p), carve_workspace(call.workspace, p), call.stream);
+      make_dims(p), carve_workspace(call.workspace, p), call.stream,
+      takes_prepared_path<Form, T>(p, current_device_limits()));
 }
 
 inline std::optional<std::string> limits(const Problem& p, Mode mode, const DeviceLimits& device) {

@@ -7,7 +7,8 @@
 //                                          (backward; the tiles are added in a fixed order afterwards)
 //   keys_to_end  [B*H, chunks, C, K] T     k e^{decay after it to its chunk's end} (forward) and
 //   queries_from_start                     scale q e^{decay seen from the chunk's start} (backward; the
-//                [B*H, chunks, C, K] T     forward over prepared operands writes its rounded part): the
+//                [B*H, chunks, C, K] T     forward over prepared operands writes it, in both parts where a
+//                                          backward follows, its rounded part alone where none does): the
 //                                          scans' operands (kernels/common/chunk/scan.cuh; bf16's in two
 //                                          planes of that shape, fp16's fp32: Prepared)
 //   scores       [B*H, chunks, C, C] fp32  the intra-chunk scores A (forward, read by the backward's value
