@@ -236,8 +236,9 @@ void launch_chunk_grads(const Pointers<T>& pointers, const GradPointers<T>& grad
   }
 }
 
-// Both on one stream: the chunk variant's backward. `queries_made`: the forward left the reverse scan's
-// operand in ws (the operands pass's, operands_pass.cuh), so the scan runs without a prepare of its own.
+// Both on one stream: the chunk variant's backward (and another variant's after prepare_from_inputs).
+// `queries_made`: the reverse scan's operand is already in ws (the forward's operands pass,
+// operands_pass.cuh, or prepare_from_inputs), so the scan runs without a prepare of its own.
 template <class Form, class T, bool kSavedScores = false>
 void launch_backward(const Pointers<T>& pointers, const GradPointers<T>& grads, const Dims& d,
                      const Workspace& ws, cudaStream_t stream, bool queries_made) {

@@ -115,15 +115,9 @@ void prepare_from_inputs(const RecurrenceBinding& binding, const ForwardCall& ca
 template <class Form, class T>
 void backward_from_states(const RecurrenceBinding& binding, const BackwardCall& call) {
   const Problem& p = call.problem;
-  const Pointers<T> pointers = bind_inputs<T>(binding, call.inputs);
-  const GradPointers<T> grads = bind_grads<T>(binding, call.grad_outputs, call.grads);
-  const Dims d = make_dims(p);
-  const Workspace ws = carve_workspace(call.workspace, p);
-  {
-    const NvtxRange range("state_grads");
-    launch_scan(state_grads_scan(grads, ws), d, call.stream);
-  }
-  launch_chunk_grads<Form, T>(pointers, grads, d, ws, call.stream);
+  launch_backward<Form, T>(bind_inputs<T>(binding, call.inputs),
+                           bind_grads<T>(binding, call.grad_outputs, call.grads), make_dims(p),
+                           carve_workspace(call.workspace, p), call.stream, /*queries_made=*/true);
 }
 
 // prepare_from_inputs and backward_from_states for another variant's fwd+bwd: in chunks of kMaxChunk tokens
