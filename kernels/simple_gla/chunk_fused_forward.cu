@@ -3,13 +3,16 @@
 // the three-kernel scalar forward (chunk_forward.cuh) writes every chunk's fp32 state to memory and reads it
 // back (at D = 128 two thirds of its bytes), this one reads q, k, v and g once and writes o once (and, where
 // a backward follows, the states it reads, once).
-// Three warpgroups, a chunk of 64 tokens at a time, kFusedStages chunks staged (fused_plan.h):
+// Three or four warpgroups, a chunk of 64 tokens at a time, three or four chunks staged
+// (chunk_fused_layout.h):
 //   loads    cp.async of the next chunks' q, k, v into the 128-byte-swizzled tiles the products read; the
-//            chunk's decays (ScalarDecays); v e^{decay to the chunk's end} in two bf16 parts;
-//   state    publishes S (the state before the chunk) in two bf16 parts, then S = e^{chunk total} S +
-//            k^T (v e^{to end}): its chain is the only one that runs chunk after chunk;
+//            chunk's decays (ScalarDecays);
+//   state    publishes S (the state before the chunk) in two bf16 parts, then makes v e^{decay to the
+//            chunk's end} in two bf16 parts and S = e^{chunk total} S + k^T (v e^{to end}): its chain is the
+//            only one that runs chunk after chunk;
 //   outputs  o = scale (e^{seen_i} q S + P v), P = (q k^T) o e^{G_i - G_j} for j <= i, P's two bf16 parts fed
-//            to the next product from registers.
+//            to the next product from registers; at 32 values a block two outputs warpgroups take the
+//            chunks in turn, each with its own buffer of S (fused_output_groups).
 // It runs where its blocks fill more than half the GPU (fused_plan.h, fused_blocks_fill). The same kernel
 // runs the backward's reverse scan there (Pass::state_grads): the state warpgroup's update over the chunks
 // in reverse, with q and do scale e^{seen}, the outputs warpgroup idle.
@@ -134,40 +137,49 @@ __device__ inline ChunkGates fetch_gates(const Pointers<bf16>& p, const Dims& d,
   return gates;
 }
 
-template <int K, int kVs, Pass kPass>
+// The loads' warpgroup: the chunks' copies kAhead chunks ahead through kStages stages, and each landed
+// chunk's decays (its first warp, from the gates it fetched with the copies).
+template <int K, int kVs, int kStages, int kAhead, Pass kPass>
 __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned char* smem,
                            int b, int h, int v0, int thread) {
   const unsigned base = shared_address(smem);
-  const Tile tokens{C};
   const int chunks = d.chunks();
-  roles::run_loads_ring(
+  roles::run_loads_ring<kStages, kAhead>(
       chunks,
       [&](int j) {
         const int n = chunk_at<kPass>(j, chunks);
-        load_chunk<K, kVs, kPass>(p, d, L, base, b, h, v0, n, j % kFusedStages, thread);
+        load_chunk<K, kVs, kPass>(p, d, L, base, b, h, v0, n, j % kStages, thread);
         return fetch_gates(p, d, b, h, n, thread);
       },
       [&](int, int s, const ChunkGates& gates) {
         const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C);
         if (thread < 32) scan_scalar_decays(dec, C, gates.g[0], gates.g[1]);
-        loaders().sync();  // every loader's copies of the chunk, and its decays
-        for (int idx = thread; idx < C * kVs / 8; idx += kGroup) {
-          const int t = idx / (kVs / 8), c = idx % (kVs / 8) * 8;
-          const unsigned at = tokens.offset(t, c);
-          uint4 high, low;
-          const float factor = kPass == Pass::forward ? dec.to_end[t] : d.scale * dec.seen[t];
-          scaled_parts(*reinterpret_cast<const uint4*>(smem + L.v(s) + at), factor, high, low);
-          *reinterpret_cast<uint4*>(smem + L.v_high(s) + at) = high;
-          *reinterpret_cast<uint4*>(smem + L.v_low(s) + at) = low;
-        }
+        loaders().sync();  // the first warp's decays before any loader hands the stage over
       });
+}
+
+// The state warpgroup's B of the update from stage s's v: v times each token's decay to the chunk's end
+// (state_grads: do times scale e^{seen}) in two bf16 parts into its own tile, for its products.
+template <int kVs, Pass kPass>
+__device__ void make_decayed_values(const FusedLayout& L, unsigned char* smem, int s, const ScalarDecays& dec,
+                                    float scale, int thread) {
+  const Tile tokens{C};
+  for (int idx = thread; idx < C * kVs / 8; idx += kGroup) {
+    const int t = idx / (kVs / 8), c = idx % (kVs / 8) * 8;
+    uint4 high, low;
+    const float factor = kPass == Pass::forward ? dec.to_end[t] : scale * dec.seen[t];
+    scaled_parts(*reinterpret_cast<const uint4*>(smem + L.v(s) + tokens.offset(t, c)), factor, high, low);
+    unsigned char* parts = smem + L.decayed_values();
+    *reinterpret_cast<uint4*>(parts + tokens.offset(t, L.decayed_column(0) + c)) = high;
+    *reinterpret_cast<uint4*>(parts + tokens.offset(t, L.decayed_column(1) + c)) = low;
+  }
 }
 
 // From the head's state `start` to its final state `end` (null: zeros, not kept). `saved`: where a backward
 // follows, the head's states before every chunk ([chunks][K][V] fp32), else null. state_grads: the same with
 // the gradient of the final state as `start`, of the initial one as `end`, and in `saved` the gradient of
 // the state after every chunk (the reverse scan's), chunks in reverse.
-template <int K, int kVs, Pass kPass>
+template <int K, int kVs, int kGroups, int kStages, Pass kPass>
 __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* smem, const float* start,
                            float* end, float* saved, int v0, int thread) {
   constexpr int kBlocks = K / wgmma::kRows;  // the state's 64-key row blocks, one accumulator each
@@ -176,13 +188,18 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
   float S[kBlocks][kVs / 2];
   roles::load_state(S, start, d.V, thread);
   for (int j = 0; j < chunks; ++j) {
-    const int s = j % kFusedStages, n = chunk_at<kPass>(j, chunks);
-    if constexpr (kPass == Pass::forward)
-      roles::hand_over_state<K>(S, smem + L.state(0), smem + L.state(1), j, thread);
+    const int s = j % kStages, n = chunk_at<kPass>(j, chunks);
+    if constexpr (kPass == Pass::forward)  // into chunk j's outputs warpgroup's buffer
+      roles::hand_over_state<K, kGroups>(S, smem + L.state(0), smem + L.state(1), j, thread);
     // S before chunk n in fp32 where a backward reads it (as the scan saves it)
     if (saved) roles::store_state(S, saved + std::int64_t(n) * K * d.V + v0, d.V, thread);
     stage_full(s).sync_unaligned();
-    const float whole = *ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C).e_whole;
+    // (every thread of the warpgroup is past the last chunk's products: the stage's barrier counts them all)
+    const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C);
+    make_decayed_values<kVs, kPass>(L, smem, s, dec, d.scale, thread);
+    wgmma::fence_shared_for_async();
+    state_group().sync();
+    const float whole = *dec.e_whole;
 #pragma unroll
     for (int m = 0; m < kBlocks; ++m) {
 #pragma unroll
@@ -195,37 +212,40 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
 #pragma unroll
       for (int step = 0; step < C / wgmma::kDepth; ++step) {
         const std::uint64_t transposed = at.keys_transposed(s, m, step);
-        wgmma::product<kVs, 1, 1>(S[m], transposed, at.decayed_values(s, 0, step), true);
-        wgmma::product<kVs, 1, 1>(S[m], transposed, at.decayed_values(s, 1, step), true);
+        wgmma::product<kVs, 1, 1>(S[m], transposed, at.decayed_values(0, step), true);
+        wgmma::product<kVs, 1, 1>(S[m], transposed, at.decayed_values(1, step), true);
       }
     wgmma::commit();
     wgmma::wait<0>();
 #pragma unroll
     for (int m = 0; m < kBlocks; ++m) wgmma::hold(S[m]);
-    if (j + kFusedStages < chunks) stage_empty(s).arrive();
+    if (j + kStages < chunks) stage_empty(s).arrive();
   }
   if (end) roles::store_state(S, end, d.V, thread);
 }
 
 // The outputs' warpgroup where a pass has no outputs: it keeps the stages' barriers' counts (each stage is
 // full for all three warpgroups and empty once its readers are done).
+template <int kStages>
 __device__ void follow_stages(int chunks) {
   for (int j = 0; j < chunks; ++j) {
-    const int s = j % kFusedStages;
+    const int s = j % kStages;
     stage_full(s).sync_unaligned();
-    if (j + kFusedStages < chunks) stage_empty(s).arrive();
+    if (j + kStages < chunks) stage_empty(s).arrive();
   }
 }
 
-template <int K, int kVs>
+// Outputs warpgroup `group` of kGroups: chunks group, group + kGroups, ..., reading the state from its own
+// buffer (the state warpgroup fills buffer n % kGroups for chunk n).
+template <int K, int kVs, int kGroups, int kStages>
 __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L,
-                             unsigned char* smem, int b, int h, int v0, int thread) {
+                             unsigned char* smem, int b, int h, int v0, int group, int thread) {
   constexpr int kSteps = C / wgmma::kDepth;  // P's 16-token column steps: the depth of P v
   const FusedOperands at{L, shared_address(smem)};
   const int chunks = d.chunks(),
             top = accumulator_element(thread, 0).row;  // this thread's rows: top, top + 8
-  for (int n = 0; n < chunks; ++n) {
-    const int s = n % kFusedStages, t0 = n * C, length = min(C, d.T - t0);
+  for (int n = group; n < chunks; n += kGroups) {
+    const int s = n % kStages, t0 = n * C, length = min(C, d.T - t0);
     // the scores first (they need only the stage), then q S once the state is out: the scores' decays are
     // made while q S is on the tensor cores
     stage_full(s).sync_unaligned();
@@ -235,12 +255,12 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
     for (int step = 0; step < K / wgmma::kDepth; ++step)
       wgmma::product<C, 0, 0>(P, at.queries(s, step), at.keys(s, step), step > 0);
     wgmma::commit();
-    state_full().sync();
+    state_full(group).sync();
 #pragma unroll
     for (int step = 0; step < K / wgmma::kDepth; ++step) {
       const std::uint64_t q = at.queries(s, step);
-      wgmma::product<kVs, 0, 1>(o, q, at.state(0, step), step > 0);
-      wgmma::product<kVs, 0, 1>(o, q, at.state(1, step), true);
+      wgmma::product<kVs, 0, 1>(o, q, at.state(group, 0, step), step > 0);
+      wgmma::product<kVs, 0, 1>(o, q, at.state(group, 1, step), true);
     }
     wgmma::commit();
     wgmma::wait<1>();
@@ -251,7 +271,7 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
     decayed_scores<kSteps>(P, dec, thread, high, low);
     wgmma::wait<0>();
     wgmma::hold(o);
-    if (n + 1 < chunks) state_empty().arrive();
+    if (n + kGroups < chunks) state_empty(group).arrive();
     const float seen[2] = {dec.seen[top], dec.seen[top + 8]};
 #pragma unroll
     for (int r = 0; r < kVs / 2; ++r) o[r] *= seen[(r >> 1) & 1];
@@ -266,44 +286,50 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
     wgmma::commit();
     wgmma::wait<0>();
     wgmma::hold(o);
-    if (n + kFusedStages < chunks) stage_empty(s).arrive();
+    if (n + kStages < chunks) stage_empty(s).arrive();
 
     store_outputs(o, p.o + d.row(b, h, t0) * d.V + v0, std::int64_t(d.H) * d.V, length, d.scale, thread);
   }
 }
 
-// grid (B H, V / Vs), kFusedThreads threads, L.bytes() of shared memory. `saved`: where a backward follows,
-// the state before every chunk ([B H][chunks][K][V] fp32), else null. state_grads: p's k is q, its v do, its
-// h0 and ht the gradients of the final and the initial state; `saved` the gradient of the state after every
-// chunk.
-template <int K, int kVs, Pass kPass>
-__global__ void __launch_bounds__(kFusedThreads, 1)
+// grid (B H, V / Vs), (2 + kGroups) warpgroups (the loads, the state, kGroups outputs), L.bytes() of shared
+// memory. `saved`: where a backward follows, the state before every chunk ([B H][chunks][K][V] fp32), else
+// null. state_grads: p's k is q, its v do, its h0 and ht the gradients of the final and the initial state;
+// `saved` the gradient of the state after every chunk.
+template <int K, int kVs, int kGroups, Pass kPass>
+__global__ void __launch_bounds__((2 + kGroups) * kGroup, 1)
     scalar_fused_forward_kernel(Pointers<bf16> p, Dims d, FusedLayout L, float* saved) {
+  static_assert(kPass == Pass::forward || kGroups == 1, "the state gradients' pass has no outputs");
+  constexpr int kStages = fused_stages(kGroups);
   extern __shared__ unsigned char raw[];
   const BlockPlace at = block_place(raw, d.H, K, d.V, kVs, p.h0, p.ht);
   if (at.role == 0)
-    loads_role<K, kVs, kPass>(p, d, L, at.smem, at.b, at.h, at.v0, at.thread);
+    loads_role<K, kVs, kStages, fused_loads_ahead(kGroups), kPass>(p, d, L, at.smem, at.b, at.h, at.v0,
+                                                                   at.thread);
   else if (at.role == 1)
-    state_role<K, kVs, kPass>(d, L, at.smem, at.start, at.end,
-                              saved ? saved + std::int64_t(at.bh) * d.chunks() * K * d.V : nullptr, at.v0,
-                              at.thread);
+    state_role<K, kVs, kGroups, kStages, kPass>(
+        d, L, at.smem, at.start, at.end, saved ? saved + std::int64_t(at.bh) * d.chunks() * K * d.V : nullptr,
+        at.v0, at.thread);
   else if constexpr (kPass == Pass::forward)
-    outputs_role<K, kVs>(p, d, L, at.smem, at.b, at.h, at.v0, at.thread);
+    outputs_role<K, kVs, kGroups, kStages>(p, d, L, at.smem, at.b, at.h, at.v0, at.role - 2, at.thread);
   else
-    follow_stages(d.chunks());
+    follow_stages<kStages>(d.chunks());
 }
 
+// The forward with fused_output_groups(Vs) outputs warpgroups; the state gradients' pass with one (it has no
+// outputs).
 template <Pass kPass>
 void launch_fused(const Pointers<bf16>& p, const Dims& d, float* saved, const DeviceLimits& limits,
                   cudaStream_t stream) {
   const int Vs = fused_value_slice(d.B * d.H, d.V, limits.multiprocessors);
   with_one_of<64, 128>(d.K, [&](auto K) {
     with_one_of<32, 64>(Vs, [&](auto kVs) {
-      const FusedLayout L{K.value, kVs.value};
-      const auto kernel = scalar_fused_forward_kernel<K.value, kVs.value, kPass>;
+      constexpr int kGroups = kPass == Pass::forward ? fused_output_groups(kVs.value) : 1;
+      const FusedLayout L{K.value, kVs.value, kGroups, fused_stages(kGroups)};
+      const auto kernel = scalar_fused_forward_kernel<K.value, kVs.value, kGroups, kPass>;
       allow_shared_memory(kernel, L.bytes());
-      kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs.value)), kFusedThreads, L.bytes(), stream>>>(
-          p, d, L, saved);
+      kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs.value)), (2 + kGroups) * kGroup, L.bytes(),
+               stream>>>(p, d, L, saved);
       FLA_CUDA_CHECK_LAUNCH();
     });
   });
@@ -317,7 +343,7 @@ bool simple_gla_fused_forward_runs(const Problem& p, const DeviceLimits& limits)
   if (p.dtype != DType::bf16 || p.chunk_size != chunk::kFusedChunk || (p.K != 64 && p.K != 128) ||
       p.V % 32 != 0)
     return false;
-  return chunk::fused_blocks_fit<chunk::FusedLayout>(p, limits);
+  return chunk::fused_blocks_fit(p, limits, chunk::fused_layout);
 }
 
 void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limits) {

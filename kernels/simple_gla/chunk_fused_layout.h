@@ -15,14 +15,35 @@
 
 namespace flabench::chunk {
 
+// How many outputs warpgroups a block of Vs values runs, taking the chunks in turn: two at Vs = 32, where a
+// block is an SM's only one and one warpgroup's chain of products, decays and stores a chunk bounded the
+// kernel (kernels/notes/chunk.md, versions 76, 97 and 98), and where their two state buffers share the 64
+// columns of one panel; one at Vs = 64.
+__host__ __device__ constexpr int fused_output_groups(int Vs) {
+  return Vs == 32 ? 2 : 1;
+}
+// Stages a block with `groups` outputs warpgroups rings through, and how many chunks ahead its loads run: two
+// warpgroups read two chunks at once, so they take a fourth stage, and the loads wait for the release of the
+// chunk two before the one they hand over (fused_roles.cuh, run_loads_ring).
+__host__ __device__ constexpr int fused_stages(int groups) {
+  return groups + 2;
+}
+__host__ __device__ constexpr int fused_loads_ahead(int groups) {
+  return fused_stages(groups) - groups;
+}
+
 // Byte offsets from the block's 1024-byte-aligned base. A stage holds one chunk: q and k (C x K, K-major:
-// rows are tokens), v (C x Vs, rows tokens: the MN-major B of P v), v scaled by each token's decay to the
-// chunk's end in two bf16 parts (the B of the state update), and the chunk's decays (ScalarDecays). One
-// buffer of the state before a chunk, S (K x Vs, rows keys: the MN-major B of q S), in two parts (the
-// outputs read it first thing in their chunk; a second buffer and three stages do not fit at K = 128, and
-// three stages with one buffer measured faster than two with two: kernels/notes/chunk.md, version 74).
+// rows are tokens), v (C x Vs, rows tokens: the MN-major B of P v) and the chunk's decays (ScalarDecays). The
+// state before a chunk, S (K x Vs, rows keys: the MN-major B of q S), in two parts, in a buffer for each
+// outputs warpgroup (they read it first thing in their chunk): buffer b in the state tiles' columns b Vs ..
+// b Vs + Vs - 1, so that at Vs = 32 both fill one 64-column panel, which one buffer left half empty. The
+// state warpgroup's own tile: v scaled by each token's decay to the chunk's end in two bf16 parts, the high
+// in columns 0 .. Vs - 1 and the low in Vs .. 2 Vs - 1 (the B of the state update), which it makes from the
+// stage's v after the chunk is staged (version 98: out of the stages, so that four of them fit at K = 128).
 struct FusedLayout {
   int K, Vs;
+  int buffers = 1;  // of the state: one for each outputs warpgroup
+  int stages = kFusedStages;
   __host__ __device__ constexpr unsigned token_tile(int columns) const {
     return wgmma::Tile{kFusedChunk}.bytes(columns);
   }
@@ -31,24 +52,31 @@ struct FusedLayout {
     return (bytes + wgmma::kGroupBytes - 1) / wgmma::kGroupBytes * wgmma::kGroupBytes;
   }
   __host__ __device__ constexpr unsigned stage_bytes() const {
-    return 2 * token_tile(K) + 3 * token_tile(Vs) + decay_bytes();
+    return 2 * token_tile(K) + token_tile(Vs) + decay_bytes();
   }
   __host__ __device__ constexpr unsigned q(int stage) const { return stage * stage_bytes(); }
   __host__ __device__ constexpr unsigned k(int stage) const { return q(stage) + token_tile(K); }
   __host__ __device__ constexpr unsigned v(int stage) const { return k(stage) + token_tile(K); }
-  __host__ __device__ constexpr unsigned v_high(int stage) const { return v(stage) + token_tile(Vs); }
-  __host__ __device__ constexpr unsigned v_low(int stage) const { return v_high(stage) + token_tile(Vs); }
-  __host__ __device__ constexpr unsigned decays(int stage) const { return v_low(stage) + token_tile(Vs); }
-  __host__ __device__ constexpr unsigned state_tile() const { return wgmma::Tile{K}.bytes(Vs); }
-  // part 0 the high, 1 the low
+  __host__ __device__ constexpr unsigned decays(int stage) const { return v(stage) + token_tile(Vs); }
+  __host__ __device__ constexpr unsigned state_tile() const { return wgmma::Tile{K}.bytes(buffers * Vs); }
+  // the part's tile, every buffer's columns: 0 the high, 1 the low
   __host__ __device__ constexpr unsigned state(int part) const {
-    return kFusedStages * stage_bytes() + part * state_tile();
+    return stages * stage_bytes() + part * state_tile();
   }
+  __host__ __device__ constexpr int state_column(int buffer) const { return buffer * Vs; }
+  // v e^{to the chunk's end}'s parts (C x 2 Vs), and the first column of part `part` (0 the high, 1 the low)
+  __host__ __device__ constexpr unsigned decayed_values() const { return state(2); }
+  __host__ __device__ constexpr int decayed_column(int part) const { return part * Vs; }
   // with the room to align the base
   __host__ __device__ constexpr std::size_t bytes() const {
-    return kFusedStages * stage_bytes() + 2 * state_tile() + wgmma::kGroupBytes;
+    return decayed_values() + token_tile(2 * Vs) + wgmma::kGroupBytes;
   }
 };
+
+// The forward's plan for K keys and Vs values a block: its outputs warpgroups' state buffers and its stages.
+__host__ __device__ constexpr FusedLayout fused_layout(int K, int Vs) {
+  return {K, Vs, fused_output_groups(Vs), fused_stages(fused_output_groups(Vs))};
+}
 
 // The descriptors of every product's operands, from the block's 1024-byte-aligned shared-window address
 // `base` (the kernel's products and the CPU test that emulates them take the same ones). The trans flag each
@@ -73,13 +101,12 @@ struct FusedOperands {
     return wgmma::mn_major(base + L.v(stage), wgmma::Tile{kFusedChunk}, 0, step);
   }
   // v e^{to the chunk's end}'s part (0 high, 1 low), the (MN-major) B of the state update
-  __host__ __device__ constexpr std::uint64_t decayed_values(int stage, int part, int step) const {
-    return wgmma::mn_major(base + (part ? L.v_low(stage) : L.v_high(stage)), wgmma::Tile{kFusedChunk}, 0,
-                           step);
+  __host__ __device__ constexpr std::uint64_t decayed_values(int part, int step) const {
+    return wgmma::mn_major(base + L.decayed_values(), wgmma::Tile{kFusedChunk}, L.decayed_column(part), step);
   }
-  // S's part, the (MN-major) B of q S: depth keys, N values
-  __host__ __device__ constexpr std::uint64_t state(int part, int step) const {
-    return wgmma::mn_major(base + L.state(part), wgmma::Tile{L.K}, 0, step);
+  // S's part in buffer `buffer`, the (MN-major) B of q S: depth keys, N values
+  __host__ __device__ constexpr std::uint64_t state(int buffer, int part, int step) const {
+    return wgmma::mn_major(base + L.state(part), wgmma::Tile{L.K}, L.state_column(buffer), step);
   }
 };
 

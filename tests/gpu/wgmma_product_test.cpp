@@ -1,6 +1,7 @@
 // The warpgroup products (kernels/common/wgmma/) on the GPU against the same products on the host: every
 // operand form the kernels take (A K-major, MN-major or from registers; B K-major or MN-major; each form
-// simple_gla's fused forward issues at its widths 32 and 64), the widths 32, 64 and 128, depths that span
+// simple_gla's fused forward issues at its widths 32 and 64, and the second half of a 64-column panel as a B
+// 32 wide, where its second state buffer lies), the widths 32, 64 and 128, depths that span
 // one and two 64-column panels. The values are multiples of 1/16 in
 // [-1/2, 1/2], so every product and sum is exact in fp32 and the results must match bit for bit. Without an
 // H100 or H200, or in a build without sm_90a code, every test skips, saying why.
@@ -51,10 +52,11 @@ std::string name(const ::testing::TestParamInfo<WgmmaCase>& info) {
          (c.a_in_registers ? "registers"
           : c.a_mn_major   ? "MN"
                            : "K") +
-         "_B" + (c.b_mn_major ? "MN" : "K");
+         "_B" + (c.b_mn_major ? "MN" : "K") +
+         (c.b_first_column ? "_from" + std::to_string(c.b_first_column) : "");
 }
 
-// {n, depth, A MN-major, B MN-major, A in registers}
+// {n, depth, A MN-major, B MN-major, A in registers, B's first column}
 INSTANTIATE_TEST_SUITE_P(
     Forms, WgmmaProduct,
     ::testing::Values(WgmmaCase{64, 64, false, false, false}, WgmmaCase{64, 128, false, false, false},
@@ -63,7 +65,7 @@ INSTANTIATE_TEST_SUITE_P(
                       WgmmaCase{64, 128, false, true, false}, WgmmaCase{128, 64, false, true, false},
                       WgmmaCase{64, 128, true, false, false}, WgmmaCase{64, 64, true, true, false},
                       WgmmaCase{32, 64, false, true, true}, WgmmaCase{64, 128, false, true, true},
-                      WgmmaCase{128, 128, false, false, true}),
+                      WgmmaCase{128, 128, false, false, true}, WgmmaCase{32, 128, false, true, false, 32}),
     name);
 
 }  // namespace

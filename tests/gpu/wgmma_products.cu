@@ -28,8 +28,9 @@ constexpr int kMaxDepth = 128, kMaxN = 128;
 // Room for both tiles at their largest, and for aligning the first to the swizzle's 1024-byte pattern.
 constexpr int kSharedBytes = 64 * kMaxDepth * 2 + kMaxDepth * kMaxN * 2 + kGroupBytes;
 
-template <int N, bool kAMn, bool kBMn, bool kARegisters>
+template <int N, bool kAMn, bool kBMn, bool kARegisters, int kBColumn = 0>
 __global__ void __launch_bounds__(128) product_kernel(const bf16* a, const bf16* b, float* d, int depth) {
+  static_assert(kBColumn == 0 || (kBMn && N + kBColumn <= kPanelColumns));
   extern __shared__ unsigned char raw[];
   unsigned char* const a_at = raw + (kGroupBytes - shared_address(raw) % kGroupBytes) % kGroupBytes;
   const Tile a_tile{kAMn ? depth : kRows}, b_tile{kBMn ? depth : N};
@@ -40,8 +41,11 @@ __global__ void __launch_bounds__(128) product_kernel(const bf16* a, const bf16*
   }
   for (int e = threadIdx.x; e < depth * N; e += blockDim.x) {
     const int k = e / N, n = e % N;
-    *reinterpret_cast<bf16*>(b_at + (kBMn ? b_tile.offset(k, n) : b_tile.offset(n, k))) = b[e];
+    *reinterpret_cast<bf16*>(b_at + (kBMn ? b_tile.offset(k, kBColumn + n) : b_tile.offset(n, k))) = b[e];
   }
+  if constexpr (kBColumn > 0)  // other values in the columns before B's
+    for (int e = threadIdx.x; e < depth * kBColumn; e += blockDim.x)
+      *reinterpret_cast<bf16*>(b_at + b_tile.offset(e / kBColumn, e % kBColumn)) = bf16(1.0f);
   fence_shared_for_async();
   __syncthreads();
 
@@ -53,7 +57,7 @@ __global__ void __launch_bounds__(128) product_kernel(const bf16* a, const bf16*
   if constexpr (!kARegisters) fence();
   for (int step = 0; step < depth / kDepth; ++step) {
     const std::uint64_t b_operand =
-        kBMn ? mn_major(b_base, b_tile, 0, step) : k_major(b_base, b_tile, 0, step);
+        kBMn ? mn_major(b_base, b_tile, kBColumn, step) : k_major(b_base, b_tile, 0, step);
     if constexpr (kARegisters) {
       std::uint32_t fragment[4];
 #pragma unroll
@@ -83,22 +87,23 @@ __global__ void __launch_bounds__(128) product_kernel(const bf16* a, const bf16*
 }
 
 using Kernel = void (*)(const bf16*, const bf16*, float*, int);
-using Key = std::tuple<int, bool, bool, bool>;  // n, A MN-major, B MN-major, A in registers
+using Key = std::tuple<int, bool, bool, bool, int>;  // n, A MN-major, B MN-major, A in registers, B's column
 
 const std::map<Key, Kernel>& kernels() {
   static const std::map<Key, Kernel> all = {
-      {{32, false, false, false}, product_kernel<32, false, false, false>},
-      {{32, false, true, false}, product_kernel<32, false, true, false>},
-      {{32, true, true, false}, product_kernel<32, true, true, false>},
-      {{64, false, false, false}, product_kernel<64, false, false, false>},
-      {{128, false, false, false}, product_kernel<128, false, false, false>},
-      {{64, false, true, false}, product_kernel<64, false, true, false>},
-      {{128, false, true, false}, product_kernel<128, false, true, false>},
-      {{64, true, false, false}, product_kernel<64, true, false, false>},
-      {{64, true, true, false}, product_kernel<64, true, true, false>},
-      {{32, false, true, true}, product_kernel<32, false, true, true>},
-      {{64, false, true, true}, product_kernel<64, false, true, true>},
-      {{128, false, false, true}, product_kernel<128, false, false, true>},
+      {{32, false, false, false, 0}, product_kernel<32, false, false, false>},
+      {{32, false, true, false, 0}, product_kernel<32, false, true, false>},
+      {{32, true, true, false, 0}, product_kernel<32, true, true, false>},
+      {{64, false, false, false, 0}, product_kernel<64, false, false, false>},
+      {{128, false, false, false, 0}, product_kernel<128, false, false, false>},
+      {{64, false, true, false, 0}, product_kernel<64, false, true, false>},
+      {{128, false, true, false, 0}, product_kernel<128, false, true, false>},
+      {{64, true, false, false, 0}, product_kernel<64, true, false, false>},
+      {{64, true, true, false, 0}, product_kernel<64, true, true, false>},
+      {{32, false, true, true, 0}, product_kernel<32, false, true, true>},
+      {{64, false, true, true, 0}, product_kernel<64, false, true, true>},
+      {{128, false, false, true, 0}, product_kernel<128, false, false, true>},
+      {{32, false, true, false, 32}, product_kernel<32, false, true, false, 32>},
   };
   return all;
 }
@@ -118,7 +123,7 @@ std::optional<std::string> why_no_wgmma() {
 
 std::vector<float> wgmma_product(const WgmmaCase& c, const std::vector<float>& a,
                                  const std::vector<float>& b) {
-  const auto found = kernels().find(Key{c.n, c.a_mn_major, c.b_mn_major, c.a_in_registers});
+  const auto found = kernels().find(Key{c.n, c.a_mn_major, c.b_mn_major, c.a_in_registers, c.b_first_column});
   if (found == kernels().end() || c.depth % kDepth != 0 || c.depth > kMaxDepth)
     throw std::invalid_argument("no wgmma probe kernel for this case");
   std::vector<bf16> a16(a.begin(), a.end()), b16(b.begin(), b.end());

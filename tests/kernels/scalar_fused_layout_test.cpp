@@ -24,17 +24,21 @@ constexpr std::size_t kH100SharedBytes = 227 * 1024;
 TEST(ScalarFusedLayout, TilesStartOnTheSwizzlePatternAndDoNotOverlap) {
   for (int K : {64, 128})
     for (int Vs : {32, 64}) {
-      const FusedLayout L{K, Vs};
+      const FusedLayout L = fused_layout(K, Vs);
       std::vector<testing::Region> regions;
-      for (int s = 0; s < kFusedStages; ++s) {
+      EXPECT_EQ(L.buffers, Vs == 32 ? 2 : 1);  // one for each outputs warpgroup, side by side in one panel
+      EXPECT_EQ(L.stages, L.buffers + 2);      // two warpgroups read two chunks at once
+      EXPECT_LE(L.stages, kMaxFusedStages);
+      for (int s = 0; s < L.stages; ++s) {
         regions.push_back({L.q(s), L.token_tile(K)});
         regions.push_back({L.k(s), L.token_tile(K)});
         regions.push_back({L.v(s), L.token_tile(Vs)});
-        regions.push_back({L.v_high(s), L.token_tile(Vs)});
-        regions.push_back({L.v_low(s), L.token_tile(Vs)});
         regions.push_back({L.decays(s), sizeof(float) * scalar_decay_floats(kFusedChunk)});
       }
+      EXPECT_LE(L.state_column(L.buffers - 1) + Vs, wgmma::kPanelColumns);
       for (int part = 0; part < 2; ++part) regions.push_back({L.state(part), L.state_tile()});
+      regions.push_back({L.decayed_values(), L.token_tile(2 * Vs)});  // its high and low parts side by side
+      EXPECT_EQ(L.decayed_column(1), Vs);
       std::sort(regions.begin(), regions.end(), [](auto x, auto y) { return x.at < y.at; });
       SCOPED_TRACE("K " + std::to_string(K) + " Vs " + std::to_string(Vs));
       EXPECT_LE(testing::expect_in_order(regions, wgmma::kGroupBytes) + wgmma::kGroupBytes, L.bytes());
@@ -98,7 +102,8 @@ TEST(ScalarFusedLayout, RunsOnlyWhereItsBlocksFillMoreThanHalfTheGpu) {
 
 // On an H100 or H200 (132 SMs) the battery runs each of the kernel's four instances (K 64 or 128, 32 or 64
 // values a block) over more than one chunk, forward alone and before a backward (where it saves the states
-// the backward reads, and runs the backward's reverse scan: over two chunks and over many, too).
+// the backward reads, and runs the backward's reverse scan: over two chunks and over many, too), and its
+// two outputs warpgroups over odd and even chunk counts.
 TEST(ScalarFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
   const DeviceLimits hopper{kH100SharedBytes, 90, 132};
   const Problem probe = [] {
@@ -109,14 +114,18 @@ TEST(ScalarFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
   if (!simple_gla_fused_forward_runs(probe, hopper)) GTEST_SKIP() << "this build has no sm_90a code";
   std::set<std::tuple<int, int, Mode>> reached;  // (K, Vs, mode) over two chunks or more
   std::set<int> backward_chunks;                 // chunks of the fwd+bwd cases the kernel takes
+  std::set<int> two_group_chunks;                // chunks of the cases with two outputs warpgroups
   for (const BatteryCase& c : battery_cases(
            product_registry(), {"/simple_gla/chunk/(fwd|fwdbwd)/bf16/", Backend::cuda, hopper, false})) {
     const Problem& p = c.problem;
     if (c.skip_reason || c.shared_memory_cap != 0 || p.T <= kFusedChunk ||
         !simple_gla_fused_forward_runs(p, hopper))
       continue;
-    reached.insert({int(p.K), fused_value_slice(int(p.B * p.H), int(p.V), hopper.multiprocessors), c.mode});
-    if (c.mode == Mode::fwdbwd) backward_chunks.insert(int((p.T + kFusedChunk - 1) / kFusedChunk));
+    const int Vs = fused_value_slice(int(p.B * p.H), int(p.V), hopper.multiprocessors),
+              chunks = int((p.T + kFusedChunk - 1) / kFusedChunk);
+    reached.insert({int(p.K), Vs, c.mode});
+    if (c.mode == Mode::fwdbwd) backward_chunks.insert(chunks);
+    if (fused_output_groups(Vs) == 2) two_group_chunks.insert(chunks);
   }
   for (const auto& [K, Vs] : {std::pair{64, 32}, std::pair{64, 64}, std::pair{128, 32}, std::pair{128, 64}})
     for (const Mode mode : {Mode::fwd, Mode::fwdbwd})
@@ -124,7 +133,14 @@ TEST(ScalarFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
   // the reverse scan's ring from the end over fewer chunks than its stages and over many more
   ASSERT_FALSE(backward_chunks.empty());
   EXPECT_TRUE(backward_chunks.count(2));
-  EXPECT_GT(*backward_chunks.rbegin(), 2 * kFusedStages);
+  EXPECT_GT(*backward_chunks.rbegin(), 2 * kMaxFusedStages);
+  // two outputs warpgroups taking the chunks in turn: the last chunk the second's (an even count) and the
+  // first's (odd), and a ring that wraps several times
+  const auto odd = [](int n) { return n % 2 == 1; };
+  EXPECT_TRUE(std::any_of(two_group_chunks.begin(), two_group_chunks.end(), [&](int n) { return !odd(n); }));
+  EXPECT_TRUE(std::any_of(two_group_chunks.begin(), two_group_chunks.end(), odd));
+  ASSERT_FALSE(two_group_chunks.empty());
+  EXPECT_GT(*two_group_chunks.rbegin(), 2 * kMaxFusedStages);
 }
 
 }  // namespace

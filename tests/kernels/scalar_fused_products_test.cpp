@@ -38,14 +38,16 @@ class FusedProducts : public ::testing::TestWithParam<std::pair<int, int>> {};
 
 TEST_P(FusedProducts, ReadWhatTheKernelStored) {
   const auto [K, Vs] = GetParam();
-  const FusedLayout L{K, Vs};
+  const FusedLayout L = fused_layout(K, Vs);
   const FusedOperands at{L, 0};
-  const int stage = kFusedStages - 1;  // the last, so that a stage's offset counts
+  const int stage = L.stages - 1;    // the last, so that a stage's offset counts
+  const int buffer = L.buffers - 1;  // the state's last buffer (columns Vs .. 2 Vs - 1 where two), likewise
   std::mt19937 rng(K + Vs);
   Shared smem(L.bytes());
   const Tile tokens{C}, keys{K};
 
-  // the loads' tiles: q, k, v and v e^{to end} in two parts, token rows
+  // the loads' tiles q, k, v and the state's v e^{to end} in two parts (side by side in its own tile), token
+  // rows
   const Matrix q = bf16_matrix(C, K, rng), k = bf16_matrix(C, K, rng), v = bf16_matrix(C, Vs, rng);
   std::uniform_real_distribution<double> unit(0.05, 1.0);
   std::vector<double> to_end(C);
@@ -59,8 +61,8 @@ TEST_P(FusedProducts, ReadWhatTheKernelStored) {
     for (int c = 0; c < Vs; ++c) {
       smem.store(L.v(stage) + tokens.offset(t, c), v(t, c));
       std::tie(v_high(t, c), v_low(t, c)) = parts(float(v(t, c)) * float(to_end[t]));
-      smem.store(L.v_high(stage) + tokens.offset(t, c), v_high(t, c));
-      smem.store(L.v_low(stage) + tokens.offset(t, c), v_low(t, c));
+      smem.store(L.decayed_values() + tokens.offset(t, L.decayed_column(0) + c), v_high(t, c));
+      smem.store(L.decayed_values() + tokens.offset(t, L.decayed_column(1) + c), v_low(t, c));
     }
   }
   // the state's two parts, as the state's warpgroup stores them from its accumulators (a register pair a
@@ -73,7 +75,7 @@ TEST_P(FusedProducts, ReadWhatTheKernelStored) {
       for (int r = 0; r < Vs / 2; r += 2) {
         const Element e = accumulator_element(thread, r);
         const int key = kRows * m + e.row;
-        const unsigned offset = keys.offset(key, e.column);
+        const unsigned offset = keys.offset(key, L.state_column(buffer) + e.column);
         for (int half = 0; half < 2; ++half) {
           const auto [high, low] = parts(S(key, e.column + half));
           S_high(key, e.column + half) = high, S_low(key, e.column + half) = low;
@@ -87,7 +89,7 @@ TEST_P(FusedProducts, ReadWhatTheKernelStored) {
   for (int step = 0; step < K / kDepth; ++step) {
     product(P, smem, at.queries(stage, step), false, at.keys(stage, step), false);
     for (int part = 0; part < 2; ++part)
-      product(qS, smem, at.queries(stage, step), false, at.state(part, step), true);
+      product(qS, smem, at.queries(stage, step), false, at.state(buffer, part, step), true);
   }
   for (int i = 0; i < C; ++i)
     for (int c = 0; c < K; ++c) {
@@ -110,8 +112,7 @@ TEST_P(FusedProducts, ReadWhatTheKernelStored) {
     Matrix update(kRows, Vs), want(kRows, Vs);
     for (int step = 0; step < C / kDepth; ++step)
       for (int part = 0; part < 2; ++part)
-        product(update, smem, at.keys_transposed(stage, m, step), true, at.decayed_values(stage, part, step),
-                true);
+        product(update, smem, at.keys_transposed(stage, m, step), true, at.decayed_values(part, step), true);
     for (int row = 0; row < kRows; ++row)
       for (int t = 0; t < C; ++t)
         for (int n = 0; n < Vs; ++n) want(row, n) += k(t, kRows * m + row) * (v_high(t, n) + v_low(t, n));

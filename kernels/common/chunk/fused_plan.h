@@ -10,6 +10,7 @@ namespace flabench::chunk {
 
 constexpr int kFusedChunk = 64;     // tokens a chunk: one wgmma's M
 constexpr int kFusedStages = 3;     // chunks staged at once: one computed while the next two load
+constexpr int kMaxFusedStages = 4;  // the most a forward stages (simple_gla's with two outputs warpgroups)
 constexpr int kFusedThreads = 384;  // three warpgroups: loads, the state, the outputs
 
 // Value columns a block: 64, or 32 where blocks of 64 would fill at most half of the GPU's multiprocessors (a
@@ -26,13 +27,14 @@ inline bool fused_blocks_fill(int blocks, int multiprocessors) {
   return 2 * blocks > multiprocessors;
 }
 
-// Where a one-kernel forward whose shared memory is Layout{K, Vs} may run `p` on a GPU of `limits`, as far as
-// its blocks go: at the value slice it takes there, they fill more than half the GPU and fit a block's room.
-template <class Layout>
-bool fused_blocks_fit(const Problem& p, const DeviceLimits& limits) {
+// Where a one-kernel forward whose shared memory is `layout(K, Vs)` may run `p` on a GPU of `limits`, as far
+// as its blocks go: at the value slice it takes there, they fill more than half the GPU and fit a block's
+// room.
+template <class MakeLayout>
+bool fused_blocks_fit(const Problem& p, const DeviceLimits& limits, const MakeLayout& layout) {
   const int Vs = fused_value_slice(int(p.B * p.H), int(p.V), limits.multiprocessors);
   return fused_blocks_fill(int(p.B * p.H * (p.V / Vs)), limits.multiprocessors) &&
-         Layout{int(p.K), Vs}.bytes() <= limits.shared_memory_per_block;
+         layout(int(p.K), Vs).bytes() <= limits.shared_memory_per_block;
 }
 
 }  // namespace flabench::chunk

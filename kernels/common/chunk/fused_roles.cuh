@@ -20,27 +20,35 @@ namespace flabench::chunk::roles {
 constexpr int kGroup = 128;  // threads a warpgroup
 
 // The barriers between the roles (ids; 0 is __syncthreads's). A stage is full when the loads have made it
-// (the loads arrive, the readers wait) and empty when its readers are done (they arrive, the loads wait); the
-// one buffer of the state likewise between the state and the outputs. A reader skips its arrival where no one
-// will wait for it (the last chunks), so that no barrier is left half-way at the end. The stages' barriers
-// count all three warpgroups; a full stage is waited on by two roles from their own loops, so through
-// sync_unaligned.
+// (the loads arrive, the readers wait) and empty when its readers are done (they arrive, the loads wait);
+// each buffer of the state likewise between the state and the outputs warpgroup that reads it. A reader skips
+// its arrival where no one will wait for it (the last chunks), so that no barrier is left half-way at the
+// end. The stages' barriers count three warpgroups: the loads, the state and the chunk's outputs warpgroup
+// (where a block has two, they take the chunks in turn); a full stage is waited on by two roles from their
+// own loops, so through sync_unaligned.
+constexpr int kStageThreads = 3 * kGroup;
+constexpr int kStateBuffers = 2;  // at most: one for each outputs warpgroup
 __device__ inline NamedBarrier stage_full(int s) {
-  return {1 + s, kFusedThreads};
+  return {1 + s, kStageThreads};
 }
 __device__ inline NamedBarrier stage_empty(int s) {
-  return {1 + kFusedStages + s, kFusedThreads};
+  return {1 + kMaxFusedStages + s, kStageThreads};
 }
-__device__ inline NamedBarrier state_full() {
-  return {1 + 2 * kFusedStages, 2 * kGroup};
+__device__ inline NamedBarrier state_full(int buffer = 0) {
+  return {1 + 2 * kMaxFusedStages + buffer, 2 * kGroup};
 }
-__device__ inline NamedBarrier state_empty() {
-  return {2 + 2 * kFusedStages, 2 * kGroup};
+__device__ inline NamedBarrier state_empty(int buffer = 0) {
+  return {1 + 2 * kMaxFusedStages + kStateBuffers + buffer, 2 * kGroup};
 }
+// the state warpgroup among itself
+__device__ inline NamedBarrier state_group() {
+  return {1 + 2 * kMaxFusedStages + 2 * kStateBuffers, kGroup};
+}
+// the loads warpgroup among itself
 __device__ inline NamedBarrier loaders() {
-  return {3 + 2 * kFusedStages, kGroup};
+  return {2 + 2 * kMaxFusedStages + 2 * kStateBuffers, kGroup};
 }
-static_assert(3 + 2 * kFusedStages < 16, "a block has 16 named barriers");
+static_assert(2 + 2 * kMaxFusedStages + 2 * kStateBuffers < 16, "a block has 16 named barriers");
 
 // The first 1024-byte boundary (the swizzle's pattern) of the dynamic shared memory `raw`: where the plan
 // starts (the plans' bytes() leave the room for it).
@@ -63,9 +71,9 @@ __device__ void store_outputs(const float (&o)[kHalf], __nv_bfloat16* out, std::
 }
 
 // Where a thread of a one-kernel forward's block stands: the plan's base in shared memory, its warpgroup's
-// role (0 loads, 1 state, 2 outputs) and its thread there, the block's head (bh = b H + h) and first value
-// column, and the head's initial and final states (`h0` and `ht` of [B H][K][V] fp32 at the block's first
-// value column; null where there are none).
+// role (0 loads, 1 state, 2 and up outputs) and its thread there, the block's head (bh = b H + h) and first
+// value column, and the head's initial and final states (`h0` and `ht` of [B H][K][V] fp32 at the block's
+// first value column; null where there are none).
 struct BlockPlace {
   unsigned char* smem;
   int role, thread, bh, b, h, v0;
@@ -87,18 +95,21 @@ __device__ inline BlockPlace block_place(unsigned char* raw, int H, int K, int V
   return at;
 }
 
-// The loads warpgroup's ring over `chunks` chunks: load(n) issues chunk n's copies as one cp.async group and
-// returns what it fetched into registers for the preparation (an empty struct where nothing);
-// prepare(n, stage, fetched) makes the landed chunk ready (its own barriers among the loaders first: each
-// thread has waited only for its own copies). The loads run kFusedStages - 1 chunks ahead: chunk n is handed
-// over as soon as it is ready, then chunk n + kFusedStages - 1's copies go out as soon as its stage is free
-// (chunk n - 1 done), so while the readers compute chunk n the next chunks' copies are in flight, and a
-// chunk's memory latency is hidden behind as many chunks' products (kernels/notes/chunk.md, version 74).
+// The loads warpgroup's ring over `chunks` chunks through kStages stages: load(n) issues chunk n's copies as
+// one cp.async group and returns what it fetched into registers for the preparation (an empty struct where
+// nothing); prepare(n, stage, fetched) makes the landed chunk ready (its own barriers among the loaders
+// first: each thread has waited only for its own copies). The loads run kAhead chunks ahead: chunk n is
+// handed over as soon as it is ready, then chunk n + kAhead's copies go out as soon as its stage is free
+// (chunk n + kAhead - kStages done), so while the readers compute chunk n the next chunks' copies are in
+// flight, and a chunk's memory latency is hidden behind as many chunks' products (kernels/notes/chunk.md,
+// version 74). kAhead = kStages - 1 waits for the chunk just before n; with two outputs warpgroups, which
+// read two chunks at once, kStages - 2 waits for the one before that, so that the next chunk's preparation
+// never waits for the slower warpgroup's release (version 98).
 struct NothingFetched {};  // a load(n) that keeps nothing in registers
 
-template <class Load, class Prepare>
+template <int kStages, int kAhead, class Load, class Prepare>
 __device__ void run_loads_ring(int chunks, const Load& load, const Prepare& prepare) {
-  constexpr int kAhead = kFusedStages - 1;
+  static_assert(kStages <= kMaxFusedStages && kAhead >= 1 && kAhead < kStages);
   using Fetched = decltype(load(0));
   // chunks n .. n + kAhead - 1's fetched registers (static indices only); zeros where a chunk is past the
   // end, so that the rotation below never copies an unset value
@@ -110,7 +121,7 @@ __device__ void run_loads_ring(int chunks, const Load& load, const Prepare& prep
     else
       cp_async_commit();  // an empty group: every chunk's wait below counts the same groups after it
   for (int n = 0; n < chunks; ++n) {
-    const int s = n % kFusedStages, next = n + kAhead;
+    const int s = n % kStages, next = n + kAhead;
     cp_async_wait<kAhead - 1>();  // chunk n's group (the kAhead - 1 after it may be in flight)
     prepare(n, s, ahead[0]);
     wgmma::fence_shared_for_async();  // the copies and the stores, for the products
@@ -118,7 +129,7 @@ __device__ void run_loads_ring(int chunks, const Load& load, const Prepare& prep
 #pragma unroll
     for (int i = 0; i + 1 < kAhead; ++i) ahead[i] = ahead[i + 1];
     if (next < chunks) {
-      if (next >= kFusedStages) stage_empty(next % kFusedStages).sync();
+      if (next >= kStages) stage_empty(next % kStages).sync();
       ahead[kAhead - 1] = load(next);
     } else {
       cp_async_commit();
@@ -151,33 +162,37 @@ __device__ void store_state(const float (&S)[kBlocks][kHalf], float* to, int V, 
     }
 }
 
-// S in two bf16 parts into the swizzled K x Vs tiles at `high` and `low` (rows keys: the MN-major B of q S).
+// S in two bf16 parts into the swizzled tiles at `high` and `low` (rows keys: the MN-major B of q S), its
+// columns from `first_column` on.
 template <int K, int kBlocks, int kHalf>
 __device__ void publish_state(const float (&S)[kBlocks][kHalf], unsigned char* high, unsigned char* low,
-                              int thread) {
+                              int first_column, int thread) {
   const wgmma::Tile keys{K};
 #pragma unroll
   for (int m = 0; m < kBlocks; ++m)
 #pragma unroll
     for (int r = 0; r < kHalf; r += 2) {
       const wgmma::Element e = wgmma::accumulator_element(thread, r);
-      const unsigned offset = keys.offset(wgmma::kRows * m + e.row, e.column);
+      const unsigned offset = keys.offset(wgmma::kRows * m + e.row, first_column + e.column);
       const Parts<__nv_bfloat16> parts = split<__nv_bfloat16>(S[m][r], S[m][r + 1]);
       *reinterpret_cast<std::uint32_t*>(high + offset) = parts.high;
       *reinterpret_cast<std::uint32_t*>(low + offset) = parts.low;
     }
 }
 
-// The state warpgroup's hand-over of S before chunk `n` to the outputs: once they have read the one before
-// (n >= 1), S in two bf16 parts into the state's buffer, made visible to the products, and the buffer full.
-// Needs none of the chunk's inputs, so it goes out first in the state's step.
-template <int K, int kBlocks, int kHalf>
+// The state warpgroup's hand-over of S before chunk `n` to the outputs, through kBuffers buffers taken in
+// turn (chunk n's is n % kBuffers, the columns b Vs .. b Vs + Vs - 1 of the parts' tiles `high` and `low`):
+// once that buffer's previous chunk has been read, S in two bf16 parts into it, made visible to the products,
+// and the buffer full. Needs none of the chunk's inputs, so it goes out first in the state's step.
+template <int K, int kBuffers = 1, int kBlocks, int kHalf>
 __device__ void hand_over_state(const float (&S)[kBlocks][kHalf], unsigned char* high, unsigned char* low,
                                 int n, int thread) {
-  if (n >= 1) state_empty().sync();
-  publish_state<K>(S, high, low, thread);
+  static_assert(kBuffers >= 1 && kBuffers <= kStateBuffers);
+  constexpr int kVs = 2 * kHalf;  // a thread's accumulator registers hold half of a row block's columns
+  if (n >= kBuffers) state_empty(n % kBuffers).sync();
+  publish_state<K>(S, high, low, n % kBuffers * kVs, thread);
   wgmma::fence_shared_for_async();
-  state_full().arrive();
+  state_full(n % kBuffers).arrive();
 }
 
 }  // namespace flabench::chunk::roles

@@ -92,7 +92,7 @@ template <int K, int kVs>
 __device__ void loads_role(const PreparedPointers& p, const Dims& d, const PreparedFusedLayout& L,
                            unsigned char* smem, int bh, int b, int h, int v0, int thread) {
   const unsigned base = shared_address(smem);
-  roles::run_loads_ring(
+  roles::run_loads_ring<kFusedStages, kFusedStages - 1>(
       d.chunks(),
       [&](int n) {
         load_chunk<K, kVs>(p, d, L, base, bh, b, h, v0, n, n % kFusedStages, thread);
@@ -258,7 +258,7 @@ bool prepared_fused_forward_runs(const RecurrenceForm& form, const Problem& p, c
   if (p.dtype != DType::bf16 || p.chunk_size != chunk::kFusedChunk || (p.K != 64 && p.K != 128) ||
       p.V % 32 != 0)
     return false;
-  return chunk::fused_blocks_fit<chunk::PreparedFusedLayout>(p, limits);
+  return chunk::fused_blocks_fit(p, limits, [](int K, int Vs) { return chunk::PreparedFusedLayout{K, Vs}; });
 }
 
 void prepared_fused_forward(const RecurrenceBinding& binding, const ForwardCall& call,

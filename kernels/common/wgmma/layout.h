@@ -71,9 +71,10 @@ __host__ __device__ constexpr std::uint64_t moved(std::uint64_t d, unsigned byte
 __host__ __device__ constexpr std::uint64_t k_major(unsigned base, Tile tile, int first_row, int step) {
   return moved(descriptor(base, 16, kGroupBytes), tile.offset(first_row, kDepth * step));
 }
-// MN-major: depth step `step` (rows 16 step .. 16 step + 15) and columns first_column .. (a multiple of 64);
-// the leading offset steps from one 64-column panel to the next (an instruction wider than 64), the stride
-// offset eight rows of depth.
+// MN-major: depth step `step` (rows 16 step .. 16 step + 15) and columns first_column .. (a multiple of 64,
+// or of 32 for an instruction 32 wide: its columns then start 64 bytes into each row of the panel, which the
+// hardware swizzles as it does a K-major step's start); the leading offset steps from one 64-column panel to
+// the next (an instruction wider than 64), the stride offset eight rows of depth.
 __host__ __device__ constexpr std::uint64_t mn_major(unsigned base, Tile tile, int first_column, int step) {
   return moved(descriptor(base, tile.panel_bytes(), kGroupBytes), tile.offset(kDepth * step, first_column));
 }
