@@ -183,6 +183,8 @@ template <int K, int kVs, int kGroups, int kStages, Pass kPass>
 __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* smem, const float* start,
                            float* end, float* saved, int v0, int thread) {
   constexpr int kBlocks = K / wgmma::kRows;  // the state's 64-key row blocks, one accumulator each
+  // L's plan known at compile time, for the buffers' columns (a run-time L.Vs cost 21 registers there)
+  constexpr FusedLayout kColumns = fused_layout(K, kVs, kGroups);
   const FusedOperands at{L, shared_address(smem)};
   const int chunks = d.chunks();
   float S[kBlocks][kVs / 2];
@@ -190,7 +192,8 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
   for (int j = 0; j < chunks; ++j) {
     const int s = j % kStages, n = chunk_at<kPass>(j, chunks);
     if constexpr (kPass == Pass::forward)  // into chunk j's outputs warpgroup's buffer
-      roles::hand_over_state<K, kGroups>(S, smem + L.state(0), smem + L.state(1), j, thread);
+      roles::hand_over_state<K, kGroups>(S, smem + L.state(0), smem + L.state(1),
+                                         kColumns.state_column(j % kGroups), j, thread);
     // S before chunk n in fp32 where a backward reads it (as the scan saves it)
     if (saved) roles::store_state(S, saved + std::int64_t(n) * K * d.V + v0, d.V, thread);
     stage_full(s).sync_unaligned();
@@ -325,7 +328,7 @@ void launch_fused(const Pointers<bf16>& p, const Dims& d, float* saved, const De
   with_one_of<64, 128>(d.K, [&](auto K) {
     with_one_of<32, 64>(Vs, [&](auto kVs) {
       constexpr int kGroups = kPass == Pass::forward ? fused_output_groups(kVs.value) : 1;
-      const FusedLayout L{K.value, kVs.value, kGroups, fused_stages(kGroups)};
+      const FusedLayout L = fused_layout(K.value, kVs.value, kGroups);
       const auto kernel = scalar_fused_forward_kernel<K.value, kVs.value, kGroups, kPass>;
       allow_shared_memory(kernel, L.bytes());
       kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs.value)), (2 + kGroups) * kGroup, L.bytes(),
@@ -343,7 +346,7 @@ bool simple_gla_fused_forward_runs(const Problem& p, const DeviceLimits& limits)
   if (p.dtype != DType::bf16 || p.chunk_size != chunk::kFusedChunk || (p.K != 64 && p.K != 128) ||
       p.V % 32 != 0)
     return false;
-  return chunk::fused_blocks_fit(p, limits, chunk::fused_layout);
+  return chunk::fused_blocks_fit(p, limits, [](int K, int Vs) { return chunk::fused_layout(K, Vs); });
 }
 
 void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limits) {

@@ -73,9 +73,13 @@ struct FusedLayout {
   }
 };
 
-// The forward's plan for K keys and Vs values a block: its outputs warpgroups' state buffers and its stages.
+// The plan for K keys and Vs values a block with `groups` outputs warpgroups (a state buffer each, and their
+// stages); the forward's takes fused_output_groups(Vs), the state gradients' pass one.
+__host__ __device__ constexpr FusedLayout fused_layout(int K, int Vs, int groups) {
+  return {K, Vs, groups, fused_stages(groups)};
+}
 __host__ __device__ constexpr FusedLayout fused_layout(int K, int Vs) {
-  return {K, Vs, fused_output_groups(Vs), fused_stages(fused_output_groups(Vs))};
+  return fused_layout(K, Vs, fused_output_groups(Vs));
 }
 
 // The descriptors of every product's operands, from the block's 1024-byte-aligned shared-window address

@@ -84,7 +84,8 @@ def simulate(progs, count, pick):
         op, b, chunk = progs[r][pc[r]]
         pc[r] += 1
         assert r not in arrived[b], f'{r} arrives twice at {b}, generation {generation[b]}'
-        assert chunk_of.setdefault(b, chunk) == chunk, f'{r} arrives at {b} for chunk {chunk}, open for {chunk_of[b]}'
+        open_for = chunk_of.setdefault(b, chunk)
+        assert open_for == chunk, f'{r} arrives at {b} for chunk {chunk}, open for {open_for}'
         arrived[b].add(r)
         g = generation[b]
         if len(arrived[b]) == count[b]:

@@ -181,16 +181,16 @@ __device__ void publish_state(const float (&S)[kBlocks][kHalf], unsigned char* h
 }
 
 // The state warpgroup's hand-over of S before chunk `n` to the outputs, through kBuffers buffers taken in
-// turn (chunk n's is n % kBuffers, the columns b Vs .. b Vs + Vs - 1 of the parts' tiles `high` and `low`):
-// once that buffer's previous chunk has been read, S in two bf16 parts into it, made visible to the products,
-// and the buffer full. Needs none of the chunk's inputs, so it goes out first in the state's step.
+// turn (chunk n's is n % kBuffers, from column `first_column` of the parts' tiles `high` and `low`, which
+// the caller's layout places): once that buffer's previous chunk has been read, S in two bf16 parts into it,
+// made visible to the products, and the buffer full. Needs none of the chunk's inputs, so it goes out first
+// in the state's step.
 template <int K, int kBuffers = 1, int kBlocks, int kHalf>
 __device__ void hand_over_state(const float (&S)[kBlocks][kHalf], unsigned char* high, unsigned char* low,
-                                int n, int thread) {
+                                int first_column, int n, int thread) {
   static_assert(kBuffers >= 1 && kBuffers <= kStateBuffers);
-  constexpr int kVs = 2 * kHalf;  // a thread's accumulator registers hold half of a row block's columns
   if (n >= kBuffers) state_empty(n % kBuffers).sync();
-  publish_state<K>(S, high, low, n % kBuffers * kVs, thread);
+  publish_state<K>(S, high, low, first_column, thread);
   wgmma::fence_shared_for_async();
   state_full(n % kBuffers).arrive();
 }

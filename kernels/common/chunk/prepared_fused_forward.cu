@@ -113,7 +113,7 @@ __device__ void state_role(const Dims& d, const PreparedFusedLayout& L, unsigned
   roles::load_state(S, start, d.V, thread);
   for (int n = 0; n < chunks; ++n) {
     const int s = n % kFusedStages;
-    roles::hand_over_state<K>(S, smem + L.state(0), smem + L.state(1), n, thread);
+    roles::hand_over_state<K>(S, smem + L.state(0), smem + L.state(1), 0, n, thread);
     if (saved) roles::store_state(S, saved + std::int64_t(n) * K * d.V, d.V, thread);
     stage_full(s).sync_unaligned();
     const float* whole = reinterpret_cast<const float*>(smem + L.whole(s));
