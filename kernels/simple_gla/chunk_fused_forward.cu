@@ -68,34 +68,62 @@ __device__ inline void scaled_parts(uint4 x, float factor, uint4& high, uint4& l
 
 // P's lower triangle times the decay between its tokens, as the A fragments of P v in two parts (register r
 // of P is element r % 8 of depth step r / 8's fragment: layout.h). A thread's rows lie in its warp's 16-token
-// sub-chunk w, and depth step s covers the columns' sub-chunk s, so a step takes one of
-// ScalarDecays::factor's forms for the whole warp, with its row terms loaded once: below w e^{local_i}
-// e^{between w and s} e^{after j} (in factor's order), at w e^{local_i - local_j} for j <= i, above w zeros.
-template <int kSteps>
-__device__ void decayed_scores(const float (&P)[8 * kSteps], const ScalarDecays& dec, int thread,
-                               std::uint32_t (&high)[kSteps][4], std::uint32_t (&low)[kSteps][4]) {
-  const int warp = thread / 32, top = accumulator_element(thread, 0).row;
+// sub-chunk kWarp, and depth step s covers the columns' sub-chunk s, so a step takes one of
+// ScalarDecays::factor's forms for the whole warp, with its row terms loaded once: below kWarp e^{local_i}
+// e^{between kWarp and s} e^{after j} (in factor's order), at kWarp e^{local_i - local_j} for j <= i, above
+// kWarp zeros (no split). One instance a warp (decayed_scores below): the step's form known at compile time,
+// where a run-time warp index made each step three branches with their reconvergence (a quarter of this
+// code's instructions, version 101).
+template <int kWarp, int kSteps>
+__device__ void decayed_scores_of_warp(const float (&P)[8 * kSteps], const ScalarDecays& dec, int thread,
+                                       std::uint32_t (&high)[kSteps][4], std::uint32_t (&low)[kSteps][4]) {
+  const int top = accumulator_element(thread, 0).row;
   const float local[2] = {dec.local[top], dec.local[top + 8]};
   const float e_local[2] = {dec.e_local[top], dec.e_local[top + 8]};
 #pragma unroll
   for (int step = 0; step < kSteps; ++step) {
-    const float between = step < warp ? dec.e_between[warp * ScalarDecays::kSubs + step] : 0.0f;
+    if (step > kWarp) {  // (the loops unrolled, every step's form is folded at compile time)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) high[step][i] = 0u, low[step][i] = 0u;
+      continue;
+    }
+    const float between = step < kWarp ? dec.e_between[kWarp * ScalarDecays::kSubs + step] : 0.0f;
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const int r = 8 * step + 2 * i, half = i & 1;  // registers r, r + 1: row top + 8 half
       const int j = accumulator_element(thread, r).column, row = top + 8 * half;
-      float x0 = 0.0f, x1 = 0.0f;
-      if (step < warp) {
+      float x0, x1;
+      if (step < kWarp) {
         const float row_factor = e_local[half] * between;
         x0 = P[r] * (row_factor * dec.e_after[j]);
         x1 = P[r + 1] * (row_factor * dec.e_after[j + 1]);
-      } else if (step == warp) {
-        if (j <= row) x0 = P[r] * exp_flushed(fminf(local[half] - dec.local[j], 0.0f));
-        if (j + 1 <= row) x1 = P[r + 1] * exp_flushed(fminf(local[half] - dec.local[j + 1], 0.0f));
+      } else {
+        x0 = j <= row ? P[r] * exp_flushed(fminf(local[half] - dec.local[j], 0.0f)) : 0.0f;
+        x1 = j + 1 <= row ? P[r + 1] * exp_flushed(fminf(local[half] - dec.local[j + 1], 0.0f)) : 0.0f;
       }
       const Parts<bf16> parts = split<bf16>(x0, x1);
       high[step][i] = parts.high, low[step][i] = parts.low;
     }
+  }
+}
+
+template <int kSteps>
+__device__ void decayed_scores(const float (&P)[8 * kSteps], const ScalarDecays& dec, int thread,
+                               std::uint32_t (&high)[kSteps][4], std::uint32_t (&low)[kSteps][4]) {
+  static_assert(kSteps == 4, "a warp a 16-token sub-chunk of a 64-token chunk");
+  switch (thread / 32) {
+    case 0:
+      decayed_scores_of_warp<0>(P, dec, thread, high, low);
+      break;
+    case 1:
+      decayed_scores_of_warp<1>(P, dec, thread, high, low);
+      break;
+    case 2:
+      decayed_scores_of_warp<2>(P, dec, thread, high, low);
+      break;
+    default:
+      decayed_scores_of_warp<3>(P, dec, thread, high, low);
+      break;
   }
 }
 
@@ -159,17 +187,29 @@ __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
 }
 
 // The state warpgroup's B of the update from stage s's v: v times each token's decay to the chunk's end
-// (state_grads: do times scale e^{seen}) in two bf16 parts into its own tile, for its products.
+// (state_grads: do times scale e^{seen}) in two bf16 parts into its own tile, for its products. Every
+// thread's reads go out before its first use of them (a loop over the pieces waited for each read in turn:
+// two shared-memory latencies a chunk on the state's chain, version 101).
 template <int kVs, Pass kPass>
 __device__ void make_decayed_values(const FusedLayout& L, unsigned char* smem, int s, const ScalarDecays& dec,
                                     float scale, int thread) {
+  constexpr int kPieces = C * kVs / 8 / kGroup;  // a thread's 8-value pieces
+  static_assert(kPieces * kGroup * 8 == C * kVs);
   const Tile tokens{C};
-  for (int idx = thread; idx < C * kVs / 8; idx += kGroup) {
-    const int t = idx / (kVs / 8), c = idx % (kVs / 8) * 8;
+  uint4 x[kPieces];
+  float factor[kPieces];
+#pragma unroll
+  for (int i = 0; i < kPieces; ++i) {
+    const int idx = thread + i * kGroup, t = idx / (kVs / 8), c = idx % (kVs / 8) * 8;
+    x[i] = *reinterpret_cast<const uint4*>(smem + L.v(s) + tokens.offset(t, c));
+    factor[i] = kPass == Pass::forward ? dec.to_end[t] : scale * dec.seen[t];
+  }
+  unsigned char* parts = smem + L.decayed_values();
+#pragma unroll
+  for (int i = 0; i < kPieces; ++i) {
+    const int idx = thread + i * kGroup, t = idx / (kVs / 8), c = idx % (kVs / 8) * 8;
     uint4 high, low;
-    const float factor = kPass == Pass::forward ? dec.to_end[t] : scale * dec.seen[t];
-    scaled_parts(*reinterpret_cast<const uint4*>(smem + L.v(s) + tokens.offset(t, c)), factor, high, low);
-    unsigned char* parts = smem + L.decayed_values();
+    scaled_parts(x[i], factor[i], high, low);
     *reinterpret_cast<uint4*>(parts + tokens.offset(t, L.decayed_column(0) + c)) = high;
     *reinterpret_cast<uint4*>(parts + tokens.offset(t, L.decayed_column(1) + c)) = low;
   }
