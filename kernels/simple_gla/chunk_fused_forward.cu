@@ -107,6 +107,7 @@ __device__ void decayed_scores_of_warp(const float (&P)[8 * kSteps], const Scala
   }
 }
 
+// The calling warp's instance (its index, thread / 32, is its rows' 16-token sub-chunk).
 template <int kSteps>
 __device__ void decayed_scores(const float (&P)[8 * kSteps], const ScalarDecays& dec, int thread,
                                std::uint32_t (&high)[kSteps][4], std::uint32_t (&low)[kSteps][4]) {
