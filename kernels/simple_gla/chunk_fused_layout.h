@@ -42,8 +42,8 @@ __host__ __device__ constexpr int fused_loads_ahead(int groups) {
 // stage's v after the chunk is staged (version 98: out of the stages, so that four of them fit at K = 128).
 struct FusedLayout {
   int K, Vs;
-  int buffers = 1;  // of the state: one for each outputs warpgroup
-  int stages = kFusedStages;
+  int buffers;  // of the state: one for each outputs warpgroup
+  int stages;   // (fused_layout below sets both)
   __host__ __device__ constexpr unsigned token_tile(int columns) const {
     return wgmma::Tile{kFusedChunk}.bytes(columns);
   }

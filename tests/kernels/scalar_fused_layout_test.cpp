@@ -137,9 +137,9 @@ TEST(ScalarFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
   // two outputs warpgroups taking the chunks in turn: the last chunk the second's (an even count) and the
   // first's (odd), and a ring that wraps several times
   const auto odd = [](int n) { return n % 2 == 1; };
+  ASSERT_FALSE(two_group_chunks.empty());
   EXPECT_TRUE(std::any_of(two_group_chunks.begin(), two_group_chunks.end(), [&](int n) { return !odd(n); }));
   EXPECT_TRUE(std::any_of(two_group_chunks.begin(), two_group_chunks.end(), odd));
-  ASSERT_FALSE(two_group_chunks.empty());
   EXPECT_GT(*two_group_chunks.rbegin(), 2 * kMaxFusedStages);
 }
 
