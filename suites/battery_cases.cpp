@@ -50,6 +50,11 @@ constexpr Dims kLargeStateForward{1, 65, 48, 64, 64};
 // and fwd+bwd at those heads over two chunks (the last of one token) and eighteen: simple_gla's reverse
 // scan by its one-kernel forward walks the ring of stages from the end (chunk_fused_forward.cu).
 constexpr Dims kChunkEdgesBackward[] = {{1, 65, 48, 64, 64}, {1, 1100, 48, 64, 64}};
+// and fwd+bwd at those heads with K != V both ways and, in the decay family, every decay scenario: where
+// simple_gla's backward runs as passes of its one-kernel forward, dq's and dk's in the state's transpose
+// (kernels/simple_gla/chunk_fused_forward.cu, simple_gla_fused_backward), which the small shapes never reach.
+constexpr Dims kChunkPassesBackward[] = {{2, 130, 48, 64, 128}, {2, 130, 48, 128, 64}};
+constexpr Dims kChunkDecaysBackward{2, 130, 48, 64, 64};
 // and for ops with slots, the slot counts besides the default with enough heads that their state passes
 // 2^19 elements (B H M (K + V)), where gsa's fp32 fused backward runs as scans instead of in chunk form
 // (kernels/gsa/fused_plan.h), each slot count its own query-gradient kernel there.
@@ -216,6 +221,7 @@ struct Builder {
       // never reach the backwards made only for head dims of 64 or 128 (simple_gla's bf16 gradients kernel
       // on wgmma at C = 64 on a Hopper: kernels/simple_gla/chunk_grads_wgmma.h)
       add_decays(c, kDecayWide, "_wide");
+      if (!v.support.chunk_sizes.empty()) add_decays(c, kChunkDecaysBackward, "_many_heads_chunks");
       // and the forward alone at many heads and K = 128 and 64, where a forward no backward follows may take
       // a path of its own (rwkv7's bf16 fused forward at K = 128: two columns a lane, by
       // plain_forward_takes_two_columns in kernels/common/fused_recurrent/layout.h; the one-kernel chunk
@@ -241,6 +247,7 @@ struct Builder {
       if (!v.support.chunk_sizes.empty() && v.support.backward) {
         for (const Dims& d : kManyHeadsChunks) add_here(c, d, "many_heads_chunks");
         for (const Dims& d : kChunkEdgesBackward) add_here(c, d, "chunk_edges");
+        for (const Dims& d : kChunkPassesBackward) add_here(c, d, "many_heads_chunks");
       }
       for (const std::size_t room : kSmallerGpuSharedMemory) {
         BatteryCase smaller = c;

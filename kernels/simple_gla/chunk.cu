@@ -89,6 +89,12 @@ void scalar_forward(const ForwardCall& call) {
 }
 
 void scalar_backward(const BackwardCall& call) {
+  if (const DeviceLimits limits = current_device_limits();
+      simple_gla_fused_backward_runs(call.problem, limits)) {
+    const NvtxRange range("fused_passes");
+    simple_gla_fused_backward(call, limits);
+    return;
+  }
   const chunk::Dims d = chunk::make_dims(call.problem);
   const Pointers<T> p = bind_inputs<T>(kSimpleGlaBinding, call.inputs);
   const GradPointers<T> g = bind_grads<T>(kSimpleGlaBinding, call.grad_outputs, call.grads);

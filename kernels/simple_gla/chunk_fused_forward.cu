@@ -21,6 +21,7 @@
 #include <cuda_bf16.h>
 
 #include <cstdint>
+#include <utility>
 
 #include "kernels/common/chunk/fused_roles.cuh"
 #include "kernels/common/constant_dispatch.h"
@@ -29,6 +30,7 @@
 #include "kernels/simple_gla/chunk_forward.cuh"
 #include "kernels/simple_gla/chunk_fused_forward.h"
 #include "kernels/simple_gla/chunk_fused_layout.h"
+#include "kernels/simple_gla/chunk_gate_grads.h"
 #include "kernels/simple_gla/simple_gla.h"
 
 namespace flabench {
@@ -42,16 +44,31 @@ using wgmma::Tile;
 constexpr int C = kFusedChunk;
 using namespace roles;  // the barriers between the roles, kGroup
 
-// What a launch computes. forward: o and the states, chunks in order. state_grads: the backward's gradients
-// of the state after every chunk, chunks in reverse, the same update with q in k's place and do scale
-// e^{seen} in v e^{to end}'s (dS <- e^{chunk total} dS + q^T (do scale e^{seen})); no outputs.
-enum class Pass { forward, state_grads };
+// What a launch computes, with q, k, v its pointers' roles (the backward's passes bind gradients and inputs
+// to them: simple_gla_fused_backward below).
+//   forward      o = scale (e^{seen_i} q S + P v) and the states, chunks in order;
+//   reverse      the same in reverse time, chunks from the last: o_j = e^{to end_j} q_j S + scale sum_{i >= j}
+//                e^{G_i - G_j} (q_j . k_i) v_i with S the state after the chunk, and S <- e^{chunk total} S +
+//                k^T (v scale e^{seen}) (the gradient of a state after a chunk is one of these);
+//   state_grads  reverse's update alone, no outputs: the gradients of the state after every chunk, with q in
+//                k's place and do in v's.
+enum class Pass { forward, reverse, state_grads };
 
 // Ring position j's chunk: j, or the j-th from the end.
 template <Pass kPass>
 __device__ inline int chunk_at(int j, int chunks) {
   return kPass == Pass::forward ? j : chunks - 1 - j;
 }
+
+// What the backward's passes in the state's transpose (dq's and dk's) ask of a launch besides o: `dots` gets,
+// for each token, the dot of its output row (before the scale, without the term through no decay, P's
+// diagonal: it cancels exactly between q . dq and k . dk, and at log decays of -40 fp32 would keep its
+// rounding) with the row of `dot_with` (laid out as o); one row of T floats a value slice, [V / Vs][B H][T].
+// Their initial states are stored transposed ([B H][V][K]: the caller's orientation).
+struct PassExtras {
+  const bf16* dot_with = nullptr;
+  float* dots = nullptr;
+};
 
 // Eight bf16 times `factor` into two bf16 parts.
 __device__ inline void scaled_parts(uint4 x, float factor, uint4& high, uint4& low) {
@@ -66,40 +83,59 @@ __device__ inline void scaled_parts(uint4 x, float factor, uint4& high, uint4& l
   }
 }
 
-// P's lower triangle times the decay between its tokens, as the A fragments of P v in two parts (register r
-// of P is element r % 8 of depth step r / 8's fragment: layout.h). A thread's rows lie in its warp's 16-token
-// sub-chunk kWarp, and depth step s covers the columns' sub-chunk s, so a step takes one of
-// ScalarDecays::factor's forms for the whole warp, with its row terms loaded once: below kWarp e^{local_i}
-// e^{between kWarp and s} e^{after j} (in factor's order), at kWarp e^{local_i - local_j} for j <= i, above
-// kWarp zeros (no split). One instance a warp (decayed_scores below): the step's form known at compile time,
-// where a run-time warp index made each step three branches with their reconvergence (a quarter of this
-// code's instructions, version 101).
-template <int kWarp, int kSteps>
+// P times the decay between its tokens, as the A fragments of P v in two parts (register r of P is element
+// r % 8 of depth step r / 8's fragment: layout.h). The forward keeps P's lower triangle (j <= i), the reverse
+// its upper one (j >= i: the rows' tokens see the columns' later ones). A thread's rows lie in its warp's
+// 16-token sub-chunk kWarp, and depth step s covers the columns' sub-chunk s, so a step takes one of
+// ScalarDecays::factor's forms for the whole warp, with its row terms loaded once: across sub-chunks
+// e^{local_i} e^{between} e^{after j} (forward; reverse e^{after i} e^{between} e^{local j}), within kWarp the
+// exponential of the difference of local sums, on the masked side zeros (no split). kDiagonalApart: the
+// diagonal's terms are left out of the fragments and summed into `diagonal` (the thread's two rows; the
+// quad's thread that holds it, zero elsewhere). One instance a warp (decayed_scores below): the step's form
+// known at compile time, where a run-time warp index made each step three branches with their reconvergence
+// (a quarter of this code's instructions, version 101).
+// The score p of row `row` and column `column` of one 16-token sub-chunk (their local decay sums given) times
+// the decay between them, or zero on the masked side.
+template <bool kReverse>
+__device__ inline float same_sub_chunk_score(float p, float row_local, float column_local, int row, int column) {
+  if constexpr (kReverse) return column >= row ? p * exp_flushed(fminf(column_local - row_local, 0.0f)) : 0.0f;
+  return column <= row ? p * exp_flushed(fminf(row_local - column_local, 0.0f)) : 0.0f;
+}
+
+template <int kWarp, int kSteps, bool kReverse, bool kDiagonalApart>
 __device__ void decayed_scores_of_warp(const float (&P)[8 * kSteps], const ScalarDecays& dec, int thread,
-                                       std::uint32_t (&high)[kSteps][4], std::uint32_t (&low)[kSteps][4]) {
+                                       std::uint32_t (&high)[kSteps][4], std::uint32_t (&low)[kSteps][4],
+                                       float (&diagonal)[2]) {
   const int top = accumulator_element(thread, 0).row;
   const float local[2] = {dec.local[top], dec.local[top + 8]};
-  const float e_local[2] = {dec.e_local[top], dec.e_local[top + 8]};
+  const float* row_terms = kReverse ? dec.e_after : dec.e_local;
+  const float* column_terms = kReverse ? dec.e_local : dec.e_after;
+  const float row_term[2] = {row_terms[top], row_terms[top + 8]};
 #pragma unroll
   for (int step = 0; step < kSteps; ++step) {
-    if (step > kWarp) {  // (the loops unrolled, every step's form is folded at compile time)
+    if (kReverse ? step < kWarp : step > kWarp) {  // (unrolled, every step's form is folded at compile time)
 #pragma unroll
       for (int i = 0; i < 4; ++i) high[step][i] = 0u, low[step][i] = 0u;
       continue;
     }
-    const float between = step < kWarp ? dec.e_between[kWarp * ScalarDecays::kSubs + step] : 0.0f;
+    const int later = kReverse ? step : kWarp, earlier = kReverse ? kWarp : step;
+    const float between = step != kWarp ? dec.e_between[later * ScalarDecays::kSubs + earlier] : 0.0f;
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const int r = 8 * step + 2 * i, half = i & 1;  // registers r, r + 1: row top + 8 half
       const int j = accumulator_element(thread, r).column, row = top + 8 * half;
       float x0, x1;
-      if (step < kWarp) {
-        const float row_factor = e_local[half] * between;
-        x0 = P[r] * (row_factor * dec.e_after[j]);
-        x1 = P[r + 1] * (row_factor * dec.e_after[j + 1]);
+      if (step != kWarp) {
+        const float row_factor = row_term[half] * between;
+        x0 = P[r] * (row_factor * column_terms[j]);
+        x1 = P[r + 1] * (row_factor * column_terms[j + 1]);
       } else {
-        x0 = j <= row ? P[r] * exp_flushed(fminf(local[half] - dec.local[j], 0.0f)) : 0.0f;
-        x1 = j + 1 <= row ? P[r + 1] * exp_flushed(fminf(local[half] - dec.local[j + 1], 0.0f)) : 0.0f;
+        x0 = same_sub_chunk_score<kReverse>(P[r], local[half], dec.local[j], row, j);
+        x1 = same_sub_chunk_score<kReverse>(P[r + 1], local[half], dec.local[j + 1], row, j + 1);
+        if constexpr (kDiagonalApart) {
+          if (j == row) diagonal[half] = P[r], x0 = 0.0f;
+          if (j + 1 == row) diagonal[half] = P[r + 1], x1 = 0.0f;
+        }
       }
       const Parts<bf16> parts = split<bf16>(x0, x1);
       high[step][i] = parts.high, low[step][i] = parts.low;
@@ -108,23 +144,73 @@ __device__ void decayed_scores_of_warp(const float (&P)[8 * kSteps], const Scala
 }
 
 // The calling warp's instance (its index, thread / 32, is its rows' 16-token sub-chunk).
-template <int kSteps>
+template <int kSteps, bool kReverse, bool kDiagonalApart>
 __device__ void decayed_scores(const float (&P)[8 * kSteps], const ScalarDecays& dec, int thread,
-                               std::uint32_t (&high)[kSteps][4], std::uint32_t (&low)[kSteps][4]) {
+                               std::uint32_t (&high)[kSteps][4], std::uint32_t (&low)[kSteps][4],
+                               float (&diagonal)[2]) {
   static_assert(kSteps == 4, "a warp a 16-token sub-chunk of a 64-token chunk");
   switch (thread / 32) {
     case 0:
-      decayed_scores_of_warp<0>(P, dec, thread, high, low);
+      decayed_scores_of_warp<0, kSteps, kReverse, kDiagonalApart>(P, dec, thread, high, low, diagonal);
       break;
     case 1:
-      decayed_scores_of_warp<1>(P, dec, thread, high, low);
+      decayed_scores_of_warp<1, kSteps, kReverse, kDiagonalApart>(P, dec, thread, high, low, diagonal);
       break;
     case 2:
-      decayed_scores_of_warp<2>(P, dec, thread, high, low);
+      decayed_scores_of_warp<2, kSteps, kReverse, kDiagonalApart>(P, dec, thread, high, low, diagonal);
       break;
     default:
-      decayed_scores_of_warp<3>(P, dec, thread, high, low);
+      decayed_scores_of_warp<3, kSteps, kReverse, kDiagonalApart>(P, dec, thread, high, low, diagonal);
       break;
+  }
+}
+
+// The dots PassExtras::dots holds: each of the thread's two rows' o (before the scale) with `with`'s row
+// (o's layout: `stride` elements apart from the chunk's first row at the block's first value column), summed
+// over the quad that holds the row's values and written by its first thread into `into` (the chunk's first
+// token's), the first `length` rows.
+template <int kHalf>
+__device__ void write_row_dots(const float (&o)[kHalf], const bf16* with, std::int64_t stride, int length,
+                               float* into, int thread) {
+  float dot[2] = {0.0f, 0.0f};
+#pragma unroll
+  for (int r = 0; r < kHalf; r += 2) {
+    const wgmma::Element e = wgmma::accumulator_element(thread, r);
+    if (e.row < length) {
+      const float2 x =
+          __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(with + e.row * stride + e.column));
+      dot[(r >> 1) & 1] += o[r] * x.x + o[r + 1] * x.y;
+    }
+  }
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    dot[half] += __shfl_xor_sync(fused::kFullWarp, dot[half], 1);
+    dot[half] += __shfl_xor_sync(fused::kFullWarp, dot[half], 2);
+  }
+  const int top = accumulator_element(thread, 0).row;
+  if (thread % 4 == 0)
+#pragma unroll
+    for (int half = 0; half < 2; ++half)
+      if (top + 8 * half < length) into[top + 8 * half] = dot[half];
+}
+
+// o += the diagonal's terms left out of P (each row's own, times its own values' row from the stage's tile;
+// no decay between a token and itself): `diagonal` as decayed_scores gave it, summed over the quad here.
+template <int kHalf>
+__device__ void add_diagonal(float (&o)[kHalf], float (&diagonal)[2], const unsigned char* values, int thread) {
+  const Tile tokens{C};
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    diagonal[half] += __shfl_xor_sync(fused::kFullWarp, diagonal[half], 1);
+    diagonal[half] += __shfl_xor_sync(fused::kFullWarp, diagonal[half], 2);
+  }
+#pragma unroll
+  for (int r = 0; r < kHalf; r += 2) {
+    const wgmma::Element e = wgmma::accumulator_element(thread, r);
+    const float2 x = __bfloat1622float2(
+        *reinterpret_cast<const __nv_bfloat162*>(values + tokens.offset(e.row, e.column)));
+    o[r] += diagonal[(r >> 1) & 1] * x.x;
+    o[r + 1] += diagonal[(r >> 1) & 1] * x.y;
   }
 }
 
@@ -133,7 +219,7 @@ struct ChunkGates {
   float g[2];
 };
 
-// The loads' warpgroup: chunk n's q (the forward's), k and v by cp.async into stage s (rows past the sequence
+// The loads' warpgroup: chunk n's q (where there are outputs), k and v by cp.async into stage s (rows past the sequence
 // as zeros), one group.
 template <int K, int kVs, Pass kPass>
 __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned base, int b,
@@ -146,7 +232,7 @@ __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLa
     const int t = idx / (K / 8), c = idx % (K / 8) * 8;
     const bool in = t < length;
     const std::int64_t at = (in ? std::int64_t(t) * d.H * K : 0) + c;
-    if constexpr (kPass == Pass::forward)  // (the state gradients' pass has no q here: p.q is null)
+    if constexpr (kPass != Pass::state_grads)  // (that pass has no q here: p.q is null)
       cp_async16_or_zeros_to(base + L.q(s) + tokens.offset(t, c), p.q + first * K + at, in);
     cp_async16_or_zeros_to(base + L.k(s) + tokens.offset(t, c), k_rows + at, in);
   }
@@ -188,7 +274,7 @@ __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
 }
 
 // The state warpgroup's B of the update from stage s's v: v times each token's decay to the chunk's end
-// (state_grads: do times scale e^{seen}) in two bf16 parts into its own tile, for its products. Every
+// (reverse and state_grads: v times scale e^{seen}) in two bf16 parts into its own tile, for its products. Every
 // thread's reads go out before its first use of them (a loop over the pieces waited for each read in turn:
 // two shared-memory latencies a chunk on the state's chain, version 101).
 template <int kVs, Pass kPass>
@@ -219,8 +305,9 @@ __device__ void make_decayed_values(const FusedLayout& L, unsigned char* smem, i
 // From the head's state `start` to its final state `end` (null: zeros, not kept). `saved`: where a backward
 // follows, the head's states before every chunk ([chunks][K][V] fp32), else null. state_grads: the same with
 // the gradient of the final state as `start`, of the initial one as `end`, and in `saved` the gradient of
-// the state after every chunk (the reverse scan's), chunks in reverse.
-template <int K, int kVs, int kGroups, int kStages, Pass kPass>
+// the state after every chunk (the reverse scan's), chunks in reverse. kStartTransposed: `start` is the
+// head's state stored transposed ([V][K]).
+template <int K, int kVs, int kGroups, int kStages, Pass kPass, bool kStartTransposed>
 __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* smem, const float* start,
                            float* end, float* saved, int v0, int thread) {
   constexpr int kBlocks = K / wgmma::kRows;  // the state's 64-key row blocks, one accumulator each
@@ -229,10 +316,13 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
   const FusedOperands at{L, shared_address(smem)};
   const int chunks = d.chunks();
   float S[kBlocks][kVs / 2];
-  roles::load_state(S, start, d.V, thread);
+  if constexpr (kStartTransposed)
+    roles::load_state_transposed(S, start, K, v0, thread);
+  else
+    roles::load_state(S, start, d.V, thread);
   for (int j = 0; j < chunks; ++j) {
     const int s = j % kStages, n = chunk_at<kPass>(j, chunks);
-    if constexpr (kPass == Pass::forward)  // into chunk j's outputs warpgroup's buffer
+    if constexpr (kPass != Pass::state_grads)  // into chunk j's outputs warpgroup's buffer
       roles::hand_over_state<K, kGroups>(S, smem + L.state(0), smem + L.state(1),
                                          kColumns.state_column(j % kGroups), j, thread);
     // S before chunk n in fp32 where a backward reads it (as the scan saves it)
@@ -279,17 +369,21 @@ __device__ void follow_stages(int chunks) {
   }
 }
 
-// Outputs warpgroup `group` of kGroups: chunks group, group + kGroups, ..., reading the state from its own
-// buffer (the state warpgroup fills buffer n % kGroups for chunk n).
-template <int K, int kVs, int kGroups, int kStages>
+// Outputs warpgroup `group` of kGroups: ring positions group, group + kGroups, ..., reading the state from
+// its own buffer (the state warpgroup fills buffer n % kGroups for ring position n). `dots`: where the pass
+// writes PassExtras's dots, this block's row of them.
+template <int K, int kVs, int kGroups, int kStages, Pass kPass, bool kDots>
 __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L,
-                             unsigned char* smem, int b, int h, int v0, int group, int thread) {
+                             unsigned char* smem, int b, int h, int v0, const bf16* dot_with, float* dots,
+                             int group, int thread) {
   constexpr int kSteps = C / wgmma::kDepth;  // P's 16-token column steps: the depth of P v
+  constexpr bool kReverse = kPass == Pass::reverse;
   const FusedOperands at{L, shared_address(smem)};
   const int chunks = d.chunks(),
             top = accumulator_element(thread, 0).row;  // this thread's rows: top, top + 8
+  const float unscale = 1.0f / d.scale;  // (the reverse's state term has no scale: o is stored times scale)
   for (int n = group; n < chunks; n += kGroups) {
-    const int s = n % kStages, t0 = n * C, length = min(C, d.T - t0);
+    const int s = n % kStages, t0 = chunk_at<kPass>(n, chunks) * C, length = min(C, d.T - t0);
     // the scores first (they need only the stage), then q S once the state is out: the scores' decays are
     // made while q S is on the tensor cores
     stage_full(s).sync_unaligned();
@@ -312,13 +406,16 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
 
     const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C);
     std::uint32_t high[kSteps][4], low[kSteps][4];
-    decayed_scores<kSteps>(P, dec, thread, high, low);
+    float diagonal[2] = {0.0f, 0.0f};
+    decayed_scores<kSteps, kReverse, kDots>(P, dec, thread, high, low, diagonal);
     wgmma::wait<0>();
     wgmma::hold(o);
     if (n + kGroups < chunks) state_empty(group).arrive();
-    const float seen[2] = {dec.seen[top], dec.seen[top + 8]};
+    // the state's term seen from each row: from the chunk's start (forward), to its end (reverse)
+    const float row_factor[2] = {kReverse ? dec.to_end[top] * unscale : dec.seen[top],
+                                 kReverse ? dec.to_end[top + 8] * unscale : dec.seen[top + 8]};
 #pragma unroll
-    for (int r = 0; r < kVs / 2; ++r) o[r] *= seen[(r >> 1) & 1];
+    for (int r = 0; r < kVs / 2; ++r) o[r] *= row_factor[(r >> 1) & 1];
     wgmma::hold(o);
     wgmma::fence();
 #pragma unroll
@@ -330,6 +427,11 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
     wgmma::commit();
     wgmma::wait<0>();
     wgmma::hold(o);
+    if constexpr (kDots) {
+      write_row_dots(o, dot_with + d.row(b, h, t0) * d.V + v0, std::int64_t(d.H) * d.V, length, dots + t0,
+                     thread);
+      add_diagonal(o, diagonal, smem + L.v(s), thread);  // (before the stage is handed back)
+    }
     if (n + kStages < chunks) stage_empty(s).arrive();
 
     store_outputs(o, p.o + d.row(b, h, t0) * d.V + v0, std::int64_t(d.H) * d.V, length, d.scale, thread);
@@ -339,41 +441,45 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
 // grid (B H, V / Vs), (2 + kGroups) warpgroups (the loads, the state, kGroups outputs), L.bytes() of shared
 // memory. `saved`: where a backward follows, the state before every chunk ([B H][chunks][K][V] fp32), else
 // null. state_grads: p's k is q, its v do, its h0 and ht the gradients of the final and the initial state;
-// `saved` the gradient of the state after every chunk.
-template <int K, int kVs, int kGroups, Pass kPass>
+// `saved` the gradient of the state after every chunk. kDots: a pass in the state's transpose (PassExtras).
+template <int K, int kVs, int kGroups, Pass kPass, bool kDots>
 __global__ void __launch_bounds__((2 + kGroups) * kGroup, 1)
-    scalar_fused_forward_kernel(Pointers<bf16> p, Dims d, FusedLayout L, float* saved) {
-  static_assert(kPass == Pass::forward || kGroups == 1, "the state gradients' pass has no outputs");
+    scalar_fused_forward_kernel(Pointers<bf16> p, Dims d, FusedLayout L, float* saved, PassExtras extras) {
+  static_assert(kPass != Pass::state_grads || (kGroups == 1 && !kDots), "the state gradients have no outputs");
   constexpr int kStages = fused_stages(kGroups);
   extern __shared__ unsigned char raw[];
   const BlockPlace at = block_place(raw, d.H, K, d.V, kVs, p.h0, p.ht);
-  if (at.role == 0)
+  if (at.role == 0) {
     loads_role<K, kVs, kStages, fused_loads_ahead(kGroups), kPass>(p, d, L, at.smem, at.b, at.h, at.v0,
                                                                    at.thread);
-  else if (at.role == 1)
-    state_role<K, kVs, kGroups, kStages, kPass>(
-        d, L, at.smem, at.start, at.end, saved ? saved + std::int64_t(at.bh) * d.chunks() * K * d.V : nullptr,
+  } else if (at.role == 1) {
+    const float* start = !kDots ? at.start : p.h0 ? p.h0 + std::int64_t(at.bh) * K * d.V : nullptr;
+    state_role<K, kVs, kGroups, kStages, kPass, kDots>(
+        d, L, at.smem, start, at.end, saved ? saved + std::int64_t(at.bh) * d.chunks() * K * d.V : nullptr,
         at.v0, at.thread);
-  else if constexpr (kPass == Pass::forward)
-    outputs_role<K, kVs, kGroups, kStages>(p, d, L, at.smem, at.b, at.h, at.v0, at.role - 2, at.thread);
-  else
+  } else if constexpr (kPass != Pass::state_grads) {
+    float* dots = kDots ? extras.dots + (std::int64_t(blockIdx.y) * d.B * d.H + at.bh) * d.T : nullptr;
+    outputs_role<K, kVs, kGroups, kStages, kPass, kDots>(p, d, L, at.smem, at.b, at.h, at.v0, extras.dot_with,
+                                                         dots, at.role - 2, at.thread);
+  } else {
     follow_stages<kStages>(d.chunks());
+  }
 }
 
-// The forward with fused_output_groups(Vs) outputs warpgroups; the state gradients' pass with one (it has no
+// A pass with fused_output_groups(Vs) outputs warpgroups; the state gradients' pass with one (it has no
 // outputs).
-template <Pass kPass>
+template <Pass kPass, bool kDots = false>
 void launch_fused(const Pointers<bf16>& p, const Dims& d, float* saved, const DeviceLimits& limits,
-                  cudaStream_t stream) {
+                  cudaStream_t stream, const PassExtras& extras = {}) {
   const int Vs = fused_value_slice(d.B * d.H, d.V, limits.multiprocessors);
   with_one_of<64, 128>(d.K, [&](auto K) {
     with_one_of<32, 64>(Vs, [&](auto kVs) {
-      constexpr int kGroups = kPass == Pass::forward ? fused_output_groups(kVs.value) : 1;
+      constexpr int kGroups = kPass != Pass::state_grads ? fused_output_groups(kVs.value) : 1;
       const FusedLayout L = fused_layout(K.value, kVs.value, kGroups);
-      const auto kernel = scalar_fused_forward_kernel<K.value, kVs.value, kGroups, kPass>;
+      const auto kernel = scalar_fused_forward_kernel<K.value, kVs.value, kGroups, kPass, kDots>;
       allow_shared_memory(kernel, L.bytes());
       kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs.value)), (2 + kGroups) * kGroup, L.bytes(),
-               stream>>>(p, d, L, saved);
+               stream>>>(p, d, L, saved, extras);
       FLA_CUDA_CHECK_LAUNCH();
     });
   });
@@ -396,9 +502,50 @@ void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limit
   p.o = call.outputs.at(kSimpleGlaBinding.o).as<__nv_bfloat16>();
   p.ht = call.outputs.at(kSimpleGlaBinding.ht).as<float>();
   const chunk::Workspace ws = chunk::carve_workspace(call.workspace, call.problem);
+  // where a backward follows that reads the states (not the fused passes'), the states
   float* saved =
-      call.save_for_backward ? ws.states : nullptr;  // where a backward follows, the states it reads
+      call.save_for_backward && !simple_gla_fused_backward_runs(call.problem, limits) ? ws.states : nullptr;
   chunk::launch_fused<chunk::Pass::forward>(p, d, saved, limits, call.stream);
+}
+
+bool simple_gla_fused_backward_runs(const Problem& p, const DeviceLimits& limits) {
+  Problem transposed = p;  // dq's and dk's passes run in the state's transpose: V keys, K values
+  std::swap(transposed.K, transposed.V);
+  return simple_gla_fused_forward_runs(p, limits) && simple_gla_fused_forward_runs(transposed, limits);
+}
+
+// With G_i the log decays summed up to token i, e^{G_i - G_j} between two tokens, S_i the state after token i
+// and dS_i its gradient, each gradient is one pass of the kernel with the roles of q, k and v taken by others:
+//   dq_i = scale (e^{G_i} S_0 do_i + sum_{j <= i} e^{G_i - G_j} (do_i . v_j) k_j)   forward: do, v, k; S^T
+//   dk_j = e^{G_T - G_j} dS_T v_j + scale sum_{i >= j} e^{G_i - G_j} (v_j . do_i) q_i  reverse: v, do, q; dS^T
+//   dv_j = e^{G_T - G_j} dS_T^T k_j + scale sum_{i >= j} e^{G_i - G_j} (k_j . q_i) do_i reverse: k, q, do; dS
+// (the reverse pass's update is dS's: dS_{before} = e^{chunk total} dS + scale sum q_i e^{seen_i} do_i^T).
+// No state goes to memory: each pass carries its own through the chunks, as the forward does. dq's and dk's
+// passes also give q . dq and k . dk per token for dg, and dq's the final state (transposed) for its term.
+void simple_gla_fused_backward(const BackwardCall& call, const DeviceLimits& limits) {
+  using chunk::Pass;
+  const chunk::Dims d = chunk::make_dims(call.problem);
+  chunk::Dims transposed = d;
+  std::swap(transposed.K, transposed.V);
+  const Pointers<__nv_bfloat16> in = bind_inputs<__nv_bfloat16>(kSimpleGlaBinding, call.inputs);
+  const GradPointers<__nv_bfloat16> g =
+      bind_grads<__nv_bfloat16>(kSimpleGlaBinding, call.grad_outputs, call.grads);
+  const chunk::Workspace ws = chunk::carve_workspace(call.workspace, call.problem);
+  // the dots' rows in the state gradients' room (no state is saved here), S_T^T in the states'
+  const int key_slices = d.K / chunk::fused_value_slice(d.B * d.H, d.K, limits.multiprocessors);
+  float* const dq_dots = ws.dstates;
+  float* const dk_dots = dq_dots + std::int64_t(key_slices) * d.B * d.H * d.T;
+  const chunk::GateGradDots dots{dq_dots, dk_dots, key_slices, g.d_ht ? ws.states : nullptr, g.d_ht};
+
+  Pointers<__nv_bfloat16> p{};
+  p.g = in.g;
+  p.q = g.d_o, p.k = in.v, p.v = in.k, p.h0 = in.h0, p.o = g.dq, p.ht = ws.states;
+  chunk::launch_fused<Pass::forward, true>(p, transposed, nullptr, limits, call.stream, {in.q, dq_dots});
+  p.q = in.v, p.k = g.d_o, p.v = in.q, p.h0 = g.d_ht, p.o = g.dk, p.ht = nullptr;
+  chunk::launch_fused<Pass::reverse, true>(p, transposed, nullptr, limits, call.stream, {in.k, dk_dots});
+  p.q = in.k, p.k = in.q, p.v = g.d_o, p.h0 = g.d_ht, p.o = g.dv, p.ht = g.dh0;
+  chunk::launch_fused<Pass::reverse>(p, d, nullptr, limits, call.stream);
+  chunk::launch_scalar_gate_grads(dots, d, g.dg, call.stream);
 }
 
 void simple_gla_fused_state_grads(const BackwardCall& call, float* dstates, const DeviceLimits& limits) {

@@ -14,6 +14,15 @@ bool simple_gla_fused_forward_runs(const Problem& p, const DeviceLimits& limits)
 // a backward, the state before every chunk into the workspace's states (what the scalar backward reads).
 void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limits);
 
+// Whether the backward's fused passes take problem `p`: where the fused forward takes it and its transpose (K
+// and V swapped: dq's and dk's passes run there), so K and V each 64 or 128.
+bool simple_gla_fused_backward_runs(const Problem& p, const DeviceLimits& limits);
+
+// dq, dk, dv, dg and dh0 of the call from its inputs, do and d_ht alone (no saved state), where
+// simple_gla_fused_backward_runs: three passes of the fused kernel and the gate's scan, on the call's stream;
+// the workspace's states and state gradients hold the passes' scratch.
+void simple_gla_fused_backward(const BackwardCall& call, const DeviceLimits& limits);
+
 // The backward's reverse scan by the same kernel, where simple_gla_fused_forward_runs: the gradient of the
 // state after every chunk into `dstates` ([B H][chunks][K][V] fp32) and dh0, from q, do, g and d_ht, on the
 // call's stream.

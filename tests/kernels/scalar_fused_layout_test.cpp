@@ -143,5 +143,50 @@ TEST(ScalarFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
   EXPECT_GT(*two_group_chunks.rbegin(), 2 * kMaxFusedStages);
 }
 
+// The backward's passes run where the forward takes the problem and its transpose: K and V each 64 or 128.
+TEST(ScalarFusedLayout, TheBackwardPassesRunWhereBothOrientationsDo) {
+  const DeviceLimits h100{kH100SharedBytes, 90, 132};
+  Problem p = testing::small_problem(testing::op_named("simple_gla"), 4, 4096, 16, 128, 128, DType::bf16);
+  p.chunk_size = kFusedChunk;
+  if (!simple_gla_fused_forward_runs(p, h100)) GTEST_SKIP() << "this build has no sm_90a code";
+  EXPECT_TRUE(simple_gla_fused_backward_runs(p, h100));
+  Problem q = p;
+  q.K = 64;
+  EXPECT_TRUE(simple_gla_fused_backward_runs(q, h100)) << "K 64, V 128";
+  q.B = 8, q.V = 32;  // the forward runs (V a multiple of 32, 128 blocks), dq's and dk's passes would have 32 keys
+  EXPECT_TRUE(simple_gla_fused_forward_runs(q, h100));
+  EXPECT_FALSE(simple_gla_fused_backward_runs(q, h100));
+  q = p;
+  q.dtype = DType::fp16;
+  EXPECT_FALSE(simple_gla_fused_backward_runs(q, h100));
+}
+
+// On an H100 or H200 the battery's fwd+bwd cases run each pass of the backward (dv's in the state's
+// orientation, dq's and dk's in its transpose) at each of the kernel's four instances, over several chunks,
+// and with K != V both ways.
+TEST(ScalarFusedLayout, TheBatteryRunsTheBackwardPassesAtEveryInstance) {
+  const DeviceLimits hopper{kH100SharedBytes, 90, 132};
+  std::set<std::pair<int, int>> direct, transposed;  // (the pass's keys, its value slice)
+  bool wider_values = false, wider_keys = false;
+  for (const BatteryCase& c : battery_cases(product_registry(), {"/simple_gla/chunk/fwdbwd/bf16/", Backend::cuda,
+                                                                 hopper, false})) {
+    const Problem& p = c.problem;
+    if (c.skip_reason || c.shared_memory_cap != 0 || p.T <= kFusedChunk ||
+        !simple_gla_fused_backward_runs(p, hopper))
+      continue;
+    const int heads = int(p.B * p.H);
+    direct.insert({int(p.K), fused_value_slice(heads, int(p.V), hopper.multiprocessors)});
+    transposed.insert({int(p.V), fused_value_slice(heads, int(p.K), hopper.multiprocessors)});
+    wider_values |= p.V > p.K, wider_keys |= p.K > p.V;
+  }
+  if (direct.empty()) GTEST_SKIP() << "this build has no sm_90a code";
+  for (const auto& instance : {std::pair{64, 32}, std::pair{64, 64}, std::pair{128, 32}, std::pair{128, 64}}) {
+    EXPECT_TRUE(direct.count(instance)) << "dv's pass: K " << instance.first << " Vs " << instance.second;
+    EXPECT_TRUE(transposed.count(instance)) << "dq's and dk's: K " << instance.first << " Vs " << instance.second;
+  }
+  EXPECT_TRUE(wider_values);
+  EXPECT_TRUE(wider_keys);
+}
+
 }  // namespace
 }  // namespace flabench::chunk

@@ -149,6 +149,21 @@ __device__ void load_state(float (&S)[kBlocks][kHalf], const float* from, int V,
     }
 }
 
+// S from the head's state stored transposed, an fp32 [V][K] matrix at `from` (the head's first element; null:
+// zeros), where a pass's state is the transpose of the one a caller holds: S's row k, column c (of the
+// block's, from value column v0) is from[(v0 + c) K + k].
+template <int kBlocks, int kHalf>
+__device__ void load_state_transposed(float (&S)[kBlocks][kHalf], const float* from, int K, int v0,
+                                      int thread) {
+#pragma unroll
+  for (int m = 0; m < kBlocks; ++m)
+#pragma unroll
+    for (int r = 0; r < kHalf; ++r) {
+      const wgmma::Element e = wgmma::accumulator_element(thread, r);
+      S[m][r] = from ? from[std::int64_t(v0 + e.column) * K + wgmma::kRows * m + e.row] : 0.0f;
+    }
+}
+
 // S into an fp32 [K][V] matrix at `to`, its first value column.
 template <int kBlocks, int kHalf>
 __device__ void store_state(const float (&S)[kBlocks][kHalf], float* to, int V, int thread) {
