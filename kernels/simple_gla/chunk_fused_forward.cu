@@ -47,7 +47,8 @@ using namespace roles;  // the barriers between the roles, kGroup
 // What a launch computes, with q, k, v its pointers' roles (the backward's passes bind gradients and inputs
 // to them: simple_gla_fused_backward below).
 //   forward      o = scale (e^{seen_i} q S + P v) and the states, chunks in order;
-//   reverse      the same in reverse time, chunks from the last: o_j = e^{to end_j} q_j S + scale sum_{i >= j}
+//   reverse      the same in reverse time, chunks from the last: o_j = e^{to end_j} q_j S + scale sum_{i >=
+//   j}
 //                e^{G_i - G_j} (q_j . k_i) v_i with S the state after the chunk, and S <- e^{chunk total} S +
 //                k^T (v scale e^{seen}) (the gradient of a state after a chunk is one of these);
 //   state_grads  reverse's update alone, no outputs: the gradients of the state after every chunk, with q in
@@ -64,10 +65,15 @@ __device__ inline int chunk_at(int j, int chunks) {
 // for each token, the dot of its output row (before the scale, without the term through no decay, P's
 // diagonal: it cancels exactly between q . dq and k . dk, and at log decays of -40 fp32 would keep its
 // rounding) with the row of `dot_with` (laid out as o); one row of T floats a value slice, [V / Vs][B H][T].
-// Their initial states are stored transposed ([B H][V][K]: the caller's orientation).
+// Their initial states are stored transposed ([B H][V][K]: the caller's orientation). The reverse one (dk's)
+// keeps the initial state (the final state's gradient) apart from the state it carries: its dots leave out
+// the final state's term, whose dots go to `final_dots` (dg sums those forwards from the sequence's start,
+// the rest backwards: chunk_gate_grads.cu; summed with the rest, the final state's O(1) terms would leave
+// their rounding where, at log decays of -40, dg is ~e^-40).
 struct PassExtras {
   const bf16* dot_with = nullptr;
   float* dots = nullptr;
+  float* final_dots = nullptr;
 };
 
 // Eight bf16 times `factor` into two bf16 parts.
@@ -88,8 +94,8 @@ __device__ inline void scaled_parts(uint4 x, float factor, uint4& high, uint4& l
 // its upper one (j >= i: the rows' tokens see the columns' later ones). A thread's rows lie in its warp's
 // 16-token sub-chunk kWarp, and depth step s covers the columns' sub-chunk s, so a step takes one of
 // ScalarDecays::factor's forms for the whole warp, with its row terms loaded once: across sub-chunks
-// e^{local_i} e^{between} e^{after j} (forward; reverse e^{after i} e^{between} e^{local j}), within kWarp the
-// exponential of the difference of local sums, on the masked side zeros (no split). kDiagonalApart: the
+// e^{local_i} e^{between} e^{after j} (forward; reverse e^{after i} e^{between} e^{local j}), within kWarp
+// the exponential of the difference of local sums, on the masked side zeros (no split). kDiagonalApart: the
 // diagonal's terms are left out of the fragments and summed into `diagonal` (the thread's two rows; the
 // quad's thread that holds it, zero elsewhere). One instance a warp (decayed_scores below): the step's form
 // known at compile time, where a run-time warp index made each step three branches with their reconvergence
@@ -97,8 +103,10 @@ __device__ inline void scaled_parts(uint4 x, float factor, uint4& high, uint4& l
 // The score p of row `row` and column `column` of one 16-token sub-chunk (their local decay sums given) times
 // the decay between them, or zero on the masked side.
 template <bool kReverse>
-__device__ inline float same_sub_chunk_score(float p, float row_local, float column_local, int row, int column) {
-  if constexpr (kReverse) return column >= row ? p * exp_flushed(fminf(column_local - row_local, 0.0f)) : 0.0f;
+__device__ inline float same_sub_chunk_score(float p, float row_local, float column_local, int row,
+                                             int column) {
+  if constexpr (kReverse)
+    return column >= row ? p * exp_flushed(fminf(column_local - row_local, 0.0f)) : 0.0f;
   return column <= row ? p * exp_flushed(fminf(row_local - column_local, 0.0f)) : 0.0f;
 }
 
@@ -197,7 +205,8 @@ __device__ void write_row_dots(const float (&o)[kHalf], const bf16* with, std::i
 // o += the diagonal's terms left out of P (each row's own, times its own values' row from the stage's tile;
 // no decay between a token and itself): `diagonal` as decayed_scores gave it, summed over the quad here.
 template <int kHalf>
-__device__ void add_diagonal(float (&o)[kHalf], float (&diagonal)[2], const unsigned char* values, int thread) {
+__device__ void add_diagonal(float (&o)[kHalf], float (&diagonal)[2], const unsigned char* values,
+                             int thread) {
   const Tile tokens{C};
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
@@ -207,8 +216,8 @@ __device__ void add_diagonal(float (&o)[kHalf], float (&diagonal)[2], const unsi
 #pragma unroll
   for (int r = 0; r < kHalf; r += 2) {
     const wgmma::Element e = wgmma::accumulator_element(thread, r);
-    const float2 x = __bfloat1622float2(
-        *reinterpret_cast<const __nv_bfloat162*>(values + tokens.offset(e.row, e.column)));
+    const float2 x =
+        __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(values + tokens.offset(e.row, e.column)));
     o[r] += diagonal[(r >> 1) & 1] * x.x;
     o[r + 1] += diagonal[(r >> 1) & 1] * x.y;
   }
@@ -219,8 +228,8 @@ struct ChunkGates {
   float g[2];
 };
 
-// The loads' warpgroup: chunk n's q (where there are outputs), k and v by cp.async into stage s (rows past the sequence
-// as zeros), one group.
+// The loads' warpgroup: chunk n's q (where there are outputs), k and v by cp.async into stage s (rows past
+// the sequence as zeros), one group.
 template <int K, int kVs, Pass kPass>
 __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned base, int b,
                            int h, int v0, int n, int s, int thread) {
@@ -274,9 +283,9 @@ __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
 }
 
 // The state warpgroup's B of the update from stage s's v: v times each token's decay to the chunk's end
-// (reverse and state_grads: v times scale e^{seen}) in two bf16 parts into its own tile, for its products. Every
-// thread's reads go out before its first use of them (a loop over the pieces waited for each read in turn:
-// two shared-memory latencies a chunk on the state's chain, version 101).
+// (reverse and state_grads: v times scale e^{seen}) in two bf16 parts into its own tile, for its products.
+// Every thread's reads go out before its first use of them (a loop over the pieces waited for each read in
+// turn: two shared-memory latencies a chunk on the state's chain, version 101).
 template <int kVs, Pass kPass>
 __device__ void make_decayed_values(const FusedLayout& L, unsigned char* smem, int s, const ScalarDecays& dec,
                                     float scale, int thread) {
@@ -306,8 +315,10 @@ __device__ void make_decayed_values(const FusedLayout& L, unsigned char* smem, i
 // follows, the head's states before every chunk ([chunks][K][V] fp32), else null. state_grads: the same with
 // the gradient of the final state as `start`, of the initial one as `end`, and in `saved` the gradient of
 // the state after every chunk (the reverse scan's), chunks in reverse. kStartTransposed: `start` is the
-// head's state stored transposed ([V][K]).
-template <int K, int kVs, int kGroups, int kStages, Pass kPass, bool kStartTransposed>
+// head's state stored transposed ([V][K]). kFinalApart: `start` goes into the layout's final state tile, not
+// into S (which starts at zero), and each buffer's handover gives the decay from its chunk's end to the
+// sequence's.
+template <int K, int kVs, int kGroups, int kStages, Pass kPass, bool kStartTransposed, bool kFinalApart>
 __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* smem, const float* start,
                            float* end, float* saved, int v0, int thread) {
   constexpr int kBlocks = K / wgmma::kRows;  // the state's 64-key row blocks, one accumulator each
@@ -320,11 +331,21 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
     roles::load_state_transposed(S, start, K, v0, thread);
   else
     roles::load_state(S, start, d.V, thread);
+  float later = 1.0f;  // kFinalApart: the decay over the chunks done (the later ones: the pass is reverse)
+  if constexpr (kFinalApart) {
+    roles::publish_state<K>(S, smem + L.final_state(), smem + L.final_state(), 0, thread, kVs);
+    wgmma::fence_shared_for_async();  // (the outputs' first wait for a state orders it before their reads)
+#pragma unroll
+    for (int m = 0; m < kBlocks; ++m)
+#pragma unroll
+      for (int r = 0; r < kVs / 2; ++r) S[m][r] = 0.0f;
+  }
   for (int j = 0; j < chunks; ++j) {
     const int s = j % kStages, n = chunk_at<kPass>(j, chunks);
     if constexpr (kPass != Pass::state_grads)  // into chunk j's outputs warpgroup's buffer
-      roles::hand_over_state<K, kGroups>(S, smem + L.state(0), smem + L.state(1),
-                                         kColumns.state_column(j % kGroups), j, thread);
+      roles::hand_over_state<K, kGroups>(
+          S, smem + L.state(0), smem + L.state(1), kColumns.state_column(j % kGroups), j, thread,
+          kFinalApart ? reinterpret_cast<float*>(smem + L.final_decays()) : nullptr, later);
     // S before chunk n in fp32 where a backward reads it (as the scan saves it)
     if (saved) roles::store_state(S, saved + std::int64_t(n) * K * d.V + v0, d.V, thread);
     stage_full(s).sync_unaligned();
@@ -334,6 +355,7 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
     wgmma::fence_shared_for_async();
     state_group().sync();
     const float whole = *dec.e_whole;
+    later *= whole;
 #pragma unroll
     for (int m = 0; m < kBlocks; ++m) {
 #pragma unroll
@@ -372,10 +394,10 @@ __device__ void follow_stages(int chunks) {
 // Outputs warpgroup `group` of kGroups: ring positions group, group + kGroups, ..., reading the state from
 // its own buffer (the state warpgroup fills buffer n % kGroups for ring position n). `dots`: where the pass
 // writes PassExtras's dots, this block's row of them.
-template <int K, int kVs, int kGroups, int kStages, Pass kPass, bool kDots>
+template <int K, int kVs, int kGroups, int kStages, Pass kPass, bool kDots, bool kFinalApart>
 __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L,
                              unsigned char* smem, int b, int h, int v0, const bf16* dot_with, float* dots,
-                             int group, int thread) {
+                             float* final_dots, int group, int thread) {
   constexpr int kSteps = C / wgmma::kDepth;  // P's 16-token column steps: the depth of P v
   constexpr bool kReverse = kPass == Pass::reverse;
   const FusedOperands at{L, shared_address(smem)};
@@ -410,6 +432,8 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
     decayed_scores<kSteps, kReverse, kDots>(P, dec, thread, high, low, diagonal);
     wgmma::wait<0>();
     wgmma::hold(o);
+    // kFinalApart: the decay from this chunk's end to the sequence's, handed over with the state
+    const float later = kFinalApart ? reinterpret_cast<const float*>(smem + L.final_decays())[group] : 0.0f;
     if (n + kGroups < chunks) state_empty(group).arrive();
     // the state's term seen from each row: from the chunk's start (forward), to its end (reverse)
     const float row_factor[2] = {kReverse ? dec.to_end[top] * unscale : dec.seen[top],
@@ -428,9 +452,28 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
     wgmma::wait<0>();
     wgmma::hold(o);
     if constexpr (kDots) {
-      write_row_dots(o, dot_with + d.row(b, h, t0) * d.V + v0, std::int64_t(d.H) * d.V, length, dots + t0,
-                     thread);
+      const bf16* with = dot_with + d.row(b, h, t0) * d.V + v0;
+      write_row_dots(o, with, std::int64_t(d.H) * d.V, length, dots + t0, thread);
       add_diagonal(o, diagonal, smem + L.v(s), thread);  // (before the stage is handed back)
+      if constexpr (kFinalApart) {                       // o += e^{G_T - G_j} q_j S_final, its dots apart
+        float f[kVs / 2];
+        wgmma::fence();
+#pragma unroll
+        for (int step = 0; step < K / wgmma::kDepth; ++step) {
+          const std::uint64_t q = at.queries(s, step);
+          wgmma::product<kVs, 0, 1>(f, q, at.final_state(0, step), step > 0);
+          wgmma::product<kVs, 0, 1>(f, q, at.final_state(1, step), true);
+        }
+        wgmma::commit();
+        wgmma::wait<0>();
+        wgmma::hold(f);
+        const float to_last[2] = {row_factor[0] * later, row_factor[1] * later};
+#pragma unroll
+        for (int r = 0; r < kVs / 2; ++r) f[r] *= to_last[(r >> 1) & 1];
+        write_row_dots(f, with, std::int64_t(d.H) * d.V, length, final_dots + t0, thread);
+#pragma unroll
+        for (int r = 0; r < kVs / 2; ++r) o[r] += f[r];
+      }
     }
     if (n + kStages < chunks) stage_empty(s).arrive();
 
@@ -445,7 +488,9 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
 template <int K, int kVs, int kGroups, Pass kPass, bool kDots>
 __global__ void __launch_bounds__((2 + kGroups) * kGroup, 1)
     scalar_fused_forward_kernel(Pointers<bf16> p, Dims d, FusedLayout L, float* saved, PassExtras extras) {
-  static_assert(kPass != Pass::state_grads || (kGroups == 1 && !kDots), "the state gradients have no outputs");
+  static_assert(kPass != Pass::state_grads || (kGroups == 1 && !kDots),
+                "the state gradients have no outputs");
+  constexpr bool kFinalApart = kDots && kPass == Pass::reverse;
   constexpr int kStages = fused_stages(kGroups);
   extern __shared__ unsigned char raw[];
   const BlockPlace at = block_place(raw, d.H, K, d.V, kVs, p.h0, p.ht);
@@ -454,13 +499,14 @@ __global__ void __launch_bounds__((2 + kGroups) * kGroup, 1)
                                                                    at.thread);
   } else if (at.role == 1) {
     const float* start = !kDots ? at.start : p.h0 ? p.h0 + std::int64_t(at.bh) * K * d.V : nullptr;
-    state_role<K, kVs, kGroups, kStages, kPass, kDots>(
+    state_role<K, kVs, kGroups, kStages, kPass, kDots, kFinalApart>(
         d, L, at.smem, start, at.end, saved ? saved + std::int64_t(at.bh) * d.chunks() * K * d.V : nullptr,
         at.v0, at.thread);
   } else if constexpr (kPass != Pass::state_grads) {
-    float* dots = kDots ? extras.dots + (std::int64_t(blockIdx.y) * d.B * d.H + at.bh) * d.T : nullptr;
-    outputs_role<K, kVs, kGroups, kStages, kPass, kDots>(p, d, L, at.smem, at.b, at.h, at.v0, extras.dot_with,
-                                                         dots, at.role - 2, at.thread);
+    const std::int64_t row = (std::int64_t(blockIdx.y) * d.B * d.H + at.bh) * d.T;  // the block's dots
+    outputs_role<K, kVs, kGroups, kStages, kPass, kDots, kFinalApart>(
+        p, d, L, at.smem, at.b, at.h, at.v0, extras.dot_with, kDots ? extras.dots + row : nullptr,
+        kFinalApart ? extras.final_dots + row : nullptr, at.role - 2, at.thread);
   } else {
     follow_stages<kStages>(d.chunks());
   }
@@ -475,7 +521,7 @@ void launch_fused(const Pointers<bf16>& p, const Dims& d, float* saved, const De
   with_one_of<64, 128>(d.K, [&](auto K) {
     with_one_of<32, 64>(Vs, [&](auto kVs) {
       constexpr int kGroups = kPass != Pass::state_grads ? fused_output_groups(kVs.value) : 1;
-      const FusedLayout L = fused_layout(K.value, kVs.value, kGroups);
+      const FusedLayout L = fused_layout(K.value, kVs.value, kGroups, kDots && kPass == Pass::reverse);
       const auto kernel = scalar_fused_forward_kernel<K.value, kVs.value, kGroups, kPass, kDots>;
       allow_shared_memory(kernel, L.bytes());
       kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs.value)), (2 + kGroups) * kGroup, L.bytes(),
@@ -511,17 +557,22 @@ void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limit
 bool simple_gla_fused_backward_runs(const Problem& p, const DeviceLimits& limits) {
   Problem transposed = p;  // dq's and dk's passes run in the state's transpose: V keys, K values
   std::swap(transposed.K, transposed.V);
-  return simple_gla_fused_forward_runs(p, limits) && simple_gla_fused_forward_runs(transposed, limits);
+  return simple_gla_fused_forward_runs(p, limits) && simple_gla_fused_forward_runs(transposed, limits) &&
+         chunk::fused_blocks_fit(transposed, limits, [](int K, int Vs) {  // dk's pass: the final state apart
+           return chunk::fused_layout(K, Vs, chunk::fused_output_groups(Vs), true);
+         });
 }
 
 // With G_i the log decays summed up to token i, e^{G_i - G_j} between two tokens, S_i the state after token i
-// and dS_i its gradient, each gradient is one pass of the kernel with the roles of q, k and v taken by others:
+// and dS_i its gradient, each gradient is one pass of the kernel with the roles of q, k and v taken by
+// others:
 //   dq_i = scale (e^{G_i} S_0 do_i + sum_{j <= i} e^{G_i - G_j} (do_i . v_j) k_j)   forward: do, v, k; S^T
-//   dk_j = e^{G_T - G_j} dS_T v_j + scale sum_{i >= j} e^{G_i - G_j} (v_j . do_i) q_i  reverse: v, do, q; dS^T
-//   dv_j = e^{G_T - G_j} dS_T^T k_j + scale sum_{i >= j} e^{G_i - G_j} (k_j . q_i) do_i reverse: k, q, do; dS
+//   dk_j = e^{G_T - G_j} dS_T v_j + scale sum_{i >= j} e^{G_i - G_j} (v_j . do_i) q_i  reverse: v, do, q;
+//   dS^T dv_j = e^{G_T - G_j} dS_T^T k_j + scale sum_{i >= j} e^{G_i - G_j} (k_j . q_i) do_i reverse: k, q,
+//   do; dS
 // (the reverse pass's update is dS's: dS_{before} = e^{chunk total} dS + scale sum q_i e^{seen_i} do_i^T).
 // No state goes to memory: each pass carries its own through the chunks, as the forward does. dq's and dk's
-// passes also give q . dq and k . dk per token for dg, and dq's the final state (transposed) for its term.
+// passes also give q . dq and k . dk per token for dg (dk's with the final state's term apart).
 void simple_gla_fused_backward(const BackwardCall& call, const DeviceLimits& limits) {
   using chunk::Pass;
   const chunk::Dims d = chunk::make_dims(call.problem);
@@ -531,18 +582,19 @@ void simple_gla_fused_backward(const BackwardCall& call, const DeviceLimits& lim
   const GradPointers<__nv_bfloat16> g =
       bind_grads<__nv_bfloat16>(kSimpleGlaBinding, call.grad_outputs, call.grads);
   const chunk::Workspace ws = chunk::carve_workspace(call.workspace, call.problem);
-  // the dots' rows in the state gradients' room (no state is saved here), S_T^T in the states'
+  // the dots' rows in the state gradients' room (no state is saved here)
   const int key_slices = d.K / chunk::fused_value_slice(d.B * d.H, d.K, limits.multiprocessors);
-  float* const dq_dots = ws.dstates;
-  float* const dk_dots = dq_dots + std::int64_t(key_slices) * d.B * d.H * d.T;
-  const chunk::GateGradDots dots{dq_dots, dk_dots, key_slices, g.d_ht ? ws.states : nullptr, g.d_ht};
+  const std::int64_t rows = std::int64_t(key_slices) * d.B * d.H * d.T;
+  const chunk::GateGradDots dots{
+      ws.dstates, ws.dstates + rows, ws.dstates + 2 * rows, key_slices, in.g, in.h0, g.d_ht};
 
   Pointers<__nv_bfloat16> p{};
   p.g = in.g;
-  p.q = g.d_o, p.k = in.v, p.v = in.k, p.h0 = in.h0, p.o = g.dq, p.ht = ws.states;
-  chunk::launch_fused<Pass::forward, true>(p, transposed, nullptr, limits, call.stream, {in.q, dq_dots});
-  p.q = in.v, p.k = g.d_o, p.v = in.q, p.h0 = g.d_ht, p.o = g.dk, p.ht = nullptr;
-  chunk::launch_fused<Pass::reverse, true>(p, transposed, nullptr, limits, call.stream, {in.k, dk_dots});
+  p.q = g.d_o, p.k = in.v, p.v = in.k, p.h0 = in.h0, p.o = g.dq, p.ht = nullptr;
+  chunk::launch_fused<Pass::forward, true>(p, transposed, nullptr, limits, call.stream, {in.q, ws.dstates});
+  p.q = in.v, p.k = g.d_o, p.v = in.q, p.h0 = g.d_ht, p.o = g.dk;
+  chunk::launch_fused<Pass::reverse, true>(p, transposed, nullptr, limits, call.stream,
+                                           {in.k, ws.dstates + rows, ws.dstates + 2 * rows});
   p.q = in.k, p.k = in.q, p.v = g.d_o, p.h0 = g.d_ht, p.o = g.dv, p.ht = g.dh0;
   chunk::launch_fused<Pass::reverse>(p, d, nullptr, limits, call.stream);
   chunk::launch_scalar_gate_grads(dots, d, g.dg, call.stream);

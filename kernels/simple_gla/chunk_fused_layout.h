@@ -40,10 +40,15 @@ __host__ __device__ constexpr int fused_loads_ahead(int groups) {
 // state warpgroup's own tile: v scaled by each token's decay to the chunk's end in two bf16 parts, the high
 // in columns 0 .. Vs - 1 and the low in Vs .. 2 Vs - 1 (the B of the state update), which it makes from the
 // stage's v after the chunk is staged (version 98: out of the stages, so that four of them fit at K = 128).
+// With final_apart (the backward's dk pass: chunk_fused_forward.cu), after those the final state's gradient
+// in two parts (K x Vs, as S; the high in columns 0 .. Vs - 1, the low in Vs .. 2 Vs - 1: at Vs = 32 one
+// panel, so that the block fits at K = 128) and a float a state buffer: the decay from the buffer's chunk's
+// end to the sequence's.
 struct FusedLayout {
   int K, Vs;
-  int buffers;  // of the state: one for each outputs warpgroup
-  int stages;   // (fused_layout below sets both)
+  int buffers;       // of the state: one for each outputs warpgroup
+  int stages;        // (fused_layout below sets both)
+  bool final_apart;  // the final state's gradient kept apart from the state
   __host__ __device__ constexpr unsigned token_tile(int columns) const {
     return wgmma::Tile{kFusedChunk}.bytes(columns);
   }
@@ -67,16 +72,23 @@ struct FusedLayout {
   // v e^{to the chunk's end}'s parts (C x 2 Vs), and the first column of part `part` (0 the high, 1 the low)
   __host__ __device__ constexpr unsigned decayed_values() const { return state(2); }
   __host__ __device__ constexpr int decayed_column(int part) const { return part * Vs; }
+  // the final state's gradient's tile (part p's first column p Vs), and the buffers' decays to the sequence's
+  // end
+  __host__ __device__ constexpr unsigned final_state() const { return decayed_values() + token_tile(2 * Vs); }
+  __host__ __device__ constexpr unsigned final_decays() const {
+    return final_state() + wgmma::Tile{K}.bytes(2 * Vs);
+  }
   // with the room to align the base
   __host__ __device__ constexpr std::size_t bytes() const {
-    return decayed_values() + token_tile(2 * Vs) + wgmma::kGroupBytes;
+    return (final_apart ? final_decays() + sizeof(float) * buffers : decayed_values() + token_tile(2 * Vs)) +
+           wgmma::kGroupBytes;
   }
 };
 
 // The plan for K keys and Vs values a block with `groups` outputs warpgroups (a state buffer each, and their
 // stages); the forward's takes fused_output_groups(Vs), the state gradients' pass one.
-__host__ __device__ constexpr FusedLayout fused_layout(int K, int Vs, int groups) {
-  return {K, Vs, groups, fused_stages(groups)};
+__host__ __device__ constexpr FusedLayout fused_layout(int K, int Vs, int groups, bool final_apart = false) {
+  return {K, Vs, groups, fused_stages(groups), final_apart};
 }
 __host__ __device__ constexpr FusedLayout fused_layout(int K, int Vs) {
   return fused_layout(K, Vs, fused_output_groups(Vs));
@@ -111,6 +123,10 @@ struct FusedOperands {
   // S's part in buffer `buffer`, the (MN-major) B of q S: depth keys, N values
   __host__ __device__ constexpr std::uint64_t state(int buffer, int part, int step) const {
     return wgmma::mn_major(base + L.state(part), wgmma::Tile{L.K}, L.state_column(buffer), step);
+  }
+  // the final state's gradient's part, as S's
+  __host__ __device__ constexpr std::uint64_t final_state(int part, int step) const {
+    return wgmma::mn_major(base + L.final_state(), wgmma::Tile{L.K}, part * L.Vs, step);
   }
 };
 

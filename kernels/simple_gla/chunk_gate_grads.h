@@ -1,5 +1,5 @@
 // simple_gla's gate gradient after the backward's fused passes (chunk_fused_forward.cu,
-// simple_gla_fused_backward): a scan over each head's tokens of the passes' per-token dots.
+// simple_gla_fused_backward): scans over each head's tokens of the passes' per-token dots.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -9,18 +9,20 @@
 
 namespace flabench::chunk {
 
-// What the scan reads: the dots q_t . dq_t and k_t . dk_t before the scale and without their diagonal terms
-// (equal, so they cancel), each in `slices` rows of partials ([slices][B H][T], summed in order), and for
-// the final state's term S_T transposed ([B H][V][K]) with the incoming gradient d_ht ([B H][K][V]; null:
-// no term).
+// What the scans read, the dots each in `slices` rows of partials ([slices][B H][T], summed in order), all
+// before the scale: q_t . dq_t and k_t . dk_t without their diagonal terms (equal, so they cancel) and
+// without dk's term through the final state's gradient, and k_t . (that term); and g, h0 and d_ht (null: no
+// initial state, no final state's gradient) for e^{G_T} h0 . d_ht.
 struct GateGradDots {
-  const float *dq, *dk;
+  const float *dq, *dk, *final;
   int slices;
-  const float* final_state_transposed;
-  const float* d_ht;
+  const __nv_bfloat16* g;
+  const float *h0, *d_ht;
 };
 
-// dg_t = scale sum_{s >= t} (q_s . dq_s - k_s . dk_s) + S_T . d_ht, for every head, on `stream`.
-void launch_scalar_gate_grads(const GateGradDots& dots, const Dims& d, __nv_bfloat16* dg, cudaStream_t stream);
+// dg_t = e^{G_T} h0 . d_ht + scale (sum_{s < t} k_s . dk_s^final + sum_{s >= t} (q_s . dq_s - k_s . dk_s)),
+// for every head, on `stream`. The dots' rows are its scratch: it overwrites the first of dq's and dk's.
+void launch_scalar_gate_grads(const GateGradDots& dots, const Dims& d, __nv_bfloat16* dg,
+                              cudaStream_t stream);
 
 }  // namespace flabench::chunk

@@ -23,28 +23,34 @@ constexpr std::size_t kH100SharedBytes = 227 * 1024;
 
 TEST(ScalarFusedLayout, TilesStartOnTheSwizzlePatternAndDoNotOverlap) {
   for (int K : {64, 128})
-    for (int Vs : {32, 64}) {
-      const FusedLayout L = fused_layout(K, Vs);
-      std::vector<testing::Region> regions;
-      EXPECT_EQ(L.buffers, Vs == 32 ? 2 : 1);  // one for each outputs warpgroup, side by side in one panel
-      EXPECT_EQ(L.stages, L.buffers + 2);      // two warpgroups read two chunks at once
-      EXPECT_LE(L.stages, kMaxFusedStages);
-      for (int s = 0; s < L.stages; ++s) {
-        regions.push_back({L.q(s), L.token_tile(K)});
-        regions.push_back({L.k(s), L.token_tile(K)});
-        regions.push_back({L.v(s), L.token_tile(Vs)});
-        regions.push_back({L.decays(s), sizeof(float) * scalar_decay_floats(kFusedChunk)});
+    for (int Vs : {32, 64})
+      for (bool final_apart : {false, true}) {  // (the backward's dk pass: the final state's gradient apart)
+        const FusedLayout L = fused_layout(K, Vs, fused_output_groups(Vs), final_apart);
+        std::vector<testing::Region> regions;
+        EXPECT_EQ(L.buffers, Vs == 32 ? 2 : 1);  // one for each outputs warpgroup, side by side in one panel
+        EXPECT_EQ(L.stages, L.buffers + 2);      // two warpgroups read two chunks at once
+        EXPECT_LE(L.stages, kMaxFusedStages);
+        for (int s = 0; s < L.stages; ++s) {
+          regions.push_back({L.q(s), L.token_tile(K)});
+          regions.push_back({L.k(s), L.token_tile(K)});
+          regions.push_back({L.v(s), L.token_tile(Vs)});
+          regions.push_back({L.decays(s), sizeof(float) * scalar_decay_floats(kFusedChunk)});
+        }
+        EXPECT_LE(L.state_column(L.buffers - 1) + Vs, wgmma::kPanelColumns);
+        for (int part = 0; part < 2; ++part) regions.push_back({L.state(part), L.state_tile()});
+        regions.push_back({L.decayed_values(), L.token_tile(2 * Vs)});  // its high and low parts side by side
+        EXPECT_EQ(L.decayed_column(1), Vs);
+        if (final_apart) {
+          regions.push_back({L.final_state(), wgmma::Tile{K}.bytes(2 * Vs)});
+          regions.push_back({L.final_decays(), sizeof(float) * L.buffers});
+        }
+        std::sort(regions.begin(), regions.end(), [](auto x, auto y) { return x.at < y.at; });
+        SCOPED_TRACE("K " + std::to_string(K) + " Vs " + std::to_string(Vs) +
+                     (final_apart ? " final apart" : ""));
+        EXPECT_LE(testing::expect_in_order(regions, wgmma::kGroupBytes) + wgmma::kGroupBytes, L.bytes());
+        EXPECT_LE(L.bytes(), kH100SharedBytes) << "K " << K << " Vs " << Vs;
+        EXPECT_EQ(L.state_tile(), unsigned(K) * wgmma::kRowBytes);  // K rows of one 64-column panel
       }
-      EXPECT_LE(L.state_column(L.buffers - 1) + Vs, wgmma::kPanelColumns);
-      for (int part = 0; part < 2; ++part) regions.push_back({L.state(part), L.state_tile()});
-      regions.push_back({L.decayed_values(), L.token_tile(2 * Vs)});  // its high and low parts side by side
-      EXPECT_EQ(L.decayed_column(1), Vs);
-      std::sort(regions.begin(), regions.end(), [](auto x, auto y) { return x.at < y.at; });
-      SCOPED_TRACE("K " + std::to_string(K) + " Vs " + std::to_string(Vs));
-      EXPECT_LE(testing::expect_in_order(regions, wgmma::kGroupBytes) + wgmma::kGroupBytes, L.bytes());
-      EXPECT_LE(L.bytes(), kH100SharedBytes) << "K " << K << " Vs " << Vs;
-      EXPECT_EQ(L.state_tile(), unsigned(K) * wgmma::kRowBytes);  // K rows of one 64-column panel
-    }
 }
 
 TEST(ScalarFusedLayout, SlicesOf32ValuesWhereSlicesOf64WouldLeaveHalfTheGpuIdle) {
@@ -153,7 +159,8 @@ TEST(ScalarFusedLayout, TheBackwardPassesRunWhereBothOrientationsDo) {
   Problem q = p;
   q.K = 64;
   EXPECT_TRUE(simple_gla_fused_backward_runs(q, h100)) << "K 64, V 128";
-  q.B = 8, q.V = 32;  // the forward runs (V a multiple of 32, 128 blocks), dq's and dk's passes would have 32 keys
+  q.B = 8,
+  q.V = 32;  // the forward runs (V a multiple of 32, 128 blocks), dq's and dk's passes would have 32 keys
   EXPECT_TRUE(simple_gla_fused_forward_runs(q, h100));
   EXPECT_FALSE(simple_gla_fused_backward_runs(q, h100));
   q = p;
@@ -168,8 +175,8 @@ TEST(ScalarFusedLayout, TheBatteryRunsTheBackwardPassesAtEveryInstance) {
   const DeviceLimits hopper{kH100SharedBytes, 90, 132};
   std::set<std::pair<int, int>> direct, transposed;  // (the pass's keys, its value slice)
   bool wider_values = false, wider_keys = false;
-  for (const BatteryCase& c : battery_cases(product_registry(), {"/simple_gla/chunk/fwdbwd/bf16/", Backend::cuda,
-                                                                 hopper, false})) {
+  for (const BatteryCase& c :
+       battery_cases(product_registry(), {"/simple_gla/chunk/fwdbwd/bf16/", Backend::cuda, hopper, false})) {
     const Problem& p = c.problem;
     if (c.skip_reason || c.shared_memory_cap != 0 || p.T <= kFusedChunk ||
         !simple_gla_fused_backward_runs(p, hopper))
@@ -180,9 +187,11 @@ TEST(ScalarFusedLayout, TheBatteryRunsTheBackwardPassesAtEveryInstance) {
     wider_values |= p.V > p.K, wider_keys |= p.K > p.V;
   }
   if (direct.empty()) GTEST_SKIP() << "this build has no sm_90a code";
-  for (const auto& instance : {std::pair{64, 32}, std::pair{64, 64}, std::pair{128, 32}, std::pair{128, 64}}) {
+  for (const auto& instance :
+       {std::pair{64, 32}, std::pair{64, 64}, std::pair{128, 32}, std::pair{128, 64}}) {
     EXPECT_TRUE(direct.count(instance)) << "dv's pass: K " << instance.first << " Vs " << instance.second;
-    EXPECT_TRUE(transposed.count(instance)) << "dq's and dk's: K " << instance.first << " Vs " << instance.second;
+    EXPECT_TRUE(transposed.count(instance))
+        << "dq's and dk's: K " << instance.first << " Vs " << instance.second;
   }
   EXPECT_TRUE(wider_values);
   EXPECT_TRUE(wider_keys);

@@ -178,34 +178,36 @@ __device__ void store_state(const float (&S)[kBlocks][kHalf], float* to, int V, 
 }
 
 // S in two bf16 parts into the swizzled tiles at `high` and `low` (rows keys: the MN-major B of q S), its
-// columns from `first_column` on.
+// columns from `first_column` on (the low part's `low_shift` columns further: both in one tile).
 template <int K, int kBlocks, int kHalf>
 __device__ void publish_state(const float (&S)[kBlocks][kHalf], unsigned char* high, unsigned char* low,
-                              int first_column, int thread) {
+                              int first_column, int thread, int low_shift = 0) {
   const wgmma::Tile keys{K};
 #pragma unroll
   for (int m = 0; m < kBlocks; ++m)
 #pragma unroll
     for (int r = 0; r < kHalf; r += 2) {
       const wgmma::Element e = wgmma::accumulator_element(thread, r);
-      const unsigned offset = keys.offset(wgmma::kRows * m + e.row, first_column + e.column);
+      const int row = wgmma::kRows * m + e.row, column = first_column + e.column;
       const Parts<__nv_bfloat16> parts = split<__nv_bfloat16>(S[m][r], S[m][r + 1]);
-      *reinterpret_cast<std::uint32_t*>(high + offset) = parts.high;
-      *reinterpret_cast<std::uint32_t*>(low + offset) = parts.low;
+      *reinterpret_cast<std::uint32_t*>(high + keys.offset(row, column)) = parts.high;
+      *reinterpret_cast<std::uint32_t*>(low + keys.offset(row, column + low_shift)) = parts.low;
     }
 }
 
 // The state warpgroup's hand-over of S before chunk `n` to the outputs, through kBuffers buffers taken in
 // turn (chunk n's is n % kBuffers, from column `first_column` of the parts' tiles `high` and `low`, which
 // the caller's layout places): once that buffer's previous chunk has been read, S in two bf16 parts into it,
-// made visible to the products, and the buffer full. Needs none of the chunk's inputs, so it goes out first
-// in the state's step.
+// made visible to the products, and the buffer full; `factors` (where set): `factor` into the buffer's slot
+// there, with it. Needs none of the chunk's inputs, so it goes out first in the state's step.
 template <int K, int kBuffers = 1, int kBlocks, int kHalf>
 __device__ void hand_over_state(const float (&S)[kBlocks][kHalf], unsigned char* high, unsigned char* low,
-                                int first_column, int n, int thread) {
+                                int first_column, int n, int thread, float* factors = nullptr,
+                                float factor = 0.0f) {
   static_assert(kBuffers >= 1 && kBuffers <= kStateBuffers);
   if (n >= kBuffers) state_empty(n % kBuffers).sync();
   publish_state<K>(S, high, low, first_column, thread);
+  if (factors && thread == 0) factors[n % kBuffers] = factor;
   wgmma::fence_shared_for_async();
   state_full(n % kBuffers).arrive();
 }
