@@ -262,12 +262,16 @@ __device__ inline ChunkGates fetch_gates(const Pointers<bf16>& p, const Dims& d,
 }
 
 // The loads' warpgroup: the chunks' copies kAhead chunks ahead through kStages stages, and each landed
-// chunk's decays (its first warp, from the gates it fetched with the copies).
-template <int K, int kVs, int kStages, int kAhead, Pass kPass>
+// chunk's decays (its first warp, from the gates it fetched with the copies). kDecayToLast (a reverse pass:
+// the chunks come from the last): also the decay from each chunk's end to the sequence's, the product of
+// the e^{chunk total} before it in the ring.
+template <int K, int kVs, int kStages, int kAhead, Pass kPass, bool kDecayToLast>
 __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned char* smem,
                            int b, int h, int v0, int thread) {
+  static_assert(!kDecayToLast || kPass == Pass::reverse);
   const unsigned base = shared_address(smem);
   const int chunks = d.chunks();
+  float to_last = 1.0f;  // (thread 0's)
   roles::run_loads_ring<kStages, kAhead>(
       chunks,
       [&](int j) {
@@ -278,6 +282,10 @@ __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
       [&](int, int s, const ChunkGates& gates) {
         const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C);
         if (thread < 32) scan_scalar_decays(dec, C, gates.g[0], gates.g[1]);
+        if (kDecayToLast && thread == 0) {  // (its lane wrote e_whole: the scan's end orders it)
+          *reinterpret_cast<float*>(smem + L.decay_to_last(s)) = to_last;
+          to_last *= *dec.e_whole;
+        }
         loaders().sync();  // the first warp's decays before any loader hands the stage over
       });
 }
@@ -316,8 +324,7 @@ __device__ void make_decayed_values(const FusedLayout& L, unsigned char* smem, i
 // the gradient of the final state as `start`, of the initial one as `end`, and in `saved` the gradient of
 // the state after every chunk (the reverse scan's), chunks in reverse. kStartTransposed: `start` is the
 // head's state stored transposed ([V][K]). kFinalApart: `start` goes into the layout's final state tile, not
-// into S (which starts at zero), and each buffer's handover gives the decay from its chunk's end to the
-// sequence's.
+// into S (which starts at zero).
 template <int K, int kVs, int kGroups, int kStages, Pass kPass, bool kStartTransposed, bool kFinalApart>
 __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* smem, const float* start,
                            float* end, float* saved, int v0, int thread) {
@@ -331,7 +338,6 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
     roles::load_state_transposed(S, start, K, v0, thread);
   else
     roles::load_state(S, start, d.V, thread);
-  float later = 1.0f;  // kFinalApart: the decay over the chunks done (the later ones: the pass is reverse)
   if constexpr (kFinalApart) {
     roles::publish_state<K>(S, smem + L.final_state(), smem + L.final_state(), 0, thread, kVs);
     wgmma::fence_shared_for_async();  // (the outputs' first wait for a state orders it before their reads)
@@ -343,9 +349,8 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
   for (int j = 0; j < chunks; ++j) {
     const int s = j % kStages, n = chunk_at<kPass>(j, chunks);
     if constexpr (kPass != Pass::state_grads)  // into chunk j's outputs warpgroup's buffer
-      roles::hand_over_state<K, kGroups>(
-          S, smem + L.state(0), smem + L.state(1), kColumns.state_column(j % kGroups), j, thread,
-          kFinalApart ? reinterpret_cast<float*>(smem + L.final_decays()) : nullptr, later);
+      roles::hand_over_state<K, kGroups>(S, smem + L.state(0), smem + L.state(1),
+                                         kColumns.state_column(j % kGroups), j, thread);
     // S before chunk n in fp32 where a backward reads it (as the scan saves it)
     if (saved) roles::store_state(S, saved + std::int64_t(n) * K * d.V + v0, d.V, thread);
     stage_full(s).sync_unaligned();
@@ -355,7 +360,6 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
     wgmma::fence_shared_for_async();
     state_group().sync();
     const float whole = *dec.e_whole;
-    later *= whole;
 #pragma unroll
     for (int m = 0; m < kBlocks; ++m) {
 #pragma unroll
@@ -406,6 +410,12 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
   const float unscale = 1.0f / d.scale;  // (the reverse's state term has no scale: o is stored times scale)
   for (int n = group; n < chunks; n += kGroups) {
     const int s = n % kStages, t0 = chunk_at<kPass>(n, chunks) * C, length = min(C, d.T - t0);
+    if constexpr (kDots)  // the rows the dots read, into L2 while the chunk's products run
+      if (thread % 4 == 0)
+#pragma unroll
+        for (int half = 0; half < 2; ++half)
+          if (top + 8 * half < length)
+            prefetch_to_l2(dot_with + (d.row(b, h, t0 + top + 8 * half) * d.V + v0), kVs * sizeof(bf16));
     // the scores first (they need only the stage), then q S once the state is out: the scores' decays are
     // made while q S is on the tensor cores
     stage_full(s).sync_unaligned();
@@ -432,8 +442,6 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
     decayed_scores<kSteps, kReverse, kDots>(P, dec, thread, high, low, diagonal);
     wgmma::wait<0>();
     wgmma::hold(o);
-    // kFinalApart: the decay from this chunk's end to the sequence's, handed over with the state
-    const float later = kFinalApart ? reinterpret_cast<const float*>(smem + L.final_decays())[group] : 0.0f;
     if (n + kGroups < chunks) state_empty(group).arrive();
     // the state's term seen from each row: from the chunk's start (forward), to its end (reverse)
     const float row_factor[2] = {kReverse ? dec.to_end[top] * unscale : dec.seen[top],
@@ -441,6 +449,20 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
 #pragma unroll
     for (int r = 0; r < kVs / 2; ++r) o[r] *= row_factor[(r >> 1) & 1];
     wgmma::hold(o);
+    // kFinalApart: f = q_j S_final, beside P v on the tensor cores; after it where two outputs warpgroups
+    // hold 128 registers a thread at K = 128 (beside, ptxas spilled 96 bytes there; after, 40)
+    constexpr bool kFinalBeside = kFinalApart && !(K == 128 && kGroups == 2);
+    float f[kFinalApart ? kVs / 2 : 1];
+    const auto issue_final = [&] {
+      if constexpr (kFinalApart) {
+#pragma unroll
+        for (int step = 0; step < K / wgmma::kDepth; ++step) {
+          const std::uint64_t q = at.queries(s, step);
+          wgmma::product<kVs, 0, 1>(f, q, at.final_state(0, step), step > 0);
+          wgmma::product<kVs, 0, 1>(f, q, at.final_state(1, step), true);
+        }
+      }
+    };
     wgmma::fence();
 #pragma unroll
     for (int step = 0; step < kSteps; ++step) {
@@ -448,6 +470,7 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
       wgmma::product<kVs, 1>(o, high[step], v, true);
       wgmma::product<kVs, 1>(o, low[step], v, true);
     }
+    if constexpr (kFinalBeside) issue_final();
     wgmma::commit();
     wgmma::wait<0>();
     wgmma::hold(o);
@@ -456,20 +479,17 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
       write_row_dots(o, with, std::int64_t(d.H) * d.V, length, dots + t0, thread);
       add_diagonal(o, diagonal, smem + L.v(s), thread);  // (before the stage is handed back)
       if constexpr (kFinalApart) {                       // o += e^{G_T - G_j} q_j S_final, its dots apart
-        float f[kVs / 2];
-        wgmma::fence();
-#pragma unroll
-        for (int step = 0; step < K / wgmma::kDepth; ++step) {
-          const std::uint64_t q = at.queries(s, step);
-          wgmma::product<kVs, 0, 1>(f, q, at.final_state(0, step), step > 0);
-          wgmma::product<kVs, 0, 1>(f, q, at.final_state(1, step), true);
+        if constexpr (!kFinalBeside) {
+          wgmma::fence();
+          issue_final();
+          wgmma::commit();
+          wgmma::wait<0>();
         }
-        wgmma::commit();
-        wgmma::wait<0>();
         wgmma::hold(f);
-        const float to_last[2] = {row_factor[0] * later, row_factor[1] * later};
+        const float to_last = *reinterpret_cast<const float*>(smem + L.decay_to_last(s));
+        const float factor[2] = {row_factor[0] * to_last, row_factor[1] * to_last};
 #pragma unroll
-        for (int r = 0; r < kVs / 2; ++r) f[r] *= to_last[(r >> 1) & 1];
+        for (int r = 0; r < kVs / 2; ++r) f[r] *= factor[(r >> 1) & 1];
         write_row_dots(f, with, std::int64_t(d.H) * d.V, length, final_dots + t0, thread);
 #pragma unroll
         for (int r = 0; r < kVs / 2; ++r) o[r] += f[r];
@@ -495,8 +515,8 @@ __global__ void __launch_bounds__((2 + kGroups) * kGroup, 1)
   extern __shared__ unsigned char raw[];
   const BlockPlace at = block_place(raw, d.H, K, d.V, kVs, p.h0, p.ht);
   if (at.role == 0) {
-    loads_role<K, kVs, kStages, fused_loads_ahead(kGroups), kPass>(p, d, L, at.smem, at.b, at.h, at.v0,
-                                                                   at.thread);
+    loads_role<K, kVs, kStages, fused_loads_ahead(kGroups), kPass, kFinalApart>(p, d, L, at.smem, at.b, at.h,
+                                                                                at.v0, at.thread);
   } else if (at.role == 1) {
     const float* start = !kDots ? at.start : p.h0 ? p.h0 + std::int64_t(at.bh) * K * d.V : nullptr;
     state_role<K, kVs, kGroups, kStages, kPass, kDots, kFinalApart>(

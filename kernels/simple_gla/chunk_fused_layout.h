@@ -42,8 +42,8 @@ __host__ __device__ constexpr int fused_loads_ahead(int groups) {
 // stage's v after the chunk is staged (version 98: out of the stages, so that four of them fit at K = 128).
 // With final_apart (the backward's dk pass: chunk_fused_forward.cu), after those the final state's gradient
 // in two parts (K x Vs, as S; the high in columns 0 .. Vs - 1, the low in Vs .. 2 Vs - 1: at Vs = 32 one
-// panel, so that the block fits at K = 128) and a float a state buffer: the decay from the buffer's chunk's
-// end to the sequence's.
+// panel, so that the block fits at K = 128), and in each stage after the chunk's decays the decay from its
+// end to the sequence's (in the decays' room).
 struct FusedLayout {
   int K, Vs;
   int buffers;       // of the state: one for each outputs warpgroup
@@ -53,7 +53,7 @@ struct FusedLayout {
     return wgmma::Tile{kFusedChunk}.bytes(columns);
   }
   __host__ __device__ constexpr unsigned decay_bytes() const {
-    const unsigned bytes = sizeof(float) * scalar_decay_floats(kFusedChunk);
+    const unsigned bytes = sizeof(float) * (scalar_decay_floats(kFusedChunk) + 1);  // (+ decay_to_last)
     return (bytes + wgmma::kGroupBytes - 1) / wgmma::kGroupBytes * wgmma::kGroupBytes;
   }
   __host__ __device__ constexpr unsigned stage_bytes() const {
@@ -63,6 +63,10 @@ struct FusedLayout {
   __host__ __device__ constexpr unsigned k(int stage) const { return q(stage) + token_tile(K); }
   __host__ __device__ constexpr unsigned v(int stage) const { return k(stage) + token_tile(K); }
   __host__ __device__ constexpr unsigned decays(int stage) const { return v(stage) + token_tile(Vs); }
+  // final_apart: the decay from the stage's chunk's end to the sequence's, a float after its decays
+  __host__ __device__ constexpr unsigned decay_to_last(int stage) const {
+    return decays(stage) + sizeof(float) * scalar_decay_floats(kFusedChunk);
+  }
   __host__ __device__ constexpr unsigned state_tile() const { return wgmma::Tile{K}.bytes(buffers * Vs); }
   // the part's tile, every buffer's columns: 0 the high, 1 the low
   __host__ __device__ constexpr unsigned state(int part) const {
@@ -72,16 +76,11 @@ struct FusedLayout {
   // v e^{to the chunk's end}'s parts (C x 2 Vs), and the first column of part `part` (0 the high, 1 the low)
   __host__ __device__ constexpr unsigned decayed_values() const { return state(2); }
   __host__ __device__ constexpr int decayed_column(int part) const { return part * Vs; }
-  // the final state's gradient's tile (part p's first column p Vs), and the buffers' decays to the sequence's
-  // end
+  // the final state's gradient's tile (part p's first column p Vs)
   __host__ __device__ constexpr unsigned final_state() const { return decayed_values() + token_tile(2 * Vs); }
-  __host__ __device__ constexpr unsigned final_decays() const {
-    return final_state() + wgmma::Tile{K}.bytes(2 * Vs);
-  }
   // with the room to align the base
   __host__ __device__ constexpr std::size_t bytes() const {
-    return (final_apart ? final_decays() + sizeof(float) * buffers : decayed_values() + token_tile(2 * Vs)) +
-           wgmma::kGroupBytes;
+    return final_state() + (final_apart ? wgmma::Tile{K}.bytes(2 * Vs) : 0) + wgmma::kGroupBytes;
   }
 };
 

@@ -34,7 +34,9 @@ TEST(ScalarFusedLayout, TilesStartOnTheSwizzlePatternAndDoNotOverlap) {
           regions.push_back({L.q(s), L.token_tile(K)});
           regions.push_back({L.k(s), L.token_tile(K)});
           regions.push_back({L.v(s), L.token_tile(Vs)});
-          regions.push_back({L.decays(s), sizeof(float) * scalar_decay_floats(kFusedChunk)});
+          // the chunk's decays and, after them, its decay to the sequence's end (final_apart's)
+          regions.push_back({L.decays(s), sizeof(float) * (scalar_decay_floats(kFusedChunk) + 1)});
+          EXPECT_EQ(L.decay_to_last(s), L.decays(s) + sizeof(float) * scalar_decay_floats(kFusedChunk));
         }
         EXPECT_LE(L.state_column(L.buffers - 1) + Vs, wgmma::kPanelColumns);
         for (int part = 0; part < 2; ++part) regions.push_back({L.state(part), L.state_tile()});
@@ -42,7 +44,6 @@ TEST(ScalarFusedLayout, TilesStartOnTheSwizzlePatternAndDoNotOverlap) {
         EXPECT_EQ(L.decayed_column(1), Vs);
         if (final_apart) {
           regions.push_back({L.final_state(), wgmma::Tile{K}.bytes(2 * Vs)});
-          regions.push_back({L.final_decays(), sizeof(float) * L.buffers});
         }
         std::sort(regions.begin(), regions.end(), [](auto x, auto y) { return x.at < y.at; });
         SCOPED_TRACE("K " + std::to_string(K) + " Vs " + std::to_string(Vs) +

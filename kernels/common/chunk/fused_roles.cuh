@@ -198,16 +198,14 @@ __device__ void publish_state(const float (&S)[kBlocks][kHalf], unsigned char* h
 // The state warpgroup's hand-over of S before chunk `n` to the outputs, through kBuffers buffers taken in
 // turn (chunk n's is n % kBuffers, from column `first_column` of the parts' tiles `high` and `low`, which
 // the caller's layout places): once that buffer's previous chunk has been read, S in two bf16 parts into it,
-// made visible to the products, and the buffer full; `factors` (where set): `factor` into the buffer's slot
-// there, with it. Needs none of the chunk's inputs, so it goes out first in the state's step.
+// made visible to the products, and the buffer full. Needs none of the chunk's inputs, so it goes out first
+// in the state's step.
 template <int K, int kBuffers = 1, int kBlocks, int kHalf>
 __device__ void hand_over_state(const float (&S)[kBlocks][kHalf], unsigned char* high, unsigned char* low,
-                                int first_column, int n, int thread, float* factors = nullptr,
-                                float factor = 0.0f) {
+                                int first_column, int n, int thread) {
   static_assert(kBuffers >= 1 && kBuffers <= kStateBuffers);
   if (n >= kBuffers) state_empty(n % kBuffers).sync();
   publish_state<K>(S, high, low, first_column, thread);
-  if (factors && thread == 0) factors[n % kBuffers] = factor;
   wgmma::fence_shared_for_async();
   state_full(n % kBuffers).arrive();
 }
