@@ -384,6 +384,38 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
   if (end) roles::store_state(S, end, d.V, thread);
 }
 
+// dk's pass (kFinalApart): o += e^{G_T - G_j} q_j S_final / scale (S_final the final state's gradient, kept
+// apart in the layout's tile; `to_last` e^{G_T} over the chunk's end, `row_factor` e^{to end} / scale), its
+// dots with `with` into `final_dots`. Where `to_last` flushed to zero (at log sigmoid gates two chunks from
+// the end: e^-87 is below fp32's normal range) the term is zeros, exactly, and the product is not run.
+template <int K, int kVs>
+__device__ void add_final_state_term(float (&o)[kVs / 2], const FusedOperands& at, int s, float to_last,
+                                     const float (&row_factor)[2], const bf16* with, std::int64_t stride,
+                                     int length, float* final_dots, int thread) {
+  float f[kVs / 2];
+  if (to_last != 0.0f) {  // (the same for the whole warpgroup: one value in shared memory)
+    wgmma::fence();
+#pragma unroll
+    for (int step = 0; step < K / wgmma::kDepth; ++step) {
+      const std::uint64_t q = at.queries(s, step);
+      wgmma::product<kVs, 0, 1>(f, q, at.final_state(0, step), step > 0);
+      wgmma::product<kVs, 0, 1>(f, q, at.final_state(1, step), true);
+    }
+    wgmma::commit();
+    wgmma::wait<0>();
+    wgmma::hold(f);
+    const float factor[2] = {row_factor[0] * to_last, row_factor[1] * to_last};
+#pragma unroll
+    for (int r = 0; r < kVs / 2; ++r) f[r] *= factor[(r >> 1) & 1];
+  } else {
+#pragma unroll
+    for (int r = 0; r < kVs / 2; ++r) f[r] = 0.0f;
+  }
+  write_row_dots(f, with, stride, length, final_dots, thread);
+#pragma unroll
+  for (int r = 0; r < kVs / 2; ++r) o[r] += f[r];
+}
+
 // The outputs' warpgroup where a pass has no outputs: it keeps the stages' barriers' counts (each stage is
 // full for all three warpgroups and empty once its readers are done).
 template <int kStages>
@@ -410,12 +442,6 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
   const float unscale = 1.0f / d.scale;  // (the reverse's state term has no scale: o is stored times scale)
   for (int n = group; n < chunks; n += kGroups) {
     const int s = n % kStages, t0 = chunk_at<kPass>(n, chunks) * C, length = min(C, d.T - t0);
-    if constexpr (kDots)  // the rows the dots read, into L2 while the chunk's products run
-      if (thread % 4 == 0)
-#pragma unroll
-        for (int half = 0; half < 2; ++half)
-          if (top + 8 * half < length)
-            prefetch_to_l2(dot_with + (d.row(b, h, t0 + top + 8 * half) * d.V + v0), kVs * sizeof(bf16));
     // the scores first (they need only the stage), then q S once the state is out: the scores' decays are
     // made while q S is on the tensor cores
     stage_full(s).sync_unaligned();
@@ -449,20 +475,6 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
 #pragma unroll
     for (int r = 0; r < kVs / 2; ++r) o[r] *= row_factor[(r >> 1) & 1];
     wgmma::hold(o);
-    // kFinalApart: f = q_j S_final, beside P v on the tensor cores; after it where two outputs warpgroups
-    // hold 128 registers a thread at K = 128 (beside, ptxas spilled 96 bytes there; after, 40)
-    constexpr bool kFinalBeside = kFinalApart && !(K == 128 && kGroups == 2);
-    float f[kFinalApart ? kVs / 2 : 1];
-    const auto issue_final = [&] {
-      if constexpr (kFinalApart) {
-#pragma unroll
-        for (int step = 0; step < K / wgmma::kDepth; ++step) {
-          const std::uint64_t q = at.queries(s, step);
-          wgmma::product<kVs, 0, 1>(f, q, at.final_state(0, step), step > 0);
-          wgmma::product<kVs, 0, 1>(f, q, at.final_state(1, step), true);
-        }
-      }
-    };
     wgmma::fence();
 #pragma unroll
     for (int step = 0; step < kSteps; ++step) {
@@ -470,7 +482,6 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
       wgmma::product<kVs, 1>(o, high[step], v, true);
       wgmma::product<kVs, 1>(o, low[step], v, true);
     }
-    if constexpr (kFinalBeside) issue_final();
     wgmma::commit();
     wgmma::wait<0>();
     wgmma::hold(o);
@@ -478,22 +489,10 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
       const bf16* with = dot_with + d.row(b, h, t0) * d.V + v0;
       write_row_dots(o, with, std::int64_t(d.H) * d.V, length, dots + t0, thread);
       add_diagonal(o, diagonal, smem + L.v(s), thread);  // (before the stage is handed back)
-      if constexpr (kFinalApart) {                       // o += e^{G_T - G_j} q_j S_final, its dots apart
-        if constexpr (!kFinalBeside) {
-          wgmma::fence();
-          issue_final();
-          wgmma::commit();
-          wgmma::wait<0>();
-        }
-        wgmma::hold(f);
-        const float to_last = *reinterpret_cast<const float*>(smem + L.decay_to_last(s));
-        const float factor[2] = {row_factor[0] * to_last, row_factor[1] * to_last};
-#pragma unroll
-        for (int r = 0; r < kVs / 2; ++r) f[r] *= factor[(r >> 1) & 1];
-        write_row_dots(f, with, std::int64_t(d.H) * d.V, length, final_dots + t0, thread);
-#pragma unroll
-        for (int r = 0; r < kVs / 2; ++r) o[r] += f[r];
-      }
+      if constexpr (kFinalApart)
+        add_final_state_term<K, kVs>(o, at, s, *reinterpret_cast<const float*>(smem + L.decay_to_last(s)),
+                                     row_factor, with, std::int64_t(d.H) * d.V, length, final_dots + t0,
+                                     thread);
     }
     if (n + kStages < chunks) stage_empty(s).arrive();
 
