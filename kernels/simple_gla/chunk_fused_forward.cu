@@ -173,22 +173,31 @@ __device__ void decayed_scores(const float (&P)[8 * kSteps], const ScalarDecays&
   }
 }
 
-// The dots PassExtras::dots holds: each of the thread's two rows' o (before the scale) with `with`'s row
-// (o's layout: `stride` elements apart from the chunk's first row at the block's first value column), summed
-// over the quad that holds the row's values and written by its first thread into `into` (the chunk's first
-// token's), the first `length` rows.
+// The rows PassExtras::dots reads for a thread's accumulator elements (o's layout: `stride` elements apart
+// from the chunk's first row at the block's first value column), as bf16 pairs; zeros past `length` rows.
+// Loaded while the chunk's last products run, so that their latency is off the outputs' chain.
 template <int kHalf>
-__device__ void write_row_dots(const float (&o)[kHalf], const bf16* with, std::int64_t stride, int length,
+__device__ void load_dot_rows(std::uint32_t (&x)[kHalf / 2], const bf16* with, std::int64_t stride,
+                              int length, int thread) {
+#pragma unroll
+  for (int r = 0; r < kHalf; r += 2) {
+    const wgmma::Element e = wgmma::accumulator_element(thread, r);
+    x[r / 2] =
+        e.row < length ? *reinterpret_cast<const std::uint32_t*>(with + e.row * stride + e.column) : 0u;
+  }
+}
+
+// The dots PassExtras::dots holds: each of the thread's two rows' o (before the scale) with the rows `x`
+// (load_dot_rows'), summed over the quad that holds the row's values and written by its first thread into
+// `into` (the chunk's first token's), the first `length` rows.
+template <int kHalf>
+__device__ void write_row_dots(const float (&o)[kHalf], const std::uint32_t (&x)[kHalf / 2], int length,
                                float* into, int thread) {
   float dot[2] = {0.0f, 0.0f};
 #pragma unroll
   for (int r = 0; r < kHalf; r += 2) {
-    const wgmma::Element e = wgmma::accumulator_element(thread, r);
-    if (e.row < length) {
-      const float2 x =
-          __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(with + e.row * stride + e.column));
-      dot[(r >> 1) & 1] += o[r] * x.x + o[r + 1] * x.y;
-    }
+    const float2 pair = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&x[r / 2]));
+    dot[(r >> 1) & 1] += o[r] * pair.x + o[r + 1] * pair.y;
   }
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
@@ -386,32 +395,38 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
 
 // dk's pass (kFinalApart): o += e^{G_T - G_j} q_j S_final / scale (S_final the final state's gradient, kept
 // apart in the layout's tile; `to_last` e^{G_T} over the chunk's end, `row_factor` e^{to end} / scale), its
-// dots with `with` into `final_dots`. Where `to_last` flushed to zero (at log sigmoid gates two chunks from
-// the end: e^-87 is below fp32's normal range) the term is zeros, exactly, and the product is not run.
+// dots with `with`'s rows (load_dot_rows', read again here: held through the product, they spilled) into
+// `final_dots`. Where `to_last` flushed to zero (at log sigmoid gates two chunks from the end: e^-87 is below
+// fp32's normal range) the term is zeros, exactly: neither product nor dots run.
 template <int K, int kVs>
 __device__ void add_final_state_term(float (&o)[kVs / 2], const FusedOperands& at, int s, float to_last,
                                      const float (&row_factor)[2], const bf16* with, std::int64_t stride,
                                      int length, float* final_dots, int thread) {
-  float f[kVs / 2];
-  if (to_last != 0.0f) {  // (the same for the whole warpgroup: one value in shared memory)
-    wgmma::fence();
+  if (to_last == 0.0f) {  // (the same for the whole warpgroup: one value in shared memory)
+    const int top = accumulator_element(thread, 0).row;
+    if (thread % 4 == 0)
 #pragma unroll
-    for (int step = 0; step < K / wgmma::kDepth; ++step) {
-      const std::uint64_t q = at.queries(s, step);
-      wgmma::product<kVs, 0, 1>(f, q, at.final_state(0, step), step > 0);
-      wgmma::product<kVs, 0, 1>(f, q, at.final_state(1, step), true);
-    }
-    wgmma::commit();
-    wgmma::wait<0>();
-    wgmma::hold(f);
-    const float factor[2] = {row_factor[0] * to_last, row_factor[1] * to_last};
-#pragma unroll
-    for (int r = 0; r < kVs / 2; ++r) f[r] *= factor[(r >> 1) & 1];
-  } else {
-#pragma unroll
-    for (int r = 0; r < kVs / 2; ++r) f[r] = 0.0f;
+      for (int half = 0; half < 2; ++half)
+        if (top + 8 * half < length) final_dots[top + 8 * half] = 0.0f;
+    return;
   }
-  write_row_dots(f, with, stride, length, final_dots, thread);
+  float f[kVs / 2];
+  wgmma::fence();
+#pragma unroll
+  for (int step = 0; step < K / wgmma::kDepth; ++step) {
+    const std::uint64_t q = at.queries(s, step);
+    wgmma::product<kVs, 0, 1>(f, q, at.final_state(0, step), step > 0);
+    wgmma::product<kVs, 0, 1>(f, q, at.final_state(1, step), true);
+  }
+  wgmma::commit();
+  wgmma::wait<0>();
+  wgmma::hold(f);
+  const float factor[2] = {row_factor[0] * to_last, row_factor[1] * to_last};
+#pragma unroll
+  for (int r = 0; r < kVs / 2; ++r) f[r] *= factor[(r >> 1) & 1];
+  std::uint32_t x[kVs / 4];
+  load_dot_rows<kVs / 2>(x, with, stride, length, thread);
+  write_row_dots(f, x, length, final_dots, thread);
 #pragma unroll
   for (int r = 0; r < kVs / 2; ++r) o[r] += f[r];
 }
@@ -483,11 +498,17 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
       wgmma::product<kVs, 1>(o, low[step], v, true);
     }
     wgmma::commit();
+    // the dots' rows, while P v runs (after it in dk's pass, whose registers are short at K = 128)
+    constexpr bool kRowsEarly = !kFinalApart;
+    const bf16* with = kDots ? dot_with + d.row(b, h, t0) * d.V + v0 : nullptr;
+    std::uint32_t x[kDots ? kVs / 4 : 1];
+    if constexpr (kDots && kRowsEarly)
+      load_dot_rows<kVs / 2>(x, with, std::int64_t(d.H) * d.V, length, thread);
     wgmma::wait<0>();
     wgmma::hold(o);
     if constexpr (kDots) {
-      const bf16* with = dot_with + d.row(b, h, t0) * d.V + v0;
-      write_row_dots(o, with, std::int64_t(d.H) * d.V, length, dots + t0, thread);
+      if constexpr (!kRowsEarly) load_dot_rows<kVs / 2>(x, with, std::int64_t(d.H) * d.V, length, thread);
+      write_row_dots(o, x, length, dots + t0, thread);
       add_diagonal(o, diagonal, smem + L.v(s), thread);  // (before the stage is handed back)
       if constexpr (kFinalApart)
         add_final_state_term<K, kVs>(o, at, s, *reinterpret_cast<const float*>(smem + L.decay_to_last(s)),
