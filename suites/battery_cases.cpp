@@ -36,8 +36,7 @@ constexpr Dims kManyHeads[] = {{4, 37, 16, 64, 64}, {2, 37, 16, 128, 128}, {4, 3
 // SMs (kernels/common/chunk/fused_plan.h), of 32 values where blocks of 64 would fill at most half, of 64
 // past that, at K = 64 (gla's, rwkv6's and simple_gla's) and 128 (simple_gla's): a shape for each, its chunks
 // passed between warpgroups more than once (tests/kernels/{scalar,prepared}_fused_layout_test.cpp). Each
-// also fwd+bwd, where simple_gla's kernel saves the states its backward reads and runs that backward's
-// reverse scan.
+// also fwd+bwd, where simple_gla's kernel runs the backward's passes (in reverse from the last chunk too).
 constexpr Dims kManyHeadsChunks[] = {
     {3, 130, 16, 64, 64}, {8, 130, 16, 64, 64}, {2, 130, 16, 128, 128}, {4, 130, 16, 128, 128}};
 // and a chunked variant's forward alone at the lengths around a chunk's (a forward no backward follows may
@@ -48,12 +47,14 @@ constexpr Dims kChunkEdgesForward[] = {{1, 1, 48, 64, 64},   {1, 63, 48, 64, 64}
                                        {2, 65, 48, 128, 64}, {1, 1100, 48, 64, 64}};
 constexpr Dims kLargeStateForward{1, 65, 48, 64, 64};
 // and fwd+bwd at those heads over two chunks (the last of one token) and eighteen: simple_gla's reverse
-// scan by its one-kernel forward walks the ring of stages from the end (chunk_fused_forward.cu).
+// passes of its one-kernel forward walk the ring of stages from the end (chunk_fused_forward.cu).
 constexpr Dims kChunkEdgesBackward[] = {{1, 65, 48, 64, 64}, {1, 1100, 48, 64, 64}};
 // and fwd+bwd at those heads with K != V both ways and, in the decay family, every decay scenario: where
 // simple_gla's backward runs as passes of its one-kernel forward, dq's and dk's in the state's transpose
-// (kernels/simple_gla/chunk_fused_forward.cu, simple_gla_fused_backward), which the small shapes never reach.
-constexpr Dims kChunkPassesBackward[] = {{2, 130, 48, 64, 128}, {2, 130, 48, 128, 64}};
+// (kernels/simple_gla/chunk_fused_forward.cu, simple_gla_fused_backward), which the small shapes never reach;
+// and at V = 32, where the one-kernel forward runs but those passes do not (32 keys in the transpose): its
+// reverse scan and the states it saves.
+constexpr Dims kChunkPassesBackward[] = {{2, 130, 48, 64, 128}, {2, 130, 48, 128, 64}, {2, 130, 48, 64, 32}};
 constexpr Dims kChunkDecaysBackward{2, 130, 48, 64, 64};
 // and for ops with slots, the slot counts besides the default with enough heads that their state passes
 // 2^19 elements (B H M (K + V)), where gsa's fp32 fused backward runs as scans instead of in chunk form

@@ -108,9 +108,9 @@ TEST(ScalarFusedLayout, RunsOnlyWhereItsBlocksFillMoreThanHalfTheGpu) {
 }
 
 // On an H100 or H200 (132 SMs) the battery runs each of the kernel's four instances (K 64 or 128, 32 or 64
-// values a block) over more than one chunk, forward alone and before a backward (where it saves the states
-// the backward reads, and runs the backward's reverse scan: over two chunks and over many, too), and its
-// two outputs warpgroups over odd and even chunk counts.
+// values a block) over more than one chunk, forward alone and before a backward (whose passes run the same
+// kernel, some in reverse from the last chunk: over two chunks and over many, too), and its two outputs
+// warpgroups over odd and even chunk counts.
 TEST(ScalarFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
   const DeviceLimits hopper{kH100SharedBytes, 90, 132};
   const Problem probe = [] {
@@ -137,7 +137,7 @@ TEST(ScalarFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
   for (const auto& [K, Vs] : {std::pair{64, 32}, std::pair{64, 64}, std::pair{128, 32}, std::pair{128, 64}})
     for (const Mode mode : {Mode::fwd, Mode::fwdbwd})
       EXPECT_TRUE(reached.count({K, Vs, mode})) << "K " << K << " Vs " << Vs << " " << mode_name(mode);
-  // the reverse scan's ring from the end over fewer chunks than its stages and over many more
+  // the reverse passes' ring from the end over fewer chunks than its stages and over many more
   ASSERT_FALSE(backward_chunks.empty());
   EXPECT_TRUE(backward_chunks.count(2));
   EXPECT_GT(*backward_chunks.rbegin(), 2 * kMaxFusedStages);
@@ -171,17 +171,18 @@ TEST(ScalarFusedLayout, TheBackwardPassesRunWhereBothOrientationsDo) {
 
 // On an H100 or H200 the battery's fwd+bwd cases run each pass of the backward (dv's in the state's
 // orientation, dq's and dk's in its transpose) at each of the kernel's four instances, over several chunks,
-// and with K != V both ways.
+// and with K != V both ways; and the reverse scan where the passes do not run.
 TEST(ScalarFusedLayout, TheBatteryRunsTheBackwardPassesAtEveryInstance) {
   const DeviceLimits hopper{kH100SharedBytes, 90, 132};
   std::set<std::pair<int, int>> direct, transposed;  // (the pass's keys, its value slice)
-  bool wider_values = false, wider_keys = false;
+  bool wider_values = false, wider_keys = false, reverse_scan = false;
   for (const BatteryCase& c :
        battery_cases(product_registry(), {"/simple_gla/chunk/fwdbwd/bf16/", Backend::cuda, hopper, false})) {
     const Problem& p = c.problem;
-    if (c.skip_reason || c.shared_memory_cap != 0 || p.T <= kFusedChunk ||
-        !simple_gla_fused_backward_runs(p, hopper))
-      continue;
+    if (c.skip_reason || c.shared_memory_cap != 0 || p.T <= kFusedChunk) continue;
+    // the one-kernel forward saving the states, its reverse scan, where the passes do not run
+    reverse_scan |= simple_gla_fused_forward_runs(p, hopper) && !simple_gla_fused_backward_runs(p, hopper);
+    if (!simple_gla_fused_backward_runs(p, hopper)) continue;
     const int heads = int(p.B * p.H);
     direct.insert({int(p.K), fused_value_slice(heads, int(p.V), hopper.multiprocessors)});
     transposed.insert({int(p.V), fused_value_slice(heads, int(p.K), hopper.multiprocessors)});
@@ -196,6 +197,7 @@ TEST(ScalarFusedLayout, TheBatteryRunsTheBackwardPassesAtEveryInstance) {
   }
   EXPECT_TRUE(wider_values);
   EXPECT_TRUE(wider_keys);
+  EXPECT_TRUE(reverse_scan);
 }
 
 }  // namespace
