@@ -3,9 +3,11 @@
 // where they apply (K = 64 or 128, V in 16-value strips, within the device's shared memory):
 //   forward   on Hopper at C = 64 one kernel on wgmma (chunk_fused_forward.cu; it saves the states the
 //             backward reads); else the factors, the scalar-gate scan (states saved), the output kernel;
-//   backward  the factors of q, the scalar-gate scan in reverse (state gradients; where the forward's one
-//             kernel runs, that kernel's reverse pass in its place), the gradients kernel (on Hopper at C =
-//             64 and K, V of 64 or 128 on wgmma: chunk_grads_wgmma.cu).
+//   backward  on Hopper at C = 64 with K and V each 64 or 128 (where the forward's one kernel runs both
+//             ways), three passes of that kernel and a scan for dg, from the inputs alone
+//             (simple_gla_fused_backward); else the factors of q, the scalar-gate scan in reverse (state
+//             gradients; where the forward's one kernel runs, that kernel's reverse pass in its place), the
+//             gradients kernel (on Hopper at C = 64 and K, V of 64 or 128 on wgmma: chunk_grads_wgmma.cu).
 // A forward that saves for a backward the general kernels will run (the scalar one does not fit) is the
 // general forward: that backward reads its prepared keys, decays, states and intra-chunk scores.
 // fused_recurrent's fwd+bwd runs the backward from the states alone (simple_gla_chunked_backward).

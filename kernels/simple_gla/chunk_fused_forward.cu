@@ -2,7 +2,7 @@
 // Vs values, its fp32 state in a warpgroup's registers, every product on wgmma (kernels/common/wgmma/). Where
 // the three-kernel scalar forward (chunk_forward.cuh) writes every chunk's fp32 state to memory and reads it
 // back (at D = 128 two thirds of its bytes), this one reads q, k, v and g once and writes o once (and, where
-// a backward follows, the states it reads, once).
+// a backward follows that reads them, the states, once).
 // Three or four warpgroups, a chunk of 64 tokens at a time, three or four chunks staged
 // (chunk_fused_layout.h):
 //   loads    cp.async of the next chunks' q, k, v into the 128-byte-swizzled tiles the products read; the
@@ -14,8 +14,11 @@
 //            to the next product from registers; at 32 values a block two outputs warpgroups take the
 //            chunks in turn, each with its own buffer of S (fused_output_groups).
 // It runs where its blocks fill more than half the GPU (fused_plan.h, fused_blocks_fill). The same kernel
-// runs the backward's reverse scan there (Pass::state_grads): the state warpgroup's update over the chunks
-// in reverse, with q and do scale e^{seen}, the outputs warpgroup idle.
+// runs the backward there: at K and V of 64 or 128 as three passes with the roles of q, k and v taken by
+// others, one forward and two in reverse time (Pass::reverse; simple_gla_fused_backward below), no state
+// saved or read; elsewhere (V = 32, ...) its reverse scan (Pass::state_grads: the state warpgroup's update
+// over the chunks in reverse, with q and do scale e^{seen}, the outputs warpgroup idle) before the gradients
+// kernel.
 // The precision is the scalar forward's: S, P and the decayed v in two parts (~16 bits), q, k, v as they are.
 // Exponents as chunk_forward.cuh's (sums within 16-token sub-chunks, never positive).
 #include <cuda_bf16.h>

@@ -11,7 +11,8 @@ namespace flabench {
 bool simple_gla_fused_forward_runs(const Problem& p, const DeviceLimits& limits);
 
 // o and the final state from q, k, v, g and the initial state, on the call's stream; where the call saves for
-// a backward, the state before every chunk into the workspace's states (what the scalar backward reads).
+// a backward that is not simple_gla_fused_backward, the state before every chunk into the workspace's states
+// (what the scalar backward reads).
 void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limits);
 
 // Whether the backward's fused passes take problem `p`: where the fused forward takes it and its transpose (K
@@ -23,7 +24,8 @@ bool simple_gla_fused_backward_runs(const Problem& p, const DeviceLimits& limits
 // the workspace's states and state gradients hold the passes' scratch.
 void simple_gla_fused_backward(const BackwardCall& call, const DeviceLimits& limits);
 
-// The backward's reverse scan by the same kernel, where simple_gla_fused_forward_runs: the gradient of the
+// The backward's reverse scan by the same kernel, where simple_gla_fused_forward_runs but not
+// simple_gla_fused_backward_runs: the gradient of the
 // state after every chunk into `dstates` ([B H][chunks][K][V] fp32) and dh0, from q, do, g and d_ht, on the
 // call's stream.
 void simple_gla_fused_state_grads(const BackwardCall& call, float* dstates, const DeviceLimits& limits);
