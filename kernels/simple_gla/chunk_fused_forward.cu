@@ -415,12 +415,9 @@ __device__ void add_final_state_term(float (&o)[kVs / 2], const FusedOperands& a
   }
   float f[kVs / 2];
   wgmma::fence();
-#pragma unroll
-  for (int step = 0; step < K / wgmma::kDepth; ++step) {
-    const std::uint64_t q = at.queries(s, step);
-    wgmma::product<kVs, 0, 1>(f, q, at.final_state(0, step), step > 0);
-    wgmma::product<kVs, 0, 1>(f, q, at.final_state(1, step), true);
-  }
+  roles::product_with_state_parts<K, kVs>(
+      f, [&](int step) { return at.queries(s, step); },
+      [&](int part, int step) { return at.final_state(part, step); });
   wgmma::commit();
   wgmma::wait<0>();
   wgmma::hold(f);
@@ -470,12 +467,9 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
       wgmma::product<C, 0, 0>(P, at.queries(s, step), at.keys(s, step), step > 0);
     wgmma::commit();
     state_full(group).sync();
-#pragma unroll
-    for (int step = 0; step < K / wgmma::kDepth; ++step) {
-      const std::uint64_t q = at.queries(s, step);
-      wgmma::product<kVs, 0, 1>(o, q, at.state(group, 0, step), step > 0);
-      wgmma::product<kVs, 0, 1>(o, q, at.state(group, 1, step), true);
-    }
+    roles::product_with_state_parts<K, kVs>(
+        o, [&](int step) { return at.queries(s, step); },
+        [&](int part, int step) { return at.state(group, part, step); });
     wgmma::commit();
     wgmma::wait<1>();
     wgmma::hold(P);

@@ -177,6 +177,19 @@ __device__ void store_state(const float (&S)[kBlocks][kHalf], float* to, int V, 
     }
 }
 
+// acc = q S over K keys for kN values, S held in two bf16 parts (the B operands): queries(step) and
+// part(p, step) give each depth step's descriptors (q's, and part p's of S: 0 the high, 1 the low). The
+// outputs' product with a state the state warpgroup published (publish_state).
+template <int K, int kN, class Queries, class Parts>
+__device__ void product_with_state_parts(float (&acc)[kN / 2], const Queries& queries, const Parts& part) {
+#pragma unroll
+  for (int step = 0; step < K / wgmma::kDepth; ++step) {
+    const std::uint64_t q = queries(step);
+    wgmma::product<kN, 0, 1>(acc, q, part(0, step), step > 0);
+    wgmma::product<kN, 0, 1>(acc, q, part(1, step), true);
+  }
+}
+
 // S in two bf16 parts into the swizzled tiles at `high` and `low` (rows keys: the MN-major B of q S), its
 // columns from `first_column` on (the low part's `low_shift` columns further: both in one tile).
 template <int K, int kBlocks, int kHalf>

@@ -205,12 +205,9 @@ __device__ void outputs_role(const PreparedPointers& p, const Dims& d, const Pre
     state_full().sync();
     float o[kVs / 2];
     wgmma::fence();
-#pragma unroll
-    for (int step = 0; step < K / wgmma::kDepth; ++step) {
-      const std::uint64_t q = at.queries(s, step);
-      wgmma::product<kVs, 0, 1>(o, q, at.state(0, step), step > 0);
-      wgmma::product<kVs, 0, 1>(o, q, at.state(1, step), true);
-    }
+    roles::product_with_state_parts<K, kVs>(
+        o, [&](int step) { return at.queries(s, step); },
+        [&](int part, int step) { return at.state(part, step); });
     wgmma::commit();
     std::uint32_t high[kSteps][4], low[kSteps][4];
     scores_fragments<kBonus>(next, d.scale, thread, high, low);
