@@ -50,10 +50,9 @@ using namespace roles;  // the barriers between the roles, kGroup
 // What a launch computes, with q, k, v its pointers' roles (the backward's passes bind gradients and inputs
 // to them: simple_gla_fused_backward below).
 //   forward      o = scale (e^{seen_i} q S + P v) and the states, chunks in order;
-//   reverse      the same in reverse time, chunks from the last: o_j = e^{to end_j} q_j S + scale sum_{i >=
-//   j}
-//                e^{G_i - G_j} (q_j . k_i) v_i with S the state after the chunk, and S <- e^{chunk total} S +
-//                k^T (v scale e^{seen}) (the gradient of a state after a chunk is one of these);
+//   reverse      the same in reverse time, chunks from the last: o_j = e^{to end_j} q_j S + scale
+//                sum_{i >= j} e^{G_i - G_j} (q_j . k_i) v_i with S the state after the chunk, and
+//                S <- e^{chunk total} S + k^T (v scale e^{seen}) (a state's gradient is one of these);
 //   state_grads  reverse's update alone, no outputs: the gradients of the state after every chunk, with q in
 //                k's place and do in v's.
 enum class Pass { forward, reverse, state_grads };
@@ -92,6 +91,16 @@ __device__ inline void scaled_parts(uint4 x, float factor, uint4& high, uint4& l
   }
 }
 
+// The score p of row `row` and column `column` of one 16-token sub-chunk (their local decay sums given) times
+// the decay between them, or zero on the masked side.
+template <bool kReverse>
+__device__ inline float same_sub_chunk_score(float p, float row_local, float column_local, int row,
+                                             int column) {
+  if constexpr (kReverse)
+    return column >= row ? p * exp_flushed(fminf(column_local - row_local, 0.0f)) : 0.0f;
+  return column <= row ? p * exp_flushed(fminf(row_local - column_local, 0.0f)) : 0.0f;
+}
+
 // P times the decay between its tokens, as the A fragments of P v in two parts (register r of P is element
 // r % 8 of depth step r / 8's fragment: layout.h). The forward keeps P's lower triangle (j <= i), the reverse
 // its upper one (j >= i: the rows' tokens see the columns' later ones). A thread's rows lie in its warp's
@@ -103,16 +112,6 @@ __device__ inline void scaled_parts(uint4 x, float factor, uint4& high, uint4& l
 // quad's thread that holds it, zero elsewhere). One instance a warp (decayed_scores below): the step's form
 // known at compile time, where a run-time warp index made each step three branches with their reconvergence
 // (a quarter of this code's instructions, version 101).
-// The score p of row `row` and column `column` of one 16-token sub-chunk (their local decay sums given) times
-// the decay between them, or zero on the masked side.
-template <bool kReverse>
-__device__ inline float same_sub_chunk_score(float p, float row_local, float column_local, int row,
-                                             int column) {
-  if constexpr (kReverse)
-    return column >= row ? p * exp_flushed(fminf(column_local - row_local, 0.0f)) : 0.0f;
-  return column <= row ? p * exp_flushed(fminf(row_local - column_local, 0.0f)) : 0.0f;
-}
-
 template <int kWarp, int kSteps, bool kReverse, bool kDiagonalApart>
 __device__ void decayed_scores_of_warp(const float (&P)[8 * kSteps], const ScalarDecays& dec, int thread,
                                        std::uint32_t (&high)[kSteps][4], std::uint32_t (&low)[kSteps][4],
