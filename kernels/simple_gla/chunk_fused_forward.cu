@@ -29,6 +29,7 @@
 #include "kernels/common/chunk/fused_roles.cuh"
 #include "kernels/common/constant_dispatch.h"
 #include "kernels/common/cuda_check.h"
+#include "kernels/common/lane_sum.cuh"
 #include "kernels/common/wgmma/wgmma.cuh"
 #include "kernels/simple_gla/chunk_forward.cuh"
 #include "kernels/simple_gla/chunk_fused_forward.h"
@@ -202,10 +203,7 @@ __device__ void write_row_dots(const float (&o)[kHalf], const std::uint32_t (&x)
     dot[(r >> 1) & 1] += o[r] * pair.x + o[r + 1] * pair.y;
   }
 #pragma unroll
-  for (int half = 0; half < 2; ++half) {
-    dot[half] += __shfl_xor_sync(fused::kFullWarp, dot[half], 1);
-    dot[half] += __shfl_xor_sync(fused::kFullWarp, dot[half], 2);
-  }
+  for (int half = 0; half < 2; ++half) dot[half] = sum_over_lanes(dot[half], 4);
   const int top = accumulator_element(thread, 0).row;
   if (thread % 4 == 0)
 #pragma unroll
@@ -220,10 +218,7 @@ __device__ void add_diagonal(float (&o)[kHalf], float (&diagonal)[2], const unsi
                              int thread) {
   const Tile tokens{C};
 #pragma unroll
-  for (int half = 0; half < 2; ++half) {
-    diagonal[half] += __shfl_xor_sync(fused::kFullWarp, diagonal[half], 1);
-    diagonal[half] += __shfl_xor_sync(fused::kFullWarp, diagonal[half], 2);
-  }
+  for (int half = 0; half < 2; ++half) diagonal[half] = sum_over_lanes(diagonal[half], 4);
 #pragma unroll
   for (int r = 0; r < kHalf; r += 2) {
     const wgmma::Element e = wgmma::accumulator_element(thread, r);

@@ -40,8 +40,8 @@ __global__ void __launch_bounds__(kThreads)
   };
   // forwards over the thread's span: each token's rest (into dq's first row) and the final state's terms
   // before it within the span (into dk's first row), the span's sums
-  float* const rest = const_cast<float*>(dots.dq) + bh * d.T;
-  float* const before = const_cast<float*>(dots.dk) + bh * d.T;
+  float* const rest = dots.dq + bh * d.T;
+  float* const before = dots.dk + bh * d.T;
   const int span = (d.T + kThreads - 1) / kThreads, first = min(d.T, int(threadIdx.x) * span),
             end = min(d.T, first + span);
   float rest_sum = 0.0f, final_sum = 0.0f, log_decay = 0.0f;

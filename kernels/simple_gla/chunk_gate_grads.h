@@ -14,7 +14,8 @@ namespace flabench::chunk {
 // without dk's term through the final state's gradient, and k_t . (that term); and g, h0 and d_ht (null: no
 // initial state, no final state's gradient) for e^{G_T} h0 . d_ht.
 struct GateGradDots {
-  const float *dq, *dk, *final;
+  float *dq, *dk;  // (the scan's scratch too: it overwrites their first rows)
+  const float* final;
   int slices;
   const __nv_bfloat16* g;
   const float *h0, *d_ht;
