@@ -176,33 +176,22 @@ __device__ void decayed_scores(const float (&P)[8 * kSteps], const ScalarDecays&
   }
 }
 
-// Where a pass's dots find the chunk's rows of PassExtras::dot_with for a thread's accumulator elements, as
-// bf16 pairs (zeros past the sequence): the stage's tile, where the loads staged them with the chunk
-// (kStaged: FusedLayout::dot_rows), or global memory (`rows` the chunk's first at the block's first value
-// column, `stride` elements apart), read while the chunk's last products run.
-template <int kVs, bool kStaged>
-struct DotRows {
-  const unsigned char* tile;  // kStaged
-  unsigned row_bytes;         // kStaged
-  const bf16* rows;
-  std::int64_t stride;
-  int length;
-
-  __device__ void load(std::uint32_t (&x)[kVs / 4], int thread) const {
+// The rows PassExtras::dots reads for a thread's accumulator elements (o's layout: `stride` elements apart
+// from the chunk's first row at the block's first value column), as bf16 pairs; zeros past `length` rows.
+// Loaded while the chunk's last products run, so that their latency is off the outputs' chain.
+template <int kHalf>
+__device__ void load_dot_rows(std::uint32_t (&x)[kHalf / 2], const bf16* with, std::int64_t stride,
+                              int length, int thread) {
 #pragma unroll
-    for (int r = 0; r < kVs / 2; r += 2) {
-      const wgmma::Element e = wgmma::accumulator_element(thread, r);
-      if constexpr (kStaged)
-        x[r / 2] = *reinterpret_cast<const std::uint32_t*>(tile + e.row * row_bytes + 2 * e.column);
-      else
-        x[r / 2] =
-            e.row < length ? *reinterpret_cast<const std::uint32_t*>(rows + e.row * stride + e.column) : 0u;
-    }
+  for (int r = 0; r < kHalf; r += 2) {
+    const wgmma::Element e = wgmma::accumulator_element(thread, r);
+    x[r / 2] =
+        e.row < length ? *reinterpret_cast<const std::uint32_t*>(with + e.row * stride + e.column) : 0u;
   }
-};
+}
 
 // The dots PassExtras::dots holds: each of the thread's two rows' o (before the scale) with the rows `x`
-// (DotRows'), summed over the quad that holds the row's values and written by its first thread into
+// (load_dot_rows'), summed over the quad that holds the row's values and written by its first thread into
 // `into` (the chunk's first token's), the first `length` rows.
 template <int kHalf>
 __device__ void write_row_dots(const float (&o)[kHalf], const std::uint32_t (&x)[kHalf / 2], int length,
@@ -246,10 +235,10 @@ struct ChunkGates {
 };
 
 // The loads' warpgroup: chunk n's q (where there are outputs), k and v by cp.async into stage s (rows past
-// the sequence as zeros), and with kDotRows the chunk's rows of `dot_with` (laid out as v), one group.
-template <int K, int kVs, Pass kPass, bool kDotRows>
-__device__ void load_chunk(const Pointers<bf16>& p, const bf16* dot_with, const Dims& d, const FusedLayout& L,
-                           unsigned base, int b, int h, int v0, int n, int s, int thread) {
+// the sequence as zeros), one group.
+template <int K, int kVs, Pass kPass>
+__device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned base, int b,
+                           int h, int v0, int n, int s, int thread) {
   const int t0 = n * C, length = min(C, d.T - t0);
   const Tile tokens{C};
   const std::int64_t first = d.row(b, h, t0);
@@ -265,11 +254,8 @@ __device__ void load_chunk(const Pointers<bf16>& p, const bf16* dot_with, const 
   for (int idx = thread; idx < C * kVs / 8; idx += kGroup) {
     const int t = idx / (kVs / 8), c = idx % (kVs / 8) * 8;
     const bool in = t < length;
-    const std::int64_t at = (in ? std::int64_t(t) * d.H * d.V : 0) + c;
-    cp_async16_or_zeros_to(base + L.v(s) + tokens.offset(t, c), v_rows + at, in);
-    if constexpr (kDotRows)
-      cp_async16_or_zeros_to(base + L.dot_rows_at(s) + t * L.dot_row_bytes() + 2 * c,
-                             dot_with + first * d.V + v0 + at, in);
+    cp_async16_or_zeros_to(base + L.v(s) + tokens.offset(t, c),
+                           v_rows + (in ? std::int64_t(t) * d.H * d.V : 0) + c, in);
   }
   cp_async_commit();
 }
@@ -285,9 +271,9 @@ __device__ inline ChunkGates fetch_gates(const Pointers<bf16>& p, const Dims& d,
 // chunk's decays (its first warp, from the gates it fetched with the copies). kDecayToLast (a reverse pass:
 // the chunks come from the last): also the decay from each chunk's end to the sequence's, the product of
 // the e^{chunk total} before it in the ring.
-template <int K, int kVs, int kStages, int kAhead, Pass kPass, bool kDecayToLast, bool kDotRows>
-__device__ void loads_role(const Pointers<bf16>& p, const bf16* dot_with, const Dims& d, const FusedLayout& L,
-                           unsigned char* smem, int b, int h, int v0, int thread) {
+template <int K, int kVs, int kStages, int kAhead, Pass kPass, bool kDecayToLast>
+__device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned char* smem,
+                           int b, int h, int v0, int thread) {
   static_assert(!kDecayToLast || kPass == Pass::reverse);
   const unsigned base = shared_address(smem);
   const int chunks = d.chunks();
@@ -296,7 +282,7 @@ __device__ void loads_role(const Pointers<bf16>& p, const bf16* dot_with, const 
       chunks,
       [&](int j) {
         const int n = chunk_at<kPass>(j, chunks);
-        load_chunk<K, kVs, kPass, kDotRows>(p, dot_with, d, L, base, b, h, v0, n, j % kStages, thread);
+        load_chunk<K, kVs, kPass>(p, d, L, base, b, h, v0, n, j % kStages, thread);
         return fetch_gates(p, d, b, h, n, thread);
       },
       [&](int, int s, const ChunkGates& gates) {
@@ -404,14 +390,13 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
 
 // dk's pass (kFinalApart): o += e^{G_T - G_j} q_j S_final / scale (S_final the final state's gradient, kept
 // apart in the layout's tile; `to_last` e^{G_T} over the chunk's end, `row_factor` e^{to end} / scale), its
-// dots with the rows `rows` finds (read again here: held through the product, they spilled) into
+// dots with `with`'s rows (load_dot_rows', read again here: held through the product, they spilled) into
 // `final_dots`. Where `to_last` flushed to zero (at log sigmoid gates two chunks from the end: e^-87 is below
 // fp32's normal range) the term is zeros, exactly: neither product nor dots run.
-template <int K, int kVs, bool kStagedRows>
+template <int K, int kVs>
 __device__ void add_final_state_term(float (&o)[kVs / 2], const FusedOperands& at, int s, float to_last,
-                                     const float (&row_factor)[2], const DotRows<kVs, kStagedRows>& rows,
-                                     float* final_dots, int thread) {
-  const int length = rows.length;
+                                     const float (&row_factor)[2], const bf16* with, std::int64_t stride,
+                                     int length, float* final_dots, int thread) {
   if (to_last == 0.0f) {  // (the same for the whole warpgroup: one value in shared memory)
     const int top = accumulator_element(thread, 0).row;
     if (thread % 4 == 0)
@@ -432,7 +417,7 @@ __device__ void add_final_state_term(float (&o)[kVs / 2], const FusedOperands& a
 #pragma unroll
   for (int r = 0; r < kVs / 2; ++r) f[r] *= factor[(r >> 1) & 1];
   std::uint32_t x[kVs / 4];
-  rows.load(x, thread);
+  load_dot_rows<kVs / 2>(x, with, stride, length, thread);
   write_row_dots(f, x, length, final_dots, thread);
 #pragma unroll
   for (int r = 0; r < kVs / 2; ++r) o[r] += f[r];
@@ -451,9 +436,8 @@ __device__ void follow_stages(int chunks) {
 
 // Outputs warpgroup `group` of kGroups: ring positions group, group + kGroups, ..., reading the state from
 // its own buffer (the state warpgroup fills buffer n % kGroups for ring position n). `dots`: where the pass
-// writes PassExtras's dots, this block's row of them; kStagedRows: their rows staged with the chunks.
-template <int K, int kVs, int kGroups, int kStages, Pass kPass, bool kDots, bool kFinalApart,
-          bool kStagedRows>
+// writes PassExtras's dots, this block's row of them.
+template <int K, int kVs, int kGroups, int kStages, Pass kPass, bool kDots, bool kFinalApart>
 __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L,
                              unsigned char* smem, int b, int h, int v0, const bf16* dot_with, float* dots,
                              float* final_dots, int group, int thread) {
@@ -503,26 +487,22 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
       wgmma::product<kVs, 1>(o, low[step], v, true);
     }
     wgmma::commit();
-    // the dots' rows: from the stage once P v is done, or from global memory while it runs (after it in dk's
-    // pass, whose registers are short at K = 128)
-    constexpr bool kRowsEarly = !kFinalApart && !kStagedRows;
-    // (made where used: one kept through dk's final product at K = 128 spilled there)
-    const auto rows = [&] {
-      return DotRows<kVs, kStagedRows>{smem + L.dot_rows_at(s), L.dot_row_bytes(),
-                                       dot_with + d.row(b, h, t0) * d.V + v0, std::int64_t(d.H) * d.V,
-                                       length};
-    };
+    // the dots' rows, while P v runs (after it in dk's pass, whose registers are short at K = 128)
+    constexpr bool kRowsEarly = !kFinalApart;
+    const bf16* with = kDots ? dot_with + d.row(b, h, t0) * d.V + v0 : nullptr;
     std::uint32_t x[kDots ? kVs / 4 : 1];
-    if constexpr (kDots && kRowsEarly) rows().load(x, thread);
+    if constexpr (kDots && kRowsEarly)
+      load_dot_rows<kVs / 2>(x, with, std::int64_t(d.H) * d.V, length, thread);
     wgmma::wait<0>();
     wgmma::hold(o);
     if constexpr (kDots) {
-      if constexpr (!kRowsEarly) rows().load(x, thread);
+      if constexpr (!kRowsEarly) load_dot_rows<kVs / 2>(x, with, std::int64_t(d.H) * d.V, length, thread);
       write_row_dots(o, x, length, dots + t0, thread);
       add_diagonal(o, diagonal, smem + L.v(s), thread);  // (before the stage is handed back)
       if constexpr (kFinalApart)
         add_final_state_term<K, kVs>(o, at, s, *reinterpret_cast<const float*>(smem + L.decay_to_last(s)),
-                                     row_factor, rows(), final_dots + t0, thread);
+                                     row_factor, with, std::int64_t(d.H) * d.V, length, final_dots + t0,
+                                     thread);
     }
     if (n + kStages < chunks) stage_empty(s).arrive();
 
@@ -540,15 +520,15 @@ __global__ void __launch_bounds__((2 + kGroups) * kGroup, 1)
   static_assert(kPass != Pass::state_grads || (kGroups == 1 && !kDots),
                 "the state gradients have no outputs");
   constexpr bool kFinalApart = kDots && kPass == Pass::reverse;
-  // the plan known at compile time, every offset folded (launch_fused sizes the block by the same)
-  constexpr FusedLayout L = fused_pass_layout(K, kVs, kGroups, kFinalApart, kDots);
-  constexpr bool kStagedRows = L.dot_rows;
+  // the plan known at compile time, every offset folded (a run-time one cost registers and, at K = 128,
+  // spills: version 103); launch_fused sizes the block by the same
+  constexpr FusedLayout L = fused_layout(K, kVs, kGroups, kFinalApart);
   constexpr int kStages = fused_stages(kGroups);
   extern __shared__ unsigned char raw[];
   const BlockPlace at = block_place(raw, d.H, K, d.V, kVs, p.h0, p.ht);
   if (at.role == 0) {
-    loads_role<K, kVs, kStages, fused_loads_ahead(kGroups), kPass, kFinalApart, kStagedRows>(
-        p, extras.dot_with, d, L, at.smem, at.b, at.h, at.v0, at.thread);
+    loads_role<K, kVs, kStages, fused_loads_ahead(kGroups), kPass, kFinalApart>(p, d, L, at.smem, at.b, at.h,
+                                                                                at.v0, at.thread);
   } else if (at.role == 1) {
     const float* start = !kDots ? at.start : p.h0 ? p.h0 + std::int64_t(at.bh) * K * d.V : nullptr;
     state_role<K, kVs, kGroups, kStages, kPass, kDots, kFinalApart>(
@@ -556,7 +536,7 @@ __global__ void __launch_bounds__((2 + kGroups) * kGroup, 1)
         at.v0, at.thread);
   } else if constexpr (kPass != Pass::state_grads) {
     const std::int64_t row = (std::int64_t(blockIdx.y) * d.B * d.H + at.bh) * d.T;  // the block's dots
-    outputs_role<K, kVs, kGroups, kStages, kPass, kDots, kFinalApart, kStagedRows>(
+    outputs_role<K, kVs, kGroups, kStages, kPass, kDots, kFinalApart>(
         p, d, L, at.smem, at.b, at.h, at.v0, extras.dot_with, kDots ? extras.dots + row : nullptr,
         kFinalApart ? extras.final_dots + row : nullptr, at.role - 2, at.thread);
   } else {
@@ -573,8 +553,7 @@ void launch_fused(const Pointers<bf16>& p, const Dims& d, float* saved, const De
   with_one_of<64, 128>(d.K, [&](auto K) {
     with_one_of<32, 64>(Vs, [&](auto kVs) {
       constexpr int kGroups = kPass != Pass::state_grads ? fused_output_groups(kVs.value) : 1;
-      const FusedLayout L =
-          fused_pass_layout(K.value, kVs.value, kGroups, kDots && kPass == Pass::reverse, kDots);
+      const FusedLayout L = fused_layout(K.value, kVs.value, kGroups, kDots && kPass == Pass::reverse);
       const auto kernel = scalar_fused_forward_kernel<K.value, kVs.value, kGroups, kPass, kDots>;
       allow_shared_memory(kernel, L.bytes());
       kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs.value)), (2 + kGroups) * kGroup, L.bytes(),
@@ -610,14 +589,10 @@ void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limit
 bool simple_gla_fused_backward_runs(const Problem& p, const DeviceLimits& limits) {
   Problem transposed = p;  // dq's and dk's passes run in the state's transpose: V keys, K values
   std::swap(transposed.K, transposed.V);
-  // dq's and dk's passes as launched (the dots' rows staged, the final state apart in dk's)
-  const auto pass_fits = [&](bool final_apart) {
-    return chunk::fused_blocks_fit(transposed, limits, [&](int K, int Vs) {
-      return chunk::fused_pass_layout(K, Vs, chunk::fused_output_groups(Vs), final_apart, true);
-    });
-  };
   return simple_gla_fused_forward_runs(p, limits) && simple_gla_fused_forward_runs(transposed, limits) &&
-         pass_fits(false) && pass_fits(true);
+         chunk::fused_blocks_fit(transposed, limits, [](int K, int Vs) {  // dk's pass: the final state apart
+           return chunk::fused_layout(K, Vs, chunk::fused_output_groups(Vs), true);
+         });
 }
 
 // With G_i the log decays summed up to token i, e^{G_i - G_j} between two tokens, S_i the state after token i

@@ -43,15 +43,12 @@ __host__ __device__ constexpr int fused_loads_ahead(int groups) {
 // With final_apart (the backward's dk pass: chunk_fused_forward.cu), after those the final state's gradient
 // in two parts (K x Vs, as S; the high in columns 0 .. Vs - 1, the low in Vs .. 2 Vs - 1: at Vs = 32 one
 // panel, so that the block fits at K = 128), and in each stage after the chunk's decays the decay from its
-// end to the sequence's (in the decays' room). With dot_rows (the backward's dq and dk passes, where the
-// block still fits), after the decays the chunk's rows of the tensor its dots take (C x Vs bf16, each row
-// padded by 16 bytes: the eight rows a warp's quads read at once then start on distinct banks).
+// end to the sequence's (in the decays' room).
 struct FusedLayout {
   int K, Vs;
   int buffers;       // of the state: one for each outputs warpgroup
   int stages;        // (fused_layout below sets both)
   bool final_apart;  // the final state's gradient kept apart from the state
-  bool dot_rows;     // the dots' rows staged with each chunk
   __host__ __device__ constexpr unsigned token_tile(int columns) const {
     return wgmma::Tile{kFusedChunk}.bytes(columns);
   }
@@ -59,12 +56,8 @@ struct FusedLayout {
     const unsigned bytes = sizeof(float) * (scalar_decay_floats(kFusedChunk) + 1);  // (+ decay_to_last)
     return (bytes + wgmma::kGroupBytes - 1) / wgmma::kGroupBytes * wgmma::kGroupBytes;
   }
-  __host__ __device__ constexpr unsigned dot_row_bytes() const { return 2 * Vs + 16; }
-  __host__ __device__ constexpr unsigned dot_rows_bytes() const {
-    return dot_rows ? kFusedChunk * dot_row_bytes() : 0;  // (a multiple of 1024 at Vs = 32 and 64)
-  }
   __host__ __device__ constexpr unsigned stage_bytes() const {
-    return 2 * token_tile(K) + token_tile(Vs) + decay_bytes() + dot_rows_bytes();
+    return 2 * token_tile(K) + token_tile(Vs) + decay_bytes();
   }
   __host__ __device__ constexpr unsigned q(int stage) const { return stage * stage_bytes(); }
   __host__ __device__ constexpr unsigned k(int stage) const { return q(stage) + token_tile(K); }
@@ -73,10 +66,6 @@ struct FusedLayout {
   // final_apart: the decay from the stage's chunk's end to the sequence's, a float after its decays
   __host__ __device__ constexpr unsigned decay_to_last(int stage) const {
     return decays(stage) + sizeof(float) * scalar_decay_floats(kFusedChunk);
-  }
-  // dot_rows: the chunk's rows of the dots' tensor, after its decays
-  __host__ __device__ constexpr unsigned dot_rows_at(int stage) const {
-    return decays(stage) + decay_bytes();
   }
   __host__ __device__ constexpr unsigned state_tile() const { return wgmma::Tile{K}.bytes(buffers * Vs); }
   // the part's tile, every buffer's columns: 0 the high, 1 the low
@@ -97,20 +86,8 @@ struct FusedLayout {
 
 // The plan for K keys and Vs values a block with `groups` outputs warpgroups (a state buffer each, and their
 // stages); the forward's takes fused_output_groups(Vs), the state gradients' pass one.
-__host__ __device__ constexpr FusedLayout fused_layout(int K, int Vs, int groups, bool final_apart = false,
-                                                       bool dot_rows = false) {
-  return {K, Vs, groups, fused_stages(groups), final_apart, dot_rows};
-}
-
-// The most shared memory a block takes on a Hopper (sm_90), for the plans fixed at compile time.
-constexpr std::size_t kHopperBlockSharedBytes = 227 * 1024;
-
-// A backward pass's plan: `dots` (dq's and dk's passes) with the dots' rows staged where the block still
-// fits a Hopper's room (K = 64; at K = 128 the outputs read them from global memory).
-__host__ __device__ constexpr FusedLayout fused_pass_layout(int K, int Vs, int groups, bool final_apart,
-                                                            bool dots) {
-  const FusedLayout staged = fused_layout(K, Vs, groups, final_apart, dots);
-  return staged.bytes() <= kHopperBlockSharedBytes ? staged : fused_layout(K, Vs, groups, final_apart);
+__host__ __device__ constexpr FusedLayout fused_layout(int K, int Vs, int groups, bool final_apart = false) {
+  return {K, Vs, groups, fused_stages(groups), final_apart};
 }
 __host__ __device__ constexpr FusedLayout fused_layout(int K, int Vs) {
   return fused_layout(K, Vs, fused_output_groups(Vs));

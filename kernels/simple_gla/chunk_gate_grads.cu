@@ -3,10 +3,12 @@
 // G_T through the final state (S_T . d_ht); dg_t sums dL/dG_s over s >= t. The final state's term and dk's
 // terms through it are O(1) where dg is ~e^-40 (log decays of -40), so they are never summed against each
 // other: S_T . d_ht = e^{G_T} h0 . d_ht + sum_s k_s . dk_s^final, and the part of that sum over s >= t
-// cancels exactly, leaving the sum over s < t (forwards; kernels/notes/chunk.md, version 102). A block a
-// head: each thread takes a span of tokens, and the spans' sums are scanned across the block by shuffles, in
-// a fixed order (the same dg every run). No sum is ever a difference of two: the final terms before a token
-// are summed forwards and the rest after it backwards.
+// cancels exactly, leaving the sum over s < t (forwards; kernels/notes/chunk.md, version 102). No sum here is
+// a difference of two: the final terms before a token are summed forwards, the rest after it backwards.
+// A block a head, a warp a segment of its tokens, a lane a token of each 32 (so every read is coalesced:
+// spans of a thread's own, version 103's first form, made each read 32 lines and took 0.2 ms at T = 16384),
+// scanned within the 32 by shuffles and across the segments over shared memory, in a fixed order (the same
+// dg every run).
 #include <stdexcept>
 #include <string>
 
@@ -19,56 +21,37 @@ namespace flabench::chunk {
 namespace {
 
 constexpr int kThreads = 512, kWarps = kThreads / 32;
-// Tokens a thread's loads take at once: their reads go out together (a token's results are stored into the
-// rows it reads, so a loop that stored each token before reading the next waited one memory latency a token).
-constexpr int kBatch = 4;
+constexpr int kBatch = 4;       // steps of 32 tokens whose reads a warp issues at once
 constexpr int kMostSlices = 4;  // a token's partial dots: K / Vs at K = 128 and 32 values a block
+constexpr unsigned kAll = 0xffffffffu;
 
-// Sum of x over the block (every thread gets it), in a fixed order.
-__device__ float block_sum(float x, float* warp_sums) {
-  x = sum_over_lanes(x, 32);
-  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = x;
-  __syncthreads();
-  float sum = 0.0f;
-#pragma unroll
-  for (int w = 0; w < kWarps; ++w) sum += warp_sums[w];
-  __syncthreads();
-  return sum;
-}
-
-// Sum of x over the threads before this one (kFromEnd: after it), in a fixed order: within each warp by
-// shuffles, then the warps' sums before (after) this thread's warp.
-template <bool kFromEnd>
-__device__ float exclusive_block_sum(float x, float* warp_sums) {
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  float inclusive = x;  // over this warp's lanes up to this one (from the end: from it to the last)
+// The sum of x over the lanes before this one (0 at lane 0).
+__device__ float sum_before_lane(float x, int lane) {
+  float inclusive = x;
 #pragma unroll
   for (int offset = 1; offset < 32; offset <<= 1) {
-    const float y = kFromEnd ? __shfl_down_sync(0xffffffffu, inclusive, offset)
-                             : __shfl_up_sync(0xffffffffu, inclusive, offset);
-    if (kFromEnd ? lane + offset < 32 : lane >= offset) inclusive += y;
+    const float y = __shfl_up_sync(kAll, inclusive, offset);
+    if (lane >= offset) inclusive += y;
   }
-  // the lane before's (after's) inclusive sum, zero at the warp's edge
-  float exclusive =
-      kFromEnd ? __shfl_down_sync(0xffffffffu, inclusive, 1) : __shfl_up_sync(0xffffffffu, inclusive, 1);
-  if (lane == (kFromEnd ? 31 : 0)) exclusive = 0.0f;
-  if (lane == (kFromEnd ? 0 : 31)) warp_sums[warp] = inclusive;
-  __syncthreads();
-  float others = 0.0f;
-  if constexpr (kFromEnd) {
-    for (int w = kWarps - 1; w > warp; --w) others += warp_sums[w];
-  } else {
-    for (int w = 0; w < warp; ++w) others += warp_sums[w];
+  const float before = __shfl_up_sync(kAll, inclusive, 1);
+  return lane == 0 ? 0.0f : before;
+}
+
+// The sum of x over this lane and those after it.
+__device__ float sum_from_lane(float x, int lane) {
+#pragma unroll
+  for (int offset = 1; offset < 32; offset <<= 1) {
+    const float y = __shfl_down_sync(kAll, x, offset);
+    if (lane + offset < 32) x += y;
   }
-  __syncthreads();
-  return others + exclusive;
+  return x;
 }
 
 // grid B H, kThreads threads
 __global__ void __launch_bounds__(kThreads)
     scalar_gate_grads_kernel(GateGradDots dots, Dims d, __nv_bfloat16* dg) {
-  __shared__ float warp_sums[kWarps];
-  const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H;
+  __shared__ float rest_sums[kWarps], final_sums[kWarps], decay_sums[kWarps], products[kWarps];
+  const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const std::int64_t heads = std::int64_t(d.B) * d.H;
   const auto summed = [&](const float* rows, int t) {  // (unrolled: the slices' reads go out together)
     float sum = 0.0f;
@@ -77,56 +60,73 @@ __global__ void __launch_bounds__(kThreads)
       if (s < dots.slices) sum += rows[(s * heads + bh) * d.T + t];
     return sum;
   };
-  // forwards over the thread's span: each token's rest (into dq's first row) and the final state's terms
-  // before it within the span (into dk's first row), the span's sums
+  // this warp's segment: whole steps of 32 tokens
+  const int segment = (d.T + 32 * kWarps - 1) / (32 * kWarps) * 32, first = min(d.T, warp * segment),
+            end = min(d.T, first + segment), steps = (end - first + 31) / 32;
+  // forwards over the segment: each token's rest (into dq's first row) and the final state's terms before it
+  // within the segment (into dk's first row); the segment's sums
   float* const rest = dots.dq + bh * d.T;
   float* const before = dots.dk + bh * d.T;
-  const int span = (d.T + kThreads - 1) / kThreads, first = min(d.T, int(threadIdx.x) * span),
-            end = min(d.T, first + span);
-  float rest_sum = 0.0f, final_sum = 0.0f, log_decay = 0.0f;
-  for (int t0 = first; t0 < end; t0 += kBatch) {
+  float rest_part = 0.0f, decay_part = 0.0f, final_sum = 0.0f;  // (final_sum: the same in every lane)
+  for (int step0 = 0; step0 < steps; step0 += kBatch) {
     float x[kBatch], f[kBatch];
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
-      const int t = t0 + u;
-      if (t >= end) break;
-      x[u] = d.scale * (summed(dots.dq, t) - summed(dots.dk, t)), f[u] = d.scale * summed(dots.final, t);
-      log_decay += __bfloat162float(dots.g[d.row(b, h, t)]);
+      const int t = first + 32 * (step0 + u) + lane;
+      x[u] = 0.0f, f[u] = 0.0f;
+      if (t < end) {
+        x[u] = d.scale * (summed(dots.dq, t) - summed(dots.dk, t)), f[u] = d.scale * summed(dots.final, t);
+        decay_part += __bfloat162float(dots.g[d.row(b, h, t)]);
+      }
     }
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
-      const int t = t0 + u;
-      if (t >= end) break;
-      rest[t] = x[u], before[t] = final_sum;
-      rest_sum += x[u], final_sum += f[u];
+      if (step0 + u >= steps) break;
+      const int t = first + 32 * (step0 + u) + lane;
+      const float earlier = sum_before_lane(f[u], lane);
+      if (t < end) rest[t] = x[u], before[t] = final_sum + earlier;
+      final_sum += __shfl_sync(kAll, earlier + f[u], 31);
+      rest_part += x[u];
     }
   }
-  float initial = 0.0f;  // e^{G_T} h0 . d_ht
-  if (dots.h0 && dots.d_ht) {
+  const float rest_sum = sum_over_lanes(rest_part, 32), decay_sum = sum_over_lanes(decay_part, 32);
+  if (lane == 0) rest_sums[warp] = rest_sum, final_sums[warp] = final_sum, decay_sums[warp] = decay_sum;
+  if (dots.h0 && dots.d_ht) {  // this warp's part of h0 . d_ht
     const std::int64_t size = std::int64_t(d.K) * d.V;
     const float *h0 = dots.h0 + bh * size, *d_ht = dots.d_ht + bh * size;
+    float product = 0.0f;
 #pragma unroll 4
-    for (std::int64_t i = threadIdx.x; i < size; i += kThreads) initial += h0[i] * d_ht[i];
-    initial = block_sum(initial, warp_sums);
-    initial *= exp_flushed(block_sum(log_decay, warp_sums));
+    for (std::int64_t i = threadIdx.x; i < size; i += kThreads) product += h0[i] * d_ht[i];
+    product = sum_over_lanes(product, 32);
+    if (lane == 0) products[warp] = product;
   }
-  // the rest of the spans after this one, the final terms of those before it
-  float after = exclusive_block_sum<true>(rest_sum, warp_sums);
-  const float earlier = initial + exclusive_block_sum<false>(final_sum, warp_sums);
-  for (int t1 = end; t1 > first; t1 -= kBatch) {  // backwards over the span, kBatch tokens' reads at once
+  __syncthreads();
+  // the rest after this segment (from the last), the final terms before it and e^{G_T} h0 . d_ht
+  float after = 0.0f, earlier = 0.0f;
+  for (int w = kWarps - 1; w > warp; --w) after += rest_sums[w];
+  for (int w = 0; w < warp; ++w) earlier += final_sums[w];
+  if (dots.h0 && dots.d_ht) {
+    float G = 0.0f, product = 0.0f;
+    for (int w = 0; w < kWarps; ++w) G += decay_sums[w], product += products[w];
+    earlier += exp_flushed(G) * product;
+  }
+  // backwards over the segment, kBatch steps' reads at once: dg_t = the final terms before t + the rest from
+  // t on
+  for (int step1 = steps - 1; step1 >= 0; step1 -= kBatch) {
     float x[kBatch], f_before[kBatch];
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
-      const int t = t1 - 1 - u;
-      if (t < first) break;
-      x[u] = rest[t], f_before[u] = before[t];
+      const int t = first + 32 * (step1 - u) + lane;
+      x[u] = 0.0f, f_before[u] = 0.0f;
+      if (step1 - u >= 0 && t < end) x[u] = rest[t], f_before[u] = before[t];
     }
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
-      const int t = t1 - 1 - u;
-      if (t < first) break;
-      after += x[u];
-      dg[d.row(b, h, t)] = __float2bfloat16(earlier + f_before[u] + after);
+      if (step1 - u < 0) break;
+      const int t = first + 32 * (step1 - u) + lane;
+      const float from_here = sum_from_lane(x[u], lane);
+      if (t < end) dg[d.row(b, h, t)] = __float2bfloat16(earlier + f_before[u] + (after + from_here));
+      after += __shfl_sync(kAll, from_here, 0);
     }
   }
 }

@@ -24,61 +24,33 @@ constexpr std::size_t kH100SharedBytes = 227 * 1024;
 TEST(ScalarFusedLayout, TilesStartOnTheSwizzlePatternAndDoNotOverlap) {
   for (int K : {64, 128})
     for (int Vs : {32, 64})
-      for (bool final_apart : {false, true})   // (the backward's dk pass: the final state's gradient apart)
-        for (bool dot_rows : {false, true}) {  // (dq's and dk's: the dots' rows staged, where they fit)
-          const FusedLayout L = dot_rows
-                                    ? fused_pass_layout(K, Vs, fused_output_groups(Vs), final_apart, true)
-                                    : fused_layout(K, Vs, fused_output_groups(Vs), final_apart);
-          std::vector<testing::Region> regions;
-          // one for each outputs warpgroup, side by side in one panel
-          EXPECT_EQ(L.buffers, Vs == 32 ? 2 : 1);
-          EXPECT_EQ(L.stages, L.buffers + 2);  // two warpgroups read two chunks at once
-          EXPECT_LE(L.stages, kMaxFusedStages);
-          for (int s = 0; s < L.stages; ++s) {
-            regions.push_back({L.q(s), L.token_tile(K)});
-            regions.push_back({L.k(s), L.token_tile(K)});
-            regions.push_back({L.v(s), L.token_tile(Vs)});
-            // the chunk's decays and, after them, its decay to the sequence's end (final_apart's)
-            regions.push_back({L.decays(s), sizeof(float) * (scalar_decay_floats(kFusedChunk) + 1)});
-            EXPECT_EQ(L.decay_to_last(s), L.decays(s) + sizeof(float) * scalar_decay_floats(kFusedChunk));
-            if (L.dot_rows) regions.push_back({L.dot_rows_at(s), kFusedChunk * L.dot_row_bytes()});
-          }
-          EXPECT_EQ(L.stage_bytes() % wgmma::kGroupBytes, 0u);  // (every stage's tiles on the pattern)
-          // a row of the dots' tile 16 bytes over its values (16-byte copies): the eight rows a warp's quads
-          // read at once fall on distinct banks (4-byte words of row g at g row_bytes / 4 + 0 .. 3)
-          EXPECT_EQ(L.dot_row_bytes(), 2u * Vs + 16);
-          std::set<unsigned> banks;
-          for (unsigned g = 0; g < 8; ++g)
-            for (unsigned p = 0; p < 4; ++p) banks.insert((g * L.dot_row_bytes() / 4 + p) % 32);
-          EXPECT_EQ(banks.size(), 32u);
-          EXPECT_LE(L.state_column(L.buffers - 1) + Vs, wgmma::kPanelColumns);
-          for (int part = 0; part < 2; ++part) regions.push_back({L.state(part), L.state_tile()});
-          regions.push_back(
-              {L.decayed_values(), L.token_tile(2 * Vs)});  // its high and low parts side by side
-          EXPECT_EQ(L.decayed_column(1), Vs);
-          if (final_apart) {
-            regions.push_back({L.final_state(), wgmma::Tile{K}.bytes(2 * Vs)});
-          }
-          std::sort(regions.begin(), regions.end(), [](auto x, auto y) { return x.at < y.at; });
-          SCOPED_TRACE("K " + std::to_string(K) + " Vs " + std::to_string(Vs) +
-                       (final_apart ? " final apart" : "") + (L.dot_rows ? " dot rows" : ""));
-          EXPECT_LE(testing::expect_in_order(regions, wgmma::kGroupBytes) + wgmma::kGroupBytes, L.bytes());
-          EXPECT_LE(L.bytes(), kH100SharedBytes) << "K " << K << " Vs " << Vs;
-          EXPECT_EQ(L.state_tile(), unsigned(K) * wgmma::kRowBytes);  // K rows of one 64-column panel
+      for (bool final_apart : {false, true}) {  // (the backward's dk pass: the final state's gradient apart)
+        const FusedLayout L = fused_layout(K, Vs, fused_output_groups(Vs), final_apart);
+        std::vector<testing::Region> regions;
+        EXPECT_EQ(L.buffers, Vs == 32 ? 2 : 1);  // one for each outputs warpgroup, side by side in one panel
+        EXPECT_EQ(L.stages, L.buffers + 2);      // two warpgroups read two chunks at once
+        EXPECT_LE(L.stages, kMaxFusedStages);
+        for (int s = 0; s < L.stages; ++s) {
+          regions.push_back({L.q(s), L.token_tile(K)});
+          regions.push_back({L.k(s), L.token_tile(K)});
+          regions.push_back({L.v(s), L.token_tile(Vs)});
+          // the chunk's decays and, after them, its decay to the sequence's end (final_apart's)
+          regions.push_back({L.decays(s), sizeof(float) * (scalar_decay_floats(kFusedChunk) + 1)});
+          EXPECT_EQ(L.decay_to_last(s), L.decays(s) + sizeof(float) * scalar_decay_floats(kFusedChunk));
         }
-}
-
-// dq's and dk's passes stage the dots' rows wherever the block still fits: at K = 64, and in dq's pass at
-// K = 128 with 64 values a block; elsewhere at K = 128 the outputs read them from global memory.
-TEST(ScalarFusedLayout, TheDotsRowsAreStagedWhereTheBlockFits) {
-  for (int K : {64, 128})
-    for (int Vs : {32, 64})
-      for (bool final_apart : {false, true}) {
-        const FusedLayout L = fused_pass_layout(K, Vs, fused_output_groups(Vs), final_apart, true);
-        EXPECT_LE(L.bytes(), kH100SharedBytes);
-        EXPECT_EQ(L.dot_rows, K == 64 || (Vs == 64 && !final_apart))
-            << "K " << K << " Vs " << Vs << (final_apart ? " final apart" : "");
-        EXPECT_FALSE(fused_pass_layout(K, Vs, fused_output_groups(Vs), final_apart, false).dot_rows);
+        EXPECT_LE(L.state_column(L.buffers - 1) + Vs, wgmma::kPanelColumns);
+        for (int part = 0; part < 2; ++part) regions.push_back({L.state(part), L.state_tile()});
+        regions.push_back({L.decayed_values(), L.token_tile(2 * Vs)});  // its high and low parts side by side
+        EXPECT_EQ(L.decayed_column(1), Vs);
+        if (final_apart) {
+          regions.push_back({L.final_state(), wgmma::Tile{K}.bytes(2 * Vs)});
+        }
+        std::sort(regions.begin(), regions.end(), [](auto x, auto y) { return x.at < y.at; });
+        SCOPED_TRACE("K " + std::to_string(K) + " Vs " + std::to_string(Vs) +
+                     (final_apart ? " final apart" : ""));
+        EXPECT_LE(testing::expect_in_order(regions, wgmma::kGroupBytes) + wgmma::kGroupBytes, L.bytes());
+        EXPECT_LE(L.bytes(), kH100SharedBytes) << "K " << K << " Vs " << Vs;
+        EXPECT_EQ(L.state_tile(), unsigned(K) * wgmma::kRowBytes);  // K rows of one 64-column panel
       }
 }
 
@@ -195,13 +167,6 @@ TEST(ScalarFusedLayout, TheBackwardPassesRunWhereBothOrientationsDo) {
   q = p;
   q.dtype = DType::fp16;
   EXPECT_FALSE(simple_gla_fused_backward_runs(q, h100));
-  // under a cap that leaves the forward its room but not dk's pass (its final state and its dots' rows)
-  q = p;
-  q.K = q.V = 64;
-  const DeviceLimits capped{140 * 1024, 90, 132};
-  EXPECT_TRUE(simple_gla_fused_forward_runs(q, capped));
-  EXPECT_FALSE(simple_gla_fused_backward_runs(q, capped));
-  EXPECT_TRUE(simple_gla_fused_backward_runs(q, h100));
 }
 
 // On an H100 or H200 the battery's fwd+bwd cases run each pass of the backward (dv's in the state's
