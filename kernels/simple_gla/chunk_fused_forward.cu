@@ -29,6 +29,7 @@
 #include "kernels/common/chunk/fused_roles.cuh"
 #include "kernels/common/constant_dispatch.h"
 #include "kernels/common/cuda_check.h"
+#include "kernels/common/forked_stream.h"
 #include "kernels/common/lane_sum.cuh"
 #include "kernels/common/wgmma/wgmma.cuh"
 #include "kernels/simple_gla/chunk_forward.cuh"
@@ -620,15 +621,19 @@ void simple_gla_fused_backward(const BackwardCall& call, const DeviceLimits& lim
   const chunk::GateGradDots dots{
       ws.dstates, ws.dstates + rows, ws.dstates + 2 * rows, key_slices, in.g, in.h0, g.d_ht};
 
-  Pointers<__nv_bfloat16> p{};
-  p.g = in.g;
-  p.q = g.d_o, p.k = in.v, p.v = in.k, p.h0 = in.h0, p.o = g.dq, p.ht = nullptr;
-  chunk::launch_fused<Pass::forward, true>(p, transposed, nullptr, limits, call.stream, {in.q, ws.dstates});
-  p.q = in.v, p.k = g.d_o, p.v = in.q, p.h0 = g.d_ht, p.o = g.dk;
-  chunk::launch_fused<Pass::reverse, true>(p, transposed, nullptr, limits, call.stream,
-                                           {in.k, ws.dstates + rows, ws.dstates + 2 * rows});
-  p.q = in.k, p.k = in.q, p.v = g.d_o, p.h0 = g.d_ht, p.o = g.dv, p.ht = g.dh0;
-  chunk::launch_fused<Pass::reverse>(p, d, nullptr, limits, call.stream);
+  {  // the passes are independent: dk's and dv's on side streams, so that each pass's blocks take the SMs
+     // the others' free (a block takes an SM's room) with no gap between launches
+    ForkedStream dk_side(call.stream, 0), dv_side(call.stream, 1);
+    Pointers<__nv_bfloat16> p{};
+    p.g = in.g;
+    p.q = g.d_o, p.k = in.v, p.v = in.k, p.h0 = in.h0, p.o = g.dq, p.ht = nullptr;
+    chunk::launch_fused<Pass::forward, true>(p, transposed, nullptr, limits, call.stream, {in.q, ws.dstates});
+    p.q = in.v, p.k = g.d_o, p.v = in.q, p.h0 = g.d_ht, p.o = g.dk;
+    chunk::launch_fused<Pass::reverse, true>(p, transposed, nullptr, limits, dk_side.side(),
+                                             {in.k, ws.dstates + rows, ws.dstates + 2 * rows});
+    p.q = in.k, p.k = in.q, p.v = g.d_o, p.h0 = g.d_ht, p.o = g.dv, p.ht = g.dh0;
+    chunk::launch_fused<Pass::reverse>(p, d, nullptr, limits, dv_side.side());
+  }  // (joined: the scan reads dq's and dk's dots)
   chunk::launch_scalar_gate_grads(dots, d, g.dg, call.stream);
 }
 
