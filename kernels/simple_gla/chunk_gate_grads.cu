@@ -8,10 +8,12 @@
 // A block a head, a warp a segment of its tokens, a lane a token of each 32 (so every read is coalesced:
 // spans of a thread's own, version 103's first form, made each read 32 lines and took 0.2 ms at T = 16384),
 // scanned within the 32 by shuffles and across the segments over shared memory, in a fixed order (the same
-// dg every run).
+// dg every run). A warp's reads of kBatch steps are one straight run, with no branch between them (past the
+// sequence they read its last token again): reads under a branch each waited for the one before.
 #include <stdexcept>
 #include <string>
 
+#include "kernels/common/constant_dispatch.h"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/fast_exp.cuh"
 #include "kernels/common/lane_sum.cuh"
@@ -21,8 +23,7 @@ namespace flabench::chunk {
 namespace {
 
 constexpr int kThreads = 512, kWarps = kThreads / 32;
-constexpr int kBatch = 4;       // steps of 32 tokens whose reads a warp issues at once
-constexpr int kMostSlices = 4;  // a token's partial dots: K / Vs at K = 128 and 32 values a block
+constexpr int kBatch = 4;  // steps of 32 tokens whose reads a warp issues at once
 constexpr unsigned kAll = 0xffffffffu;
 
 // The sum of x over the lanes before this one (0 at lane 0).
@@ -47,17 +48,17 @@ __device__ float sum_from_lane(float x, int lane) {
   return x;
 }
 
-// grid B H, kThreads threads
+// grid B H, kThreads threads; kSlices: dots.slices
+template <int kSlices>
 __global__ void __launch_bounds__(kThreads)
     scalar_gate_grads_kernel(GateGradDots dots, Dims d, __nv_bfloat16* dg) {
   __shared__ float rest_sums[kWarps], final_sums[kWarps], decay_sums[kWarps], products[kWarps];
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const std::int64_t heads = std::int64_t(d.B) * d.H;
-  const auto summed = [&](const float* rows, int t) {  // (unrolled: the slices' reads go out together)
+  const auto summed = [&](const float* rows, int t) {
     float sum = 0.0f;
 #pragma unroll
-    for (int s = 0; s < kMostSlices; ++s)
-      if (s < dots.slices) sum += rows[(s * heads + bh) * d.T + t];
+    for (int s = 0; s < kSlices; ++s) sum += rows[(s * heads + bh) * d.T + t];
     return sum;
   };
   // this warp's segment: whole steps of 32 tokens
@@ -72,12 +73,11 @@ __global__ void __launch_bounds__(kThreads)
     float x[kBatch], f[kBatch];
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
-      const int t = first + 32 * (step0 + u) + lane;
-      x[u] = 0.0f, f[u] = 0.0f;
-      if (t < end) {
-        x[u] = d.scale * (summed(dots.dq, t) - summed(dots.dk, t)), f[u] = d.scale * summed(dots.final, t);
-        decay_part += __bfloat162float(dots.g[d.row(b, h, t)]);
-      }
+      const int t = first + 32 * (step0 + u) + lane, at = min(t, end - 1);
+      const float x_at = d.scale * (summed(dots.dq, at) - summed(dots.dk, at)),
+                  f_at = d.scale * summed(dots.final, at), g_at = __bfloat162float(dots.g[d.row(b, h, at)]);
+      x[u] = t < end ? x_at : 0.0f, f[u] = t < end ? f_at : 0.0f;
+      decay_part += t < end ? g_at : 0.0f;
     }
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
@@ -116,9 +116,8 @@ __global__ void __launch_bounds__(kThreads)
     float x[kBatch], f_before[kBatch];
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
-      const int t = first + 32 * (step1 - u) + lane;
-      x[u] = 0.0f, f_before[u] = 0.0f;
-      if (step1 - u >= 0 && t < end) x[u] = rest[t], f_before[u] = before[t];
+      const int t = first + 32 * (step1 - u) + lane, at = min(max(t, first), end - 1);
+      x[u] = rest[at], f_before[u] = before[at];  // (used only where step1 - u >= 0 and t < end)
     }
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
@@ -135,10 +134,12 @@ __global__ void __launch_bounds__(kThreads)
 
 void launch_scalar_gate_grads(const GateGradDots& dots, const Dims& d, __nv_bfloat16* dg,
                               cudaStream_t stream) {
-  if (dots.slices < 1 || dots.slices > kMostSlices)
+  if (dots.slices != 1 && dots.slices != 2 && dots.slices != 4)
     throw std::invalid_argument("simple_gla gate gradients: " + std::to_string(dots.slices) +
-                                " slices of partial dots (1 to " + std::to_string(kMostSlices) + ")");
-  scalar_gate_grads_kernel<<<unsigned(d.B * d.H), kThreads, 0, stream>>>(dots, d, dg);
+                                " slices of partial dots (1, 2 or 4: K / Vs)");
+  with_one_of<1, 2, 4>(dots.slices, [&](auto slices) {
+    scalar_gate_grads_kernel<slices.value><<<unsigned(d.B * d.H), kThreads, 0, stream>>>(dots, d, dg);
+  });
   FLA_CUDA_CHECK_LAUNCH();
 }
 
