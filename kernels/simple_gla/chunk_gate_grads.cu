@@ -23,7 +23,6 @@ namespace flabench::chunk {
 namespace {
 
 constexpr int kThreads = 512, kWarps = kThreads / 32;
-constexpr int kBatch = 4;  // steps of 32 tokens whose reads a warp issues at once
 constexpr unsigned kAll = 0xffffffffu;
 
 // The sum of x over the lanes before this one (0 at lane 0).
@@ -52,6 +51,7 @@ __device__ float sum_from_lane(float x, int lane) {
 template <int kSlices>
 __global__ void __launch_bounds__(kThreads)
     scalar_gate_grads_kernel(GateGradDots dots, Dims d, __nv_bfloat16* dg) {
+  constexpr int kBatch = 16 / kSlices;  // steps of 32 tokens whose reads a warp issues at once
   __shared__ float rest_sums[kWarps], final_sums[kWarps], decay_sums[kWarps], products[kWarps];
   const int bh = blockIdx.x, b = bh / d.H, h = bh % d.H, lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const std::int64_t heads = std::int64_t(d.B) * d.H;
@@ -117,7 +117,8 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
       const int t = first + 32 * (step1 - u) + lane, at = min(max(t, first), end - 1);
-      x[u] = rest[at], f_before[u] = before[at];  // (used only where step1 - u >= 0 and t < end)
+      const float x_at = rest[at], f_at = before[at];
+      x[u] = t < end ? x_at : 0.0f, f_before[u] = f_at;  // (zeros past the end: they join the lanes' sums)
     }
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
