@@ -621,9 +621,12 @@ void simple_gla_fused_backward(const BackwardCall& call, const DeviceLimits& lim
   const chunk::GateGradDots dots{
       ws.dstates, ws.dstates + rows, ws.dstates + 2 * rows, key_slices, in.g, in.h0, g.d_ht};
 
-  {  // the passes are independent: dk's and dv's on side streams, so that each pass's blocks take the SMs
-     // the others' free (a block takes an SM's room) with no gap between launches
-    ForkedStream dk_side(call.stream, 0), dv_side(call.stream, 1);
+  // The passes are independent of one another: dk's and dv's on side streams, so that each pass's blocks take
+  // the SMs the others free (a block takes an SM's room) with no gap between launches; dv's launched last
+  // and joined last, so that the gate scan (after dq's and dk's) runs in its tail.
+  ForkedStream dv_side(call.stream, 1);
+  {
+    ForkedStream dk_side(call.stream, 0);
     Pointers<__nv_bfloat16> p{};
     p.g = in.g;
     p.q = g.d_o, p.k = in.v, p.v = in.k, p.h0 = in.h0, p.o = g.dq, p.ht = nullptr;
@@ -633,7 +636,7 @@ void simple_gla_fused_backward(const BackwardCall& call, const DeviceLimits& lim
                                              {in.k, ws.dstates + rows, ws.dstates + 2 * rows});
     p.q = in.k, p.k = in.q, p.v = g.d_o, p.h0 = g.d_ht, p.o = g.dv, p.ht = g.dh0;
     chunk::launch_fused<Pass::reverse>(p, d, nullptr, limits, dv_side.side());
-  }  // (joined: the scan reads dq's and dk's dots)
+  }  // (dk's joined: the scan reads dq's and dk's dots)
   chunk::launch_scalar_gate_grads(dots, d, g.dg, call.stream);
 }
 
