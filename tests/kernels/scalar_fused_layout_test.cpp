@@ -62,6 +62,19 @@ TEST(ScalarFusedLayout, SlicesOf32ValuesWhereSlicesOf64WouldLeaveHalfTheGpuIdle)
   EXPECT_EQ(fused_value_slice(256, 96, 132), 32);  // V not a multiple of 64
 }
 
+// The backward's gate scan (chunk_gate_grads.cu) is built for a token's dots in 1, 2 or 4 partial rows, one a
+// value slice of dq's and dk's passes (K / Vs, the pass's values being the problem's keys): every slicing the
+// passes may take is one of those.
+TEST(ScalarFusedLayout, TheDotsComeInOneTwoOrFourSlices) {
+  for (int K : {64, 128})
+    for (int heads = 1; heads <= 1024; ++heads)
+      for (int multiprocessors : {60, 108, 132}) {
+        const int slices = K / fused_value_slice(heads, K, multiprocessors);
+        EXPECT_TRUE(slices == 1 || slices == 2 || slices == 4)
+            << "K " << K << ", " << heads << " heads, " << multiprocessors << " SMs: " << slices;
+      }
+}
+
 TEST(ScalarFusedLayout, RunsOnlyWhereItsKernelApplies) {
   const OpSpec& op = testing::op_named("simple_gla");
   const DeviceLimits h100{kH100SharedBytes, 90, 132};

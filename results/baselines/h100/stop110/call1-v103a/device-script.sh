@@ -1,0 +1,38 @@
+#!/bin/bash
+# Stop 110's first call: chunk version 103 (branch v103-staged-rows; A/B build v103-ab, ab-build-v103.diff:
+# FLA_AB_OLD=1 runs main's version 102 simple_gla fused path). 103: dq's and dk's passes stage the dots' rows
+# with each chunk where the block fits, the fused kernel's plan known at compile time (spills gone), the gate
+# scan's reads batched and its spans' sums by shuffles. Steps: battery both ways, A/B 2 rounds, per-kernel
+# profiles both ways, racecheck and synccheck, issue 4's table. Lands in $OUT/v103a.tar.xz.
+set -u
+source scripts/device-call.sh build-part-s110/v103ab v103a p/ab-build-v103.diff || exit 2
+nvidia-smi --query-gpu=name --format=csv,noheader | tee $R/gpu.txt; $fb --version; date
+F='/simple_gla/(chunk|fused_recurrent)/(fwd|fwdbwd)/bf16/'
+for v in 103 102; do
+  if [ $v = 102 ]; then export FLA_AB_OLD=1; else unset FLA_AB_OLD; fi
+  timeout 90 $fb check --no-long --filter "$F" --out $R/check-$v.json > $R/check-$v.log 2>&1
+  echo "check $v rc $?"; grep -E "cases:" $R/check-$v.log | tail -1; grep -E "FAIL|failed" $R/check-$v.log | head -20
+  xz -T0 -f $R/check-$v.json
+done
+unset FLA_AB_OLD
+python3 scripts/check-error-compare.py $R/check-102.json.xz $R/check-103.json.xz > $R/check-errors-103-102.txt 2>&1
+head -8 $R/check-errors-103-102.txt; pack
+A='--preset peer --axis C=64 --min-time 0.15 --min-samples 5 --no-check'
+BASE_ENV='FLA_AB_OLD=1' NEW_ENV='FLA_AB_NONE=1' timeout 120 bash scripts/ab-rounds.sh $fb $fb $R/ab-103-102 2 \
+  $A --filter '^simple_gla/chunk/(fwd|fwdbwd)/bf16/' > $R/ab-103-102-out.txt 2>&1
+echo "ab 103 against 102 rc $?"; grep -E "^simple_gla|cases over|geomean" $R/ab-103-102-out.txt; pack; date
+for v in 103 102; do
+  if [ $v = 102 ]; then export FLA_AB_OLD=1; else unset FLA_AB_OLD; fi
+  timeout 60 $fb profile --filter '^simple_gla/chunk/fwdbwd/bf16' --preset peer --axis C=64 --min-time 0.1 \
+    --out $R/profile-$v.json > $R/profile-$v.log 2>&1; echo "profile $v rc $?"
+  grep -E "^simple_gla|%" $R/profile-$v.log | head -40; xz -T0 -f $R/profile-$v.json; pack
+done; unset FLA_AB_OLD; date
+S='^[a-z]+/simple_gla/chunk/fwdbwd/bf16/B[0-9]-T[0-9]+-H(16|48).*C64'
+for tool in racecheck synccheck; do
+  timeout 70 compute-sanitizer --tool $tool --print-limit 10 $fb check --no-isolate --no-long --filter "$S" \
+    --out $R/$tool.json > $R/$tool.log 2>&1
+  echo "$tool rc $?"; grep -E "cases:|SUMMARY" $R/$tool.log | head -3; rm -f $R/$tool.json; pack
+done; date
+timeout 120 $fb --filter '^(gla|rwkv6|simple_gla)/chunk/(fwd|fwdbwd)/bf16' --axis C=16,32,64 --preset peer \
+  --min-time 0.15 --min-samples 5 --out $R/issue4-chunk.json > $R/issue4-chunk.log 2>&1; echo "table rc $?"
+tail -2 $R/issue4-chunk.log; xz -T0 -f $R/issue4-chunk.json; pack; date
