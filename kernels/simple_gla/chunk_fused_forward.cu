@@ -623,7 +623,7 @@ void simple_gla_fused_backward(const BackwardCall& call, const DeviceLimits& lim
 
   // The passes are independent of one another: dk's and dv's on side streams, so that each pass's blocks take
   // the SMs the others free (a block takes an SM's room) with no gap between launches; dv's launched last
-  // and joined last, so that the gate scan (after dq's and dk's) runs in its tail.
+  // and joined last, so that the gate scan (after dq's and dk's) may start in its tail.
   ForkedStream dv_side(call.stream, 1);
   {
     ForkedStream dk_side(call.stream, 0);
