@@ -184,13 +184,15 @@ TEST(ScalarFusedLayout, TheBackwardPassesRunWhereBothOrientationsDo) {
 
 // On an H100 or H200 the battery's fwd+bwd cases run each pass of the backward (dv's in the state's
 // orientation, dq's and dk's in its transpose) at each of the kernel's four instances, over several chunks,
-// and with K != V both ways; and the reverse scan where the passes do not run.
+// and with K != V both ways, and the gate scan at each of its slicings; and the reverse scan where the passes
+// do not run.
 TEST(ScalarFusedLayout, TheBatteryRunsTheBackwardPassesAtEveryInstance) {
   const DeviceLimits hopper{kH100SharedBytes, 90, 132};
   Problem probe = testing::small_problem(testing::op_named("simple_gla"), 4, 130, 16, 128, 128, DType::bf16);
   probe.chunk_size = kFusedChunk;
   if (!simple_gla_fused_backward_runs(probe, hopper)) GTEST_SKIP() << "this build has no sm_90a code";
   std::set<std::pair<int, int>> direct, transposed;  // (the pass's keys, its value slice)
+  std::set<int> dot_slices;                          // the gate scan's instances
   bool wider_values = false, wider_keys = false, reverse_scan = false;
   for (const BatteryCase& c :
        battery_cases(product_registry(), {"/simple_gla/chunk/fwdbwd/bf16/", Backend::cuda, hopper, false})) {
@@ -202,6 +204,7 @@ TEST(ScalarFusedLayout, TheBatteryRunsTheBackwardPassesAtEveryInstance) {
     const int heads = int(p.B * p.H);
     direct.insert({int(p.K), fused_value_slice(heads, int(p.V), hopper.multiprocessors)});
     transposed.insert({int(p.V), fused_value_slice(heads, int(p.K), hopper.multiprocessors)});
+    dot_slices.insert(int(p.K) / fused_value_slice(heads, int(p.K), hopper.multiprocessors));
     wider_values |= p.V > p.K, wider_keys |= p.K > p.V;
   }
   for (const auto& instance :
@@ -210,6 +213,7 @@ TEST(ScalarFusedLayout, TheBatteryRunsTheBackwardPassesAtEveryInstance) {
     EXPECT_TRUE(transposed.count(instance))
         << "dq's and dk's: K " << instance.first << " Vs " << instance.second;
   }
+  EXPECT_EQ(dot_slices, (std::set<int>{1, 2, 4}));
   EXPECT_TRUE(wider_values);
   EXPECT_TRUE(wider_keys);
   EXPECT_TRUE(reverse_scan);
