@@ -70,16 +70,20 @@ TEST(ChunkBlockShapes, KeyGradientValueLoopHasEvenTilesWhereItCan) {
       SCOPED_TRACE(testing::Message() << "C=" << C << " bytes=" << bytes);
       // (columns, the tiles a warp's accumulators hold): dA's C (dA_acc[4]), a state product's kKeyTile
       // channels (from_acc[2] and to_acc[2])
-      for (const auto [columns, most] : {std::pair{C, kMaxStripTiles}, std::pair{kKeyTile, 2}}) {
+      for (const auto& [columns, most] : {std::pair{C, kMaxStripTiles}, std::pair{kKeyTile, 2}}) {
         const int even = key_grads_even_tiles(C, columns, threads);
         EXPECT_EQ(even > 0, C >= 32) << "columns=" << columns;
-        if (even > 0) EXPECT_EQ(even * groups * 8, columns);
+        if (even > 0) {
+          EXPECT_EQ(even * groups * 8, columns);
+        }
         EXPECT_LE(even, most) << "columns=" << columns;
         // The runs the kernel deals at run time (strip_of): within the accumulators, every tile once, the
         // even count where there is one.
         const int run = strip_run(columns, groups);
         EXPECT_LE(run, most) << "columns=" << columns;
-        if (even > 0) EXPECT_EQ(run, even) << "columns=" << columns;
+        if (even > 0) {
+          EXPECT_EQ(run, even) << "columns=" << columns;
+        }
         int covered = 0;
         for (int group = 0; group < groups; ++group)
           covered += std::max(0, std::min(run, columns / 8 - group * run));
