@@ -191,9 +191,18 @@ __device__ void load_dot_rows(std::uint32_t (&x)[kHalf / 2], const bf16* with, s
   }
 }
 
+// One value for each of the thread's two rows into `into` (the chunk's first token's), by the first thread of
+// the quad that holds the row, the first `length` rows.
+__device__ inline void write_row_values(const float (&value)[2], int length, float* into, int thread) {
+  const int top = accumulator_element(thread, 0).row;
+  if (thread % 4 == 0)
+#pragma unroll
+    for (int half = 0; half < 2; ++half)
+      if (top + 8 * half < length) into[top + 8 * half] = value[half];
+}
+
 // The dots PassExtras::dots holds: each of the thread's two rows' o (before the scale) with the rows `x`
-// (load_dot_rows'), summed over the quad that holds the row's values and written by its first thread into
-// `into` (the chunk's first token's), the first `length` rows.
+// (load_dot_rows'), summed over the quad that holds the row's values, into `into` (write_row_values').
 template <int kHalf>
 __device__ void write_row_dots(const float (&o)[kHalf], const std::uint32_t (&x)[kHalf / 2], int length,
                                float* into, int thread) {
@@ -205,11 +214,7 @@ __device__ void write_row_dots(const float (&o)[kHalf], const std::uint32_t (&x)
   }
 #pragma unroll
   for (int half = 0; half < 2; ++half) dot[half] = sum_over_lanes(dot[half], 4);
-  const int top = accumulator_element(thread, 0).row;
-  if (thread % 4 == 0)
-#pragma unroll
-    for (int half = 0; half < 2; ++half)
-      if (top + 8 * half < length) into[top + 8 * half] = dot[half];
+  write_row_values(dot, length, into, thread);
 }
 
 // o += the diagonal's terms left out of P (each row's own, times its own values' row from the stage's tile;
@@ -399,11 +404,7 @@ __device__ void add_final_state_term(float (&o)[kVs / 2], const FusedOperands& a
                                      const float (&row_factor)[2], const bf16* with, std::int64_t stride,
                                      int length, float* final_dots, int thread) {
   if (to_last == 0.0f) {  // (the same for the whole warpgroup: one value in shared memory)
-    const int top = accumulator_element(thread, 0).row;
-    if (thread % 4 == 0)
-#pragma unroll
-      for (int half = 0; half < 2; ++half)
-        if (top + 8 * half < length) final_dots[top + 8 * half] = 0.0f;
+    write_row_values({0.0f, 0.0f}, length, final_dots, thread);
     return;
   }
   float f[kVs / 2];
@@ -616,7 +617,7 @@ void simple_gla_fused_backward(const BackwardCall& call, const DeviceLimits& lim
       bind_grads<__nv_bfloat16>(kSimpleGlaBinding, call.grad_outputs, call.grads);
   const chunk::Workspace ws = chunk::carve_workspace(call.workspace, call.problem);
   // the dots' rows in the state gradients' room (no state is saved here)
-  const int key_slices = d.K / chunk::fused_value_slice(d.B * d.H, d.K, limits.multiprocessors);
+  const int key_slices = chunk::fused_dot_slices(d.B * d.H, d.K, limits.multiprocessors);
   const std::int64_t rows = std::int64_t(key_slices) * d.B * d.H * d.T;
   const chunk::GateGradDots dots{
       ws.dstates, ws.dstates + rows, ws.dstates + 2 * rows, key_slices, in.g, in.h0, g.d_ht};

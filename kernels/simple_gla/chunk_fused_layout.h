@@ -93,6 +93,13 @@ __host__ __device__ constexpr FusedLayout fused_layout(int K, int Vs) {
   return fused_layout(K, Vs, fused_output_groups(Vs));
 }
 
+// The rows of partial dots a token gets from the backward's dq and dk passes (chunk_fused_forward.cu,
+// PassExtras): one a value slice of those passes, whose values are the problem's K keys; each of the three
+// dots' arrays (q . dq, k . dk and dk's final-state terms) is this many rows of T floats a head.
+inline int fused_dot_slices(int heads, int K, int multiprocessors) {
+  return K / fused_value_slice(heads, K, multiprocessors);
+}
+
 // The descriptors of every product's operands, from the block's 1024-byte-aligned shared-window address
 // `base` (the kernel's products and the CPU test that emulates them take the same ones). The trans flag each
 // product passes is its operand's majorness: q and k K-major as rows, the rest MN-major.

@@ -4,12 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "kernels/common/chunk/workspace.cuh"
 #include "kernels/simple_gla/chunk_fused_forward.h"
 #include "kernels/simple_gla/chunk_fused_layout.h"
 #include "suites/battery.h"
@@ -69,9 +72,23 @@ TEST(ScalarFusedLayout, TheDotsComeInOneTwoOrFourSlices) {
   for (int K : {64, 128})
     for (int heads = 1; heads <= 1024; ++heads)
       for (int multiprocessors : {60, 108, 132}) {
-        const int slices = K / fused_value_slice(heads, K, multiprocessors);
+        const int slices = fused_dot_slices(heads, K, multiprocessors);
         EXPECT_TRUE(slices == 1 || slices == 2 || slices == 4)
             << "K " << K << ", " << heads << " heads, " << multiprocessors << " SMs: " << slices;
+      }
+}
+
+// The passes keep their three arrays of dots in the workspace's state gradients (no state is saved where
+// they run): at the most slices (K / 32), over every length and at every K and V they take, they fit.
+TEST(ScalarFusedLayout, TheDotsFitTheStateGradientsRoom) {
+  for (int K : {64, 128})
+    for (int V : {64, 128})
+      for (std::int64_t T : {1, 63, 64, 65, 130, 1100, 4096}) {
+        const Problem p{1, T, 1, K, V, DType::bf16, kFusedChunk};
+        std::vector<std::byte> bytes(workspace_bytes(p));
+        const Workspace ws = carve_workspace(bytes, p);
+        const std::int64_t most = 3 * (K / 32) * T;
+        EXPECT_LE(most, ws.du_partial - ws.dstates) << "K " << K << " V " << V << " T " << T;
       }
 }
 
@@ -204,7 +221,7 @@ TEST(ScalarFusedLayout, TheBatteryRunsTheBackwardPassesAtEveryInstance) {
     const int heads = int(p.B * p.H);
     direct.insert({int(p.K), fused_value_slice(heads, int(p.V), hopper.multiprocessors)});
     transposed.insert({int(p.V), fused_value_slice(heads, int(p.K), hopper.multiprocessors)});
-    dot_slices.insert(int(p.K) / fused_value_slice(heads, int(p.K), hopper.multiprocessors));
+    dot_slices.insert(fused_dot_slices(heads, int(p.K), hopper.multiprocessors));
     wider_values |= p.V > p.K, wider_keys |= p.K > p.V;
   }
   for (const auto& instance :
