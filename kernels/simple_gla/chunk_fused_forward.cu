@@ -28,6 +28,7 @@
 
 #include "kernels/common/chunk/fused_roles.cuh"
 #include "kernels/common/constant_dispatch.h"
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/forked_stream.h"
 #include "kernels/common/lane_sum.cuh"
@@ -235,9 +236,12 @@ __device__ void add_diagonal(float (&o)[kHalf], float (&diagonal)[2], const unsi
   }
 }
 
-// The chunk's gates, fetched with its copies by the loads' first warp (their latency hidden the same way).
+// The chunk's log decays as loaded (token lane's and lane + 32's, by the loads' first warp; zeros past the
+// sequence), fetched with its copies and converted only by its preparation kAhead chunks later, so that the
+// loads' latency is hidden the same way: converted as they were fetched, the warp waited for them there
+// every chunk, on the ring's path (kernels/notes/chunk.md, version 105).
 struct ChunkGates {
-  float g[2];
+  bf16 g[2];
 };
 
 // The loads' warpgroup: chunk n's q (where there are outputs), k and v by cp.async into stage s (rows past
@@ -266,11 +270,35 @@ __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLa
   cp_async_commit();
 }
 
+// A gate's load issued where it stands: asm volatile keeps it before the stage's copies (asm too), where the
+// compiler put it after them, queued behind them.
+__device__ inline bf16 load_gate(const bf16* at) {
+  unsigned short x;
+  asm volatile("ld.global.nc.u16 %0, [%1];" : "=h"(x) : "l"(at));
+  return __ushort_as_bfloat16(x);
+}
+
 __device__ inline ChunkGates fetch_gates(const Pointers<bf16>& p, const Dims& d, int b, int h, int n,
                                          int thread) {
   ChunkGates gates{};
-  if (thread < 32) load_scalar_gates<C>(p, d, b, h, n * C, gates.g);
+  if (thread < 32)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int t = n * C + thread + 32 * e;
+      if (t < d.T) gates.g[e] = load_gate(p.g + d.row(b, h, t));
+    }
   return gates;
+}
+
+// Chunk n's gates into L2 (one bulk prefetch of the 16-byte pieces wholly within the span from its first
+// token's gate to its last's, every head's: the other heads' blocks read the same lines), by one thread, so
+// that fetch_gates, kAhead chunks later, finds them there: from memory they took longer than a chunk.
+__device__ inline void prefetch_gates(const Pointers<bf16>& p, const Dims& d, int b, int h, int n) {
+  const int t0 = n * C, last = min(t0 + C, d.T) - 1;
+  const auto first_byte = reinterpret_cast<std::uintptr_t>(p.g + d.row(b, h, t0));
+  const auto end_byte = reinterpret_cast<std::uintptr_t>(p.g + d.row(b, h, last) + 1);
+  const std::uintptr_t from = (first_byte + 15) / 16 * 16, to = end_byte / 16 * 16;
+  if (to > from) prefetch_to_l2(reinterpret_cast<const void*>(from), unsigned(to - from));
 }
 
 // The loads' warpgroup: the chunks' copies kAhead chunks ahead through kStages stages, and each landed
@@ -288,12 +316,15 @@ __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
       chunks,
       [&](int j) {
         const int n = chunk_at<kPass>(j, chunks);
+        const ChunkGates gates = fetch_gates(p, d, b, h, n, thread);  // (before the copies)
+        if (thread == 0 && j + kAhead < chunks)
+          prefetch_gates(p, d, b, h, chunk_at<kPass>(j + kAhead, chunks));
         load_chunk<K, kVs, kPass>(p, d, L, base, b, h, v0, n, j % kStages, thread);
-        return fetch_gates(p, d, b, h, n, thread);
+        return gates;
       },
       [&](int, int s, const ChunkGates& gates) {
         const ScalarDecays dec = ScalarDecays::carve(reinterpret_cast<float*>(smem + L.decays(s)), C);
-        if (thread < 32) scan_scalar_decays(dec, C, gates.g[0], gates.g[1]);
+        if (thread < 32) scan_scalar_decays(dec, C, to_float(gates.g[0]), to_float(gates.g[1]));
         if (kDecayToLast && thread == 0) {  // (its lane wrote e_whole: the scan's end orders it)
           *reinterpret_cast<float*>(smem + L.decay_to_last(s)) = to_last;
           to_last *= *dec.e_whole;

@@ -111,8 +111,10 @@ template <int kStages, int kAhead, class Load, class Prepare>
 __device__ void run_loads_ring(int chunks, const Load& load, const Prepare& prepare) {
   static_assert(kStages <= kMaxFusedStages && kAhead >= 1 && kAhead < kStages);
   using Fetched = decltype(load(0));
-  // chunks n .. n + kAhead - 1's fetched registers (static indices only); zeros where a chunk is past the
-  // end, so that the rotation below never copies an unset value
+  // slot i holds what was fetched for the chunks i, i + kAhead, i + 2 kAhead, ...: the ring is unrolled by
+  // kAhead so that each slot is a register set of its own, written by one load and read by the preparation
+  // kAhead chunks later. (Rotating one array moved each fetch a chunk after it was issued, and a move of a
+  // register whose global load is in flight waits for it.) Zeros where a chunk is past the end.
   Fetched ahead[kAhead]{};
 #pragma unroll
   for (int i = 0; i < kAhead; ++i)
@@ -120,19 +122,21 @@ __device__ void run_loads_ring(int chunks, const Load& load, const Prepare& prep
       ahead[i] = load(i);
     else
       cp_async_commit();  // an empty group: every chunk's wait below counts the same groups after it
-  for (int n = 0; n < chunks; ++n) {
-    const int s = n % kStages, next = n + kAhead;
-    cp_async_wait<kAhead - 1>();  // chunk n's group (the kAhead - 1 after it may be in flight)
-    prepare(n, s, ahead[0]);
-    wgmma::fence_shared_for_async();  // the copies and the stores, for the products
-    stage_full(s).arrive();
+  for (int n0 = 0; n0 < chunks; n0 += kAhead) {
 #pragma unroll
-    for (int i = 0; i + 1 < kAhead; ++i) ahead[i] = ahead[i + 1];
-    if (next < chunks) {
-      if (next >= kStages) stage_empty(next % kStages).sync();
-      ahead[kAhead - 1] = load(next);
-    } else {
-      cp_async_commit();
+    for (int i = 0; i < kAhead; ++i) {
+      const int n = n0 + i, s = n % kStages, next = n + kAhead;
+      if (n >= chunks) break;
+      cp_async_wait<kAhead - 1>();  // chunk n's group (the kAhead - 1 after it may be in flight)
+      prepare(n, s, ahead[i]);
+      wgmma::fence_shared_for_async();  // the copies and the stores, for the products
+      stage_full(s).arrive();
+      if (next < chunks) {
+        if (next >= kStages) stage_empty(next % kStages).sync();
+        ahead[i] = load(next);
+      } else {
+        cp_async_commit();
+      }
     }
   }
 }
