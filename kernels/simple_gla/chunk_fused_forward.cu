@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "kernels/common/aligned_span.h"
 #include "kernels/common/chunk/fused_roles.cuh"
 #include "kernels/common/constant_dispatch.h"
 #include "kernels/common/cp_async.cuh"
@@ -295,10 +296,10 @@ __device__ inline ChunkGates fetch_gates(const Pointers<bf16>& p, const Dims& d,
 // that fetch_gates, kAhead chunks later, finds them there: from memory they took longer than a chunk.
 __device__ inline void prefetch_gates(const Pointers<bf16>& p, const Dims& d, int b, int h, int n) {
   const int t0 = n * C, last = min(t0 + C, d.T) - 1;
-  const auto first_byte = reinterpret_cast<std::uintptr_t>(p.g + d.row(b, h, t0));
-  const auto end_byte = reinterpret_cast<std::uintptr_t>(p.g + d.row(b, h, last) + 1);
-  const std::uintptr_t from = (first_byte + 15) / 16 * 16, to = end_byte / 16 * 16;
-  if (to > from) prefetch_to_l2(reinterpret_cast<const void*>(from), unsigned(to - from));
+  const ByteSpan span = aligned_within(reinterpret_cast<std::uintptr_t>(p.g + d.row(b, h, t0)),
+                                       reinterpret_cast<std::uintptr_t>(p.g + d.row(b, h, last) + 1), 16);
+  if (span.to > span.from)
+    prefetch_to_l2(reinterpret_cast<const void*>(span.from), unsigned(span.to - span.from));
 }
 
 // The loads' warpgroup: the chunks' copies kAhead chunks ahead through kStages stages, and each landed
