@@ -111,15 +111,27 @@ __device__ inline void scan_scalar_decays(const ScalarDecays& dec, int C, float 
   __syncwarp();
 }
 
-// The log decays of tokens t0 + lane and t0 + lane + 32 (zero past the chunk or the sequence).
+// A gate's load issued where it stands: asm volatile keeps it in program order with the staging's copies
+// (asm too), where the compiler moved it after them and it queued behind them (kernels/notes/chunk.md,
+// version 105).
+__device__ inline __nv_bfloat16 load_gate(const __nv_bfloat16* at) {
+  unsigned short x;
+  asm volatile("ld.global.nc.u16 %0, [%1];" : "=h"(x) : "l"(at));
+  return __ushort_as_bfloat16(x);
+}
+
+// The log decays of tokens t0 + lane and t0 + lane + 32 as loaded (zero past the chunk or the sequence),
+// converted where they are used: nothing here waits for the loads, so a caller may keep them in flight (the
+// fused forward's loads ring converts them kAhead chunks later).
 template <int C>
 __device__ void load_scalar_gates(const Pointers<__nv_bfloat16>& p, const Dims& d, int b, int h, int t0,
-                                  float (&g)[2]) {
+                                  __nv_bfloat16 (&g)[2]) {
   const int lane = threadIdx.x & 31;
 #pragma unroll
   for (int e = 0; e < 2; ++e) {
     const int t = lane + 32 * e;
-    g[e] = t < C && t0 + t < d.T ? to_float(p.g[d.row(b, h, t0 + t)]) : 0.0f;
+    g[e] = __ushort_as_bfloat16(0);
+    if (t < C && t0 + t < d.T) g[e] = load_gate(p.g + d.row(b, h, t0 + t));
   }
 }
 
@@ -129,9 +141,9 @@ template <int C>
 __device__ void chunk_scalar_decays(const ScalarDecays& dec, const Pointers<__nv_bfloat16>& p, const Dims& d,
                                     int b, int h, int t0) {
   if (threadIdx.x >= 32) return;
-  float g[2];
+  __nv_bfloat16 g[2];
   load_scalar_gates<C>(p, d, b, h, t0, g);
-  scan_scalar_decays(dec, C, g[0], g[1]);
+  scan_scalar_decays(dec, C, to_float(g[0]), to_float(g[1]));
 }
 
 // The block stages tokens t0 .. t0 + C of q, k and of its values by cp.async (rows past the sequence's end as

@@ -237,10 +237,10 @@ __device__ void add_diagonal(float (&o)[kHalf], float (&diagonal)[2], const unsi
   }
 }
 
-// The chunk's log decays as loaded (token lane's and lane + 32's, by the loads' first warp; zeros past the
-// sequence), fetched with its copies and converted only by its preparation kAhead chunks later, so that the
-// loads' latency is hidden the same way: converted as they were fetched, the warp waited for them there
-// every chunk, on the ring's path (kernels/notes/chunk.md, version 105).
+// The chunk's log decays as loaded (load_scalar_gates', by the loads' first warp), fetched before its copies
+// and converted only by its preparation kAhead chunks later, so that the loads' latency is hidden the same
+// way: converted as they were fetched, the warp waited for them there every chunk, on the ring's path
+// (kernels/notes/chunk.md, version 105).
 struct ChunkGates {
   bf16 g[2];
 };
@@ -271,23 +271,10 @@ __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLa
   cp_async_commit();
 }
 
-// A gate's load issued where it stands: asm volatile keeps it before the stage's copies (asm too), where the
-// compiler put it after them, queued behind them.
-__device__ inline bf16 load_gate(const bf16* at) {
-  unsigned short x;
-  asm volatile("ld.global.nc.u16 %0, [%1];" : "=h"(x) : "l"(at));
-  return __ushort_as_bfloat16(x);
-}
-
 __device__ inline ChunkGates fetch_gates(const Pointers<bf16>& p, const Dims& d, int b, int h, int n,
                                          int thread) {
   ChunkGates gates{};
-  if (thread < 32)
-#pragma unroll
-    for (int e = 0; e < 2; ++e) {
-      const int t = n * C + thread + 32 * e;
-      if (t < d.T) gates.g[e] = load_gate(p.g + d.row(b, h, t));
-    }
+  if (thread < 32) load_scalar_gates<C>(p, d, b, h, n * C, gates.g);
   return gates;
 }
 
@@ -655,8 +642,9 @@ void simple_gla_fused_backward(const BackwardCall& call, const DeviceLimits& lim
       ws.dstates, ws.dstates + rows, ws.dstates + 2 * rows, key_slices, in.g, in.h0, g.d_ht};
 
   // The passes are independent of one another: dk's and dv's on side streams, so that each pass's blocks take
-  // the SMs the others free (a block takes an SM's room) with no gap between launches; dv's launched last
-  // and joined last, so that the gate scan (after dq's and dk's) may start in its tail.
+  // the SMs the others free (a block takes an SM's room) with no gap between launches. dv's is joined last,
+  // after the gate scan (which reads only dq's and dk's dots); where the scan runs measured no difference
+  // (kernels/notes/chunk.md, versions 103f and 104: the passes' SM time is the cost).
   ForkedStream dv_side(call.stream, 1);
   {
     ForkedStream dk_side(call.stream, 0);
