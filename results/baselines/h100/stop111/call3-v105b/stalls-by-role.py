@@ -13,6 +13,7 @@ names=sys.argv[3].split(',')
 for (a,b),name in zip(zip(bounds,bounds[1:]),names):
     seg=data[a:b]; tot=sum(n(r[si]) for r in seg); ins=sum(n(r[ii]) for r in seg)
     print(f"== {name} [{a},{b}) samples {tot} instructions {ins}")
+    if tot == 0: continue  # (a range no sample fell in: nothing to list)
     for i in sorted(range(a,b),key=lambda i:-n(data[i][si]))[:8]:
         r=data[i]; reasons=sorted([(n(r[j]),h[6:]) for j,h in stall],reverse=True)[:2]
         print(f"   {i:5d} {100*n(r[si])/tot:5.1f}% {r[1].strip()[:58]:58s} {reasons}")
