@@ -2,6 +2,7 @@
 """Where one kernel's instructions and warp stalls go, between its barriers, from ncu's source page.
 
 usage: ncu-source-regions.py SOURCE.csv[.gz] [--warps W] [--ops N] [--by-count N] [--lines-run N] [--conflicts N]
+                             [--roles BOUNDS NAMES]
 
 SOURCE.csv is `ncu -i REPORT --page source --csv --print-source sass` of one kernel (a report taken with
 --set full or --section SourceCounters). The SASS is cut after every BAR.SYNC; for each region it prints the
@@ -21,6 +22,11 @@ Where the page has the shared-memory wavefront columns (--set full), each region
 show their shared wavefronts and the share of them that is excess (bank conflicts: a 16-byte access whose
 quarter warp touches a bank twice, kernels/notes/chunk.md, version 92); --conflicts N prints the N lines with
 the most excess wavefronts (index, excess, wavefronts, SASS).
+--roles BOUNDS NAMES (a warp-specialized kernel, whose roles' code lies in ranges of the page: BOUNDS the
+ranges' cuts as line indices, `0,1116,1566,2816`, NAMES one name a range, `outputs,state,loads`) adds, for each
+range, its stall samples, instructions and stall reasons (a role's samples are its warps' time), and with
+--by-count its own groups of lines by execution count with their samples (lines only some of a role's warps
+run, such as one warp's decays beside three copying warps, show as a group of their own).
 """
 
 import argparse
@@ -56,8 +62,9 @@ def opcode(sass):
     return match.group(1) if match else "?"
 
 
-def count_groups(rows, executed, sampled, total_executed, total_sampled, groups):
-    """The `groups` most sampled sets of lines that share an execution count (never-run lines left out)."""
+def count_groups(rows, executed, sampled, total_executed, total_sampled, groups, samples_too=False):
+    """The `groups` most sampled sets of lines that share an execution count (never-run lines left out);
+    samples_too: each group's stall samples as a count as well."""
     by_count = collections.defaultdict(lambda: [0, 0.0, 0.0])  # lines, instructions, samples
     for row in rows:
         runs = number(row[executed])
@@ -68,7 +75,40 @@ def count_groups(rows, executed, sampled, total_executed, total_sampled, groups)
             group[2] += number(row[sampled])
     ranked = sorted(by_count.items(), key=lambda item: (-item[1][2], -item[1][1]))[:groups]
     return [f"lines run {runs:.0f} times each: {lines}, instructions {instructions / total_executed * 100:5.1f}%, "
-            f"stall samples {samples / total_sampled * 100:5.1f}%" for runs, (lines, instructions, samples) in ranked]
+            f"stall samples {samples / total_sampled * 100:5.1f}%" + (f" ({samples:.0f})" if samples_too else "")
+            for runs, (lines, instructions, samples) in ranked]
+
+
+def stall_reasons(header, rows, reasons, total_sampled, count=8):
+    """The rows' `count` largest stall reasons as shares of `total_sampled`."""
+    stalls = collections.Counter({name[len("stall_"):]: sum(number(row[header.index(name)]) for row in rows)
+                                  for name in reasons})
+    return ", ".join(f"{name} {value / total_sampled * 100:.1f}%" for name, value in stalls.most_common(count))
+
+
+def role_lines(header, rows, roles, groups):
+    """For each role's range of lines (roles: the cuts and one name a range): samples, instructions, stall
+    reasons, and its `groups` most sampled groups of lines by execution count."""
+    bounds, names = roles
+    if len(names) != len(bounds) - 1 or bounds != sorted(set(bounds)) or bounds[-1] > len(rows):
+        raise ValueError(f"--roles: {len(bounds)} increasing cuts within the page's {len(rows)} lines and one "
+                         f"name a range between them, not {len(bounds)} cuts and {len(names)} names")
+    executed = header.index("Instructions Executed")
+    sampled = header.index("Warp Stall Sampling (All Samples)")
+    reasons = [name for name in header if name.startswith("stall_") and "Not Issued" not in name]
+    total_sampled = sum(number(row[sampled]) for row in rows) or 1.0
+    lines = []
+    for (begin, end), name in zip(zip(bounds, bounds[1:]), names):
+        region = rows[begin:end]
+        region_sampled = sum(number(row[sampled]) for row in region)
+        region_executed = sum(number(row[executed]) for row in region)
+        lines.append(f"role {name} [{begin}, {end}): stall samples {region_sampled:.0f} "
+                     f"({region_sampled / total_sampled * 100:.1f}%), instructions {region_executed:.0f}; "
+                     "stall reasons: " + stall_reasons(header, region, reasons, region_sampled or 1.0, 7))
+        if groups and region_executed:
+            lines += ["    " + text for text in count_groups(region, executed, sampled, region_executed,
+                                                             region_sampled or 1.0, groups, True)]
+    return lines
 
 
 def lines_run(rows, source, executed, sampled, runs):
@@ -105,7 +145,7 @@ def conflicted_lines(header, rows, source, count):
             f"{rows[at][source].strip()}" for at in sorted(ranked)]
 
 
-def summary(path, warps=None, ops=0, groups=0, runs=None, conflicts=0):
+def summary(path, warps=None, ops=0, groups=0, runs=None, conflicts=0, roles=None):
     header, rows = read_rows(path)
     source, executed = header.index("Source"), header.index("Instructions Executed")
     sampled = header.index("Warp Stall Sampling (All Samples)")
@@ -134,14 +174,14 @@ def summary(path, warps=None, ops=0, groups=0, runs=None, conflicts=0):
                 lines.append("    " + ", ".join(f"{name} {value / region_executed * 100:.1f}%"
                                                 for name, value in by_opcode.most_common(ops)))
         start = end
-    stalls = collections.Counter({name[len("stall_"):]: sum(number(row[header.index(name)]) for row in rows)
-                                  for name in reasons})
     per_warp = f" ({total_executed / warps:.0f} a warp)" if warps else ""
     lines.append(f"warp instructions executed {total_executed:.0f}{per_warp}; stall reasons: " +
-                 ", ".join(f"{name} {value / total_sampled * 100:.1f}%" for name, value in stalls.most_common(8)) +
+                 stall_reasons(header, rows, reasons, total_sampled) +
                  wavefront_text(shared_wavefronts(header, rows)).replace(", shared", "; shared", 1))
     if groups:
         lines += count_groups(rows, executed, sampled, total_executed, total_sampled, groups)
+    if roles:
+        lines += role_lines(header, rows, roles, groups)
     if runs:
         lines.append(f"lines run {runs} times (index, stall samples, SASS):")
         lines += lines_run(rows, source, executed, sampled, runs)
@@ -155,7 +195,8 @@ def summary(path, warps=None, ops=0, groups=0, runs=None, conflicts=0):
 class Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, not argparse's usage block
         self.exit(2, f"ncu-source-regions.py: {message} (usage: ncu-source-regions.py SOURCE.csv[.gz] "
-                     "[--warps W] [--ops N] [--by-count N] [--lines-run N] [--conflicts N])\n")
+                     "[--warps W] [--ops N] [--by-count N] [--lines-run N] [--conflicts N] "
+                     "[--roles BOUNDS NAMES])\n")
 
 
 def positive(text):
@@ -163,6 +204,13 @@ def positive(text):
     if value <= 0:
         raise ValueError(text)
     return value
+
+
+def cuts(text):
+    try:
+        return [int(value) for value in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--roles: the cuts are line indices separated by commas, not '{text}'") from None
 
 
 def main(argv):
@@ -175,9 +223,12 @@ def main(argv):
     parser.add_argument("--lines-run", type=positive, help="show the SASS lines run exactly this many times")
     parser.add_argument("--conflicts", type=positive, default=0,
                         help="show the lines with the most excess shared wavefronts (bank conflicts)")
+    parser.add_argument("--roles", nargs=2, metavar=("BOUNDS", "NAMES"),
+                        help="the roles' line ranges (cuts, comma-separated) and their names")
     args = parser.parse_args(argv[1:])
     try:
-        print(summary(args.source, args.warps, args.ops, args.by_count, args.lines_run, args.conflicts))
+        roles = (cuts(args.roles[0]), args.roles[1].split(",")) if args.roles else None
+        print(summary(args.source, args.warps, args.ops, args.by_count, args.lines_run, args.conflicts, roles))
     except (OSError, ValueError, csv.Error) as error:
         print(f"ncu-source-regions.py: {error}", file=sys.stderr)
         return 2

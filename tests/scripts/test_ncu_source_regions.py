@@ -102,6 +102,30 @@ class NcuSourceRegions(unittest.TestCase):
         self.assertEqual(done.stdout.splitlines()[-1],
                          "lines run 50 times each: 1, instructions  12.5%, stall samples   0.0%")
 
+    def test_roles_by_line_ranges(self):
+        # two roles: lines 0-1 (10 samples: 6 long_sb, 4 barrier) and 2-3 (30 barrier); with --by-count each
+        # role's own groups, with their samples as counts
+        done = self.run_script(self.write("source.csv", [HEADER, *ROWS]), "--by-count", "2", "--roles", "0,2,4",
+                               "loads,outputs")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        lines = done.stdout.splitlines()
+        self.assertEqual(lines[5:], [
+            "role loads [0, 2): stall samples 10 (25.0%), instructions 200; stall reasons: long_sb 60.0%, "
+            "barrier 40.0%",
+            "    lines run 100 times each: 2, instructions 100.0%, stall samples 100.0% (10)",
+            "role outputs [2, 4): stall samples 30 (75.0%), instructions 200; stall reasons: barrier 100.0%, "
+            "long_sb 0.0%",
+            "    lines run 150 times each: 1, instructions  75.0%, stall samples 100.0% (30)",
+            "    lines run 50 times each: 1, instructions  25.0%, stall samples   0.0% (0)"])
+
+    def test_refuses_roles_that_do_not_fit_the_page(self):
+        path = self.write("source.csv", [HEADER, *ROWS])
+        for bounds, names in (("0,2,9", "a,b"), ("0,2", "a,b"), ("2,0", "a"), ("0,x", "a")):
+            done = self.run_script(path, "--roles", bounds, names)
+            self.assertEqual(done.returncode, 2, (bounds, names))
+            self.assertEqual(done.stderr.count("\n"), 1, done.stderr)
+            self.assertTrue(done.stderr.startswith("ncu-source-regions.py: "), done.stderr)
+
     def test_lines_of_one_execution_count(self):
         # the two lines run 100 times, in page order, with their samples; none for a count no line has
         done = self.run_script(self.write("source.csv", [HEADER, *ROWS]), "--lines-run", "100")
