@@ -1,15 +1,16 @@
 #!/bin/bash
 # Stop 115's device call, prepared and never run: none of the session's 21 requests (H100 and H200, two
 # hours) got a machine: 15 starts failed, spending its device time, 5 were refused in a cool-down, the last
-# for too little time left. It replaces stop 114's prepared third call (h100/stop114-prep/call3-v113/, same
-# build), reordered so that the ablations come first, with more masks and four shapes. Build: branch
-# v111-state-halves at 7e61c7c (chunk version 113's A/B build; c734b60 only clang-formats it), bundled into
-# build-part-s114/v113 (../shared/tools/bundle-for-device; xz the binary). To run: copy
-# h100/stop114-prep/call3-v113/ab-build-v113-from-main.diff and this script to p/, move results/baselines
-# aside, carry the bundle, `bash p/device-script.sh`. Steps: the period's sensitivity to each role's work
-# first (FLA_ABLATE: a mask of work the roles skip, results wrong, timed against mask 0 on the forwards; 1
-# scan, 2 copies, 4 state make, 8 publish, 16 outputs' decayed scores, 32 stores, 64 state update products;
-# 124 = all but the loads' work, 127 = all), the most telling masks first; then A/B 113 against 112.
+# for too little time left. It replaces stop 114's prepared third call (its script removed here; its A/B
+# build's diff from main moved here, `ab-build-v113-from-main.diff`), reordered so that the ablations come
+# first, with more masks and four shapes. Build: branch v111-state-halves at 7e61c7c (chunk version 113's
+# A/B build; c734b60 only clang-formats it), bundled into build-part-s114/v113
+# (../shared/tools/bundle-for-device; xz the binary). To run: copy this folder's two files to p/, move
+# results/baselines aside, carry the bundle, `bash p/device-script.sh`. Steps: the period's sensitivity to
+# each role's work first (FLA_ABLATE: a mask of work the roles skip, results wrong, timed against mask 0 on
+# the forwards; 1 scan, 2 copies, 4 state make, 8 publish, 16 outputs' decayed scores, 32 stores, 64 state
+# update products; 124 = all but the loads' work, 127 = all), the most telling masks first; then A/B 113
+# against 112.
 # Prediction (stop 114's reading, written before the run): the period is the hand-overs (named-barrier round
 # trips, proxy fences), so no single role's skip (1, 2, 4, 8, 16, 32, 64) moves the forward by more than ~5%;
 # the state's whole work (76) and the outputs' (48) under ~10%; everything (127) leaves the hand-overs, the
