@@ -1,0 +1,96 @@
+// Does compute-sanitizer's racecheck flag the fused forwards' stage hand-back when it is correct? A block of
+// three warpgroups in the prepared fused forward's pattern (kernels/common/chunk/prepared_fused_forward.cu):
+// the loads fill a ring of three stages by cp.async (or by plain stores: argv[2] = 1), two chunks ahead, and
+// arrive on the stage's full barrier; the state and the outputs sync on it, read the stage and arrive on its
+// empty barrier, which the loads sync on before refilling it. The state reads its tile early in its step,
+// the outputs read theirs last, just before they arrive (as store_outputs reads back its staging). argv[1]:
+// 0 the outputs read the stage's tile; 1 they first overwrite their rows of it (st.shared, __syncwarp), as
+// store_outputs' stmatrix does. Nothing here races: any hazard racecheck reports is its model's.
+// Build: nvcc -arch=sm_90 -O3 -o probe racecheck-probe.cu; run: compute-sanitizer --tool racecheck probe M P.
+#include <cstdio>
+#include <cstdlib>
+
+constexpr int kStages = 3, kAhead = 2, kChunks = 18, kTile = 4096, kSmall = 256, kGroup = 128;
+
+__device__ void bar_sync(int id) { asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(3 * kGroup) : "memory"); }
+__device__ void bar_sync_unaligned(int id) {
+  asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(3 * kGroup) : "memory");
+}
+__device__ void bar_arrive(int id) { asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(3 * kGroup) : "memory"); }
+__device__ int full(int s) { return 1 + s; }
+__device__ int empty(int s) { return 1 + kStages + s; }
+
+__device__ void copy16(unsigned char* to, const unsigned char* from, bool async) {
+  if (async) {
+    const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(to));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(at), "l"(from) : "memory");
+  } else {
+    *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(from);
+  }
+}
+
+__device__ void load(unsigned char* smem, const unsigned char* in, int n, int thread, bool async) {
+  unsigned char* stage = smem + (n % kStages) * (kTile + kSmall);
+  for (int i = thread; i < (kTile + kSmall) / 16; i += kGroup)
+    copy16(stage + 16 * i, in + std::size_t(n) * (kTile + kSmall) + 16 * i, async);
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+__global__ void probe(const unsigned char* in, float* out, int overwrite, int async) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int role = threadIdx.x / kGroup, thread = threadIdx.x % kGroup;
+  float sum = 0.0f;
+  if (role == 0) {  // the loads
+    for (int n = 0; n < kAhead; ++n) load(smem, in, n, thread, async);
+    for (int n = 0; n < kChunks; ++n) {
+      asm volatile("cp.async.wait_group %0;" ::"n"(kAhead - 1) : "memory");
+      bar_arrive(full(n % kStages));
+      const int next = n + kAhead;
+      if (next < kChunks) {
+        if (next >= kStages) bar_sync(empty(next % kStages));
+        load(smem, in, next, thread, async);
+      } else {
+        asm volatile("cp.async.commit_group;" ::: "memory");
+      }
+    }
+    return;
+  }
+  for (int n = 0; n < kChunks; ++n) {
+    const int s = n % kStages;
+    unsigned char* stage = smem + s * (kTile + kSmall);
+    bar_sync_unaligned(full(s));
+    if (role == 1) {  // the state: its small tile first, then a long step
+      sum += reinterpret_cast<const float*>(stage + kTile)[thread % (kSmall / 4)];
+      for (int i = 0; i < 2000; ++i) sum = sum * 0.999f + 1.0f;
+    } else {  // the outputs: a long step, then their tile last
+      for (int i = 0; i < 2000; ++i) sum = sum * 0.999f + 1.0f;
+      uint4* rows = reinterpret_cast<uint4*>(stage) + (thread / 32) * (kTile / 16 / 4);
+      const int lane = thread % 32;
+      if (overwrite) {
+        rows[lane] = make_uint4(n, lane, 0, 0);
+        rows[lane + 32] = make_uint4(n, lane, 1, 0);
+        __syncwarp();
+      }
+      const uint4 a = rows[(lane + 1) % 32], b = rows[32 + (lane + 1) % 32];
+      sum += float(a.x + a.y + b.z + b.w);
+    }
+    if (n + kStages < kChunks) bar_arrive(empty(s));
+  }
+  out[blockIdx.x * 2 * kGroup + threadIdx.x - kGroup] = sum;
+}
+
+int main(int argc, char** argv) {
+  const int overwrite = argc > 1 ? std::atoi(argv[1]) : 0, async = argc > 2 ? std::atoi(argv[2]) == 0 : 1;
+  const int blocks = 8;
+  const std::size_t bytes = std::size_t(kChunks) * (kTile + kSmall);
+  unsigned char* in;
+  float* out;
+  if (cudaMalloc(&in, bytes) != cudaSuccess || cudaMalloc(&out, blocks * 2 * kGroup * sizeof(float)) != cudaSuccess)
+    return std::fprintf(stderr, "probe: cudaMalloc failed\n"), 2;
+  cudaMemset(in, 1, bytes);
+  const int shared = kStages * (kTile + kSmall);
+  probe<<<blocks, 3 * kGroup, shared>>>(in, out, overwrite, async);
+  const cudaError_t e = cudaDeviceSynchronize();
+  std::printf("probe overwrite=%d async=%d: %s\n", overwrite, async, cudaGetErrorString(e));
+  return e == cudaSuccess ? 0 : 1;
+}
