@@ -12,13 +12,21 @@
 
 constexpr int kStages = 3, kAhead = 2, kChunks = 18, kTile = 4096, kSmall = 256, kGroup = 128;
 
-__device__ void bar_sync(int id) { asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(3 * kGroup) : "memory"); }
+__device__ void bar_sync(int id) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(3 * kGroup) : "memory");
+}
 __device__ void bar_sync_unaligned(int id) {
   asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(3 * kGroup) : "memory");
 }
-__device__ void bar_arrive(int id) { asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(3 * kGroup) : "memory"); }
-__device__ int full(int s) { return 1 + s; }
-__device__ int empty(int s) { return 1 + kStages + s; }
+__device__ void bar_arrive(int id) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(3 * kGroup) : "memory");
+}
+__device__ int full(int s) {
+  return 1 + s;
+}
+__device__ int empty(int s) {
+  return 1 + kStages + s;
+}
 
 __device__ void copy16(unsigned char* to, const unsigned char* from, bool async) {
   if (async) {
@@ -85,7 +93,8 @@ int main(int argc, char** argv) {
   const std::size_t bytes = std::size_t(kChunks) * (kTile + kSmall);
   unsigned char* in;
   float* out;
-  if (cudaMalloc(&in, bytes) != cudaSuccess || cudaMalloc(&out, blocks * 2 * kGroup * sizeof(float)) != cudaSuccess)
+  if (cudaMalloc(&in, bytes) != cudaSuccess ||
+      cudaMalloc(&out, blocks * 2 * kGroup * sizeof(float)) != cudaSuccess)
     return std::fprintf(stderr, "probe: cudaMalloc failed\n"), 2;
   cudaMemset(in, 1, bytes);
   const int shared = kStages * (kTile + kSmall);
