@@ -6,42 +6,38 @@
 // the outputs read theirs last, just before they arrive (as store_outputs reads back its staging). argv[1]:
 // 0 the outputs read the stage's tile; 1 they first overwrite their rows of it (st.shared, __syncwarp), as
 // store_outputs' stmatrix does. Nothing here races: any hazard racecheck reports is its model's.
-// Build: nvcc -arch=sm_90 -O3 -o probe racecheck-probe.cu; run: compute-sanitizer --tool racecheck probe M P.
+// It uses the kernels' own barrier and cp.async helpers, so that it tests the instructions they issue.
+// Build (from the repository root): nvcc -arch=sm_90 -O3 -I. -o probe PATH/racecheck-probe.cu; run:
+// compute-sanitizer --tool racecheck probe M P.
 #include <cstdio>
 #include <cstdlib>
 
+#include "kernels/common/cp_async.cuh"
+#include "kernels/common/named_barrier.cuh"
+
+using flabench::NamedBarrier;
+
 constexpr int kStages = 3, kAhead = 2, kChunks = 18, kTile = 4096, kSmall = 256, kGroup = 128;
 
-__device__ void bar_sync(int id) {
-  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(3 * kGroup) : "memory");
+__device__ NamedBarrier full(int s) {
+  return {1 + s, 3 * kGroup};
 }
-__device__ void bar_sync_unaligned(int id) {
-  asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(3 * kGroup) : "memory");
-}
-__device__ void bar_arrive(int id) {
-  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(3 * kGroup) : "memory");
-}
-__device__ int full(int s) {
-  return 1 + s;
-}
-__device__ int empty(int s) {
-  return 1 + kStages + s;
+__device__ NamedBarrier empty(int s) {
+  return {1 + kStages + s, 3 * kGroup};
 }
 
-__device__ void copy16(unsigned char* to, const unsigned char* from, bool async) {
-  if (async) {
-    const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(to));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(at), "l"(from) : "memory");
-  } else {
-    *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(from);
-  }
-}
-
+// chunk n's tile and small tile into its stage, 16 bytes a copy, one cp.async group (empty where `async` is
+// off: the copies are plain loads and stores then)
 __device__ void load(unsigned char* smem, const unsigned char* in, int n, int thread, bool async) {
   unsigned char* stage = smem + (n % kStages) * (kTile + kSmall);
-  for (int i = thread; i < (kTile + kSmall) / 16; i += kGroup)
-    copy16(stage + 16 * i, in + std::size_t(n) * (kTile + kSmall) + 16 * i, async);
-  asm volatile("cp.async.commit_group;" ::: "memory");
+  const unsigned char* from = in + std::size_t(n) * (kTile + kSmall);
+  for (int i = thread; i < (kTile + kSmall) / 16; i += kGroup) {
+    if (async)
+      flabench::cp_async16_or_zeros(stage + 16 * i, from + 16 * i, true);
+    else
+      *reinterpret_cast<uint4*>(stage + 16 * i) = *reinterpret_cast<const uint4*>(from + 16 * i);
+  }
+  flabench::cp_async_commit();
 }
 
 __global__ void probe(const unsigned char* in, float* out, int overwrite, int async) {
@@ -51,14 +47,14 @@ __global__ void probe(const unsigned char* in, float* out, int overwrite, int as
   if (role == 0) {  // the loads
     for (int n = 0; n < kAhead; ++n) load(smem, in, n, thread, async);
     for (int n = 0; n < kChunks; ++n) {
-      asm volatile("cp.async.wait_group %0;" ::"n"(kAhead - 1) : "memory");
-      bar_arrive(full(n % kStages));
+      flabench::cp_async_wait<kAhead - 1>();
+      full(n % kStages).arrive();
       const int next = n + kAhead;
       if (next < kChunks) {
-        if (next >= kStages) bar_sync(empty(next % kStages));
+        if (next >= kStages) empty(next % kStages).sync();
         load(smem, in, next, thread, async);
       } else {
-        asm volatile("cp.async.commit_group;" ::: "memory");
+        flabench::cp_async_commit();
       }
     }
     return;
@@ -66,7 +62,7 @@ __global__ void probe(const unsigned char* in, float* out, int overwrite, int as
   for (int n = 0; n < kChunks; ++n) {
     const int s = n % kStages;
     unsigned char* stage = smem + s * (kTile + kSmall);
-    bar_sync_unaligned(full(s));
+    full(s).sync_unaligned();
     if (role == 1) {  // the state: its small tile first, then a long step
       sum += reinterpret_cast<const float*>(stage + kTile)[thread % (kSmall / 4)];
       for (int i = 0; i < 2000; ++i) sum = sum * 0.999f + 1.0f;
@@ -82,7 +78,7 @@ __global__ void probe(const unsigned char* in, float* out, int overwrite, int as
       const uint4 a = rows[(lane + 1) % 32], b = rows[32 + (lane + 1) % 32];
       sum += float(a.x + a.y + b.z + b.w);
     }
-    if (n + kStages < kChunks) bar_arrive(empty(s));
+    if (n + kStages < kChunks) empty(s).arrive();
   }
   out[blockIdx.x * 2 * kGroup + threadIdx.x - kGroup] = sum;
 }
@@ -96,7 +92,7 @@ int main(int argc, char** argv) {
   if (cudaMalloc(&in, bytes) != cudaSuccess ||
       cudaMalloc(&out, blocks * 2 * kGroup * sizeof(float)) != cudaSuccess)
     return std::fprintf(stderr, "probe: cudaMalloc failed\n"), 2;
-  cudaMemset(in, 1, bytes);
+  if (cudaMemset(in, 1, bytes) != cudaSuccess) return std::fprintf(stderr, "probe: cudaMemset failed\n"), 2;
   const int shared = kStages * (kTile + kSmall);
   probe<<<blocks, 3 * kGroup, shared>>>(in, out, overwrite, async);
   const cudaError_t e = cudaDeviceSynchronize();
