@@ -90,8 +90,9 @@ __device__ inline int warpgroup_thread_here() {
 // token tile of shared memory the warpgroup may overwrite: each warp's 16 rows by stmatrix, then read back
 // and stored 16 bytes a thread, a quarter warp whole 64-byte rows (at 32 values two rows four apart:
 // different slots of the swizzle). Stored straight from the accumulators, a thread wrote 4 bytes at a time,
-// eight rows apart, half of each 32-byte sector an instruction; skipping the stores took 14-15% off the
-// forward at 4,4096,16,64, and this way 6-10% (kernels/notes/chunk.md, versions 113-114).
+// eight rows apart, half of each 32-byte sector an instruction; skipping the stores took 15% off the
+// forward at 4,4096,16,64, and this way 10%, in an A/B whose base was likely slower than 105
+// (kernels/notes/chunk.md, versions 113-114).
 template <int kHalf>
 __device__ void store_outputs(const float (&o)[kHalf], unsigned char* staging, __nv_bfloat16* out,
                               std::int64_t stride, int length, float scale) {
