@@ -120,6 +120,20 @@ __device__ void store_outputs(const float (&o)[kHalf], unsigned char* staging, _
   }
 }
 
+// store_outputs straight from the accumulators, 4 bytes a thread, eight rows apart (`thread`: its index in
+// the warpgroup), for a role whose stage goes back before its stores: no staging tile needed.
+template <int kHalf>
+__device__ void store_outputs_from_registers(const float (&o)[kHalf], __nv_bfloat16* out, std::int64_t stride,
+                                             int length, float scale, int thread) {
+#pragma unroll
+  for (int r = 0; r < kHalf; r += 2) {
+    const wgmma::Element e = wgmma::accumulator_element(thread, r);
+    if (e.row < length)
+      *reinterpret_cast<__nv_bfloat162*>(out + e.row * stride + e.column) =
+          __floats2bfloat162_rn(scale * o[r], scale * o[r + 1]);
+  }
+}
+
 // Where a thread of a one-kernel forward's block stands: the plan's base in shared memory, its warpgroup's
 // role (0 loads, 1 state, 2 and up outputs) and its thread there, the block's head (bh = b H + h) and first
 // value column, and the head's initial and final states (`h0` and `ht` of [B H][K][V] fp32 at the block's

@@ -224,10 +224,11 @@ __device__ void outputs_role(const PreparedPointers& p, const Dims& d, const Pre
     if (n + 1 < chunks) state_empty().arrive();
     wgmma::wait<0>();
     wgmma::hold(o);
-    // through the stage's queries' tile, which q S has finished with
-    store_outputs(o, smem + L.queries(s), p.o + d.row(b, h, t0) * d.V + v0, std::int64_t(d.H) * d.V, length,
-                  1.0f);
     if (n + kFusedStages < chunks) stage_empty(s).arrive();
+    // from the registers, after the stage goes back (through its queries' tile as simple_gla's passes store
+    // gained nothing here: kernels/notes/chunk.md, version 114)
+    store_outputs_from_registers(o, p.o + d.row(b, h, t0) * d.V + v0, std::int64_t(d.H) * d.V, length, 1.0f,
+                                 thread);
   }
 }
 
