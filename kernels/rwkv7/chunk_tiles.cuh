@@ -128,8 +128,8 @@ __device__ __forceinline__ void store_parts_transposed(__nv_bfloat16* high, int 
     const __nv_bfloat162 h0 = __floats2bfloat162_rn(x0, x1), h1 = __floats2bfloat162_rn(x2, x3);
     const __nv_bfloat162 l0 = low_parts(h0, x0, x1), l1 = low_parts(h1, x2, x3);
     const unsigned at = shared_address(high + (8 * t + row) * ld + m0 + 8 * half);
-    chunk::stmatrix_transposed<2>(at, {pair_bits(h0), pair_bits(h1)});
-    chunk::stmatrix_transposed<2>(at + 2 * plane, {pair_bits(l0), pair_bits(l1)});  // (bytes)
+    chunk::stmatrix<true, 2>(at, {pair_bits(h0), pair_bits(h1)});
+    chunk::stmatrix<true, 2>(at + 2 * plane, {pair_bits(l0), pair_bits(l1)});  // (bytes)
   }
 #else  // (chunk::for_each_pair's layout: rows m0 + group and + 8, columns 8 t + 2 pair and + 1)
   const chunk::Lane lane;

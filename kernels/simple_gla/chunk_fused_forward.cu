@@ -525,9 +525,10 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
                                      row_factor, with, std::int64_t(d.H) * d.V, length, final_dots + t0,
                                      thread);
     }
+    // through the stage's q tile, which every product that reads it has finished with
+    store_outputs(o, smem + L.q(s), p.o + d.row(b, h, t0) * d.V + v0, std::int64_t(d.H) * d.V, length,
+                  d.scale);
     if (n + kStages < chunks) stage_empty(s).arrive();
-
-    store_outputs(o, p.o + d.row(b, h, t0) * d.V + v0, std::int64_t(d.H) * d.V, length, d.scale, thread);
   }
 }
 

@@ -243,7 +243,7 @@ __device__ void stage_transposed(const float (&acc)[kAcc], const GradBlock& blk,
     std::uint32_t r[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) r[j] = pack<bf16>(acc[8 * step + 2 * j], acc[8 * step + 2 * j + 1]);
-    stmatrix_transposed<4>(shared_address(rows + piece.token * ld + piece.channel), r);
+    stmatrix<true, 4>(shared_address(rows + piece.token * ld + piece.channel), r);
   }
 }
 

@@ -91,7 +91,7 @@ class ArchPaths(ProbePtx):
             with self.subTest(arch=arch):
                 stmatrix = count(ptx, "stmatrix.sync.aligned.m8n8.x2.trans.shared.b16")
                 self.assertEqual(stmatrix > 0, arch >= 90, f"stmatrix {stmatrix}")
-                # below sm_90 the element stores, and never the trap stmatrix_transposed keeps for them
+                # below sm_90 the element stores, and never the trap stmatrix keeps for them
                 self.assertEqual(count(ptx, "trap"), 0)
                 if arch < 90:
                     self.assertGreater(count(ptx, "st.shared.u16") + count(ptx, "st.shared.b16"), 0)

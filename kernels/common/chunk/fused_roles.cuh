@@ -56,11 +56,75 @@ __device__ inline unsigned char* aligned_plan(unsigned char* raw) {
   return raw + (wgmma::kGroupBytes - shared_address(raw) % wgmma::kGroupBytes) % wgmma::kGroupBytes;
 }
 
+// A 64-row block of accumulator pairs as bf16 pairs into a 128-byte-swizzled tile by stmatrix: pair(r) gives
+// the 32 bits of the thread's registers r, r + 1; the block's row i goes to the tile's row first_row + i, its
+// column c to first_column + c. A warp's 16 rows are 8 x 8 blocks (rows 8 h.., columns 8 g..) whose pairs are
+// its registers 4 g + 2 h: one stmatrix.x4 takes two column groups' four blocks, where four-byte stores took
+// one instruction a pair. A block's eight rows fall on eight different 16-byte slots of the swizzle: no bank
+// conflicts.
+template <int kHalf, class Pair>
+__device__ void stmatrix_accumulator(const Pair& pair, unsigned tile, wgmma::Tile layout, int first_row,
+                                     int first_column, int thread) {
+  static_assert(kHalf % 8 == 0, "two column groups a stmatrix");
+  const int lane = thread % 32, block = lane / 8;
+  const int row = first_row + 16 * (thread / 32) + 8 * (block & 1) + lane % 8;
+#pragma unroll
+  for (int g = 0; g < kHalf / 4; g += 2) {
+    const std::uint32_t r[4] = {pair(4 * g), pair(4 * g + 2), pair(4 * g + 4), pair(4 * g + 6)};
+    stmatrix<false, 4>(tile + layout.offset(row, first_column + 8 * (g + (block >> 1))), r);
+  }
+}
+
+// This thread's index in its warpgroup, read from its special register where it is used (volatile: not
+// hoisted). The roles' index, computed once before their loops, makes what depends on it alone the same every
+// chunk, and ptxas keeps such addresses in registers across the loop: store_outputs' so kept spilled dk's
+// pass at K = 128 (kernels/notes/chunk.md, version 114).
+__device__ inline int warpgroup_thread_here() {
+  int thread;
+  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(thread));
+  return thread % kGroup;
+}
+
 // The outputs' 64 x Vs accumulators o, times `scale`, as bf16 into the chunk's rows from `out` (`stride`
-// elements apart), its first `length` rows (the rest are past the sequence).
+// elements apart), its first `length` rows (the rest are past the sequence), through `staging`, a 64-row
+// token tile of shared memory the warpgroup may overwrite: each warp's 16 rows by stmatrix, then read back
+// and stored 16 bytes a thread, a quarter warp whole 64-byte rows (at 32 values two rows four apart:
+// different slots of the swizzle). Stored straight from the accumulators, a thread wrote 4 bytes at a time,
+// eight rows apart, half of each 32-byte sector an instruction; skipping the stores took 15% off the
+// forward at 4,4096,16,64, and this way 10%, in an A/B whose base was likely slower than 105
+// (kernels/notes/chunk.md, versions 113-114).
 template <int kHalf>
-__device__ void store_outputs(const float (&o)[kHalf], __nv_bfloat16* out, std::int64_t stride, int length,
-                              float scale, int thread) {
+__device__ void store_outputs(const float (&o)[kHalf], unsigned char* staging, __nv_bfloat16* out,
+                              std::int64_t stride, int length, float scale) {
+  const int thread = warpgroup_thread_here();
+  constexpr int kColumns = kHalf * 2, kRowPieces = kColumns / 8;
+  static_assert(kRowPieces == 4 || kRowPieces == 8, "32 or 64 values");
+  const wgmma::Tile tokens{kFusedChunk};
+  stmatrix_accumulator<kHalf>(
+      [&](int r) {
+        const __nv_bfloat162 x = __floats2bfloat162_rn(scale * o[r], scale * o[r + 1]);
+        return *reinterpret_cast<const std::uint32_t*>(&x);
+      },
+      shared_address(staging), tokens, 0, 0, thread);
+  __syncwarp();
+  // this thread's first row and column; its next rows kStep apart
+  constexpr int kStep = kRowPieces == 4 ? 8 : 4;
+  const int lane = thread % 32, quarter = lane / 8, j = lane % 8;
+  const int row = 16 * (thread / 32) + quarter + (kRowPieces == 4 ? 4 * (j / 4) : 0),
+            column = 8 * (kRowPieces == 4 ? j % 4 : j);
+  __nv_bfloat16* to = out + row * stride + column;
+#pragma unroll
+  for (int i = 0; i < 16 / kStep; ++i) {
+    const uint4 x = *reinterpret_cast<const uint4*>(staging + tokens.offset(row + kStep * i, column));
+    if (row + kStep * i < length) *reinterpret_cast<uint4*>(to + kStep * i * stride) = x;
+  }
+}
+
+// store_outputs straight from the accumulators, 4 bytes a thread, eight rows apart (`thread`: its index in
+// the warpgroup), for a role whose stage goes back before its stores: no staging tile needed.
+template <int kHalf>
+__device__ void store_outputs_from_registers(const float (&o)[kHalf], __nv_bfloat16* out, std::int64_t stride,
+                                             int length, float scale, int thread) {
 #pragma unroll
   for (int r = 0; r < kHalf; r += 2) {
     const wgmma::Element e = wgmma::accumulator_element(thread, r);
@@ -195,21 +259,23 @@ __device__ void product_with_state_parts(float (&acc)[kN / 2], const Queries& qu
 }
 
 // S in two bf16 parts into the swizzled tiles at `high` and `low` (rows keys: the MN-major B of q S), its
-// columns from `first_column` on (the low part's `low_shift` columns further: both in one tile).
+// columns from `first_column` on (the low part's `low_shift` columns further: both in one tile), by stmatrix.
 template <int K, int kBlocks, int kHalf>
 __device__ void publish_state(const float (&S)[kBlocks][kHalf], unsigned char* high, unsigned char* low,
                               int first_column, int thread, int low_shift = 0) {
-  const wgmma::Tile keys{K};
 #pragma unroll
-  for (int m = 0; m < kBlocks; ++m)
+  for (int m = 0; m < kBlocks; ++m) {
+    std::uint32_t h[kHalf / 2], l[kHalf / 2];
 #pragma unroll
     for (int r = 0; r < kHalf; r += 2) {
-      const wgmma::Element e = wgmma::accumulator_element(thread, r);
-      const int row = wgmma::kRows * m + e.row, column = first_column + e.column;
       const Parts<__nv_bfloat16> parts = split<__nv_bfloat16>(S[m][r], S[m][r + 1]);
-      *reinterpret_cast<std::uint32_t*>(high + keys.offset(row, column)) = parts.high;
-      *reinterpret_cast<std::uint32_t*>(low + keys.offset(row, column + low_shift)) = parts.low;
+      h[r / 2] = parts.high, l[r / 2] = parts.low;
     }
+    stmatrix_accumulator<kHalf>([&](int r) { return h[r / 2]; }, shared_address(high), wgmma::Tile{K},
+                                wgmma::kRows * m, first_column, thread);
+    stmatrix_accumulator<kHalf>([&](int r) { return l[r / 2]; }, shared_address(low), wgmma::Tile{K},
+                                wgmma::kRows * m, first_column + low_shift, thread);
+  }
 }
 
 // The state warpgroup's hand-over of S before chunk `n` to the outputs, through kBuffers buffers taken in

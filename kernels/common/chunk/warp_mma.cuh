@@ -94,20 +94,24 @@ __device__ void ldmatrix(std::uint32_t (&r)[N], const void* row) {
   static_assert(N == 4 || (N == 2 && !kTranspose), "the shapes the kernels use");
 }
 
-// ldmatrix's inverse for N (2 or 4) 8 x 8 blocks (sm_90), transposed: each lane gives the pairs of mma.sync's
-// accumulator layout (register m for block m), and lane 8m + r (m < N) the shared address (shared_address's)
-// of row r of block m, 16-byte aligned, which receives column r of that block.
-template <int N>
-__device__ __forceinline__ void stmatrix_transposed(unsigned row, const std::uint32_t (&r)[N]) {
-  static_assert(N == 2 || N == 4, "the shapes the kernels use");
+// ldmatrix's inverse for N (2 or 4) 8 x 8 blocks (sm_90): each lane gives the pairs of mma.sync's accumulator
+// layout (register m for block m), and lane 8m + r (m < N) the shared address (shared_address's) of row r of
+// block m, 16-byte aligned, which receives row r of that block, or its column r where kTranspose.
+template <bool kTranspose, int N>
+__device__ __forceinline__ void stmatrix(unsigned row, const std::uint32_t (&r)[N]) {
+  static_assert((N == 2 && kTranspose) || N == 4, "the shapes the kernels use");
 #if __CUDA_ARCH__ >= 900
   if constexpr (N == 2)
     asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};\n" ::"r"(row), "r"(r[0]),
                  "r"(r[1])
                  : "memory");
-  else
+  else if constexpr (kTranspose)
     asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(row),
                  "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+                 : "memory");
+  else
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(row), "r"(r[0]),
+                 "r"(r[1]), "r"(r[2]), "r"(r[3])
                  : "memory");
 #else
   __trap();  // no stmatrix below sm_90: callers keep a path of their own there
