@@ -5,19 +5,22 @@
 // empty barrier, which the loads sync on before refilling it. The state reads its tile early in its step,
 // the outputs read theirs last, just before they arrive (as store_outputs reads back its staging). argv[1]:
 // 0 the outputs read the stage's tile; 1 they first overwrite their rows of it (st.shared, __syncwarp), as
-// store_outputs' stmatrix does. Nothing here races: any hazard racecheck reports is its model's.
+// store_outputs' stmatrix does; 2 they call store_outputs itself (stmatrix, __syncwarp, the read-back), the
+// code racecheck flagged. Nothing here races: any hazard racecheck reports is its model's.
 // It uses the kernels' own barrier and cp.async helpers, so that it tests the instructions they issue.
-// Build (from the repository root): nvcc -arch=sm_90 -O3 -I. -o probe PATH/racecheck-probe.cu; run:
-// compute-sanitizer --tool racecheck probe M P.
+// Build from the root of a checkout of branch land-118 or v114-fallback (mode 2 calls version 114's
+// store_outputs, which main lacks): nvcc -arch=sm_90a -DFLA_BENCH_SM90A -std=c++20 -O3 -I. -o probe
+// PATH/racecheck-probe.cu; run: compute-sanitizer --tool racecheck probe M P.
 #include <cstdio>
 #include <cstdlib>
 
+#include "kernels/common/chunk/fused_roles.cuh"
 #include "kernels/common/cp_async.cuh"
 #include "kernels/common/named_barrier.cuh"
 
 using flabench::NamedBarrier;
 
-constexpr int kStages = 3, kAhead = 2, kChunks = 18, kTile = 4096, kSmall = 256, kGroup = 128;
+constexpr int kStages = 3, kAhead = 2, kChunks = 18, kTile = 8192, kSmall = 1024, kGroup = 128;
 
 __device__ NamedBarrier full(int s) {
   return {1 + s, 3 * kGroup};
@@ -40,7 +43,8 @@ __device__ void load(unsigned char* smem, const unsigned char* in, int n, int th
   flabench::cp_async_commit();
 }
 
-__global__ void probe(const unsigned char* in, float* out, int overwrite, int async) {
+__global__ void probe(const unsigned char* in, float* out, __nv_bfloat16* rows_out, int overwrite,
+                      int async) {
   extern __shared__ __align__(16) unsigned char smem[];
   const int role = threadIdx.x / kGroup, thread = threadIdx.x % kGroup;
   float sum = 0.0f;
@@ -70,6 +74,13 @@ __global__ void probe(const unsigned char* in, float* out, int overwrite, int as
       for (int i = 0; i < 2000; ++i) sum = sum * 0.999f + 1.0f;
       uint4* rows = reinterpret_cast<uint4*>(stage) + (thread / 32) * (kTile / 16 / 4);
       const int lane = thread % 32;
+      if (overwrite == 2) {  // the flagged code: a 64 x 32 output tile through the stage's tile
+        float o[16];
+        for (int r = 0; r < 16; ++r) o[r] = sum + r;
+        flabench::chunk::roles::store_outputs<16>(o, stage, rows_out + blockIdx.x * 64 * 32, 32, 64, 1.0f);
+        if (n + kStages < kChunks) empty(s).arrive();
+        continue;
+      }
       if (overwrite) {
         rows[lane] = make_uint4(n, lane, 0, 0);
         rows[lane + 32] = make_uint4(n, lane, 1, 0);
@@ -89,12 +100,13 @@ int main(int argc, char** argv) {
   const std::size_t bytes = std::size_t(kChunks) * (kTile + kSmall);
   unsigned char* in;
   float* out;
-  if (cudaMalloc(&in, bytes) != cudaSuccess ||
+  __nv_bfloat16* rows_out;
+  if (cudaMalloc(&in, bytes) != cudaSuccess || cudaMalloc(&rows_out, blocks * 64 * 32 * 2) != cudaSuccess ||
       cudaMalloc(&out, blocks * 2 * kGroup * sizeof(float)) != cudaSuccess)
     return std::fprintf(stderr, "probe: cudaMalloc failed\n"), 2;
   if (cudaMemset(in, 1, bytes) != cudaSuccess) return std::fprintf(stderr, "probe: cudaMemset failed\n"), 2;
   const int shared = kStages * (kTile + kSmall);
-  probe<<<blocks, 3 * kGroup, shared>>>(in, out, overwrite, async);
+  probe<<<blocks, 3 * kGroup, shared>>>(in, out, rows_out, overwrite, async);
   const cudaError_t e = cudaDeviceSynchronize();
   std::printf("probe overwrite=%d async=%d: %s\n", overwrite, async, cudaGetErrorString(e));
   return e == cudaSuccess ? 0 : 1;
