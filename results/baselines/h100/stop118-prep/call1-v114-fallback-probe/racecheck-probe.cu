@@ -72,22 +72,21 @@ __global__ void probe(const unsigned char* in, float* out, __nv_bfloat16* rows_o
       for (int i = 0; i < 2000; ++i) sum = sum * 0.999f + 1.0f;
     } else {  // the outputs: a long step, then their tile last
       for (int i = 0; i < 2000; ++i) sum = sum * 0.999f + 1.0f;
-      uint4* rows = reinterpret_cast<uint4*>(stage) + (thread / 32) * (kTile / 16 / 4);
-      const int lane = thread % 32;
       if (overwrite == 2) {  // the flagged code: a 64 x 32 output tile through the stage's tile
         float o[16];
         for (int r = 0; r < 16; ++r) o[r] = sum + r;
         flabench::chunk::roles::store_outputs<16>(o, stage, rows_out + blockIdx.x * 64 * 32, 32, 64, 1.0f);
-        if (n + kStages < kChunks) empty(s).arrive();
-        continue;
+      } else {
+        uint4* rows = reinterpret_cast<uint4*>(stage) + (thread / 32) * (kTile / 16 / 4);
+        const int lane = thread % 32;
+        if (overwrite) {
+          rows[lane] = make_uint4(n, lane, 0, 0);
+          rows[lane + 32] = make_uint4(n, lane, 1, 0);
+          __syncwarp();
+        }
+        const uint4 a = rows[(lane + 1) % 32], b = rows[32 + (lane + 1) % 32];
+        sum += float(a.x + a.y + b.z + b.w);
       }
-      if (overwrite) {
-        rows[lane] = make_uint4(n, lane, 0, 0);
-        rows[lane + 32] = make_uint4(n, lane, 1, 0);
-        __syncwarp();
-      }
-      const uint4 a = rows[(lane + 1) % 32], b = rows[32 + (lane + 1) % 32];
-      sum += float(a.x + a.y + b.z + b.w);
     }
     if (n + kStages < kChunks) empty(s).arrive();
   }
