@@ -1,7 +1,8 @@
 #!/bin/bash
 # Stop 119's second call, prepared and not run (the session's device time was spent on failed starts before
 # its one call). The backward's ablations: version 113's FLA_ABLATE masks (stop 116 call 1 timed them on the
-# forward only) put on version 115 (A/B build v115-ablate, ab-build-v115-ablate.diff from main 751b539) for
+# forward only) put on version 115 (A/B build v115-ablate d333ec1, ab-build-v115-ablate.diff from main
+# 751b539; ptxas: no spills in any of the fused kernel's 20 instances) for
 # simple_gla's fused backward passes, with a new bit for the dots' work of dq's and dk's passes. The closest
 # unmet cells of issue 4 are fwd+bwd (8,1024,8,64: 0.115 ms against 0.106) or need the passes as much as
 # the forward; which work of theirs moves the period is unmeasured.
