@@ -91,8 +91,9 @@ __device__ inline int warpgroup_thread_here() {
 // and stored 16 bytes a thread, a quarter warp whole 64-byte rows (at 32 values two rows four apart:
 // different slots of the swizzle). Stored straight from the accumulators, a thread wrote 4 bytes at a time,
 // eight rows apart, half of each 32-byte sector an instruction; skipping the stores took 15% off the
-// forward at 4,4096,16,64, and this way 10%, in an A/B whose base was likely slower than 105
-// (kernels/notes/chunk.md, versions 113-114).
+// forward at 4,4096,16,64 (version 113's ablation), and with S published by stmatrix too simple_gla's
+// forward is 0.885-0.937x of 105's (same-machine A/B of the two landing builds: kernels/notes/chunk.md,
+// version 115).
 template <int kHalf>
 __device__ void store_outputs(const float (&o)[kHalf], unsigned char* staging, __nv_bfloat16* out,
                               std::int64_t stride, int length, float scale) {

@@ -225,8 +225,8 @@ __device__ void outputs_role(const PreparedPointers& p, const Dims& d, const Pre
     wgmma::wait<0>();
     wgmma::hold(o);
     if (n + kFusedStages < chunks) stage_empty(s).arrive();
-    // from the registers, after the stage goes back (through its queries' tile as simple_gla's passes store
-    // gained nothing here: kernels/notes/chunk.md, version 114)
+    // from the registers, after the stage goes back (through its queries' tile, as simple_gla's passes
+    // store, gained nothing here: kernels/notes/chunk.md, versions 114-115)
     store_outputs_from_registers(o, p.o + d.row(b, h, t0) * d.V + v0, std::int64_t(d.H) * d.V, length, 1.0f,
                                  thread);
   }

@@ -8,8 +8,8 @@
 // store_outputs' stmatrix does; 2 they call store_outputs itself (stmatrix, __syncwarp, the read-back), the
 // code racecheck flagged. Nothing here races: any hazard racecheck reports is its model's.
 // It uses the kernels' own barrier and cp.async helpers, so that it tests the instructions they issue.
-// Build from the root of a checkout of branch land-118 or v114-fallback (mode 2 calls version 114's
-// store_outputs, which main lacks): nvcc -arch=sm_90a -DFLA_BENCH_SM90A -std=c++20 -O3 -I. -o probe
+// Build from the root of a checkout of main from 751b539 on (mode 2 calls version 114's store_outputs,
+// which main gained then): nvcc -arch=sm_90a -DFLA_BENCH_SM90A -std=c++20 -O3 -I. -o probe
 // PATH/racecheck-probe.cu; run: compute-sanitizer --tool racecheck probe M P.
 #include <cstdio>
 #include <cstdlib>
