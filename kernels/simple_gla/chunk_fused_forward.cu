@@ -179,17 +179,34 @@ __device__ void decayed_scores(const float (&P)[8 * kSteps], const ScalarDecays&
   }
 }
 
-// The rows PassExtras::dots reads for a thread's accumulator elements (o's layout: `stride` elements apart
-// from the chunk's first row at the block's first value column), as bf16 pairs; zeros past `length` rows.
-// Loaded while the chunk's last products run, so that their latency is off the outputs' chain.
-template <int kHalf>
-__device__ void load_dot_rows(std::uint32_t (&x)[kHalf / 2], const bf16* with, std::int64_t stride,
-                              int length, int thread) {
+// Where a chunk's rows of PassExtras::dot_with are: staged with the chunk in its stage's v tile from column
+// `column` (FusedLayout::dot_rows; zeros past the sequence), or else in memory at `with` (o's layout:
+// `stride` elements apart from the chunk's first row at the block's first value column), the first `length`
+// rows.
+struct ChunkDotRows {
+  const unsigned char* staged;
+  int column;
+  const bf16* with;
+  std::int64_t stride;
+  int length;
+};
+
+// The rows PassExtras::dots reads for a thread's accumulator elements, as bf16 pairs; zeros past the
+// sequence. Read while the chunk's last products run, so that their latency is off the outputs' chain as far
+// as the products last: from the stage (kStaged) a shared-memory read's, from memory a global load's.
+template <int kHalf, bool kStaged>
+__device__ void load_dot_rows(std::uint32_t (&x)[kHalf / 2], const ChunkDotRows& rows, int thread) {
+  const Tile tokens{C};
 #pragma unroll
   for (int r = 0; r < kHalf; r += 2) {
     const wgmma::Element e = wgmma::accumulator_element(thread, r);
-    x[r / 2] =
-        e.row < length ? *reinterpret_cast<const std::uint32_t*>(with + e.row * stride + e.column) : 0u;
+    if constexpr (kStaged)
+      x[r / 2] =
+          *reinterpret_cast<const std::uint32_t*>(rows.staged + tokens.offset(e.row, rows.column + e.column));
+    else
+      x[r / 2] = e.row < rows.length
+                     ? *reinterpret_cast<const std::uint32_t*>(rows.with + e.row * rows.stride + e.column)
+                     : 0u;
   }
 }
 
@@ -246,14 +263,16 @@ struct ChunkGates {
 };
 
 // The loads' warpgroup: chunk n's q (where there are outputs), k and v by cp.async into stage s (rows past
-// the sequence as zeros), one group.
-template <int K, int kVs, Pass kPass>
-__device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned base, int b,
-                           int h, int v0, int n, int s, int thread) {
+// the sequence as zeros), and where kDotRows the chunk's rows of `dot_with` (laid out as v) beside v's, one
+// group.
+template <int K, int kVs, Pass kPass, bool kDotRows>
+__device__ void load_chunk(const Pointers<bf16>& p, const bf16* dot_with, const Dims& d, const FusedLayout& L,
+                           unsigned base, int b, int h, int v0, int n, int s, int thread) {
   const int t0 = n * C, length = min(C, d.T - t0);
   const Tile tokens{C};
   const std::int64_t first = d.row(b, h, t0);
   const bf16 *k_rows = p.k + first * K, *v_rows = p.v + first * d.V + v0;
+  const bf16* dot_rows = kDotRows ? dot_with + first * d.V + v0 : nullptr;
   for (int idx = thread; idx < C * K / 8; idx += kGroup) {
     const int t = idx / (K / 8), c = idx % (K / 8) * 8;
     const bool in = t < length;
@@ -265,8 +284,10 @@ __device__ void load_chunk(const Pointers<bf16>& p, const Dims& d, const FusedLa
   for (int idx = thread; idx < C * kVs / 8; idx += kGroup) {
     const int t = idx / (kVs / 8), c = idx % (kVs / 8) * 8;
     const bool in = t < length;
-    cp_async16_or_zeros_to(base + L.v(s) + tokens.offset(t, c),
-                           v_rows + (in ? std::int64_t(t) * d.H * d.V : 0) + c, in);
+    const std::int64_t at = (in ? std::int64_t(t) * d.H * d.V : 0) + c;
+    cp_async16_or_zeros_to(base + L.v(s) + tokens.offset(t, c), v_rows + at, in);
+    if constexpr (kDotRows)
+      cp_async16_or_zeros_to(base + L.v(s) + tokens.offset(t, L.dot_rows_column() + c), dot_rows + at, in);
   }
   cp_async_commit();
 }
@@ -292,10 +313,10 @@ __device__ inline void prefetch_gates(const Pointers<bf16>& p, const Dims& d, in
 // The loads' warpgroup: the chunks' copies kAhead chunks ahead through kStages stages, and each landed
 // chunk's decays (its first warp, from the gates it fetched with the copies). kDecayToLast (a reverse pass:
 // the chunks come from the last): also the decay from each chunk's end to the sequence's, the product of
-// the e^{chunk total} before it in the ring.
-template <int K, int kVs, int kStages, int kAhead, Pass kPass, bool kDecayToLast>
-__device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L, unsigned char* smem,
-                           int b, int h, int v0, int thread) {
+// the e^{chunk total} before it in the ring. kDotRows: each chunk's rows of `dot_with` too (load_chunk).
+template <int K, int kVs, int kStages, int kAhead, Pass kPass, bool kDecayToLast, bool kDotRows>
+__device__ void loads_role(const Pointers<bf16>& p, const bf16* dot_with, const Dims& d, const FusedLayout& L,
+                           unsigned char* smem, int b, int h, int v0, int thread) {
   static_assert(!kDecayToLast || kPass == Pass::reverse);
   const unsigned base = shared_address(smem);
   const int chunks = d.chunks();
@@ -307,7 +328,7 @@ __device__ void loads_role(const Pointers<bf16>& p, const Dims& d, const FusedLa
         const ChunkGates gates = fetch_gates(p, d, b, h, n, thread);  // (before the copies)
         if (thread == 0 && j + kAhead < chunks)
           prefetch_gates(p, d, b, h, chunk_at<kPass>(j + kAhead, chunks));
-        load_chunk<K, kVs, kPass>(p, d, L, base, b, h, v0, n, j % kStages, thread);
+        load_chunk<K, kVs, kPass, kDotRows>(p, dot_with, d, L, base, b, h, v0, n, j % kStages, thread);
         return gates;
       },
       [&](int, int s, const ChunkGates& gates) {
@@ -418,12 +439,12 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
 // dots with `with`'s rows (load_dot_rows', read again here: held through the product, they spilled) into
 // `final_dots`. Where `to_last` flushed to zero (at log sigmoid gates two chunks from the end: e^-87 is below
 // fp32's normal range) the term is zeros, exactly: neither product nor dots run.
-template <int K, int kVs>
+template <int K, int kVs, bool kDotRows>
 __device__ void add_final_state_term(float (&o)[kVs / 2], const FusedOperands& at, int s, float to_last,
-                                     const float (&row_factor)[2], const bf16* with, std::int64_t stride,
-                                     int length, float* final_dots, int thread) {
+                                     const float (&row_factor)[2], const ChunkDotRows& rows,
+                                     float* final_dots, int thread) {
   if (to_last == 0.0f) {  // (the same for the whole warpgroup: one value in shared memory)
-    write_row_values({0.0f, 0.0f}, length, final_dots, thread);
+    write_row_values({0.0f, 0.0f}, rows.length, final_dots, thread);
     return;
   }
   float f[kVs / 2];
@@ -438,8 +459,8 @@ __device__ void add_final_state_term(float (&o)[kVs / 2], const FusedOperands& a
 #pragma unroll
   for (int r = 0; r < kVs / 2; ++r) f[r] *= factor[(r >> 1) & 1];
   std::uint32_t x[kVs / 4];
-  load_dot_rows<kVs / 2>(x, with, stride, length, thread);
-  write_row_dots(f, x, length, final_dots, thread);
+  load_dot_rows<kVs / 2, kDotRows>(x, rows, thread);
+  write_row_dots(f, x, rows.length, final_dots, thread);
 #pragma unroll
   for (int r = 0; r < kVs / 2; ++r) o[r] += f[r];
 }
@@ -458,7 +479,7 @@ __device__ void follow_stages(int chunks) {
 // Outputs warpgroup `group` of kGroups: ring positions group, group + kGroups, ..., reading the state from
 // its own buffer (the state warpgroup fills buffer n % kGroups for ring position n). `dots`: where the pass
 // writes PassExtras's dots, this block's row of them.
-template <int K, int kVs, int kGroups, int kStages, Pass kPass, bool kDots, bool kFinalApart>
+template <int K, int kVs, int kGroups, int kStages, Pass kPass, bool kDots, bool kFinalApart, bool kDotRows>
 __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L,
                              unsigned char* smem, int b, int h, int v0, const bf16* dot_with, float* dots,
                              float* final_dots, int group, int thread) {
@@ -510,20 +531,21 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
     wgmma::commit();
     // the dots' rows, while P v runs (after it in dk's pass, whose registers are short at K = 128)
     constexpr bool kRowsEarly = !kFinalApart;
-    const bf16* with = kDots ? dot_with + d.row(b, h, t0) * d.V + v0 : nullptr;
+    const ChunkDotRows rows{smem + L.v(s), L.dot_rows_column(),
+                            kDots ? dot_with + d.row(b, h, t0) * d.V + v0 : nullptr, std::int64_t(d.H) * d.V,
+                            length};
     std::uint32_t x[kDots ? kVs / 4 : 1];
-    if constexpr (kDots && kRowsEarly)
-      load_dot_rows<kVs / 2>(x, with, std::int64_t(d.H) * d.V, length, thread);
+    if constexpr (kDots && kRowsEarly) load_dot_rows<kVs / 2, kDotRows>(x, rows, thread);
     wgmma::wait<0>();
     wgmma::hold(o);
     if constexpr (kDots) {
-      if constexpr (!kRowsEarly) load_dot_rows<kVs / 2>(x, with, std::int64_t(d.H) * d.V, length, thread);
+      if constexpr (!kRowsEarly) load_dot_rows<kVs / 2, kDotRows>(x, rows, thread);
       write_row_dots(o, x, length, dots + t0, thread);
       add_diagonal(o, diagonal, smem + L.v(s), thread);  // (before the stage is handed back)
       if constexpr (kFinalApart)
-        add_final_state_term<K, kVs>(o, at, s, *reinterpret_cast<const float*>(smem + L.decay_to_last(s)),
-                                     row_factor, with, std::int64_t(d.H) * d.V, length, final_dots + t0,
-                                     thread);
+        add_final_state_term<K, kVs, kDotRows>(o, at, s,
+                                               *reinterpret_cast<const float*>(smem + L.decay_to_last(s)),
+                                               row_factor, rows, final_dots + t0, thread);
     }
     // through the stage's q tile, which every product that reads it has finished with
     store_outputs(o, smem + L.q(s), p.o + d.row(b, h, t0) * d.V + v0, std::int64_t(d.H) * d.V, length,
@@ -544,13 +566,14 @@ __global__ void __launch_bounds__((2 + kGroups) * kGroup, 1)
   constexpr bool kFinalApart = kDots && kPass == Pass::reverse;
   // the plan known at compile time, every offset folded (a run-time one cost registers and, at K = 128,
   // spills: version 103); launch_fused sizes the block by the same
-  constexpr FusedLayout L = fused_layout(K, kVs, kGroups, kFinalApart);
+  constexpr FusedLayout L = fused_pass_layout(K, kVs, kGroups, kFinalApart, kDots);
   constexpr int kStages = fused_stages(kGroups);
+  constexpr bool kDotRows = L.dot_rows;
   extern __shared__ unsigned char raw[];
   const BlockPlace at = block_place(raw, d.H, K, d.V, kVs, p.h0, p.ht);
   if (at.role == 0) {
-    loads_role<K, kVs, kStages, fused_loads_ahead(kGroups), kPass, kFinalApart>(p, d, L, at.smem, at.b, at.h,
-                                                                                at.v0, at.thread);
+    loads_role<K, kVs, kStages, fused_loads_ahead(kGroups), kPass, kFinalApart, kDotRows>(
+        p, extras.dot_with, d, L, at.smem, at.b, at.h, at.v0, at.thread);
   } else if (at.role == 1) {
     const float* start = !kDots ? at.start : p.h0 ? p.h0 + std::int64_t(at.bh) * K * d.V : nullptr;
     state_role<K, kVs, kGroups, kStages, kPass, kDots, kFinalApart>(
@@ -558,7 +581,7 @@ __global__ void __launch_bounds__((2 + kGroups) * kGroup, 1)
         at.v0, at.thread);
   } else if constexpr (kPass != Pass::state_grads) {
     const std::int64_t row = (std::int64_t(blockIdx.y) * d.B * d.H + at.bh) * d.T;  // the block's dots
-    outputs_role<K, kVs, kGroups, kStages, kPass, kDots, kFinalApart>(
+    outputs_role<K, kVs, kGroups, kStages, kPass, kDots, kFinalApart, kDotRows>(
         p, d, L, at.smem, at.b, at.h, at.v0, extras.dot_with, kDots ? extras.dots + row : nullptr,
         kFinalApart ? extras.final_dots + row : nullptr, at.role - 2, at.thread);
   } else {
@@ -575,7 +598,8 @@ void launch_fused(const Pointers<bf16>& p, const Dims& d, float* saved, const De
   with_one_of<64, 128>(d.K, [&](auto K) {
     with_one_of<32, 64>(Vs, [&](auto kVs) {
       constexpr int kGroups = kPass != Pass::state_grads ? fused_output_groups(kVs.value) : 1;
-      const FusedLayout L = fused_layout(K.value, kVs.value, kGroups, kDots && kPass == Pass::reverse);
+      const FusedLayout L =
+          fused_pass_layout(K.value, kVs.value, kGroups, kDots && kPass == Pass::reverse, kDots);
       const auto kernel = scalar_fused_forward_kernel<K.value, kVs.value, kGroups, kPass, kDots>;
       allow_shared_memory(kernel, L.bytes());
       kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs.value)), (2 + kGroups) * kGroup, L.bytes(),
@@ -611,10 +635,14 @@ void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limit
 bool simple_gla_fused_backward_runs(const Problem& p, const DeviceLimits& limits) {
   Problem transposed = p;  // dq's and dk's passes run in the state's transpose: V keys, K values
   std::swap(transposed.K, transposed.V);
+  // dq's and dk's passes (dk's with the final state apart) with their dots' rows
+  const auto pass_fits = [&](bool final_apart) {
+    return chunk::fused_blocks_fit(transposed, limits, [&](int K, int Vs) {
+      return chunk::fused_pass_layout(K, Vs, chunk::fused_output_groups(Vs), final_apart, true);
+    });
+  };
   return simple_gla_fused_forward_runs(p, limits) && simple_gla_fused_forward_runs(transposed, limits) &&
-         chunk::fused_blocks_fit(transposed, limits, [](int K, int Vs) {  // dk's pass: the final state apart
-           return chunk::fused_layout(K, Vs, chunk::fused_output_groups(Vs), true);
-         });
+         pass_fits(false) && pass_fits(true);
 }
 
 // With G_i the log decays summed up to token i, e^{G_i - G_j} between two tokens, S_i the state after token i
@@ -642,23 +670,25 @@ void simple_gla_fused_backward(const BackwardCall& call, const DeviceLimits& lim
   const chunk::GateGradDots dots{
       ws.dstates, ws.dstates + rows, ws.dstates + 2 * rows, key_slices, in.g, in.h0, g.d_ht};
 
-  // The passes are independent of one another: dk's and dv's on side streams, so that each pass's blocks take
-  // the SMs the others free (a block takes an SM's room) with no gap between launches. dv's is joined last,
-  // after the gate scan (which reads only dq's and dk's dots); where the scan runs measured no difference
-  // (kernels/notes/chunk.md, versions 103f and 104: the passes' SM time is the cost).
+  // The passes are independent of one another, each on a stream of its own, so that each pass's blocks take
+  // the SMs the others free (a block takes an SM's room) with no gap between launches. dq's and dk's at high
+  // priority, so that their blocks go first and the gate scan (which reads only their dots) runs while dv's
+  // finish: at equal priorities the order was the scheduler's, and where dq's went last the scan waited for
+  // it (kernels/notes/chunk.md, version 116). dv's is joined last, after the scan.
   ForkedStream dv_side(call.stream, 1);
   {
-    ForkedStream dk_side(call.stream, 0);
+    ForkedStream dq_side(call.stream, 0, SidePriority::high), dk_side(call.stream, 1, SidePriority::high);
     Pointers<__nv_bfloat16> p{};
     p.g = in.g;
     p.q = g.d_o, p.k = in.v, p.v = in.k, p.h0 = in.h0, p.o = g.dq, p.ht = nullptr;
-    chunk::launch_fused<Pass::forward, true>(p, transposed, nullptr, limits, call.stream, {in.q, ws.dstates});
+    chunk::launch_fused<Pass::forward, true>(p, transposed, nullptr, limits, dq_side.side(),
+                                             {in.q, ws.dstates});
     p.q = in.v, p.k = g.d_o, p.v = in.q, p.h0 = g.d_ht, p.o = g.dk;
     chunk::launch_fused<Pass::reverse, true>(p, transposed, nullptr, limits, dk_side.side(),
                                              {in.k, ws.dstates + rows, ws.dstates + 2 * rows});
     p.q = in.k, p.k = in.q, p.v = g.d_o, p.h0 = g.d_ht, p.o = g.dv, p.ht = g.dh0;
     chunk::launch_fused<Pass::reverse>(p, d, nullptr, limits, dv_side.side());
-  }  // (dk's joined: the scan reads dq's and dk's dots)
+  }  // (dq's and dk's joined: the scan reads their dots)
   chunk::launch_scalar_gate_grads(dots, d, g.dg, call.stream);
 }
 

@@ -43,12 +43,16 @@ __host__ __device__ constexpr int fused_loads_ahead(int groups) {
 // With final_apart (the backward's dk pass: chunk_fused_forward.cu), after those the final state's gradient
 // in two parts (K x Vs, as S; the high in columns 0 .. Vs - 1, the low in Vs .. 2 Vs - 1: at Vs = 32 one
 // panel, so that the block fits at K = 128), and in each stage after the chunk's decays the decay from its
-// end to the sequence's (in the decays' room).
+// end to the sequence's (in the decays' room). With dot_rows (the backward's dq and dk passes, where the
+// block still fits: fused_pass_layout), v's tile also holds the chunk's rows of the dots' other operand, in
+// its columns Vs .. 2 Vs - 1 (at Vs = 32 the panel's half v leaves empty), copied with the chunk, so that
+// the outputs read them from shared memory.
 struct FusedLayout {
   int K, Vs;
   int buffers;       // of the state: one for each outputs warpgroup
   int stages;        // (fused_layout below sets both)
   bool final_apart;  // the final state's gradient kept apart from the state
+  bool dot_rows;     // the dots' rows staged with each chunk
   __host__ __device__ constexpr unsigned token_tile(int columns) const {
     return wgmma::Tile{kFusedChunk}.bytes(columns);
   }
@@ -57,12 +61,15 @@ struct FusedLayout {
     return (bytes + wgmma::kGroupBytes - 1) / wgmma::kGroupBytes * wgmma::kGroupBytes;
   }
   __host__ __device__ constexpr unsigned stage_bytes() const {
-    return 2 * token_tile(K) + token_tile(Vs) + decay_bytes();
+    return 2 * token_tile(K) + values_tile() + decay_bytes();
   }
+  // v's tile: Vs columns, and with dot_rows the dots' rows beside them
+  __host__ __device__ constexpr unsigned values_tile() const { return token_tile(dot_rows ? 2 * Vs : Vs); }
+  __host__ __device__ constexpr int dot_rows_column() const { return Vs; }
   __host__ __device__ constexpr unsigned q(int stage) const { return stage * stage_bytes(); }
   __host__ __device__ constexpr unsigned k(int stage) const { return q(stage) + token_tile(K); }
   __host__ __device__ constexpr unsigned v(int stage) const { return k(stage) + token_tile(K); }
-  __host__ __device__ constexpr unsigned decays(int stage) const { return v(stage) + token_tile(Vs); }
+  __host__ __device__ constexpr unsigned decays(int stage) const { return v(stage) + values_tile(); }
   // final_apart: the decay from the stage's chunk's end to the sequence's, a float after its decays
   __host__ __device__ constexpr unsigned decay_to_last(int stage) const {
     return decays(stage) + sizeof(float) * scalar_decay_floats(kFusedChunk);
@@ -86,11 +93,26 @@ struct FusedLayout {
 
 // The plan for K keys and Vs values a block with `groups` outputs warpgroups (a state buffer each, and their
 // stages); the forward's takes fused_output_groups(Vs), the state gradients' pass one.
-__host__ __device__ constexpr FusedLayout fused_layout(int K, int Vs, int groups, bool final_apart = false) {
-  return {K, Vs, groups, fused_stages(groups), final_apart};
+__host__ __device__ constexpr FusedLayout fused_layout(int K, int Vs, int groups, bool final_apart = false,
+                                                       bool dot_rows = false) {
+  return {K, Vs, groups, fused_stages(groups), final_apart, dot_rows};
 }
 __host__ __device__ constexpr FusedLayout fused_layout(int K, int Vs) {
   return fused_layout(K, Vs, fused_output_groups(Vs));
+}
+
+// The most shared memory a block of an sm_90 GPU may take (every Hopper part's opt-in limit).
+constexpr std::size_t kHopperSharedPerBlock = 227 * 1024;
+
+// The plan of one of the kernel's launches: a pass with dots (dq's and dk's in the backward) stages their
+// rows with each chunk wherever the block still fits an sm_90 block, so that the outputs read them from
+// shared memory: read from memory at the end of each chunk, their latency was on the outputs' chain, and
+// skipping the dots' work took 8-15% off the fwd+bwd (kernels/notes/chunk.md, version 116). Where it would
+// not fit (dk's pass at K = 128 and 64 values a block), they are read from memory as before.
+__host__ __device__ constexpr FusedLayout fused_pass_layout(int K, int Vs, int groups, bool final_apart,
+                                                            bool dots) {
+  const FusedLayout staged = fused_layout(K, Vs, groups, final_apart, true);
+  return dots && staged.bytes() <= kHopperSharedPerBlock ? staged : fused_layout(K, Vs, groups, final_apart);
 }
 
 // The rows of partial dots a token gets from the backward's dq and dk passes (chunk_fused_forward.cu,

@@ -27,33 +27,59 @@ constexpr std::size_t kH100SharedBytes = 227 * 1024;
 TEST(ScalarFusedLayout, TilesStartOnTheSwizzlePatternAndDoNotOverlap) {
   for (int K : {64, 128})
     for (int Vs : {32, 64})
-      for (bool final_apart : {false, true}) {  // (the backward's dk pass: the final state's gradient apart)
-        const FusedLayout L = fused_layout(K, Vs, fused_output_groups(Vs), final_apart);
-        std::vector<testing::Region> regions;
-        EXPECT_EQ(L.buffers, Vs == 32 ? 2 : 1);  // one for each outputs warpgroup, side by side in one panel
-        EXPECT_EQ(L.stages, L.buffers + 2);      // two warpgroups read two chunks at once
-        EXPECT_LE(L.stages, kMaxFusedStages);
-        for (int s = 0; s < L.stages; ++s) {
-          regions.push_back({L.q(s), L.token_tile(K)});
-          regions.push_back({L.k(s), L.token_tile(K)});
-          regions.push_back({L.v(s), L.token_tile(Vs)});
-          // the chunk's decays and, after them, its decay to the sequence's end (final_apart's)
-          regions.push_back({L.decays(s), sizeof(float) * (scalar_decay_floats(kFusedChunk) + 1)});
-          EXPECT_EQ(L.decay_to_last(s), L.decays(s) + sizeof(float) * scalar_decay_floats(kFusedChunk));
+      for (bool final_apart : {false, true})   // (the backward's dk pass: the final state's gradient apart)
+        for (bool dot_rows : {false, true}) {  // (dq's and dk's: the dots' rows beside v's)
+          const FusedLayout L = fused_layout(K, Vs, fused_output_groups(Vs), final_apart, dot_rows);
+          if (dot_rows && L.bytes() > kH100SharedBytes) continue;  // (fused_pass_layout's test below)
+          std::vector<testing::Region> regions;
+          // a state buffer for each outputs warpgroup, side by side in one panel; two warpgroups read two
+          // chunks at once
+          EXPECT_EQ(L.buffers, Vs == 32 ? 2 : 1);
+          EXPECT_EQ(L.stages, L.buffers + 2);
+          EXPECT_LE(L.stages, kMaxFusedStages);
+          for (int s = 0; s < L.stages; ++s) {
+            regions.push_back({L.q(s), L.token_tile(K)});
+            regions.push_back({L.k(s), L.token_tile(K)});
+            // v's columns, then the dots' rows' columns, in one tile
+            regions.push_back({L.v(s), L.values_tile()});
+            EXPECT_EQ(L.dot_rows_column(), Vs);
+            EXPECT_EQ(L.values_tile(), L.token_tile(dot_rows ? 2 * Vs : Vs));
+            // the chunk's decays and, after them, its decay to the sequence's end (final_apart's)
+            regions.push_back({L.decays(s), sizeof(float) * (scalar_decay_floats(kFusedChunk) + 1)});
+            EXPECT_EQ(L.decay_to_last(s), L.decays(s) + sizeof(float) * scalar_decay_floats(kFusedChunk));
+          }
+          EXPECT_LE(L.state_column(L.buffers - 1) + Vs, wgmma::kPanelColumns);
+          for (int part = 0; part < 2; ++part) regions.push_back({L.state(part), L.state_tile()});
+          // the decayed values' high and low parts side by side
+          regions.push_back({L.decayed_values(), L.token_tile(2 * Vs)});
+          EXPECT_EQ(L.decayed_column(1), Vs);
+          if (final_apart) {
+            regions.push_back({L.final_state(), wgmma::Tile{K}.bytes(2 * Vs)});
+          }
+          std::sort(regions.begin(), regions.end(), [](auto x, auto y) { return x.at < y.at; });
+          SCOPED_TRACE("K " + std::to_string(K) + " Vs " + std::to_string(Vs) +
+                       (final_apart ? " final apart" : "") + (dot_rows ? " dot rows" : ""));
+          EXPECT_LE(testing::expect_in_order(regions, wgmma::kGroupBytes) + wgmma::kGroupBytes, L.bytes());
+          EXPECT_LE(L.bytes(), kH100SharedBytes) << "K " << K << " Vs " << Vs;
+          EXPECT_EQ(L.state_tile(), unsigned(K) * wgmma::kRowBytes);  // K rows of one 64-column panel
         }
-        EXPECT_LE(L.state_column(L.buffers - 1) + Vs, wgmma::kPanelColumns);
-        for (int part = 0; part < 2; ++part) regions.push_back({L.state(part), L.state_tile()});
-        regions.push_back({L.decayed_values(), L.token_tile(2 * Vs)});  // its high and low parts side by side
-        EXPECT_EQ(L.decayed_column(1), Vs);
-        if (final_apart) {
-          regions.push_back({L.final_state(), wgmma::Tile{K}.bytes(2 * Vs)});
-        }
-        std::sort(regions.begin(), regions.end(), [](auto x, auto y) { return x.at < y.at; });
-        SCOPED_TRACE("K " + std::to_string(K) + " Vs " + std::to_string(Vs) +
-                     (final_apart ? " final apart" : ""));
-        EXPECT_LE(testing::expect_in_order(regions, wgmma::kGroupBytes) + wgmma::kGroupBytes, L.bytes());
-        EXPECT_LE(L.bytes(), kH100SharedBytes) << "K " << K << " Vs " << Vs;
-        EXPECT_EQ(L.state_tile(), unsigned(K) * wgmma::kRowBytes);  // K rows of one 64-column panel
+}
+
+// dq's and dk's passes stage their dots' rows wherever the block still fits an sm_90 block: at 32 values a
+// block in the half of v's panel that v leaves empty (no room added), at 64 in a panel of their own, which
+// dk's pass at K = 128 has no room for (it reads them from memory).
+TEST(ScalarFusedLayout, ThePassesWithDotsStageTheirRowsWhereTheyFit) {
+  EXPECT_EQ(kHopperSharedPerBlock, kH100SharedBytes);
+  for (int K : {64, 128})
+    for (int Vs : {32, 64})
+      for (bool final_apart : {false, true}) {
+        const int groups = fused_output_groups(Vs);
+        const FusedLayout L = fused_pass_layout(K, Vs, groups, final_apart, true);
+        const bool room_for_rows = !(K == 128 && Vs == 64 && final_apart);
+        EXPECT_EQ(L.dot_rows, room_for_rows) << "K " << K << " Vs " << Vs << " final apart " << final_apart;
+        EXPECT_LE(L.bytes(), kH100SharedBytes);
+        if (Vs == 32) EXPECT_EQ(L.bytes(), fused_layout(K, Vs, groups, final_apart).bytes());
+        EXPECT_FALSE(fused_pass_layout(K, Vs, groups, final_apart, false).dot_rows);  // the forward's
       }
 }
 
