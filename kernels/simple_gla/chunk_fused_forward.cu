@@ -670,25 +670,23 @@ void simple_gla_fused_backward(const BackwardCall& call, const DeviceLimits& lim
   const chunk::GateGradDots dots{
       ws.dstates, ws.dstates + rows, ws.dstates + 2 * rows, key_slices, in.g, in.h0, g.d_ht};
 
-  // The passes are independent of one another, each on a stream of its own, so that each pass's blocks take
-  // the SMs the others free (a block takes an SM's room) with no gap between launches. dq's and dk's at high
-  // priority, so that their blocks go first and the gate scan (which reads only their dots) runs while dv's
-  // finish: at equal priorities the order was the scheduler's, and where dq's went last the scan waited for
-  // it (kernels/notes/chunk.md, version 116). dv's is joined last, after the scan.
+  // The passes are independent of one another: dk's and dv's on side streams, so that each pass's blocks take
+  // the SMs the others free (a block takes an SM's room) with no gap between launches. dv's is joined last,
+  // after the gate scan (which reads only dq's and dk's dots); where the scan runs measured no difference
+  // (kernels/notes/chunk.md, versions 103f and 104: the passes' SM time is the cost).
   ForkedStream dv_side(call.stream, 1);
   {
-    ForkedStream dq_side(call.stream, 0, SidePriority::high), dk_side(call.stream, 1, SidePriority::high);
+    ForkedStream dk_side(call.stream, 0);
     Pointers<__nv_bfloat16> p{};
     p.g = in.g;
     p.q = g.d_o, p.k = in.v, p.v = in.k, p.h0 = in.h0, p.o = g.dq, p.ht = nullptr;
-    chunk::launch_fused<Pass::forward, true>(p, transposed, nullptr, limits, dq_side.side(),
-                                             {in.q, ws.dstates});
+    chunk::launch_fused<Pass::forward, true>(p, transposed, nullptr, limits, call.stream, {in.q, ws.dstates});
     p.q = in.v, p.k = g.d_o, p.v = in.q, p.h0 = g.d_ht, p.o = g.dk;
     chunk::launch_fused<Pass::reverse, true>(p, transposed, nullptr, limits, dk_side.side(),
                                              {in.k, ws.dstates + rows, ws.dstates + 2 * rows});
     p.q = in.k, p.k = in.q, p.v = g.d_o, p.h0 = g.d_ht, p.o = g.dv, p.ht = g.dh0;
     chunk::launch_fused<Pass::reverse>(p, d, nullptr, limits, dv_side.side());
-  }  // (dq's and dk's joined: the scan reads their dots)
+  }  // (dk's joined: the scan reads dq's and dk's dots)
   chunk::launch_scalar_gate_grads(dots, d, g.dg, call.stream);
 }
 
