@@ -78,7 +78,9 @@ TEST(ScalarFusedLayout, ThePassesWithDotsStageTheirRowsWhereTheyFit) {
         const bool room_for_rows = !(K == 128 && Vs == 64 && final_apart);
         EXPECT_EQ(L.dot_rows, room_for_rows) << "K " << K << " Vs " << Vs << " final apart " << final_apart;
         EXPECT_LE(L.bytes(), kH100SharedBytes);
-        if (Vs == 32) EXPECT_EQ(L.bytes(), fused_layout(K, Vs, groups, final_apart).bytes());
+        if (Vs == 32) {  // (in v's panel: no room added)
+          EXPECT_EQ(L.bytes(), fused_layout(K, Vs, groups, final_apart).bytes());
+        }
         EXPECT_FALSE(fused_pass_layout(K, Vs, groups, final_apart, false).dot_rows);  // the forward's
       }
 }
