@@ -106,9 +106,10 @@ constexpr std::size_t kHopperSharedPerBlock = 227 * 1024;
 
 // The plan of one of the kernel's launches: a pass with dots (dq's and dk's in the backward) stages their
 // rows with each chunk wherever the block still fits an sm_90 block, so that the outputs read them from
-// shared memory: read from memory at the end of each chunk, their latency was on the outputs' chain, and
-// skipping the dots' work took 8-15% off the fwd+bwd (kernels/notes/chunk.md, versions 115 and 117). Where
-// it would not fit (dk's pass at K = 128 and 64 values a block), they are read from memory as before.
+// shared memory: read from memory at the end of each chunk, their latency was on the outputs' chain
+// (skipping the dots' work took 8-15% off the fwd+bwd); staged, the fwd+bwd is 0.97-0.98x at three of the
+// four fused shapes, the same at the fourth (kernels/notes/chunk.md, versions 115 and 117). Where it would
+// not fit (dk's pass at K = 128 and 64 values a block), they are read from memory as before.
 __host__ __device__ constexpr FusedLayout fused_pass_layout(int K, int Vs, int groups, bool final_apart,
                                                             bool dots) {
   const FusedLayout staged = fused_layout(K, Vs, groups, final_apart, true);
