@@ -351,19 +351,24 @@ __device__ void make_decayed_values(const FusedLayout& L, unsigned char* smem, i
                                     float scale, int thread) {
   constexpr int kPieces = C * kVs / 8 / kGroup;  // a thread's 8-value pieces
   static_assert(kPieces * kGroup * 8 == C * kVs);
+  constexpr int kRowPieces = kVs / 8, kWarpRows = 32 / kRowPieces;  // rows a warp's pieces cover at once
   const Tile tokens{C};
+  // piece i's row: the warpgroup's rows in steps of four warps' rows, each warp's without bank conflicts
+  const TilePiece piece = conflict_free_piece<kRowPieces>(thread % 32);
+  const auto row = [&](int i) { return kWarpRows * (thread / 32 + 4 * i) + piece.row; };
+  const int c = piece.column;
   uint4 x[kPieces];
   float factor[kPieces];
 #pragma unroll
   for (int i = 0; i < kPieces; ++i) {
-    const int idx = thread + i * kGroup, t = idx / (kVs / 8), c = idx % (kVs / 8) * 8;
+    const int t = row(i);
     x[i] = *reinterpret_cast<const uint4*>(smem + L.v(s) + tokens.offset(t, c));
     factor[i] = kPass == Pass::forward ? dec.to_end[t] : scale * dec.seen[t];
   }
   unsigned char* parts = smem + L.decayed_values();
 #pragma unroll
   for (int i = 0; i < kPieces; ++i) {
-    const int idx = thread + i * kGroup, t = idx / (kVs / 8), c = idx % (kVs / 8) * 8;
+    const int t = row(i);
     uint4 high, low;
     scaled_parts(x[i], factor[i], high, low);
     *reinterpret_cast<uint4*>(parts + tokens.offset(t, L.decayed_column(0) + c)) = high;
