@@ -69,7 +69,6 @@ TEST(ScalarFusedLayout, TilesStartOnTheSwizzlePatternAndDoNotOverlap) {
 // block in the half of v's panel that v leaves empty (no room added), at 64 in a panel of their own, which
 // dk's pass at K = 128 has no room for (it reads them from memory).
 TEST(ScalarFusedLayout, ThePassesWithDotsStageTheirRowsWhereTheyFit) {
-  EXPECT_EQ(kHopperSharedPerBlock, kH100SharedBytes);
   for (int K : {64, 128})
     for (int Vs : {32, 64})
       for (bool final_apart : {false, true}) {
