@@ -351,7 +351,7 @@ __device__ void make_decayed_values(const FusedLayout& L, unsigned char* smem, i
                                     float scale, int thread) {
   constexpr int kPieces = C * kVs / 8 / kGroup;  // a thread's 8-value pieces
   static_assert(kPieces * kGroup * 8 == C * kVs);
-  constexpr int kRowPieces = kVs / 8, kWarpRows = 32 / kRowPieces;  // rows a warp's pieces cover at once
+  constexpr int kRowPieces = kVs / 8, kWarpRows = warp_piece_rows(kRowPieces);
   const Tile tokens{C};
   // piece i's row: the warpgroup's rows in steps of four warps' rows, each warp's without bank conflicts
   const TilePiece piece = conflict_free_piece<kRowPieces>(thread % 32);

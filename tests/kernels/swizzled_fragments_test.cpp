@@ -2,13 +2,16 @@
 // (kernels/common/chunk/swizzled_fragments.h): with ldmatrix x4 written out as the PTX ISA defines it (lane
 // 8 b + r addresses row r of block b; each lane receives two neighbouring elements of each block, of row
 // lane / 4 at column 2 (lane % 4), or through .trans of column lane / 4 at row 2 (lane % 4)), every register
-// element must be the operand element mma.sync's layout puts there (wgmma's register A: the same).
+// element must be the operand element mma.sync's layout puts there (wgmma's register A: the same). And the
+// conflict-free order of a warp's row pieces.
 #include "kernels/common/chunk/swizzled_fragments.h"
 
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cstdint>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "kernels/common/wgmma/layout.h"
@@ -184,6 +187,52 @@ TEST(SwizzledFragments, TheTransposeMatters) {
       matching += channel_of(got) == want.row && token_of(got) == want.column;
     }
   EXPECT_LT(matching, 32 * 8 / 4);
+}
+
+// The 16-byte slot of the swizzle's 128-byte pattern (eight, each four banks) that a piece starting at (row,
+// column) of a token tile takes: a quarter warp's accesses are one wavefront where their slots differ.
+int swizzle_slot(int row, int column) {
+  return int(wgmma::Tile{kTokens}.offset(row, column) % 128) / 16;
+}
+template <class Piece>
+int quarters_with_shared_slots(const Piece& piece, int first_row) {
+  int conflicted = 0;
+  for (int quarter = 0; quarter < 4; ++quarter) {
+    std::set<int> slots;
+    for (int lane = 8 * quarter; lane < 8 * quarter + 8; ++lane) {
+      const TilePiece p = piece(lane);
+      slots.insert(swizzle_slot(first_row + p.row, p.column));
+    }
+    conflicted += slots.size() != 8;
+  }
+  return conflicted;
+}
+
+// conflict_free_piece (the fused forward's making of its decayed values and its stores): a warp's 32 pieces
+// cover its warp_piece_rows rows of 32 or 64 values once each, and at every first row of those steps each
+// quarter warp's eight pieces take eight different slots; the lanes in plain order (a quarter warp on two
+// neighbouring rows at 32 values) do not.
+template <int kRowPieces>
+void expect_conflict_free_pieces() {
+  const int rows = warp_piece_rows(kRowPieces);
+  std::set<std::pair<int, int>> covered;
+  for (int lane = 0; lane < 32; ++lane) {
+    const TilePiece p = conflict_free_piece<kRowPieces>(lane);
+    EXPECT_TRUE(p.row >= 0 && p.row < rows && p.column % 8 == 0 && p.column < 8 * kRowPieces) << lane;
+    covered.insert({p.row, p.column});
+  }
+  EXPECT_EQ(covered.size(), 32u);
+  for (int first = 0; first < kTokens; first += rows)
+    EXPECT_EQ(quarters_with_shared_slots(conflict_free_piece<kRowPieces>, first), 0) << "first row " << first;
+}
+
+TEST(SwizzledFragments, ConflictFreePiecesCoverTheirRowsAndTakeEightSlotsAQuarterWarp) {
+  expect_conflict_free_pieces<4>();
+  expect_conflict_free_pieces<8>();
+  const auto plain = [](int lane) {
+    return TilePiece{lane / 4, 8 * (lane % 4)};
+  };  // 32 values, lanes in order
+  EXPECT_EQ(quarters_with_shared_slots(plain, 0), 4);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "kernels/common/chunk/fused_plan.h"
+#include "kernels/common/chunk/swizzled_fragments.h"
 #include "kernels/common/chunk/warp_mma.cuh"
 #include "kernels/common/cp_async.cuh"
 #include "kernels/common/named_barrier.cuh"
@@ -85,23 +86,6 @@ __device__ inline int warpgroup_thread_here() {
   return thread % kGroup;
 }
 
-// Where a lane's 16-byte piece lies among a warp's pieces of token rows of 32 or 64 values (kRowPieces 4 or 8
-// a row) in a 128-byte-swizzled tile: its row (of the warp's 8 or 4) and first column. Each quarter warp's
-// eight pieces fall in eight different 16-byte slots of the swizzle's pattern: a whole row at 64 values, at
-// 32 two rows four apart (two neighbouring rows share their four slots, so a quarter warp on them is a
-// two-way bank conflict: 48% of the state's making's wavefronts were excess, kernels/notes/chunk.md, version
-// 118).
-struct TilePiece {
-  int row, column;
-};
-template <int kRowPieces>
-__device__ inline TilePiece conflict_free_piece(int lane) {
-  static_assert(kRowPieces == 4 || kRowPieces == 8, "32 or 64 values");
-  const int quarter = lane / 8, j = lane % 8;
-  if constexpr (kRowPieces == 4) return {quarter + 4 * (j / 4), 8 * (j % 4)};
-  return {quarter, 8 * j};
-}
-
 // The outputs' 64 x Vs accumulators o, times `scale`, as bf16 into the chunk's rows from `out` (`stride`
 // elements apart), its first `length` rows (the rest are past the sequence), through `staging`, a 64-row
 // token tile of shared memory the warpgroup may overwrite: each warp's 16 rows by stmatrix, then read back
@@ -126,7 +110,7 @@ __device__ void store_outputs(const float (&o)[kHalf], unsigned char* staging, _
       shared_address(staging), tokens, 0, 0, thread);
   __syncwarp();
   // this thread's first row and column; its next rows kStep apart
-  constexpr int kStep = kRowPieces == 4 ? 8 : 4;
+  constexpr int kStep = warp_piece_rows(kRowPieces);
   const TilePiece piece = conflict_free_piece<kRowPieces>(thread % 32);
   const int row = 16 * (thread / 32) + piece.row, column = piece.column;
   __nv_bfloat16* to = out + row * stride + column;

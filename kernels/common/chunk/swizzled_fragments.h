@@ -1,7 +1,8 @@
 // mma.sync's operand fragments read by ldmatrix from a 128-byte-swizzled token tile (kernels/common/wgmma/
 // layout.h: rows tokens, columns channels), as simple_gla's gradients kernel (kernels/simple_gla/
 // chunk_grads_wgmma.cu) reads its tiles:
-// which 16-byte row piece each lane points ldmatrix (x4) at. Host-safe, so that
+// which 16-byte row piece each lane points ldmatrix (x4) at; and the order in which a warp's lanes take a
+// tile's row pieces without bank conflicts. Host-safe, so that
 // tests/kernels/swizzled_fragments_test.cpp checks on the CPU, by ldmatrix's definition, that the registers
 // it returns are the fragments mma.sync (and wgmma's A from registers) expect.
 #pragma once
@@ -43,6 +44,28 @@ __host__ __device__ constexpr int register_channel(int lane, int step, int j) {
 // (a_rows) or a channel (a_transposed).
 __host__ __device__ constexpr int register_row(int lane, int first, int j) {
   return first + lane / 4 + 8 * (j & 1);
+}
+
+// Where a lane's 16-byte piece lies among a warp's pieces of token rows of 32 or 64 values (kRowPieces 4 or 8
+// a row) in a 128-byte-swizzled tile, as the fused forward's state makes its decayed values and its outputs
+// are stored (fused_roles.cuh): its row (of the warp's warp_piece_rows) and first column. Each quarter warp's
+// eight pieces fall in eight different 16-byte slots of the swizzle's pattern: a whole row at 64 values, at
+// 32 two rows four apart (two neighbouring rows share their four slots, so a quarter warp on them is a
+// two-way bank conflict: 48% of the state's making's wavefronts were excess, kernels/notes/chunk.md, version
+// 118). tests/kernels/swizzled_fragments_test.cpp checks both on the CPU.
+struct TilePiece {
+  int row, column;
+};
+// rows a warp's 32 pieces cover at once
+__host__ __device__ constexpr int warp_piece_rows(int row_pieces) {
+  return 32 / row_pieces;
+}
+template <int kRowPieces>
+__host__ __device__ constexpr TilePiece conflict_free_piece(int lane) {
+  static_assert(kRowPieces == 4 || kRowPieces == 8, "32 or 64 values");
+  const int quarter = lane / 8, j = lane % 8;
+  if constexpr (kRowPieces == 4) return {quarter + 4 * (j / 4), 8 * (j % 4)};
+  return {quarter, 8 * j};
 }
 
 }  // namespace flabench::chunk
