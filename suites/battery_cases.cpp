@@ -56,6 +56,12 @@ constexpr Dims kChunkEdgesBackward[] = {{1, 65, 48, 64, 64}, {1, 1100, 48, 64, 6
 // reverse scan and the states it saves.
 constexpr Dims kChunkPassesBackward[] = {{2, 130, 48, 64, 128}, {2, 130, 48, 128, 64}, {2, 130, 48, 64, 32}};
 constexpr Dims kChunkDecaysBackward{2, 130, 48, 64, 64};
+// and a chunked variant at few heads over many chunks: simple_gla's one-kernel forward on a Hopper splits
+// the sequence into segments where its blocks fill at most half the SMs, from start states the scan makes in
+// runs (kernels/common/chunk/fused_plan.h, plan_fused_segments): at K = 64 several runs a segment and a
+// shorter last segment ending in a partial chunk, at K = 128 two segments; forward alone and before a
+// backward (which reads the states it saves).
+constexpr Dims kSequenceSegments[] = {{1, 4100, 16, 64, 64}, {1, 1100, 2, 128, 128}};
 // and for ops with slots, the slot counts besides the default with enough heads that their state passes
 // 2^19 elements (B H M (K + V)), where gsa's fp32 fused backward runs as scans instead of in chunk form
 // (kernels/gsa/fused_plan.h), each slot count its own query-gradient kernel there.
@@ -249,6 +255,7 @@ struct Builder {
         for (const Dims& d : kManyHeadsChunks) add_here(c, d, "many_heads_chunks");
         for (const Dims& d : kChunkEdgesBackward) add_here(c, d, "chunk_edges");
         for (const Dims& d : kChunkPassesBackward) add_here(c, d, "many_heads_chunks");
+        for (const Dims& d : kSequenceSegments) add_here(c, d, "sequence_segments");
       }
       for (const std::size_t room : kSmallerGpuSharedMemory) {
         BatteryCase smaller = c;
@@ -273,6 +280,7 @@ struct Builder {
         if (!v.support.chunk_sizes.empty()) {
           for (const Dims& d : kManyHeadsChunks) add_here(forward, d, "many_heads_chunks_forward_only");
           for (const Dims& d : kChunkEdgesForward) add_here(forward, d, "forward_only");
+          for (const Dims& d : kSequenceSegments) add_here(forward, d, "sequence_segments_forward_only");
           BatteryCase large = forward;
           large.family = Family::state;
           large.magnitude = Magnitude::large_state;

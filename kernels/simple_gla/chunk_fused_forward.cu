@@ -13,9 +13,11 @@
 //   outputs  o = scale (e^{seen_i} q S + P v), P = (q k^T) o e^{G_i - G_j} for j <= i, P's two bf16 parts fed
 //            to the next product from registers; at 32 values a block two outputs warpgroups take the
 //            chunks in turn, each with its own buffer of S (fused_output_groups).
-// It runs where its blocks fill more than half the GPU (fused_plan.h, fused_blocks_fill). The same kernel
-// runs the backward there: at K and V of 64 or 128 as three passes with the roles of q, k and v taken by
-// others, one forward and two in reverse time (Pass::reverse; simple_gla_fused_backward below), no state
+// It runs where its blocks fill more than half the GPU (fused_plan.h, fused_blocks_fill), and as a forward
+// where they do not over segments of the sequence at once, a block each, from start states the scan made in
+// runs (fused_plan.h, FusedSegments; kernels/simple_gla/chunk.cu, segment_starts). The same kernel runs the
+// backward where its blocks fill: at K and V of 64 or 128 as three passes with the roles of q, k and v taken
+// by others, one forward and two in reverse time (Pass::reverse; simple_gla_fused_backward below), no state
 // saved or read; elsewhere (V = 32, ...) its reverse scan (Pass::state_grads: the state warpgroup's update
 // over the chunks in reverse, with q and do scale e^{seen}, the outputs warpgroup idle) before the gradients
 // kernel.
@@ -66,6 +68,16 @@ template <Pass kPass>
 __device__ inline int chunk_at(int j, int chunks) {
   return kPass == Pass::forward ? j : chunks - 1 - j;
 }
+
+// The chunks a block takes: `count` from `first` (every chunk, or its sequence segment's: FusedSegments).
+struct ChunkRun {
+  int first, count;
+  // ring position j's chunk
+  template <Pass kPass>
+  __device__ int at(int j) const {
+    return first + chunk_at<kPass>(j, count);
+  }
+};
 
 // What the backward's passes in the state's transpose (dq's and dk's) ask of a launch besides o: `dots` gets,
 // for each token, the dot of its output row (before the scale, without the term through no decay, P's
@@ -316,18 +328,16 @@ __device__ inline void prefetch_gates(const Pointers<bf16>& p, const Dims& d, in
 // the e^{chunk total} before it in the ring. kDotRows: each chunk's rows of `dot_with` too (load_chunk).
 template <int K, int kVs, int kStages, int kAhead, Pass kPass, bool kDecayToLast, bool kDotRows>
 __device__ void loads_role(const Pointers<bf16>& p, const bf16* dot_with, const Dims& d, const FusedLayout& L,
-                           unsigned char* smem, int b, int h, int v0, int thread) {
+                           unsigned char* smem, int b, int h, int v0, const ChunkRun& run, int thread) {
   static_assert(!kDecayToLast || kPass == Pass::reverse);
   const unsigned base = shared_address(smem);
-  const int chunks = d.chunks();
   float to_last = 1.0f;  // (thread 0's)
   roles::run_loads_ring<kStages, kAhead>(
-      chunks,
+      run.count,
       [&](int j) {
-        const int n = chunk_at<kPass>(j, chunks);
+        const int n = run.at<kPass>(j);
         const ChunkGates gates = fetch_gates(p, d, b, h, n, thread);  // (before the copies)
-        if (thread == 0 && j + kAhead < chunks)
-          prefetch_gates(p, d, b, h, chunk_at<kPass>(j + kAhead, chunks));
+        if (thread == 0 && j + kAhead < run.count) prefetch_gates(p, d, b, h, run.at<kPass>(j + kAhead));
         load_chunk<K, kVs, kPass, kDotRows>(p, dot_with, d, L, base, b, h, v0, n, j % kStages, thread);
         return gates;
       },
@@ -384,10 +394,10 @@ __device__ void make_decayed_values(const FusedLayout& L, unsigned char* smem, i
 // into S (which starts at zero).
 template <int K, int kVs, int kGroups, int kStages, Pass kPass, bool kStartTransposed, bool kFinalApart>
 __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* smem, const float* start,
-                           float* end, float* saved, int v0, int thread) {
+                           float* end, float* saved, int v0, const ChunkRun& run, int thread) {
   constexpr int kBlocks = K / wgmma::kRows;  // the state's 64-key row blocks, one accumulator each
   const FusedOperands at{L, shared_address(smem)};
-  const int chunks = d.chunks();
+  const int chunks = run.count;
   float S[kBlocks][kVs / 2];
   if constexpr (kStartTransposed)
     roles::load_state_transposed(S, start, K, v0, thread);
@@ -402,7 +412,7 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
       for (int r = 0; r < kVs / 2; ++r) S[m][r] = 0.0f;
   }
   for (int j = 0; j < chunks; ++j) {
-    const int s = j % kStages, n = chunk_at<kPass>(j, chunks);
+    const int s = j % kStages, n = run.at<kPass>(j);
     if constexpr (kPass != Pass::state_grads)  // into chunk j's outputs warpgroup's buffer
       roles::hand_over_state<K, kGroups>(S, smem + L.state(0), smem + L.state(1), L.state_column(j % kGroups),
                                          j, thread);
@@ -487,15 +497,14 @@ __device__ void follow_stages(int chunks) {
 template <int K, int kVs, int kGroups, int kStages, Pass kPass, bool kDots, bool kFinalApart, bool kDotRows>
 __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const FusedLayout& L,
                              unsigned char* smem, int b, int h, int v0, const bf16* dot_with, float* dots,
-                             float* final_dots, int group, int thread) {
+                             float* final_dots, const ChunkRun& run, int group, int thread) {
   constexpr int kSteps = C / wgmma::kDepth;  // P's 16-token column steps: the depth of P v
   constexpr bool kReverse = kPass == Pass::reverse;
   const FusedOperands at{L, shared_address(smem)};
-  const int chunks = d.chunks(),
-            top = accumulator_element(thread, 0).row;  // this thread's rows: top, top + 8
+  const int chunks = run.count, top = accumulator_element(thread, 0).row;  // this thread's rows: top, top + 8
   const float unscale = 1.0f / d.scale;  // (the reverse's state term has no scale: o is stored times scale)
   for (int n = group; n < chunks; n += kGroups) {
-    const int s = n % kStages, t0 = chunk_at<kPass>(n, chunks) * C, length = min(C, d.T - t0);
+    const int s = n % kStages, t0 = run.at<kPass>(n) * C, length = min(C, d.T - t0);
     // the scores first (they need only the stage), then q S once the state is out: the scores' decays are
     // made while q S is on the tensor cores
     stage_full(s).sync_unaligned();
@@ -559,13 +568,22 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
   }
 }
 
-// grid (B H, V / Vs), (2 + kGroups) warpgroups (the loads, the state, kGroups outputs), L.bytes() of shared
-// memory. `saved`: where a backward follows, the state before every chunk ([B H][chunks][K][V] fp32), else
-// null. state_grads: p's k is q, its v do, its h0 and ht the gradients of the final and the initial state;
-// `saved` the gradient of the state after every chunk. kDots: a pass in the state's transpose (PassExtras).
+// A forward's sequence segments (fused_plan.h; count 1 and every chunk a segment elsewhere) and where the
+// start states of all but the first are (segment_scratch's starts).
+struct Segments {
+  FusedSegments plan;
+  const float* starts = nullptr;
+};
+
+// grid (B H, V / Vs, segments), (2 + kGroups) warpgroups (the loads, the state, kGroups outputs), L.bytes()
+// of shared memory. `saved`: where a backward follows, the state before every chunk ([B H][chunks][K][V]
+// fp32), else null. state_grads: p's k is q, its v do, its h0 and ht the gradients of the final and the
+// initial state; `saved` the gradient of the state after every chunk. kDots: a pass in the state's transpose
+// (PassExtras). A forward's block takes segment blockIdx.z from its start state (the first from h0) and only
+// the last segment's writes ht.
 template <int K, int kVs, int kGroups, Pass kPass, bool kDots>
 __global__ void __launch_bounds__((2 + kGroups) * kGroup, 1)
-    scalar_fused_forward_kernel(Pointers<bf16> p, Dims d, float* saved, PassExtras extras) {
+    scalar_fused_forward_kernel(Pointers<bf16> p, Dims d, float* saved, PassExtras extras, Segments seg) {
   static_assert(kPass != Pass::state_grads || (kGroups == 1 && !kDots),
                 "the state gradients have no outputs");
   constexpr bool kFinalApart = kDots && kPass == Pass::reverse;
@@ -576,21 +594,27 @@ __global__ void __launch_bounds__((2 + kGroups) * kGroup, 1)
   constexpr bool kDotRows = L.dot_rows;
   extern __shared__ unsigned char raw[];
   const BlockPlace at = block_place(raw, d.H, K, d.V, kVs, p.h0, p.ht);
+  const int z = blockIdx.z, first = z * seg.plan.chunks;
+  const ChunkRun run{first, min(seg.plan.chunks, d.chunks() - first)};
   if (at.role == 0) {
     loads_role<K, kVs, kStages, fused_loads_ahead(kGroups), kPass, kFinalApart, kDotRows>(
-        p, extras.dot_with, d, L, at.smem, at.b, at.h, at.v0, at.thread);
+        p, extras.dot_with, d, L, at.smem, at.b, at.h, at.v0, run, at.thread);
   } else if (at.role == 1) {
-    const float* start = !kDots ? at.start : p.h0 ? p.h0 + std::int64_t(at.bh) * K * d.V : nullptr;
+    const std::int64_t head = std::int64_t(at.bh) * K * d.V;
+    const float* start =
+        kDots    ? (p.h0 ? p.h0 + head : nullptr)
+        : z == 0 ? at.start
+                 : seg.starts + (std::int64_t(at.bh) * (seg.plan.count - 1) + z - 1) * K * d.V + at.v0;
     state_role<K, kVs, kGroups, kStages, kPass, kDots, kFinalApart>(
-        d, L, at.smem, start, at.end, saved ? saved + std::int64_t(at.bh) * d.chunks() * K * d.V : nullptr,
-        at.v0, at.thread);
+        d, L, at.smem, start, z == seg.plan.count - 1 ? at.end : nullptr,
+        saved ? saved + head * d.chunks() : nullptr, at.v0, run, at.thread);
   } else if constexpr (kPass != Pass::state_grads) {
     const std::int64_t row = (std::int64_t(blockIdx.y) * d.B * d.H + at.bh) * d.T;  // the block's dots
     outputs_role<K, kVs, kGroups, kStages, kPass, kDots, kFinalApart, kDotRows>(
         p, d, L, at.smem, at.b, at.h, at.v0, extras.dot_with, kDots ? extras.dots + row : nullptr,
-        kFinalApart ? extras.final_dots + row : nullptr, at.role - 2, at.thread);
+        kFinalApart ? extras.final_dots + row : nullptr, run, at.role - 2, at.thread);
   } else {
-    follow_stages<kStages>(d.chunks());
+    follow_stages<kStages>(run.count);
   }
 }
 
@@ -598,7 +622,8 @@ __global__ void __launch_bounds__((2 + kGroups) * kGroup, 1)
 // outputs).
 template <Pass kPass, bool kDots = false>
 void launch_fused(const Pointers<bf16>& p, const Dims& d, float* saved, const DeviceLimits& limits,
-                  cudaStream_t stream, const PassExtras& extras = {}) {
+                  cudaStream_t stream, const PassExtras& extras = {}, Segments seg = {}) {
+  if (seg.plan.count == 1) seg.plan.chunks = d.chunks();
   const int Vs = fused_value_slice(d.B * d.H, d.V, limits.multiprocessors);
   with_one_of<64, 128>(d.K, [&](auto K) {
     with_one_of<32, 64>(Vs, [&](auto kVs) {
@@ -607,8 +632,8 @@ void launch_fused(const Pointers<bf16>& p, const Dims& d, float* saved, const De
           fused_pass_layout(K.value, kVs.value, kGroups, kDots && kPass == Pass::reverse, kDots);
       const auto kernel = scalar_fused_forward_kernel<K.value, kVs.value, kGroups, kPass, kDots>;
       allow_shared_memory(kernel, L.bytes());
-      kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs.value)), (2 + kGroups) * kGroup, L.bytes(),
-               stream>>>(p, d, saved, extras);
+      kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs.value), unsigned(seg.plan.count)),
+               (2 + kGroups) * kGroup, L.bytes(), stream>>>(p, d, saved, extras, seg);
       FLA_CUDA_CHECK_LAUNCH();
     });
   });
@@ -617,15 +642,32 @@ void launch_fused(const Pointers<bf16>& p, const Dims& d, float* saved, const De
 }  // namespace
 }  // namespace chunk
 
-bool simple_gla_fused_forward_runs(const Problem& p, const DeviceLimits& limits) {
+namespace {
+
+// The shapes, dtype, chunk size and GPU the fused kernel takes.
+bool fused_kernel_applies(const Problem& p, const DeviceLimits& limits) {
   if (!wgmma::built_for_sm90a() || limits.compute_capability != 90) return false;
-  if (p.dtype != DType::bf16 || p.chunk_size != chunk::kFusedChunk || (p.K != 64 && p.K != 128) ||
-      p.V % 32 != 0)
-    return false;
-  return chunk::fused_blocks_fit(p, limits, [](int K, int Vs) { return chunk::fused_layout(K, Vs); });
+  return p.dtype == DType::bf16 && p.chunk_size == chunk::kFusedChunk && (p.K == 64 || p.K == 128) &&
+         p.V % 32 == 0;
+}
+chunk::FusedLayout forward_layout(int K, int Vs) {
+  return chunk::fused_layout(K, Vs);
 }
 
-void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limits) {
+}  // namespace
+
+bool simple_gla_fused_kernel_fills(const Problem& p, const DeviceLimits& limits) {
+  return fused_kernel_applies(p, limits) && chunk::fused_blocks_fit(p, limits, forward_layout);
+}
+
+bool simple_gla_fused_forward_runs(const Problem& p, const DeviceLimits& limits) {
+  return simple_gla_fused_kernel_fills(p, limits) ||
+         (fused_kernel_applies(p, limits) && chunk::fused_room_fits(p, limits, forward_layout) &&
+          chunk::fused_forward_segments(p, limits.multiprocessors).count > 1);
+}
+
+void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limits,
+                              const chunk::FusedSegments& segments, const float* starts) {
   const chunk::Dims d = chunk::make_dims(call.problem);
   Pointers<__nv_bfloat16> p = bind_inputs<__nv_bfloat16>(kSimpleGlaBinding, call.inputs);
   p.o = call.outputs.at(kSimpleGlaBinding.o).as<__nv_bfloat16>();
@@ -634,7 +676,7 @@ void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limit
   // where a backward follows that reads the states (not the fused passes'), the states
   float* saved =
       call.save_for_backward && !simple_gla_fused_backward_runs(call.problem, limits) ? ws.states : nullptr;
-  chunk::launch_fused<chunk::Pass::forward>(p, d, saved, limits, call.stream);
+  chunk::launch_fused<chunk::Pass::forward>(p, d, saved, limits, call.stream, {}, {segments, starts});
 }
 
 bool simple_gla_fused_backward_runs(const Problem& p, const DeviceLimits& limits) {
@@ -646,7 +688,7 @@ bool simple_gla_fused_backward_runs(const Problem& p, const DeviceLimits& limits
       return chunk::fused_pass_layout(K, Vs, chunk::fused_output_groups(Vs), final_apart, true);
     });
   };
-  return simple_gla_fused_forward_runs(p, limits) && simple_gla_fused_forward_runs(transposed, limits) &&
+  return simple_gla_fused_kernel_fills(p, limits) && simple_gla_fused_kernel_fills(transposed, limits) &&
          pass_fits(false) && pass_fits(true);
 }
 

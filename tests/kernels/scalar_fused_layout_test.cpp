@@ -148,20 +148,101 @@ TEST(ScalarFusedLayout, RunsOnlyWhereItsKernelApplies) {
   EXPECT_FALSE(simple_gla_fused_forward_runs(p, DeviceLimits{99 * 1024, 90, 132}));        // under a cap
 }
 
-TEST(ScalarFusedLayout, RunsOnlyWhereItsBlocksFillMoreThanHalfTheGpu) {
+TEST(ScalarFusedLayout, RunsWhereItsBlocksFillMoreThanHalfTheGpuOrTheSequenceSplits) {
   const DeviceLimits h100{kH100SharedBytes, 90, 132};
   Problem p = testing::small_problem(testing::op_named("simple_gla"), 1, 24576, 16, 64, 64, DType::bf16);
   p.chunk_size = kFusedChunk;
   Problem many = p;
   many.B = 8;
   if (!simple_gla_fused_forward_runs(many, h100)) GTEST_SKIP() << "this build has no sm_90a code";
-  EXPECT_FALSE(simple_gla_fused_forward_runs(p, h100)) << "1,24576,16,64: 32 blocks of 32 values";
+  EXPECT_TRUE(simple_gla_fused_kernel_fills(many, h100));
+  // 1,24576,16,64: 32 blocks of 32 values over 384 chunks: four segments of 96 (128 blocks), their start
+  // states from six runs of 48 chunks (384 scan blocks, about three an SM)
+  EXPECT_FALSE(simple_gla_fused_kernel_fills(p, h100));
+  EXPECT_TRUE(simple_gla_fused_forward_runs(p, h100));
+  const FusedSegments split = fused_forward_segments(p, h100.multiprocessors);
+  EXPECT_EQ(split.count, 4);
+  EXPECT_EQ(split.chunks, 96);
+  EXPECT_EQ(split.runs, 2);
+  EXPECT_EQ(split.run_chunks, 48);
   EXPECT_TRUE(fused_blocks_fill(67, 132));
   EXPECT_FALSE(fused_blocks_fill(66, 132));
-  p.B = 2;  // 64 blocks of 32 values
-  EXPECT_FALSE(simple_gla_fused_forward_runs(p, h100));
-  p.B = 3;  // 96
+  p.B = 2;  // 64 blocks of 32 values: two segments
+  EXPECT_FALSE(simple_gla_fused_kernel_fills(p, h100));
+  EXPECT_EQ(fused_forward_segments(p, h100.multiprocessors).count, 2);
   EXPECT_TRUE(simple_gla_fused_forward_runs(p, h100));
+  p.B = 3;  // 96: one
+  EXPECT_TRUE(simple_gla_fused_kernel_fills(p, h100));
+  EXPECT_EQ(fused_forward_segments(p, h100.multiprocessors).count, 1);
+  p.B = 1, p.T = 15 * kFusedChunk;  // too few chunks for two segments of kMinSegmentChunks
+  EXPECT_EQ(fused_forward_segments(p, h100.multiprocessors).count, 1);
+  EXPECT_FALSE(simple_gla_fused_forward_runs(p, h100));
+}
+
+// Every plan's runs are whole chunks within their segments, cover every segment but the last, leave the
+// last segment at least one chunk, fill no more multiprocessors than there are, and fit their scratch in the
+// workspace's state gradients.
+TEST(ScalarFusedLayout, SegmentPlansCoverTheirSegmentsAndFitTheirScratch) {
+  int split = 0;
+  for (int multiprocessors : {60, 108, 132})
+    for (int heads : {1, 2, 3, 8, 16, 33})
+      for (int K : {64, 128})
+        for (int V : {32, 64, 128})
+          for (std::int64_t T : {1, 64, 512, 513, 1100, 4100, 24576}) {
+            const Problem p{1, T, heads, K, V, DType::bf16, kFusedChunk};
+            const FusedSegments plan = fused_forward_segments(p, multiprocessors);
+            const std::string where = "heads " + std::to_string(heads) + " K " + std::to_string(K) + " V " +
+                                      std::to_string(V) + " T " + std::to_string(T) + " SMs " +
+                                      std::to_string(multiprocessors);
+            if (plan.count == 1) continue;
+            ++split;
+            const int chunks = int((T + kFusedChunk - 1) / kFusedChunk),
+                      blocks = heads * V / fused_value_slice(heads, V, multiprocessors);
+            EXPECT_LE(plan.count * blocks, multiprocessors) << where;
+            EXPECT_EQ(plan.chunks, plan.runs * plan.run_chunks) << where;
+            EXPECT_GE(plan.run_chunks, kMinSegmentChunks) << where;
+            EXPECT_LT((plan.count - 1) * plan.chunks, chunks) << where;  // the last segment has chunks
+            EXPECT_GE(plan.count * plan.chunks, chunks) << where;        // and ends the sequence
+            std::vector<std::byte> bytes(workspace_bytes(p));
+            const Workspace ws = carve_workspace(bytes, p);
+            EXPECT_LE(segment_scratch(plan, heads, K, V).floats, ws.du_partial - ws.dstates) << where;
+          }
+  EXPECT_GT(split, 0);
+}
+
+// The segments' arithmetic, in fp64 on one element of a head's state with a decay a chunk: every run from
+// zero to its end state and decay, the runs folded in order from the initial state (segment_starts.cu's
+// fold), gives each segment's start state as the chunk-by-chunk scan does, and the segments run from those
+// give its final state.
+TEST(ScalarFusedLayout, SegmentsFromFoldedRunsGiveTheScansStates) {
+  const FusedSegments plan{4, 96, 2, 48};
+  const int chunks = 3 * 96 + 41;
+  std::vector<double> decay(chunks), update(chunks);
+  for (int n = 0; n < chunks; ++n) decay[n] = 0.5 + 0.5 * ((n * 37) % 11) / 11.0, update[n] = (n % 7) - 3.0;
+  const double initial = 1.5;
+  std::vector<double> before(chunks + 1);  // the scan's state before every chunk, and after the last
+  before[0] = initial;
+  for (int n = 0; n < chunks; ++n) before[n + 1] = decay[n] * before[n] + update[n];
+  // the runs from zeros, then the fold
+  std::vector<double> starts;
+  double S = initial;
+  for (int run = 0; run < segment_runs(plan); ++run) {
+    double end = 0, factor = 1;
+    for (int n = run * plan.run_chunks; n < (run + 1) * plan.run_chunks; ++n)
+      end = decay[n] * end + update[n], factor *= decay[n];
+    S = factor * S + end;
+    if ((run + 1) % plan.runs == 0) starts.push_back(S);
+  }
+  ASSERT_EQ(int(starts.size()), plan.count - 1);
+  double last = 0;
+  for (int z = 0; z < plan.count; ++z) {
+    double state = z == 0 ? initial : starts[z - 1];
+    EXPECT_NEAR(state, before[z * plan.chunks], 1e-12) << "segment " << z;
+    for (int n = z * plan.chunks; n < std::min(chunks, (z + 1) * plan.chunks); ++n)
+      state = decay[n] * state + update[n];
+    last = state;
+  }
+  EXPECT_NEAR(last, before[chunks], 1e-12);
 }
 
 // On an H100 or H200 (132 SMs) the battery runs each of the kernel's four instances (K 64 or 128, 32 or 64
@@ -207,6 +288,34 @@ TEST(ScalarFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
   EXPECT_GT(*two_group_chunks.rbegin(), 2 * kMaxFusedStages);
 }
 
+// On an H100 or H200 the battery runs the forward over sequence segments at K = 64 and 128, alone and before
+// a backward, with several runs a segment and with a last segment shorter than the others.
+TEST(ScalarFusedLayout, TheBatteryRunsTheSequenceSegments) {
+  const DeviceLimits hopper{kH100SharedBytes, 90, 132};
+  Problem probe = testing::small_problem(testing::op_named("simple_gla"), 1, 4100, 16, 64, 64, DType::bf16);
+  probe.chunk_size = kFusedChunk;
+  if (!simple_gla_fused_forward_runs(probe, hopper)) GTEST_SKIP() << "this build has no sm_90a code";
+  std::set<std::pair<int, Mode>> reached;  // (K, mode) split into segments
+  bool several_runs = false, short_last = false;
+  for (const BatteryCase& c : battery_cases(
+           product_registry(), {"/simple_gla/chunk/(fwd|fwdbwd)/bf16/", Backend::cuda, hopper, false})) {
+    const Problem& p = c.problem;
+    if (c.skip_reason || c.shared_memory_cap != 0 || simple_gla_fused_kernel_fills(p, hopper) ||
+        !simple_gla_fused_forward_runs(p, hopper))
+      continue;
+    const FusedSegments plan = fused_forward_segments(p, hopper.multiprocessors);
+    ASSERT_GT(plan.count, 1);
+    reached.insert({int(p.K), c.mode});
+    several_runs |= plan.runs > 1;
+    short_last |= int((p.T + kFusedChunk - 1) / kFusedChunk) < plan.count * plan.chunks;
+  }
+  for (int K : {64, 128})
+    for (const Mode mode : {Mode::fwd, Mode::fwdbwd})
+      EXPECT_TRUE(reached.count({K, mode})) << "K " << K << " " << mode_name(mode);
+  EXPECT_TRUE(several_runs);
+  EXPECT_TRUE(short_last);
+}
+
 // The backward's passes run where the forward takes the problem and its transpose: K and V each 64 or 128.
 TEST(ScalarFusedLayout, TheBackwardPassesRunWhereBothOrientationsDo) {
   const DeviceLimits h100{kH100SharedBytes, 90, 132};
@@ -243,7 +352,7 @@ TEST(ScalarFusedLayout, TheBatteryRunsTheBackwardPassesAtEveryInstance) {
     const Problem& p = c.problem;
     if (c.skip_reason || c.shared_memory_cap != 0 || p.T <= kFusedChunk) continue;
     // the one-kernel forward saving the states, its reverse scan, where the passes do not run
-    reverse_scan |= simple_gla_fused_forward_runs(p, hopper) && !simple_gla_fused_backward_runs(p, hopper);
+    reverse_scan |= simple_gla_fused_kernel_fills(p, hopper) && !simple_gla_fused_backward_runs(p, hopper);
     if (!simple_gla_fused_backward_runs(p, hopper)) continue;
     const int heads = int(p.B * p.H);
     direct.insert({int(p.K), fused_value_slice(heads, int(p.V), hopper.multiprocessors)});

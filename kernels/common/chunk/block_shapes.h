@@ -12,6 +12,12 @@ constexpr int kSubChunk = 16;  // tokens to a sub-chunk: a warp's strip of rows
 constexpr int kMaxChunk = 64;
 constexpr int kMaxStripTiles = kMaxChunk / kSubChunk;  // 8-column tiles a warp holds in a strip, at most
 
+// The scan (scan.cuh): a block per (batch, head, kScanTile x kScanTile tile of the state).
+constexpr int kScanTile = 32;
+__host__ __device__ inline int scan_tiles(int size) {
+  return (size + kScanTile - 1) / kScanTile;
+}
+
 // The output pass: 8 warps for a block of 64 values, 16 for 128, a warp to every 8 values, so that every warp
 // holds C / 16 tiles of its strip of o and a block of 128 values, alone on its SM where shared memory allows
 // no second one, still has 16 warps to hide its loads' latency (kernels/notes/chunk.md, version 18).

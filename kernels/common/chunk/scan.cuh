@@ -8,6 +8,7 @@
 // (cp.async) while the four others compute.
 #pragma once
 
+#include "kernels/common/chunk/block_shapes.h"
 #include "kernels/common/chunk/decays.cuh"
 #include "kernels/common/chunk/staging.cuh"
 #include "kernels/common/chunk/warp_mma.cuh"
@@ -30,16 +31,11 @@ constexpr int kScanThreads = kScanMathThreads + 32;  // and the copy warp
 // there cost more instructions than it saved (notes, version 49).
 template <bool kScalarGate>
 constexpr int kScanChains = kScalarGate ? 1 : 2;
-constexpr int kScanTile = 32;
 
 enum class Operand { keys_to_end, queries_from_start };
 // bf16's operand in two planes (workspace.cuh, kPreparedParts): only the scan reads the second, so a
 // backward whose states another variant's forward saved (no forward scan runs) skips writing the keys'.
 enum class SecondPart { written, skipped };
-
-__host__ __device__ inline int scan_tiles(int size) {
-  return (size + kScanTile - 1) / kScanTile;
-}
 
 // The scan's operand X for a chunk's staged rows (k, or q; `cols` channels from `rows`, row stride `ld`,
 // their decays in dec) into `out` ([C] rows, `out_ld` elements apart; bf16's second part `plane` elements on,
@@ -124,14 +120,20 @@ struct Scan {
                                // (or q) itself, [B, T, H, K]
   const T* rows;               // Y: [B, T, H, V]
   const float* whole;          // [B*H, chunks, K]; with a scalar gate its factors (kFactorRow a chunk)
-  const float* initial;        // [B*H, K, V]
-  float* saved;                // [B*H, chunks, K, V]: S before each chunk's update
-  float* last;                 // [B*H, K, V]
+  const float* initial;        // [B*H, K, V] (null: zeros)
+  float* saved;                // [B*H, chunks, K, V]: S before each chunk's update (null: not kept)
+  float* last;                 // [B*H, runs, K, V]
   bool reverse;
+  // Runs (fused_plan.h, FusedSegments): with run_chunks set, each of `runs` blocks of a tile (the grid's y)
+  // takes the run_chunks chunks from run_chunks times its index on (in the scan's order) from `initial`,
+  // its end state to `last`, and where `decays` is set the product of its chunks' decays per key to
+  // [B*H, runs, K]; else one run over every chunk.
+  int runs = 1, run_chunks = 0;
+  float* decays = nullptr;
 };
 
-// One block per (batch, head, 32 key channels, 32 values), the S tile in the warps' accumulators. With
-// tiles_together a head's tiles are neighbours in the grid, so that they run side by side and read each
+// One block per (batch, head, 32 key channels, 32 values) and run, the S tile in the warps' accumulators.
+// With tiles_together a head's tiles are neighbours in the grid, so that they run side by side and read each
 // chunk's X and Y rows from DRAM about once between them (L2 serving the others): with the heads
 // neighbouring, 4,4096,16,128's 1024 blocks ran a head's tiles in different waves (the forward's scan moved
 // 0.65 GB, 0.45 GB together). Where every block has an SM of its own the heads neighbour, as measured
@@ -178,13 +180,18 @@ __global__ void __launch_bounds__(kScanThreads, 4)
   if (threadIdx.x < kStages)  // full: the copy warp's lanes arrive; empty: every math thread
     stage_barriers[threadIdx.x].init(kScanThreads - kScanMathThreads, kScanMathThreads);
   const int K = d.K, V = d.V, C = d.C, chunks = d.chunks();
+  // the block's run: its first step in the scan's order and its steps
+  const int first_step = blockIdx.y * scan.run_chunks,
+            steps = scan.run_chunks ? min(scan.run_chunks, chunks - first_step) : chunks;
   const int tiles = scan_tiles(K) * scan_tiles(V), heads = d.B * d.H;
   const int bh = tiles_together ? blockIdx.x / tiles : blockIdx.x % heads,
             tile = tiles_together ? blockIdx.x % tiles : blockIdx.x / heads, b = bh / d.H, h = bh % d.H;
   const int c0 = tile % scan_tiles(K) * kTile, j0 = tile / scan_tiles(K) * kTile;
   const int warp = threadIdx.x / 32, m0 = (warp / 2) * 16, n0 = (warp % 2) * 16;
   const Lane lane;
-  const auto chunk_at = [&](int step) { return scan.reverse ? chunks - 1 - step : step; };
+  const auto chunk_at = [&](int step) {
+    return scan.reverse ? chunks - 1 - first_step - step : first_step + step;
+  };
   const bool copier = threadIdx.x >= kScanMathThreads;  // the copy warp
 
   const auto in_tile = [&](int row, int col) { return c0 + row < K && j0 + col < V; };
@@ -193,7 +200,7 @@ __global__ void __launch_bounds__(kScanThreads, 4)
   // Values in pairs (V is a multiple of 8): one 8-byte access each.
   for_each_pair(S, 2, m0, n0, [&](int row, int col, float& first, float& second) {
     const float2 s =
-        !copier && in_tile(row, col)
+        !copier && scan.initial && in_tile(row, col)
             ? *reinterpret_cast<const float2*>(scan.initial + std::int64_t(bh) * K * V + at(row, col))
             : make_float2(0.f, 0.f);
     first = s.x, second = s.y;
@@ -279,7 +286,7 @@ __global__ void __launch_bounds__(kScanThreads, 4)
   };
   __syncthreads();  // the barriers initialised
   if (copier) {
-    for (int step = 0; step < chunks; ++step) fetch(step);
+    for (int step = 0; step < steps; ++step) fetch(step);
     cp_async_wait_all();  // leaves only once its copies (and their arrivals) are done
     return;
   }
@@ -292,9 +299,11 @@ __global__ void __launch_bounds__(kScanThreads, 4)
       saved_at[e++] = in_tile(row, col) ? row * V + col : -1;
     });
   }
-  float* saved = scan.saved + (std::int64_t(bh) * chunks + chunk_at(0)) * K * V + j0 + std::int64_t(c0) * V;
+  // (an offset, not a pointer: scan.saved may be null)
+  std::int64_t saved = (std::int64_t(bh) * chunks + chunk_at(0)) * K * V + j0 + std::int64_t(c0) * V;
   const std::int64_t saved_step = scan.reverse ? -std::int64_t(K) * V : std::int64_t(K) * V;
-  for (int step = 0; step < chunks; ++step, saved += saved_step) {
+  float decayed[2] = {1.0f, 1.0f};  // the run's decay of the thread's two rows
+  for (int step = 0; step < steps; ++step, saved += saved_step) {
     const int stage = step % kStages;
     stage_barriers[stage].wait_full(step / kStages & 1);
     const X* xs = reinterpret_cast<const X*>(x_tiles[stage]);
@@ -328,9 +337,10 @@ __global__ void __launch_bounds__(kScanThreads, 4)
     const float top = kScalarGate ? wholes[stage][kMaxChunk] : exp_flushed(wholes[stage][m0 + lane.group]),
                 bottom = kScalarGate ? top : exp_flushed(wholes[stage][m0 + lane.group + 8]);
     stage_barriers[stage].consumed();  // the copy warp may refill it while the state moves on
+    decayed[0] *= top, decayed[1] *= bottom;
     int e = 0;  // the pair's place in S (and P): for_each_pair visits them in storage order
     for_each_pair(S, 2, m0, n0, [&](int row, int col, float& first, float& second) {
-      if (saved_at[e / 2] >= 0) store_pair(saved + saved_at[e / 2], first, second);
+      if (scan.saved && saved_at[e / 2] >= 0) store_pair(scan.saved + saved + saved_at[e / 2], first, second);
       const float decay = row - m0 < 8 ? top : bottom;
       float p0 = (&P[0][0][0])[e], p1 = (&P[0][0][0])[e + 1];
 #pragma unroll
@@ -339,8 +349,12 @@ __global__ void __launch_bounds__(kScanThreads, 4)
       e += 2;
     });
   }
+  const std::int64_t run = std::int64_t(bh) * gridDim.y + blockIdx.y;
   for_each_pair(S, 2, m0, n0, [&](int row, int col, float& first, float& second) {
-    if (in_tile(row, col)) store_pair(scan.last + std::int64_t(bh) * K * V + at(row, col), first, second);
+    if (in_tile(row, col)) store_pair(scan.last + run * K * V + at(row, col), first, second);
+    // the run's decays, by the threads of the head's first value tile that hold its first column
+    if (scan.decays && j0 + col == 0 && c0 + row < K)
+      scan.decays[run * K + c0 + row] = decayed[row - m0 < 8 ? 0 : 1];
   });
 }
 
