@@ -69,7 +69,7 @@ inline FusedSegments fused_forward_segments(const Problem& p, int multiprocessor
                              chunks, multiprocessors);
 }
 // The runs of the scan before the segments (every segment's but the last's).
-inline int segment_runs(const FusedSegments& plan) {
+__host__ __device__ inline int segment_runs(const FusedSegments& plan) {
   return (plan.count - 1) * plan.runs;
 }
 // Where the segments' scratch lies, in floats from its start, for `heads` heads of K x V states: the runs'
