@@ -203,11 +203,14 @@ TEST(ScalarFusedLayout, SegmentPlansCoverTheirSegmentsAndFitTheirScratch) {
             EXPECT_GE(plan.run_chunks, kMinSegmentChunks) << where;
             EXPECT_LT((plan.count - 1) * plan.chunks, chunks) << where;  // the last segment has chunks
             EXPECT_GE(plan.count * plan.chunks, chunks) << where;        // and ends the sequence
-            std::vector<std::byte> bytes(workspace_bytes(p));
-            const Workspace ws = carve_workspace(bytes, p);
-            EXPECT_LE(segment_scratch(plan, heads, K, V).floats, ws.du_partial - ws.dstates) << where;
+            // the state gradients: [B H][chunks][K][V] fp32 (workspace.cuh; carved below once)
+            EXPECT_LE(segment_scratch(plan, heads, K, V).floats, (long long)heads * chunks * K * V) << where;
           }
   EXPECT_GT(split, 0);
+  const Problem p{1, 24576, 16, 64, 64, DType::bf16, kFusedChunk};
+  std::vector<std::byte> bytes(workspace_bytes(p));
+  const Workspace ws = carve_workspace(bytes, p);
+  EXPECT_EQ(ws.du_partial - ws.dstates, 16LL * 384 * 64 * 64);
 }
 
 // The segments' arithmetic, in fp64 on one element of a head's state with a decay a chunk: every run from
