@@ -13,7 +13,6 @@
 // fused_recurrent's fwd+bwd runs the backward from the states alone (simple_gla_chunked_backward).
 #include <functional>
 
-#include "kernels/common/chunk/segment_starts.h"
 #include "kernels/common/chunk/variant.cuh"
 #include "kernels/common/constant_dispatch.h"
 #include "kernels/simple_gla/chunk_backward.cuh"
@@ -61,26 +60,15 @@ void launch_factors(const Pointers<T>& p, const chunk::Dims& d, float* factors, 
   FLA_CUDA_CHECK_LAUNCH();
 }
 
-// Where the fused forward splits the sequence (fused_plan.h, FusedSegments): the scan over the runs of every
-// segment but the last from zeros (each run's end state and decay), then every segment's start state from
-// those, in the workspace's state gradients (a forward writes none there); returns where the starts are.
+// Where the fused forward splits the sequence (fused_plan.h, FusedSegments): the scalar scan's factors,
+// then the segments' start states from the scan over k (launch.cuh, segment_starts).
 const float* segment_starts(const ForwardCall& call, const chunk::FusedSegments& plan) {
   const chunk::Dims d = chunk::make_dims(call.problem);
   const Pointers<T> p = bind_inputs<T>(kSimpleGlaBinding, call.inputs);
   const chunk::Workspace ws = chunk::carve_workspace(call.workspace, call.problem);
-  const chunk::SegmentScratch at = chunk::segment_scratch(plan, d.B * d.H, d.K, d.V);
   float* factors = chunk::scalar_factors(ws);
   launch_factors<chunk::kFusedChunk, true>(p, d, factors, call.stream);
-  {
-    const NvtxRange range("segment_runs");
-    chunk::Scan<T> runs{p.k, p.v, factors, nullptr, nullptr, ws.dstates + at.ends, false};
-    runs.runs = chunk::segment_runs(plan), runs.run_chunks = plan.run_chunks;
-    runs.decays = ws.dstates + at.decays;
-    chunk::launch_scan<T, true>(runs, d, call.stream);
-  }
-  const NvtxRange range("segment_starts");
-  chunk::launch_segment_starts(p.h0, ws.dstates, plan, d.B * d.H, d.K, d.V, call.stream);
-  return ws.dstates + at.starts;
+  return chunk::segment_starts<T, true>({p.k, p.v, factors}, p.h0, d, ws.dstates, plan, call.stream);
 }
 
 void scalar_forward(const ForwardCall& call) {

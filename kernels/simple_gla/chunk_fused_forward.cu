@@ -62,22 +62,9 @@ using namespace roles;  // the barriers between the roles, kGroup
 //   state_grads  reverse's update alone, no outputs: the gradients of the state after every chunk, with q in
 //                k's place and do in v's.
 enum class Pass { forward, reverse, state_grads };
-
-// Ring position j's chunk: j, or the j-th from the end.
+// Whether a pass takes its chunks from the last.
 template <Pass kPass>
-__device__ inline int chunk_at(int j, int chunks) {
-  return kPass == Pass::forward ? j : chunks - 1 - j;
-}
-
-// The chunks a block takes: `count` from `first` (every chunk, or its sequence segment's: FusedSegments).
-struct ChunkRun {
-  int first, count;
-  // ring position j's chunk
-  template <Pass kPass>
-  __device__ int at(int j) const {
-    return first + chunk_at<kPass>(j, count);
-  }
-};
+constexpr bool kReverseTime = kPass != Pass::forward;
 
 // What the backward's passes in the state's transpose (dq's and dk's) ask of a launch besides o: `dots` gets,
 // for each token, the dot of its output row (before the scale, without the term through no decay, P's
@@ -335,9 +322,10 @@ __device__ void loads_role(const Pointers<bf16>& p, const bf16* dot_with, const 
   roles::run_loads_ring<kStages, kAhead>(
       run.count,
       [&](int j) {
-        const int n = run.at<kPass>(j);
+        const int n = run.at<kReverseTime<kPass>>(j);
         const ChunkGates gates = fetch_gates(p, d, b, h, n, thread);  // (before the copies)
-        if (thread == 0 && j + kAhead < run.count) prefetch_gates(p, d, b, h, run.at<kPass>(j + kAhead));
+        if (thread == 0 && j + kAhead < run.count)
+          prefetch_gates(p, d, b, h, run.at<kReverseTime<kPass>>(j + kAhead));
         load_chunk<K, kVs, kPass, kDotRows>(p, dot_with, d, L, base, b, h, v0, n, j % kStages, thread);
         return gates;
       },
@@ -412,7 +400,7 @@ __device__ void state_role(const Dims& d, const FusedLayout& L, unsigned char* s
       for (int r = 0; r < kVs / 2; ++r) S[m][r] = 0.0f;
   }
   for (int j = 0; j < chunks; ++j) {
-    const int s = j % kStages, n = run.at<kPass>(j);
+    const int s = j % kStages, n = run.at<kReverseTime<kPass>>(j);
     if constexpr (kPass != Pass::state_grads)  // into chunk j's outputs warpgroup's buffer
       roles::hand_over_state<K, kGroups>(S, smem + L.state(0), smem + L.state(1), L.state_column(j % kGroups),
                                          j, thread);
@@ -504,7 +492,7 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
   const int chunks = run.count, top = accumulator_element(thread, 0).row;  // this thread's rows: top, top + 8
   const float unscale = 1.0f / d.scale;  // (the reverse's state term has no scale: o is stored times scale)
   for (int n = group; n < chunks; n += kGroups) {
-    const int s = n % kStages, t0 = run.at<kPass>(n) * C, length = min(C, d.T - t0);
+    const int s = n % kStages, t0 = run.at<kReverseTime<kPass>>(n) * C, length = min(C, d.T - t0);
     // the scores first (they need only the stage), then q S once the state is out: the scores' decays are
     // made while q S is on the tensor cores
     stage_full(s).sync_unaligned();
@@ -568,13 +556,6 @@ __device__ void outputs_role(const Pointers<bf16>& p, const Dims& d, const Fused
   }
 }
 
-// A forward's sequence segments (fused_plan.h; count 1 and every chunk a segment elsewhere) and where the
-// start states of all but the first are (segment_scratch's starts).
-struct Segments {
-  FusedSegments plan;
-  const float* starts = nullptr;
-};
-
 // grid (B H, V / Vs, segments), (2 + kGroups) warpgroups (the loads, the state, kGroups outputs), L.bytes()
 // of shared memory. `saved`: where a backward follows, the state before every chunk ([B H][chunks][K][V]
 // fp32), else null. state_grads: p's k is q, its v do, its h0 and ht the gradients of the final and the
@@ -594,20 +575,16 @@ __global__ void __launch_bounds__((2 + kGroups) * kGroup, 1)
   constexpr bool kDotRows = L.dot_rows;
   extern __shared__ unsigned char raw[];
   const BlockPlace at = block_place(raw, d.H, K, d.V, kVs, p.h0, p.ht);
-  const int z = blockIdx.z, first = z * seg.plan.chunks;
-  const ChunkRun run{first, min(seg.plan.chunks, d.chunks() - first)};
+  const ChunkRun run = segment_run(seg, d.chunks());
   if (at.role == 0) {
     loads_role<K, kVs, kStages, fused_loads_ahead(kGroups), kPass, kFinalApart, kDotRows>(
         p, extras.dot_with, d, L, at.smem, at.b, at.h, at.v0, run, at.thread);
   } else if (at.role == 1) {
     const std::int64_t head = std::int64_t(at.bh) * K * d.V;
-    const float* start =
-        kDots    ? (p.h0 ? p.h0 + head : nullptr)
-        : z == 0 ? at.start
-                 : seg.starts + (std::int64_t(at.bh) * (seg.plan.count - 1) + z - 1) * K * d.V + at.v0;
+    const float* start = kDots ? (p.h0 ? p.h0 + head : nullptr) : segment_start(seg, at, K, d.V);
     state_role<K, kVs, kGroups, kStages, kPass, kDots, kFinalApart>(
-        d, L, at.smem, start, z == seg.plan.count - 1 ? at.end : nullptr,
-        saved ? saved + head * d.chunks() : nullptr, at.v0, run, at.thread);
+        d, L, at.smem, start, segment_end(seg, at), saved ? saved + head * d.chunks() : nullptr, at.v0, run,
+        at.thread);
   } else if constexpr (kPass != Pass::state_grads) {
     const std::int64_t row = (std::int64_t(blockIdx.y) * d.B * d.H + at.bh) * d.T;  // the block's dots
     outputs_role<K, kVs, kGroups, kStages, kPass, kDots, kFinalApart, kDotRows>(
@@ -623,7 +600,7 @@ __global__ void __launch_bounds__((2 + kGroups) * kGroup, 1)
 template <Pass kPass, bool kDots = false>
 void launch_fused(const Pointers<bf16>& p, const Dims& d, float* saved, const DeviceLimits& limits,
                   cudaStream_t stream, const PassExtras& extras = {}, Segments seg = {}) {
-  if (seg.plan.count == 1) seg.plan.chunks = d.chunks();
+  seg = whole_or_split(seg, d.chunks());
   const int Vs = fused_value_slice(d.B * d.H, d.V, limits.multiprocessors);
   with_one_of<64, 128>(d.K, [&](auto K) {
     with_one_of<32, 64>(Vs, [&](auto kVs) {

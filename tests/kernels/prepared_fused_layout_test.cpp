@@ -59,8 +59,11 @@ TEST(PreparedFusedLayout, RunsOnlyWhereItsKernelApplies) {
   Problem q = p;
   q.K = q.V = 64;
   EXPECT_TRUE(prepared_fused_forward_runs(GlaForm::value, q, h100));
-  q.B = 1, q.T = 24576;
-  EXPECT_FALSE(prepared_fused_forward_runs(GlaForm::value, q, h100)) << "32 blocks: less than half the GPU";
+  q.B = 1, q.T = 24576;  // 32 blocks, less than half the GPU: four segments of the sequence
+  EXPECT_EQ(fused_forward_segments(q, h100.multiprocessors).count, 4);
+  EXPECT_TRUE(prepared_fused_forward_runs(GlaForm::value, q, h100));
+  q.T = 15 * kFusedChunk;  // too few chunks for two segments of kMinSegmentChunks
+  EXPECT_FALSE(prepared_fused_forward_runs(GlaForm::value, q, h100)) << "32 blocks, no split";
   for (int C : {16, 32}) {
     q = p;
     q.chunk_size = C;
@@ -107,6 +110,37 @@ TEST(PreparedFusedLayout, TheBatteryRunsEveryInstanceOverSeveralChunks) {
       }
     EXPECT_EQ(reached, (std::set<std::pair<int, int>>{{64, 32}, {64, 64}, {128, 32}, {128, 64}})) << op;
     EXPECT_TRUE(steep) << op;
+  }
+}
+
+// On an H100 or H200 the battery runs gla's and rwkv6's prepared forward over sequence segments at K = 64
+// and 128, alone and before a backward, with several runs a segment and a last segment shorter than the
+// others.
+TEST(PreparedFusedLayout, TheBatteryRunsTheSequenceSegments) {
+  const DeviceLimits hopper{kH100SharedBytes, 90, 132};
+  for (const auto& [op, form] :
+       {std::pair{std::string("gla"), GlaForm::value}, std::pair{std::string("rwkv6"), Rwkv6Form::value}}) {
+    Problem probe = testing::small_problem(testing::op_named(op), 1, 4100, 16, 64, 64, DType::bf16);
+    probe.chunk_size = kFusedChunk;
+    if (!prepared_fused_forward_runs(form, probe, hopper)) GTEST_SKIP() << "this build has no sm_90a code";
+    std::set<std::pair<int, Mode>> reached;  // (K, mode) split into segments
+    bool several_runs = false, short_last = false;
+    for (const BatteryCase& c : battery_cases(
+             product_registry(), {"/" + op + "/chunk/(fwd|fwdbwd)/bf16/", Backend::cuda, hopper, false})) {
+      const Problem& p = c.problem;
+      const FusedSegments plan = fused_forward_segments(p, hopper.multiprocessors);
+      if (c.skip_reason || c.shared_memory_cap != 0 || p.chunk_size != kFusedChunk || plan.count == 1 ||
+          !prepared_fused_forward_runs(form, p, hopper))
+        continue;
+      reached.insert({int(p.K), c.mode});
+      several_runs |= plan.runs > 1;
+      short_last |= int((p.T + kFusedChunk - 1) / kFusedChunk) < plan.count * plan.chunks;
+    }
+    for (int K : {64, 128})
+      for (const Mode mode : {Mode::fwd, Mode::fwdbwd})
+        EXPECT_TRUE(reached.count({K, mode})) << op << " K " << K << " " << mode_name(mode);
+    EXPECT_TRUE(several_runs) << op;
+    EXPECT_TRUE(short_last) << op;
   }
 }
 

@@ -160,6 +160,45 @@ __device__ inline BlockPlace block_place(unsigned char* raw, int H, int K, int V
   return at;
 }
 
+// The chunks a block takes: `count` from `first` (every chunk, or its sequence segment's: fused_plan.h,
+// FusedSegments), in order or (kReverse) from the last.
+struct ChunkRun {
+  int first, count;
+  // ring position j's chunk
+  template <bool kReverse>
+  __device__ int at(int j) const {
+    return first + (kReverse ? count - 1 - j : j);
+  }
+};
+
+// A forward's sequence segments (fused_plan.h; count 1, every chunk one segment, elsewhere) and where the
+// start states of all but the first are (segment_scratch's starts: [B H][count - 1][K][V] fp32).
+struct Segments {
+  FusedSegments plan;
+  const float* starts = nullptr;
+};
+// `seg` for a launch over `chunks` chunks a head: one segment of them all where it has one.
+inline Segments whole_or_split(Segments seg, int chunks) {
+  if (seg.plan.count == 1) seg.plan.chunks = chunks;
+  return seg;
+}
+// The block's run: segment blockIdx.z's chunks of a head's `chunks`.
+__device__ inline ChunkRun segment_run(const Segments& seg, int chunks) {
+  const int first = int(blockIdx.z) * seg.plan.chunks;
+  return {first, min(seg.plan.chunks, chunks - first)};
+}
+// The state the block's segment starts from (the head's initial state, at.start, for the first), from the
+// block's first value column of a head's K x V, and where it leaves its final state (at.end, the last
+// segment's; null elsewhere).
+__device__ inline const float* segment_start(const Segments& seg, const BlockPlace& at, int K, int V) {
+  const int z = blockIdx.z;
+  return z == 0 ? at.start
+                : seg.starts + (std::int64_t(at.bh) * (seg.plan.count - 1) + z - 1) * K * V + at.v0;
+}
+__device__ inline float* segment_end(const Segments& seg, const BlockPlace& at) {
+  return int(blockIdx.z) == seg.plan.count - 1 ? at.end : nullptr;
+}
+
 // The loads warpgroup's ring over `chunks` chunks through kStages stages: load(n) issues chunk n's copies as
 // one cp.async group and returns what it fetched into registers for the preparation (an empty struct where
 // nothing); prepare(n, stage, fetched) makes the landed chunk ready (its own barriers among the loaders

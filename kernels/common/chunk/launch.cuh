@@ -15,6 +15,7 @@
 #include "kernels/common/chunk/forward.cuh"
 #include "kernels/common/chunk/operands_pass.cuh"
 #include "kernels/common/chunk/scan.cuh"
+#include "kernels/common/chunk/segment_starts.h"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/forked_stream.h"
 #include "kernels/common/format.h"
@@ -82,6 +83,25 @@ void launch_scan(const Scan<T>& scan, const Dims& d, cudaStream_t stream) {
   chunk_scan_kernel<T, kScalarGate>
       <<<dim3(unsigned(blocks), unsigned(scan.runs)), kScanThreads, 0, stream>>>(scan, d, tiles_together);
   FLA_CUDA_CHECK_LAUNCH();
+}
+
+// Where a one-kernel forward splits the sequence (fused_plan.h, FusedSegments): `scan` (the forward's, over
+// its operand, rows and decays) over the runs of every segment but the last from zeros (each run's end state
+// and decays), then every segment's start state from those and `h0`, in `scratch` (segment_scratch's room:
+// the workspace's state gradients, which no forward writes); returns where the starts are.
+template <class T, bool kScalarGate = false>
+const float* segment_starts(Scan<T> scan, const float* h0, const Dims& d, float* scratch,
+                            const FusedSegments& plan, cudaStream_t stream) {
+  const SegmentScratch at = segment_scratch(plan, d.B * d.H, d.K, d.V);
+  {
+    const NvtxRange range("segment_runs");
+    scan.initial = nullptr, scan.saved = nullptr, scan.last = scratch + at.ends, scan.reverse = false;
+    scan.runs = segment_runs(plan), scan.run_chunks = plan.run_chunks, scan.decays = scratch + at.decays;
+    launch_scan<T, kScalarGate>(scan, d, stream);
+  }
+  const NvtxRange range("segment_starts");
+  launch_segment_starts(h0, scratch, plan, d.B * d.H, d.K, d.V, stream);
+  return scratch + at.starts;
 }
 
 // o for every chunk and query head from the states before the chunks; with `scores` (and `bonus`, rwkv6's)

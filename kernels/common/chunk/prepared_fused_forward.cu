@@ -90,12 +90,13 @@ __device__ void load_chunk(const PreparedPointers& p, const Dims& d, const Prepa
 
 template <int K, int kVs>
 __device__ void loads_role(const PreparedPointers& p, const Dims& d, const PreparedFusedLayout& L,
-                           unsigned char* smem, int bh, int b, int h, int v0, int thread) {
+                           unsigned char* smem, int bh, int b, int h, int v0, const ChunkRun& run,
+                           int thread) {
   const unsigned base = shared_address(smem);
   roles::run_loads_ring<kFusedStages, kFusedStages - 1>(
-      d.chunks(),
-      [&](int n) {
-        load_chunk<K, kVs>(p, d, L, base, bh, b, h, v0, n, n % kFusedStages, thread);
+      run.count,
+      [&](int j) {
+        load_chunk<K, kVs>(p, d, L, base, bh, b, h, v0, run.at<false>(j), j % kFusedStages, thread);
         return NothingFetched{};
       },
       [](int, int, NothingFetched) {});  // the stage is used as it lands
@@ -105,16 +106,16 @@ __device__ void loads_role(const PreparedPointers& p, const Dims& d, const Prepa
 // every chunk where `saved` ([chunks][K][V] fp32 at the block's first value column) is not null.
 template <int K, int kVs>
 __device__ void state_role(const Dims& d, const PreparedFusedLayout& L, unsigned char* smem,
-                           const float* start, float* end, float* saved, int thread) {
+                           const float* start, float* end, float* saved, const ChunkRun& run, int thread) {
   constexpr int kBlocks = K / wgmma::kRows;  // the state's 64-key row blocks, one accumulator each
   const PreparedOperands at{L, shared_address(smem)};
-  const int chunks = d.chunks(), top = accumulator_element(thread, 0).row;  // rows top, top + 8 of a block
+  const int chunks = run.count, top = accumulator_element(thread, 0).row;  // rows top, top + 8 of a block
   float S[kBlocks][kVs / 2];
   roles::load_state(S, start, d.V, thread);
   for (int n = 0; n < chunks; ++n) {
     const int s = n % kFusedStages;
     roles::hand_over_state<K>(S, smem + L.state(0), smem + L.state(1), 0, n, thread);
-    if (saved) roles::store_state(S, saved + std::int64_t(n) * K * d.V, d.V, thread);
+    if (saved) roles::store_state(S, saved + std::int64_t(run.at<false>(n)) * K * d.V, d.V, thread);
     stage_full(s).sync_unaligned();
     const float* whole = reinterpret_cast<const float*>(smem + L.whole(s));
 #pragma unroll
@@ -193,14 +194,15 @@ __device__ void scores_fragments(const ChunkScores& x, float scale, int thread,
 // q S alone. A is read a chunk ahead, so that its loads' latency hides behind a chunk's products.
 template <int K, int kVs, bool kBonus>
 __device__ void outputs_role(const PreparedPointers& p, const Dims& d, const PreparedFusedLayout& L,
-                             unsigned char* smem, int bh, int b, int h, int v0, int thread) {
+                             unsigned char* smem, int bh, int b, int h, int v0, const ChunkRun& run,
+                             int thread) {
   constexpr int kSteps = C / wgmma::kDepth;  // A's 16-token column steps: the depth of A v
   const PreparedOperands at{L, shared_address(smem)};
-  const int chunks = d.chunks();
-  const std::int64_t first = std::int64_t(bh) * chunks;
+  const int chunks = run.count;
+  const std::int64_t first = std::int64_t(bh) * d.chunks() + run.first;  // the run's first chunk's index
   ChunkScores next = load_scores(p, first, thread);
   for (int n = 0; n < chunks; ++n) {
-    const int s = n % kFusedStages, t0 = n * C, length = min(C, d.T - t0);
+    const int s = n % kFusedStages, t0 = run.at<false>(n) * C, length = min(C, d.T - t0);
     stage_full(s).sync_unaligned();
     state_full().sync();
     float o[kVs / 2];
@@ -233,19 +235,22 @@ __device__ void outputs_role(const PreparedPointers& p, const Dims& d, const Pre
 }
 
 // grid (B H, V / Vs), kFusedThreads threads, L.bytes() of shared memory.
+// grid (B H, V / Vs, segments): a block takes segment blockIdx.z of its head's value slice from the
+// segment's start state (the first from h0); only the last segment's writes ht.
 template <int K, int kVs, bool kBonus>
 __global__ void __launch_bounds__(kFusedThreads, 1)
-    prepared_fused_forward_kernel(PreparedPointers p, Dims d, PreparedFusedLayout L) {
+    prepared_fused_forward_kernel(PreparedPointers p, Dims d, PreparedFusedLayout L, Segments seg) {
   extern __shared__ unsigned char raw[];
   const BlockPlace at = block_place(raw, d.H, K, d.V, kVs, p.h0, p.ht);
+  const ChunkRun run = segment_run(seg, d.chunks());
   if (at.role == 0)
-    loads_role<K, kVs>(p, d, L, at.smem, at.bh, at.b, at.h, at.v0, at.thread);
+    loads_role<K, kVs>(p, d, L, at.smem, at.bh, at.b, at.h, at.v0, run, at.thread);
   else if (at.role == 1)
-    state_role<K, kVs>(d, L, at.smem, at.start, at.end,
-                       p.saved ? p.saved + std::int64_t(at.bh) * d.chunks() * K * d.V + at.v0 : nullptr,
+    state_role<K, kVs>(d, L, at.smem, segment_start(seg, at, K, d.V), segment_end(seg, at),
+                       p.saved ? p.saved + std::int64_t(at.bh) * d.chunks() * K * d.V + at.v0 : nullptr, run,
                        at.thread);
   else
-    outputs_role<K, kVs, kBonus>(p, d, L, at.smem, at.bh, at.b, at.h, at.v0, at.thread);
+    outputs_role<K, kVs, kBonus>(p, d, L, at.smem, at.bh, at.b, at.h, at.v0, run, at.thread);
 }
 
 }  // namespace
@@ -258,11 +263,15 @@ bool prepared_fused_forward_runs(const RecurrenceForm& form, const Problem& p, c
   if (p.dtype != DType::bf16 || p.chunk_size != chunk::kFusedChunk || (p.K != 64 && p.K != 128) ||
       p.V % 32 != 0)
     return false;
-  return chunk::fused_blocks_fit(p, limits, [](int K, int Vs) { return chunk::PreparedFusedLayout{K, Vs}; });
+  const auto layout = [](int K, int Vs) { return chunk::PreparedFusedLayout{K, Vs}; };
+  return chunk::fused_blocks_fit(p, limits, layout) ||
+         (chunk::fused_room_fits(p, limits, layout) &&
+          chunk::fused_forward_segments(p, limits.multiprocessors).count > 1);
 }
 
 void prepared_fused_forward(const RecurrenceBinding& binding, const ForwardCall& call,
-                            const DeviceLimits& limits) {
+                            const DeviceLimits& limits, const chunk::FusedSegments& segments,
+                            const float* starts) {
   using chunk::PreparedPointers;
   const Problem& problem = call.problem;
   const chunk::Dims d = chunk::make_dims(problem);
@@ -277,14 +286,15 @@ void prepared_fused_forward(const RecurrenceBinding& binding, const ForwardCall&
   p.o = call.outputs.at(binding.o).as<__nv_bfloat16>();
   p.ht = call.outputs.at(binding.ht).as<float>();
   p.saved = call.save_for_backward ? ws.states : nullptr;  // where a backward follows, the states it reads
+  const chunk::Segments seg = chunk::whole_or_split({segments, starts}, d.chunks());
   const int Vs = chunk::fused_value_slice(d.B * d.H, d.V, limits.multiprocessors);
   with_one_of<64, 128>(d.K, [&](auto K) {
     with_one_of<32, 64>(Vs, [&](auto kVs) {
       const chunk::PreparedFusedLayout L{K.value, kVs.value};
       const auto launch = [&](auto kernel) {
         allow_shared_memory(kernel, L.bytes());
-        kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs.value)), chunk::kFusedThreads, L.bytes(),
-                 call.stream>>>(p, d, L);
+        kernel<<<dim3(unsigned(d.B * d.H), unsigned(d.V / kVs.value), unsigned(segments.count)),
+                 chunk::kFusedThreads, L.bytes(), call.stream>>>(p, d, L, seg);
         FLA_CUDA_CHECK_LAUNCH();
       };
       if (binding.form.bonus)

@@ -120,10 +120,10 @@ struct Scan {
                                // (or q) itself, [B, T, H, K]
   const T* rows;               // Y: [B, T, H, V]
   const float* whole;          // [B*H, chunks, K]; with a scalar gate its factors (kFactorRow a chunk)
-  const float* initial;        // [B*H, K, V] (null: zeros)
-  float* saved;                // [B*H, chunks, K, V]: S before each chunk's update (null: not kept)
-  float* last;                 // [B*H, runs, K, V]
-  bool reverse;
+  const float* initial = nullptr;  // [B*H, K, V] (null: zeros)
+  float* saved = nullptr;          // [B*H, chunks, K, V]: S before each chunk's update (null: not kept)
+  float* last = nullptr;           // [B*H, runs, K, V]
+  bool reverse = false;
   // Runs (fused_plan.h, FusedSegments): with run_chunks set, each of `runs` blocks of a tile (the grid's y)
   // takes the run_chunks chunks from run_chunks times its index on (in the scan's order) from `initial`,
   // its end state to `last`, and where `decays` is set the product of its chunks' decays per key to

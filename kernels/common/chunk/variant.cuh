@@ -47,8 +47,15 @@ void forward(const RecurrenceBinding& binding, const ForwardCall& call) {
         const NvtxRange range("operands");
         launch_operands<Form, T>(pointers, d, ws, call.save_for_backward, call.stream);
       }
+      // where the sequence splits, the segments' start states from the scan over the prepared keys
+      const FusedSegments segments = fused_forward_segments(p, limits.multiprocessors);
+      const float* starts = segments.count > 1
+                                ? segment_starts<T>({reinterpret_cast<const Prepared<T>*>(ws.keys_to_end),
+                                                     pointers.v, ws.whole},
+                                                    pointers.h0, d, ws.dstates, segments, call.stream)
+                                : nullptr;
       const NvtxRange range("fused");
-      prepared_fused_forward(binding, call, limits);
+      prepared_fused_forward(binding, call, limits, segments, starts);
       return;
     }
   }
