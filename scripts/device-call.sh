@@ -6,8 +6,8 @@
 # /tmp/<BUNDLE's name>/fb and sets `fb` to it and LD_LIBRARY_PATH to its libraries; makes R=/tmp/out-OUT_NAME
 # holding the calling script (as device-script.sh) and the FILEs (an A/B build's diff, ...); and defines
 # `pack`, which writes R to $OUT/OUT_NAME.tar.xz: called after each step, so that what a call measured comes
-# back even when a later step runs past the call's limit. A missing bundle, binary or $OUT: one line on stderr
-# and status 2.
+# back even when a later step runs past the call's limit; and the checks a candidate build gets (battery,
+# sanitizers, issue4_table: below). A missing bundle, binary or $OUT: one line on stderr and status 2.
 
 device_call_fail() {
   echo "device-call.sh: $1" >&2
@@ -53,6 +53,52 @@ device_call_setup() {
 
 pack() {
   tar -cJf "$OUT/$DEVICE_CALL_NAME.tar.xz" -C /tmp "out-$DEVICE_CALL_NAME"
+}
+
+# The checks a candidate build gets before it lands, each into R and packed when done (`fb` the build):
+#   battery NAME FILTER [BASE_JSON [SECONDS]]  `check --no-long` over FILTER into NAME.json.xz and NAME.log;
+#       with BASE_JSON (a check result, .json or .json.xz), scripts/check-error-compare.py's comparison of the
+#       two over FILTER into NAME-errors.txt (its first lines printed)
+#   sanitizers NAME FILTER [SECONDS]  memcheck, racecheck and synccheck of `check --no-isolate --no-long`
+#       over FILTER, each into NAME-TOOL.log (its cases and summary lines printed)
+#   issue4_table PEER_MD [SECONDS]  issue 4's table (gla, rwkv6 and simple_gla chunk bf16 at C = 64, the
+#       peer preset) into issue4-chunk.json.xz and scripts/chunk-peer-table.py's issue4-chunk-peer-table.md,
+#       only where the GPU is an H100 (the peer anchors' GPU)
+battery() {
+  local name=$1 filter=$2 base=${3:-} seconds=${4:-120}
+  timeout "$seconds" "$fb" check --no-long --filter "$filter" --out "$R/$name.json" > "$R/$name.log" 2>&1
+  echo "$name rc $?"
+  grep -E "cases:" "$R/$name.log" | tail -1
+  [ -f "$R/$name.json" ] && xz -T0 -f "$R/$name.json"
+  if [ -n "$base" ] && [ -f "$R/$name.json.xz" ]; then
+    python3 scripts/check-error-compare.py "$base" "$R/$name.json.xz" --filter "$filter" > "$R/$name-errors.txt" 2>&1
+    head -5 "$R/$name-errors.txt"
+  fi
+  pack
+}
+
+sanitizers() {
+  local name=$1 filter=$2 seconds=${3:-60} tool
+  for tool in memcheck racecheck synccheck; do
+    timeout "$seconds" compute-sanitizer --tool $tool --print-limit 10 "$fb" check --no-isolate --no-long \
+      --filter "$filter" --out "$R/sanitized.json" > "$R/$name-$tool.log" 2>&1
+    echo "$tool rc $?"
+    grep -E "cases:|SUMMARY" "$R/$name-$tool.log" | head -3
+    rm -f "$R/sanitized.json"
+    pack
+  done
+}
+
+issue4_table() {
+  local peer=$1 seconds=${2:-100}
+  nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H100 || { echo "issue 4's table: not an H100"; return 0; }
+  timeout "$seconds" "$fb" --filter '^(gla|rwkv6|simple_gla)/chunk/(fwd|fwdbwd)/bf16' --axis C=64 --preset peer \
+    --min-time 0.15 --min-samples 5 --out "$R/issue4-chunk.json" > "$R/issue4-chunk.log" 2>&1
+  echo "table rc $?"
+  [ -f "$R/issue4-chunk.json" ] && xz -T0 -f "$R/issue4-chunk.json"
+  python3 scripts/chunk-peer-table.py "$R/issue4-chunk.json.xz" "$peer" > "$R/issue4-chunk-peer-table.md" 2>&1
+  grep -E "met:" "$R/issue4-chunk-peer-table.md"
+  pack
 }
 
 if [ $# -lt 2 ] || [ -z "$1" ] || [ -z "$2" ]; then
