@@ -24,15 +24,16 @@ inline int fused_value_slice(int heads, int V, int multiprocessors) {
 }
 
 // Whether `blocks` blocks of a one-kernel forward fill more than half the GPU's multiprocessors. At fewer, a
-// block's chain of chunks is the forward's time: the multi-kernel forwards measured faster there, and
-// simple_gla's forward splits the sequence instead (plan_fused_segments).
+// block's chain of chunks is the forward's time: the multi-kernel forwards measured faster there, and the
+// one-kernel forwards split the sequence instead (plan_fused_segments); their backward's passes
+// (simple_gla's) run only where the blocks fill.
 inline bool fused_blocks_fill(int blocks, int multiprocessors) {
   return 2 * blocks > multiprocessors;
 }
 
-// Few heads: simple_gla's forward over `count` segments of `chunks` chunks each (the last the rest), the
-// one-kernel forward running every segment at once from its own start state (kernels/notes/chunk.md,
-// version 122). The start states come first: the scan (scan.cuh) over `runs` runs of `run_chunks` chunks a
+// Few heads: a one-kernel forward (simple_gla's, or gla's and rwkv6's over prepared operands) over `count`
+// segments of `chunks` chunks each (the last the rest), every segment at once from its own start state
+// (kernels/notes/chunk.md, versions 122 and 123). The start states come first: the scan (scan.cuh) over `runs` runs of `run_chunks` chunks a
 // segment but the last, from zeros, all at once (its light blocks, four an SM, take a run of a few chunks
 // each where a segment's would be a long chain), each run's end state and decay per key; then
 // segment_starts folds them in order from the initial state. count 1: no split.
