@@ -13,16 +13,8 @@ __global__ void segment_starts_kernel(const float* h0, float* scratch, FusedSegm
                                       int heads, int K, int V) {
   const std::int64_t KV = std::int64_t(K) * V, idx = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= heads * KV) return;
-  const std::int64_t bh = idx / KV, element = idx % KV;
-  const int key = int(element / V), runs = segment_runs(plan);
-  const float* ends = scratch + at.ends + bh * runs * KV + element;
-  const float* decays = scratch + at.decays + bh * runs * K + key;
-  float* starts = scratch + at.starts + bh * (plan.count - 1) * KV + element;
-  float S = h0 ? h0[idx] : 0.0f;
-  for (int run = 0; run < runs; ++run) {
-    S = fmaf(decays[run * K], S, ends[run * KV]);
-    if ((run + 1) % plan.runs == 0) starts[(run / plan.runs) * KV] = S;
-  }
+  const std::int64_t element = idx % KV;
+  fold_element(scratch, at, plan, idx / KV, element, int(element / V), K, KV, h0 ? h0[idx] : 0.0f);
 }
 
 }  // namespace
