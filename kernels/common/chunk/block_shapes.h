@@ -12,8 +12,10 @@ constexpr int kSubChunk = 16;  // tokens to a sub-chunk: a warp's strip of rows
 constexpr int kMaxChunk = 64;
 constexpr int kMaxStripTiles = kMaxChunk / kSubChunk;  // 8-column tiles a warp holds in a strip, at most
 
-// The scan (scan.cuh): a block per (batch, head, kScanTile x kScanTile tile of the state).
+// The scan (scan.cuh): a block per (batch, head, kScanTile x kScanTile tile of the state), kScanBlocksPerSm
+// blocks an SM (its launch bound).
 constexpr int kScanTile = 32;
+constexpr int kScanBlocksPerSm = 4;
 __host__ __device__ inline int scan_tiles(int size) {
   return (size + kScanTile - 1) / kScanTile;
 }

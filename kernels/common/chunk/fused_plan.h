@@ -33,16 +33,15 @@ inline bool fused_blocks_fill(int blocks, int multiprocessors) {
 
 // Few heads: a one-kernel forward (simple_gla's, or gla's and rwkv6's over prepared operands) over `count`
 // segments of `chunks` chunks each (the last the rest), every segment at once from its own start state
-// (kernels/notes/chunk.md, versions 122 and 123). The start states come first: the scan (scan.cuh) over `runs` runs of `run_chunks` chunks a
-// segment but the last, from zeros, all at once (its light blocks, four an SM, take a run of a few chunks
-// each where a segment's would be a long chain), each run's end state and decay per key; then
-// segment_starts folds them in order from the initial state. count 1: no split.
+// (kernels/notes/chunk.md, versions 122 and 123). The start states come first: the scan (scan.cuh) over
+// `runs` runs of `run_chunks` chunks a segment but the last, from zeros, all at once (its light blocks, four
+// an SM, take a run of a few chunks each where a segment's would be a long chain), each run's end state and
+// decay per key; then segment_starts folds them in order from the initial state. count 1: no split.
 struct FusedSegments {
   int count = 1, chunks = 0;
   int runs = 0, run_chunks = 0;
 };
 constexpr int kMinSegmentChunks = 8;  // a segment's (and a run's) fewest chunks: a ring filled and drained
-constexpr int kScanBlocksPerSm = 4;   // chunk_scan_kernel's launch bound
 // For a forward of `blocks` blocks over `chunks` chunks, whose scan takes `scan_blocks` blocks a run: as many
 // segments as the idle multiprocessors take (one block each), as many runs a segment as fill the scan's
 // places on every multiprocessor, every run whole chunks within its segment.

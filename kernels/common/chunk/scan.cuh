@@ -153,7 +153,7 @@ struct Scan {
 // Four blocks an SM, as the 48 KiB of shared memory allow (the D = 128 shapes run in waves of them): the
 // product's own accumulators took bf16 to 104 registers a thread without the bound, room for three.
 template <class T, bool kScalarGate = false>
-__global__ void __launch_bounds__(kScanThreads, 4)
+__global__ void __launch_bounds__(kScanThreads, kScanBlocksPerSm)
     chunk_scan_kernel(Scan<T> scan, Dims d, bool tiles_together) {
   static_assert(!kScalarGate || std::is_same_v<T, __nv_bfloat16>, "the scalar gate's scan is bf16's");
   // Operands move in 16-byte vectors: kVec elements, kRow vectors to a tile's row of 32 (X: of Prepared<T>).
