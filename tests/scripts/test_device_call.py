@@ -2,7 +2,9 @@
 """Tests of scripts/device-call.sh (the set-up a device call's script sources) with a stand-in bundle: the
 binary unpacked from fla-bench.xz (or copied) and run with the bundle's libraries on its path, the results
 folder holding the calling script and the files it names, pack's archive in $OUT, and one line and status 2
-for a missing bundle, binary or $OUT. Plain python3; needs bash, xz and tar."""
+for a missing bundle, binary or $OUT; and its checks of a candidate build (a battery compared with a base run,
+issue 4's table only on an H100). Plain python3; needs bash, xz and tar."""
+import json
 import os
 import shutil
 import subprocess
@@ -20,6 +22,24 @@ source scripts/device-call.sh "$@" || exit 2
 echo "$LD_LIBRARY_PATH" > "$R/library-path.txt"
 pack
 """
+
+
+# A call's script running the checks a candidate build gets: a battery compared with a base run, and issue
+# 4's table on a GPU that is not an H100.
+CHECKS_CALLER = """#!/bin/bash
+set -u
+source scripts/device-call.sh "$1" "$2" || exit 2
+battery checkrun '/gla/' "$3" 30
+issue4_table "$4" 10
+"""
+
+# What the stand-in fla-bench's `check` writes: two cases, one of whose errors differs from BASE_RESULT's.
+def check_result(o_error):
+    def case(name, tensors):
+        return {"name": name, "op": "gla", "family": "accuracy", "dtype": "bf16", "status": "ok",
+                "check": {"tensors": [{"tensor": t, "rms_ratio": r, "passed": True} for t, r in tensors]}}
+    return {"cases": [case("accuracy/gla/chunk/fwd/bf16/A", [("o", o_error)]),
+                      case("accuracy/gla/chunk/fwd/bf16/B", [("o", 1.0e-3)])]}
 
 
 class DeviceCall(unittest.TestCase):
@@ -99,6 +119,42 @@ class DeviceCall(unittest.TestCase):
         done = self.call(self.bundle, self.name)
         self.assertEqual(done.returncode, 2, done.stderr)
         self.assertIn("has no fla-bench", done.stderr)
+
+
+    def test_the_checks_leave_their_results_and_compare_them(self):
+        new_result = os.path.join(self.root, "new.json")
+        with open(new_result, "w") as f:
+            json.dump(check_result(3.0e-3), f)
+        base_result = os.path.join(self.root, "base.json")
+        with open(base_result, "w") as f:
+            json.dump(check_result(2.0e-3), f)
+        # fla-bench: `check ... --out FILE` writes the new result there; nvidia-smi names an H200
+        path = os.path.join(self.bundle, "fla-bench")
+        with open(path, "w") as f:
+            f.write("#!/bin/bash\nout=\"\"\nwhile [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n"
+                    f"cp {new_result} \"$out\"\necho \"2 cases: 2 ok, 0 failed, 0 skipped in 0.1 s\"\n")
+        os.chmod(path, 0o755)
+        tools = os.path.join(self.root, "tools")
+        os.mkdir(tools)
+        with open(os.path.join(tools, "nvidia-smi"), "w") as f:
+            f.write("#!/bin/sh\necho 'NVIDIA H200'\n")
+        os.chmod(os.path.join(tools, "nvidia-smi"), 0o755)
+        with open(self.caller, "w") as f:
+            f.write(CHECKS_CALLER)
+        env = {**os.environ, "OUT": self.out, "PATH": tools + os.pathsep + os.environ["PATH"]}
+        done = subprocess.run(["bash", self.caller, self.bundle, self.name, base_result, "peer.md"], cwd=REPO,
+                              capture_output=True, text=True, timeout=60, env=env)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("checkrun rc 0", done.stdout)
+        self.assertIn("2 cases: 2 ok", done.stdout)
+        self.assertIn("errors in both: 2, bit-for-bit the same: 1, changed: 1", done.stdout)
+        self.assertIn("issue 4's table: not an H100", done.stdout)
+        folder = f"out-{self.name}/"
+        with tarfile.open(os.path.join(self.out, self.name + ".tar.xz")) as tar:
+            names = set(tar.getnames())
+        for name in ("checkrun.json.xz", "checkrun.log", "checkrun-errors.txt"):
+            self.assertIn(folder + name, names)
+        self.assertNotIn(folder + "issue4-chunk.json.xz", names)
 
 
 if __name__ == "__main__":
