@@ -62,7 +62,7 @@ void launch_factors(const Pointers<T>& p, const chunk::Dims& d, float* factors, 
 
 // Where the fused forward splits the sequence (fused_plan.h, FusedSegments): the scalar scan's factors,
 // then the segments' start states from the scan over k (launch.cuh, segment_starts).
-const float* segment_starts(const ForwardCall& call, const chunk::FusedSegments& plan) {
+const float* scalar_segment_starts(const ForwardCall& call, const chunk::FusedSegments& plan) {
   const chunk::Dims d = chunk::make_dims(call.problem);
   const Pointers<T> p = bind_inputs<T>(kSimpleGlaBinding, call.inputs);
   const chunk::Workspace ws = chunk::carve_workspace(call.workspace, call.problem);
@@ -75,7 +75,7 @@ void scalar_forward(const ForwardCall& call) {
   if (const DeviceLimits limits = current_device_limits();
       simple_gla_fused_forward_runs(call.problem, limits)) {
     const chunk::FusedSegments segments = chunk::fused_forward_segments(call.problem, limits.multiprocessors);
-    const float* starts = segments.count > 1 ? segment_starts(call, segments) : nullptr;
+    const float* starts = segments.count > 1 ? scalar_segment_starts(call, segments) : nullptr;
     const NvtxRange range("fused");
     simple_gla_fused_forward(call, limits, segments, starts);
     return;

@@ -15,14 +15,13 @@
 //            chunks in turn, each with its own buffer of S (fused_output_groups).
 // It runs where its blocks fill more than half the GPU (fused_plan.h, fused_blocks_fill), and as a forward
 // where they do not over segments of the sequence at once, a block each, from start states the scan made in
-// runs (fused_plan.h, FusedSegments; kernels/simple_gla/chunk.cu, segment_starts). The same kernel runs the
-// backward where its blocks fill: at K and V of 64 or 128 as three passes with the roles of q, k and v taken
-// by others, one forward and two in reverse time (Pass::reverse; simple_gla_fused_backward below), no state
-// saved or read; elsewhere (V = 32, ...) its reverse scan (Pass::state_grads: the state warpgroup's update
-// over the chunks in reverse, with q and do scale e^{seen}, the outputs warpgroup idle) before the gradients
-// kernel.
-// The precision is the scalar forward's: S, P and the decayed v in two parts (~16 bits), q, k, v as they are.
-// Exponents as chunk_forward.cuh's (sums within 16-token sub-chunks, never positive).
+// runs (fused_plan.h, FusedSegments; kernels/simple_gla/chunk.cu, scalar_segment_starts). The same kernel
+// runs the backward where its blocks fill: at K and V of 64 or 128 as three passes with the roles of q, k and
+// v taken by others, one forward and two in reverse time (Pass::reverse; simple_gla_fused_backward below), no
+// state saved or read; elsewhere (V = 32, ...) its reverse scan (Pass::state_grads: the state warpgroup's
+// update over the chunks in reverse, with q and do scale e^{seen}, the outputs warpgroup idle) before the
+// gradients kernel. The precision is the scalar forward's: S, P and the decayed v in two parts (~16 bits), q,
+// k, v as they are. Exponents as chunk_forward.cuh's (sums within 16-token sub-chunks, never positive).
 #include <cuda_bf16.h>
 
 #include <cstdint>
@@ -638,9 +637,7 @@ bool simple_gla_fused_kernel_fills(const Problem& p, const DeviceLimits& limits)
 }
 
 bool simple_gla_fused_forward_runs(const Problem& p, const DeviceLimits& limits) {
-  return simple_gla_fused_kernel_fills(p, limits) ||
-         (fused_kernel_applies(p, limits) && chunk::fused_room_fits(p, limits, forward_layout) &&
-          chunk::fused_forward_segments(p, limits.multiprocessors).count > 1);
+  return fused_kernel_applies(p, limits) && chunk::fused_forward_fits(p, limits, forward_layout);
 }
 
 void simple_gla_fused_forward(const ForwardCall& call, const DeviceLimits& limits,

@@ -58,7 +58,7 @@ TEST(ChunkSegments, PlansCoverTheirSegmentsInOneWaveAndFitTheirScratch) {
 // segment's state apart (a layout mix-up or a run folded twice would be off by whole updates).
 TEST(ChunkSegments, TheFoldGivesTheScansStateAtEverySegmentsStart) {
   const FusedSegments plan{3, 4, 2, 2};
-  const int heads = 2, K = 3, V = 2, chunks = 2 * plan.chunks + 3;
+  const int heads = 2, K = 3, V = 2;
   const long long KV = K * V;
   const auto decay = [](int bh, int n, int k) { return 0.4 + 0.5 * ((7 * n + 3 * k + bh) % 5) / 5.0; };
   const auto update = [](int bh, int n, long long e) { return double((5 * n + 3 * e + 11 * bh) % 9) - 4.0; };
@@ -92,7 +92,6 @@ TEST(ChunkSegments, TheFoldGivesTheScansStateAtEverySegmentsStart) {
         }
       }
     }
-  EXPECT_LT((plan.count - 1) * plan.chunks, chunks);
 }
 
 }  // namespace

@@ -19,6 +19,10 @@ constexpr int kScanBlocksPerSm = 4;
 __host__ __device__ inline int scan_tiles(int size) {
   return (size + kScanTile - 1) / kScanTile;
 }
+// The scan's blocks a run over `heads` heads of K x V states (within an int where index_limits allows).
+__host__ __device__ inline int scan_blocks(int heads, int K, int V) {
+  return heads * scan_tiles(K) * scan_tiles(V);
+}
 
 // The output pass: 8 warps for a block of 64 values, 16 for 128, a warp to every 8 values, so that every warp
 // holds C / 16 tiles of its strip of o and a block of 128 values, alone on its SM where shared memory allows

@@ -22,6 +22,11 @@ inline int fused_value_slice(int heads, int V, int multiprocessors) {
   if (V % 64 != 0) return 32;
   return 2 * heads * (V / 64) <= multiprocessors ? 32 : 64;
 }
+// The blocks a one-kernel forward launches for `p` over the whole sequence: every head's value slices.
+inline int fused_blocks(const Problem& p, int multiprocessors) {
+  const int heads = int(p.B * p.H);
+  return heads * int(p.V) / fused_value_slice(heads, int(p.V), multiprocessors);
+}
 
 // Whether `blocks` blocks of a one-kernel forward fill more than half the GPU's multiprocessors. At fewer, a
 // block's chain of chunks is the forward's time: the multi-kernel forwards measured faster there, and the
@@ -63,10 +68,9 @@ inline FusedSegments plan_fused_segments(int blocks, int scan_blocks, int chunks
 // A one-kernel forward's segments for `p` (chunks of kFusedChunk) on a GPU of `multiprocessors`: its blocks
 // (fused_value_slice's) and the scan's (a block per 32 x 32 tile of a head's state).
 inline FusedSegments fused_forward_segments(const Problem& p, int multiprocessors) {
-  const int heads = int(p.B * p.H), Vs = fused_value_slice(heads, int(p.V), multiprocessors),
-            chunks = int((p.T + kFusedChunk - 1) / kFusedChunk);
-  return plan_fused_segments(heads * int(p.V) / Vs, heads * scan_tiles(int(p.K)) * scan_tiles(int(p.V)),
-                             chunks, multiprocessors);
+  return plan_fused_segments(fused_blocks(p, multiprocessors),
+                             scan_blocks(int(p.B * p.H), int(p.K), int(p.V)),
+                             int((p.T + kFusedChunk - 1) / kFusedChunk), multiprocessors);
 }
 // The runs of the scan before the segments (every segment's but the last's).
 __host__ __device__ inline int segment_runs(const FusedSegments& plan) {
@@ -89,8 +93,9 @@ inline SegmentScratch segment_scratch(const FusedSegments& plan, int heads, int 
 }
 
 // Where a one-kernel forward whose shared memory is `layout(K, Vs)` may run `p` on a GPU of `limits`, as far
-// as its blocks go: at the value slice it takes there, they fit a block's room (fused_room_fits), and fill
-// more than half the GPU too (fused_blocks_fit).
+// as its blocks go: at the value slice it takes there, they fit a block's room (fused_room_fits), fill more
+// than half the GPU too (fused_blocks_fit: where simple_gla's backward passes run), or, as a forward, fill it
+// or split the sequence (fused_forward_fits).
 template <class MakeLayout>
 bool fused_room_fits(const Problem& p, const DeviceLimits& limits, const MakeLayout& layout) {
   const int Vs = fused_value_slice(int(p.B * p.H), int(p.V), limits.multiprocessors);
@@ -98,9 +103,14 @@ bool fused_room_fits(const Problem& p, const DeviceLimits& limits, const MakeLay
 }
 template <class MakeLayout>
 bool fused_blocks_fit(const Problem& p, const DeviceLimits& limits, const MakeLayout& layout) {
-  const int Vs = fused_value_slice(int(p.B * p.H), int(p.V), limits.multiprocessors);
-  return fused_blocks_fill(int(p.B * p.H * (p.V / Vs)), limits.multiprocessors) &&
+  return fused_blocks_fill(fused_blocks(p, limits.multiprocessors), limits.multiprocessors) &&
          fused_room_fits(p, limits, layout);
+}
+template <class MakeLayout>
+bool fused_forward_fits(const Problem& p, const DeviceLimits& limits, const MakeLayout& layout) {
+  return fused_room_fits(p, limits, layout) &&
+         (fused_blocks_fill(fused_blocks(p, limits.multiprocessors), limits.multiprocessors) ||
+          fused_forward_segments(p, limits.multiprocessors).count > 1);
 }
 
 }  // namespace flabench::chunk

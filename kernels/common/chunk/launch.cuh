@@ -70,14 +70,9 @@ void launch_prepare(const Pointers<T>& pointers, const Dims& d, const Workspace&
   FLA_CUDA_CHECK_LAUNCH();
 }
 
-// The scan's blocks a run: one per (batch, head, 32 x 32 state tile).
-inline int scan_blocks(const Dims& d) {
-  return d.B * d.H * scan_tiles(d.K) * scan_tiles(d.V);  // within an int (index_limits)
-}
-
 template <class T, bool kScalarGate = false>
 void launch_scan(const Scan<T>& scan, const Dims& d, cudaStream_t stream) {
-  const int blocks = scan_blocks(d);
+  const int blocks = scan_blocks(d.B * d.H, d.K, d.V);
   const bool tiles_together =
       std::int64_t(blocks) * scan.runs > current_device_attribute(cudaDevAttrMultiProcessorCount);
   chunk_scan_kernel<T, kScalarGate>

@@ -264,9 +264,7 @@ bool prepared_fused_forward_runs(const RecurrenceForm& form, const Problem& p, c
       p.V % 32 != 0)
     return false;
   const auto layout = [](int K, int Vs) { return chunk::PreparedFusedLayout{K, Vs}; };
-  return chunk::fused_blocks_fit(p, limits, layout) ||
-         (chunk::fused_room_fits(p, limits, layout) &&
-          chunk::fused_forward_segments(p, limits.multiprocessors).count > 1);
+  return chunk::fused_forward_fits(p, limits, layout);
 }
 
 void prepared_fused_forward(const RecurrenceBinding& binding, const ForwardCall& call,
