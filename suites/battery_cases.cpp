@@ -236,6 +236,21 @@ struct Builder {
       BatteryCase forward = c;
       forward.mode = Mode::fwd;
       for (const Dims& d : {kManyHeads[1], kManyHeads[0]}) add_decays(forward, d, "_forward_only");
+      // and, for a chunked variant, near-zero log decays at the sequence segments' shapes, where the
+      // one-kernel chunk forwards split the sequence and simple_gla's backward runs its reverse scan in runs:
+      // the state carries over the whole sequence there, so a segment's or a run's start state that is wrong
+      // shows. Typical decays forget a state within a chunk: with them the backward's runs gave the one-run
+      // scan's errors bit for bit, a wrong start would too (kernels/notes/chunk.md, version 124).
+      if (!v.support.chunk_sizes.empty()) {
+        BatteryCase carried = c;
+        carried.decay = DecayScenario::near_zero;
+        for (const Mode mode : {Mode::fwdbwd, Mode::fwd}) {
+          carried.mode = mode;
+          for (const Dims& d : kSequenceSegments)
+            add_here(carried, d,
+                     mode == Mode::fwd ? "near_zero_segments_forward_only" : "near_zero_segments");
+        }
+      }
     }
 
     c = base;

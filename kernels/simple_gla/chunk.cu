@@ -12,6 +12,7 @@
 // general forward: that backward reads its prepared keys, decays, states and intra-chunk scores.
 // fused_recurrent's fwd+bwd runs the backward from the states alone (simple_gla_chunked_backward).
 #include <functional>
+#include <stdexcept>
 
 #include "kernels/common/chunk/variant.cuh"
 #include "kernels/common/constant_dispatch.h"
@@ -103,6 +104,16 @@ void scalar_forward(const ForwardCall& call) {
   });
 }
 
+// The reverse scan's runs' room in the scalar backward's workspace, checked against the plan's needs.
+float* scalar_backward_scratch(const BackwardCall& call, const chunk::StateGradRuns& plan) {
+  const Problem& p = call.problem;
+  const auto need =
+      chunk::state_grad_runs_scratch(plan, int(p.B * p.H), int(chunk::chunk_count(p)), int(p.K), int(p.V));
+  if (std::size_t(need.floats) > chunk::scalar_backward_scratch_floats(p))
+    throw std::logic_error("simple_gla chunk: the reverse scan's runs outgrow the workspace's room");
+  return chunk::scalar_backward_scratch(chunk::carve_workspace(call.workspace, p));
+}
+
 void scalar_backward(const BackwardCall& call) {
   if (const DeviceLimits limits = current_device_limits();
       simple_gla_fused_backward_runs(call.problem, limits)) {
@@ -119,18 +130,30 @@ void scalar_backward(const BackwardCall& call) {
   const chunk::ScalarGradLayout layout{d.C, d.K, d.V};
   const DeviceLimits limits = current_device_limits();
   with_one_of<16, 32, chunk::kMaxChunk>(d.C, [&](auto C) {
+    const bool grads_wgmma = simple_gla_grads_wgmma_runs(call.problem, limits);
+    chunk::StateGradStarts runs;  // where the reverse scan runs in runs, what makes its gradients whole
     if (simple_gla_fused_kernel_fills(call.problem, limits)) {
       const NvtxRange range("state_grads_fused");
       simple_gla_fused_state_grads(call, ws.dstates, limits);
     } else {
       launch_factors<C.value, false>(p, d, factors, call.stream);
+      const chunk::Scan<T> scan{p.q, g.d_o, factors, g.d_ht, ws.dstates, g.dh0, true};
+      // in runs where heads are few (the wgmma gradients kernel adds the runs' starts)
+      const chunk::StateGradRuns plan =
+          grads_wgmma ? chunk::plan_state_grad_runs(chunk::scan_blocks(d.B * d.H, d.K, d.V), d.chunks(),
+                                                    limits.multiprocessors)
+                      : chunk::StateGradRuns{};
       const NvtxRange range("state_grads");
-      chunk::launch_scan<T, true>({p.q, g.d_o, factors, g.d_ht, ws.dstates, g.dh0, true}, d, call.stream);
+      if (plan.runs > 1)
+        runs = chunk::state_grads_in_runs<T, true>(scan, d, scalar_backward_scratch(call, plan), plan,
+                                                   call.stream);
+      else
+        chunk::launch_scan<T, true>(scan, d, call.stream);
     }
     const NvtxRange range("grads");
-    if (simple_gla_grads_wgmma_runs(call.problem, limits)) {
+    if (grads_wgmma) {
       simple_gla_grads_wgmma(call, static_cast<const float*>(ws.states),
-                             static_cast<const float*>(ws.dstates), limits);
+                             static_cast<const float*>(ws.dstates), runs, limits);
       return;
     }
     with_one_of<64, 128>(d.K, [&](auto K) {

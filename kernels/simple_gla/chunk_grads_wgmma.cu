@@ -8,7 +8,7 @@
 // when). Three warpgroups take dq, dk and dv. Each output is made transposed, a 64-row block of keys (or
 // values) by the chunk's 64 tokens at a time, so that the fp32 states S0 and dS are the products' A operand,
 // read from memory straight into registers and split into two bf16 parts there (no shared memory for them,
-// no pass to stage them):
+// no pass to stage them; where the reverse scan ran in runs, dS made whole there: state_grad_runs.h):
 //   dq^T = scale e^{seen_t} (S0 do^T) + k^T M^T        (+ M's diagonal: diag_t k_t)
 //   dk^T = e^{to end_t} (dS v^T) + q^T M               (+ diag_t q_t)
 //   dv^T = e^{to end_t} (dS^T k^T) + do^T A
@@ -56,6 +56,10 @@ struct GradBlock {
   int i, item;
   bool has_next;         // whether the block takes another chunk after this one
   const float *S0, *dS;  // S before the chunk, the gradient of S after it ([K][V] fp32 each)
+  // Where the reverse scan ran in runs (state_grad_runs.h): dS is run-local, the whole gradient dS +
+  // dS_factor dS_start (null: dS is whole)
+  const float* dS_start;
+  float dS_factor;
 };
 
 // The barriers (0 is __syncthreads's): M and A stored, for every warpgroup; a warpgroup's output rows staged.
@@ -66,25 +70,42 @@ __device__ inline NamedBarrier outputs_staged(int group) {
   return {2 + group, roles::kGroup};
 }
 
+// An fp32 state as a product reads it: `rows` ([K][V]), plus `factor` times `start` where start is set (a
+// run-local state gradient made whole: GradBlock::dS_start).
+struct StateRows {
+  const float* rows;
+  const float* start = nullptr;
+  float factor = 0;
+};
+
 // Depth steps first .. first + kLoadSteps - 1 of a 64-row A operand read from an fp32 matrix X in memory
 // (row stride ld): A[m][k] = X[m0 + m][k], or X[k][m0 + m] where kTransposed; each thread's elements as
 // layout.h's a_fragment_element places them.
 template <bool kTransposed>
-__device__ void load_fragments(const float* X, int ld, int m0, int first, int thread,
+__device__ void load_fragments(const StateRows& X, int ld, int m0, int first, int thread,
                                float (&x)[kLoadSteps][8]) {
+  const auto load = [&](const float* from, int s, int e) {
+    const Element at = wgmma::a_fragment_element(thread, e);
+    const int m = m0 + at.row, k = wgmma::kDepth * (first + s) + at.column;
+    if constexpr (kTransposed)
+      return make_float2(__ldg(from + std::int64_t(k) * ld + m), __ldg(from + std::int64_t(k + 1) * ld + m));
+    else
+      return __ldg(reinterpret_cast<const float2*>(from + std::int64_t(m) * ld + k));
+  };
 #pragma unroll
   for (int s = 0; s < kLoadSteps; ++s)
 #pragma unroll
     for (int e = 0; e < 8; e += 2) {
-      const Element at = wgmma::a_fragment_element(thread, e);
-      const int m = m0 + at.row, k = wgmma::kDepth * (first + s) + at.column;
-      if constexpr (kTransposed) {
-        x[s][e] = __ldg(X + std::int64_t(k) * ld + m);
-        x[s][e + 1] = __ldg(X + std::int64_t(k + 1) * ld + m);
-      } else {
-        const float2 pair = __ldg(reinterpret_cast<const float2*>(X + std::int64_t(m) * ld + k));
-        x[s][e] = pair.x, x[s][e + 1] = pair.y;
-      }
+      const float2 pair = load(X.rows, s, e);
+      x[s][e] = pair.x, x[s][e + 1] = pair.y;
+    }
+  if (!X.start) return;
+#pragma unroll
+  for (int s = 0; s < kLoadSteps; ++s)
+#pragma unroll
+    for (int e = 0; e < 8; e += 2) {
+      const float2 pair = load(X.start, s, e);
+      x[s][e] = fmaf(X.factor, pair.x, x[s][e]), x[s][e + 1] = fmaf(X.factor, pair.y, x[s][e + 1]);
     }
 }
 
@@ -93,7 +114,7 @@ __device__ void load_fragments(const float* X, int ld, int m0, int first, int th
 // loaded at a time into a ring of two groups' registers, so that a group's loads run while the group
 // before it multiplies.
 template <int kStateSteps, bool kTransposed>
-__device__ void state_products(float (&acc)[kAcc], const GradBlock& blk, const float* X, int ld, int m0,
+__device__ void state_products(float (&acc)[kAcc], const GradBlock& blk, const StateRows& X, int ld, int m0,
                                unsigned tokens) {
   static_assert(kStateSteps % kLoadSteps == 0, "whole load groups");
   constexpr int kGroups = kStateSteps / kLoadSteps;
@@ -264,6 +285,11 @@ __device__ T* at_offset(const GradBlock& blk, unsigned offset) {
   return reinterpret_cast<T*>(blk.smem + offset);
 }
 
+// The chunk's state gradient as the products read it.
+__device__ inline StateRows state_gradient(const GradBlock& blk) {
+  return {blk.dS, blk.dS_start, blk.dS_factor};
+}
+
 // When the next chunk's states go into L2 (a bulk prefetch), so that S0 . dS's loads at its start find them
 // there. Measured on an H100 (stop 102, version 82): issued a whole chunk ahead at K = V = 128, the lines
 // were evicted before their chunk started (the GPU streams about 48 MB through L2 a chunk) and doubled the
@@ -296,8 +322,8 @@ __device__ void prefetch_next_state(const GradBlock& blk, int m, const float* X)
 // first block waits there for M and A; both are done on return.
 template <int kStateSteps, bool kTransposed, bool kScoresMn>
 __device__ void block_products(float (&state)[kAcc], float (&scores)[kAcc], const GradBlock& blk,
-                               const float* X, int ld, int m, unsigned state_tokens, unsigned score_tokens,
-                               unsigned high, unsigned low) {
+                               const StateRows& X, int ld, int m, unsigned state_tokens,
+                               unsigned score_tokens, unsigned high, unsigned low) {
   state_products<kStateSteps, kTransposed>(state, blk, X, ld, wgmma::kRows * m, state_tokens);
   if (m == 0) scores_ready().sync_unaligned();
   score_products<kScoresMn>(scores, blk, score_tokens, m, high, low);
@@ -319,7 +345,7 @@ __device__ void dq_group(const GradBlock& blk, const ScalarDecays& dec, const Di
   for (int m = 0; m < K / wgmma::kRows; ++m) {
     prefetch_next_state<K, V>(blk, m, blk.S0);
     float state[kAcc], scores[kAcc];
-    block_products<V / wgmma::kDepth, false, false>(state, scores, blk, blk.S0, V, m, L.d_o(blk.stage),
+    block_products<V / wgmma::kDepth, false, false>(state, scores, blk, {blk.S0}, V, m, L.d_o(blk.stage),
                                                     L.k(blk.stage), L.m_part(0), L.m_part(1));
     for_each_token(blk, [&](int r, int t, int) { state[r] = state[r] * dec.seen[t] * d.scale + scores[r]; });
     column_dots(state, blk, tile_at_accumulator(blk, L.q(blk.stage), wgmma::kRows * m),
@@ -344,8 +370,8 @@ __device__ void dk_group(const GradBlock& blk, const ScalarDecays& dec, const Di
   for (int m = 0; m < K / wgmma::kRows; ++m) {
     prefetch_next_state<K, V>(blk, m, blk.dS);
     float state[kAcc], scores[kAcc];
-    block_products<V / wgmma::kDepth, false, true>(state, scores, blk, blk.dS, V, m, L.v(blk.stage),
-                                                   L.q(blk.stage), L.m_part(0), L.m_part(1));
+    block_products<V / wgmma::kDepth, false, true>(state, scores, blk, state_gradient(blk), V, m,
+                                                   L.v(blk.stage), L.q(blk.stage), L.m_part(0), L.m_part(1));
     // k . dk's part through the scores alone: the handed-on part comes from dv's warpgroup
     column_dots(scores, blk, tile_at_accumulator(blk, L.k(blk.stage), wgmma::kRows * m),
                 at_offset<float>(blk, L.dk_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
@@ -366,8 +392,8 @@ __device__ void dv_group(const GradBlock& blk, const ScalarDecays& dec, const Di
 #pragma unroll 1
   for (int m = 0; m < V / wgmma::kRows; ++m) {
     float state[kAcc], scores[kAcc];
-    block_products<K / wgmma::kDepth, true, true>(state, scores, blk, blk.dS, V, m, L.k(blk.stage),
-                                                  L.d_o(blk.stage), L.a_part(0), L.a_part(1));
+    block_products<K / wgmma::kDepth, true, true>(state, scores, blk, state_gradient(blk), V, m,
+                                                  L.k(blk.stage), L.d_o(blk.stage), L.a_part(0), L.a_part(1));
     for_each_token(blk, [&](int r, int t, int) { state[r] *= dec.to_end[t]; });
     column_dots(state, blk, tile_at_accumulator(blk, L.v(blk.stage), wgmma::kRows * m),
                 at_offset<float>(blk, L.handed_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
@@ -407,14 +433,20 @@ __device__ void stage_inputs(const GradBlock& blk, const Pointers<bf16>& p, cons
 }
 
 // Where chunk `i` of this block's order stands (item: its index among all B H chunks, head-major).
+template <bool kRuns>
 __device__ GradBlock chunk_place(GradBlock blk, int i, const Dims& d, const float* states,
-                                 const float* dstates) {
+                                 const float* dstates, const StateGradStarts& runs) {
   blk.i = i, blk.item = blockIdx.x + i * gridDim.x, blk.stage = i % kGradStages;
   const int bh = blk.item / d.chunks(), n = blk.item % d.chunks();
   blk.has_next = blk.item + int(gridDim.x) < d.B * d.H * d.chunks();
   blk.b = bh / d.H, blk.h = bh % d.H, blk.t0 = n * C, blk.length = min(C, d.T - blk.t0);
-  const std::int64_t state = std::int64_t(blk.item) * blk.L.K * blk.L.V;  // [B H][chunks][K][V]
+  const std::int64_t KV = blk.L.K * blk.L.V, state = std::int64_t(blk.item) * KV;  // [B H][chunks][K][V]
   blk.S0 = states + state, blk.dS = dstates + state;
+  blk.dS_start = kRuns ? runs.start_of(bh, n, d.chunks(), KV) : nullptr;
+  // the scalar gate's factor, the same for every key; where it underflowed to zero the start adds nothing
+  // (its loads are left out: with typical decays every chunk but a run's first few)
+  blk.dS_factor = blk.dS_start ? runs.gammas[std::int64_t(blk.item) * blk.L.K] : 0.f;
+  if (blk.dS_factor == 0.f) blk.dS_start = nullptr;
   return blk;
 }
 
@@ -427,6 +459,7 @@ __device__ void state_dot(const GradBlock& blk) {
   constexpr int kVectors = K * V / 4, kPerThread = (kVectors + kGradThreads - 1) / kGradThreads, kBatch = 6;
   const auto* s0 = reinterpret_cast<const float4*>(blk.S0);
   const auto* ds = reinterpret_cast<const float4*>(blk.dS);
+  const auto* start = reinterpret_cast<const float4*>(blk.dS_start);
   float partial = 0;
 #pragma unroll
   for (int first = 0; first < kPerThread; first += kBatch) {
@@ -437,6 +470,15 @@ __device__ void state_dot(const GradBlock& blk) {
       const bool in = first + n < kPerThread && e < kVectors;
       a[n] = in ? __ldg(s0 + e) : float4{};
       b[n] = in ? __ldg(ds + e) : float4{};
+    }
+    if (start) {  // a run-local gradient made whole
+      const float f = blk.dS_factor;
+#pragma unroll
+      for (int n = 0; n < kBatch; ++n) {
+        const int e = int(threadIdx.x) + (first + n) * kGradThreads;
+        const float4 s = first + n < kPerThread && e < kVectors ? __ldg(start + e) : float4{};
+        b[n] = {fmaf(f, s.x, b[n].x), fmaf(f, s.y, b[n].y), fmaf(f, s.z, b[n].z), fmaf(f, s.w, b[n].w)};
+      }
     }
 #pragma unroll
     for (int n = 0; n < kBatch; ++n)
@@ -456,10 +498,12 @@ constexpr int kGateGradsWarp = kGradThreads / 32 - 1;
 // shared memory; block x takes chunks x, x + gridDim.x, ... of all B H chunks, the next one's inputs loading
 // while it computes one. states: S before every chunk (the forward's); dstates: the gradient of the state
 // after every chunk (the reverse scan's).
-template <int K, int V>
+// kRuns: the state gradients are run-local, made whole with `runs` (an instance of its own: the
+// multiply-adds' loads took K = V = 128's registers past 168, spilling).
+template <int K, int V, bool kRuns>
 __global__ void __launch_bounds__(kGradThreads, 1)
     scalar_grads_wgmma_kernel(Pointers<bf16> p, GradPointers<bf16> g, Dims d, const float* states,
-                              const float* dstates) {
+                              const float* dstates, StateGradStarts runs) {
   constexpr GradLayout L{K, V};
   extern __shared__ unsigned char raw[];
   unsigned char* smem = roles::aligned_plan(raw);
@@ -469,14 +513,14 @@ __global__ void __launch_bounds__(kGradThreads, 1)
   const int items = d.B * d.H * d.chunks(), group = threadIdx.x / roles::kGroup;
   const ScalarDecays dec = ScalarDecays::carve(at_offset<float>(block, L.decays()), C);
 
-  stage_inputs<K, V>(chunk_place(block, 0, d, states, dstates), p, g.d_o, d);
+  stage_inputs<K, V>(chunk_place<kRuns>(block, 0, d, states, dstates, runs), p, g.d_o, d);
 #pragma unroll 1
   for (int i = 0; blockIdx.x + i * gridDim.x < items; ++i) {
-    const GradBlock blk = chunk_place(block, i, d, states, dstates);
+    const GradBlock blk = chunk_place<kRuns>(block, i, d, states, dstates, runs);
     // the next chunk's copies into the other stage (its last reader, chunk i - 1, is done: the barrier
     // at the end of the last iteration), or an empty group, so that the wait below counts the same
     if (blk.has_next)
-      stage_inputs<K, V>(chunk_place(block, i + 1, d, states, dstates), p, g.d_o, d);
+      stage_inputs<K, V>(chunk_place<kRuns>(block, i + 1, d, states, dstates, runs), p, g.d_o, d);
     else
       cp_async_commit();
     chunk_scalar_decays<C>(dec, p, d, blk.b, blk.h, blk.t0);  // warp 0, while the last warp writes dg
@@ -505,14 +549,20 @@ __global__ void __launch_bounds__(kGradThreads, 1)
 
 template <int K, int V>
 void launch_grads(const Pointers<bf16>& p, const GradPointers<bf16>& g, const Dims& d, const float* states,
-                  const float* dstates, int multiprocessors, cudaStream_t stream) {
+                  const float* dstates, const StateGradStarts& runs, int multiprocessors,
+                  cudaStream_t stream) {
   const GradLayout L{K, V};
-  const auto kernel = scalar_grads_wgmma_kernel<K, V>;
-  allow_shared_memory(kernel, L.bytes());
   const int items = d.B * d.H * d.chunks();
-  kernel<<<unsigned(std::min(items, multiprocessors)), kGradThreads, L.bytes(), stream>>>(p, g, d, states,
-                                                                                          dstates);
-  FLA_CUDA_CHECK_LAUNCH();
+  const auto launch = [&](auto kernel) {
+    allow_shared_memory(kernel, L.bytes());
+    kernel<<<unsigned(std::min(items, multiprocessors)), kGradThreads, L.bytes(), stream>>>(p, g, d, states,
+                                                                                            dstates, runs);
+    FLA_CUDA_CHECK_LAUNCH();
+  };
+  if (runs.starts)
+    launch(scalar_grads_wgmma_kernel<K, V, true>);
+  else
+    launch(scalar_grads_wgmma_kernel<K, V, false>);
 }
 
 }  // namespace
@@ -526,14 +576,15 @@ bool simple_gla_grads_wgmma_runs(const Problem& p, const DeviceLimits& limits) {
 }
 
 void simple_gla_grads_wgmma(const BackwardCall& call, const float* states, const float* dstates,
-                            const DeviceLimits& limits) {
+                            const chunk::StateGradStarts& runs, const DeviceLimits& limits) {
   const chunk::Dims d = chunk::make_dims(call.problem);
   const Pointers<__nv_bfloat16> p = bind_inputs<__nv_bfloat16>(kSimpleGlaBinding, call.inputs);
   const GradPointers<__nv_bfloat16> g =
       bind_grads<__nv_bfloat16>(kSimpleGlaBinding, call.grad_outputs, call.grads);
   with_one_of<64, 128>(d.K, [&](auto K) {
     with_one_of<64, 128>(d.V, [&](auto V) {
-      chunk::launch_grads<K.value, V.value>(p, g, d, states, dstates, limits.multiprocessors, call.stream);
+      chunk::launch_grads<K.value, V.value>(p, g, d, states, dstates, runs, limits.multiprocessors,
+                                            call.stream);
     });
   });
 }

@@ -2,6 +2,7 @@
 // Host-safe, so that the CPU tests ask where they run.
 #pragma once
 
+#include "kernels/common/chunk/state_grad_runs.h"
 #include "kernels/variant.h"
 
 namespace flabench {
@@ -12,9 +13,10 @@ namespace flabench {
 bool simple_gla_grads_wgmma_runs(const Problem& p, const DeviceLimits& limits);
 
 // dq, dk, dv and dg of the call from its inputs, do, `states` (the state before every chunk, as the forward
-// saves it) and `dstates` (the gradient of the state after every chunk, as the reverse scan makes it), on
-// the call's stream; a block an SM of `limits` at most.
+// saves it) and `dstates` (the gradient of the state after every chunk, as the reverse scan makes it; where
+// it ran in runs, run-local, made whole with `runs`), on the call's stream; a block an SM of `limits` at
+// most.
 void simple_gla_grads_wgmma(const BackwardCall& call, const float* states, const float* dstates,
-                            const DeviceLimits& limits);
+                            const chunk::StateGradStarts& runs, const DeviceLimits& limits);
 
 }  // namespace flabench

@@ -1,7 +1,9 @@
 // The sequence segments of the one-kernel chunk forwards at few heads (kernels/common/chunk/fused_plan.h,
-// plan_fused_segments; kernels/common/chunk/segment_starts.h, the fold): where the plans split, that their
-// runs and segments cover the sequence within one wave and their scratch fits its room, and that the fold
-// the kernel runs (fold_element) turns the scan's runs into the states the chunk-by-chunk scan reaches.
+// plan_fused_segments; kernels/common/chunk/segment_starts.h, the fold) and the backward's reverse scan in
+// runs (kernels/common/chunk/state_grad_runs.h): where the plans split, that their runs and segments cover
+// the sequence within one wave and their scratch fits its room, and that the fold the kernel runs
+// (fold_element) turns the scan's runs into the states the chunk-by-chunk scan reaches, forward and, with
+// each chunk's run-local state made whole, in reverse.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +14,7 @@
 
 #include "kernels/common/chunk/fused_plan.h"
 #include "kernels/common/chunk/segment_starts.h"
+#include "kernels/common/chunk/state_grad_runs.h"
 #include "kernels/common/chunk/workspace.cuh"
 
 namespace flabench::chunk {
@@ -92,6 +95,99 @@ TEST(ChunkSegments, TheFoldGivesTheScansStateAtEverySegmentsStart) {
         }
       }
     }
+}
+
+// Every plan of the reverse scan's runs fits one wave of the scan's places, covers the chunks with runs of at
+// least kMinSegmentChunks (the last one the rest), and fits its scratch in the room the scalar backward gives
+// it; it splits where heads are few (1,24576,16,64 on an H100) and not where one run's blocks fill half
+// the places.
+TEST(ChunkSegments, StateGradRunsCoverTheChunksInOneWaveAndFitTheirScratch) {
+  int split = 0;
+  for (int multiprocessors : {60, 108, 132})
+    for (int heads : {1, 2, 3, 8, 16, 33, 64})
+      for (int K : {64, 128})
+        for (int V : {64, 128})
+          for (std::int64_t T : {1, 64, 512, 513, 1100, 4100, 24576}) {
+            const Problem p{1, T, heads, K, V, DType::bf16, kFusedChunk};
+            const int chunks = int((T + kFusedChunk - 1) / kFusedChunk), blocks = scan_blocks(heads, K, V);
+            const StateGradRuns plan = plan_state_grad_runs(blocks, chunks, multiprocessors);
+            const std::string where = "heads " + std::to_string(heads) + " K " + std::to_string(K) + " V " +
+                                      std::to_string(V) + " T " + std::to_string(T) + " SMs " +
+                                      std::to_string(multiprocessors);
+            if (plan.runs == 1) continue;
+            ++split;
+            EXPECT_LE(plan.runs * blocks, kScanBlocksPerSm * multiprocessors) << where;
+            EXPECT_LE(2 * blocks, kScanBlocksPerSm * multiprocessors) << where;
+            EXPECT_GE(plan.run_chunks, kMinSegmentChunks) << where;
+            EXPECT_LT((plan.runs - 1) * plan.run_chunks, chunks) << where;  // the last run has chunks
+            EXPECT_GE(plan.runs * plan.run_chunks, chunks) << where;
+            EXPECT_LE(state_grad_runs_scratch(plan, heads, chunks, K, V).floats,
+                      (long long)scalar_backward_scratch_floats(p))
+                << where;
+          }
+  EXPECT_GT(split, 0);
+  EXPECT_GT(plan_state_grad_runs(scan_blocks(16, 64, 64), 384, 132).runs, 1);
+  EXPECT_EQ(plan_state_grad_runs(scan_blocks(256, 64, 64), 64, 132).runs, 1);
+}
+
+// Two heads of a 3 x 2 state, a decay per key a chunk, 11 chunks in runs of 3 (the last two chunks): the
+// reverse scan's runs from zeros (each chunk's saved state and decay factor, the runs' ends and decays, laid
+// out as state_grad_runs_scratch says), folded by fold_element from the final state's gradient, and each
+// chunk's state made whole as StateGradStarts says, give the chunk-by-chunk reverse scan's state before
+// every chunk and its end (the initial state's gradient). A run folded in the wrong order, a factor that
+// took the chunk's own decay or a start taken from the neighbouring run would each be off by whole updates.
+TEST(ChunkSegments, TheReverseScanInRunsMadeWholeIsTheChunkByChunkScan) {
+  const int heads = 2, K = 3, V = 2, chunks = 11;
+  const StateGradRuns plan{4, 3};
+  const long long KV = K * V;
+  const auto decay = [](int bh, int n, int k) { return 0.4 + 0.5 * ((7 * n + 3 * k + bh) % 5) / 5.0; };
+  const auto update = [](int bh, int n, long long e) { return double((5 * n + 3 * e + 11 * bh) % 9) - 4.0; };
+  const auto final_grad = [](int bh, long long e) { return 0.25 * double(e + 1) - bh; };
+  const StateGradRunsScratch at = state_grad_runs_scratch(plan, heads, chunks, K, V);
+  std::vector<float> scratch(at.floats, -1e30f), local(heads * chunks * KV, -1e30f), initial(heads * KV);
+  for (int bh = 0; bh < heads; ++bh)
+    for (long long e = 0; e < KV; ++e) {
+      initial[bh * KV + e] = float(final_grad(bh, e));
+      const int k = int(e / V);
+      for (int run = 0; run < plan.runs; ++run) {  // the scan's block of this run, from zeros
+        double S = 0, factor = 1;
+        for (int step = run * plan.run_chunks; step < std::min(chunks, (run + 1) * plan.run_chunks); ++step) {
+          const int n = chunks - 1 - step;
+          ASSERT_EQ(reverse_run_of(n, chunks, plan.run_chunks), run);
+          local[(bh * chunks + n) * KV + e] = float(S);
+          scratch[at.gammas + (bh * chunks + n) * K + k] = float(factor);
+          S = decay(bh, n, k) * S + update(bh, n, e), factor *= decay(bh, n, k);
+        }
+        scratch[at.fold.ends + (bh * plan.runs + run) * KV + e] = float(S);
+        scratch[at.fold.decays + (bh * plan.runs + run) * K + k] = float(factor);
+      }
+    }
+  for (int bh = 0; bh < heads; ++bh)
+    for (long long e = 0; e < KV; ++e)
+      fold_element(scratch.data(), at.fold, state_grad_fold(plan), bh, e, int(e / V), K, KV,
+                   initial[bh * KV + e]);
+  const StateGradStarts starts{scratch.data() + at.fold.starts, initial.data(), scratch.data() + at.gammas,
+                               plan.runs, plan.run_chunks};
+  for (int bh = 0; bh < heads; ++bh)
+    for (long long e = 0; e < KV; ++e) {
+      const int k = int(e / V);
+      double S = final_grad(bh, e);
+      for (int n = chunks - 1; n >= 0; --n) {
+        const float* start = starts.start_of(bh, n, chunks, KV);
+        ASSERT_NE(start, nullptr);
+        const double whole =
+            local[(bh * chunks + n) * KV + e] + double(starts.gammas[(bh * chunks + n) * K + k]) * start[e];
+        EXPECT_NEAR(whole, S, 1e-5 * (1 + std::abs(S)))
+            << "head " << bh << " element " << e << " chunk " << n;
+        S = decay(bh, n, k) * S + update(bh, n, e);
+      }
+      const float initial_grad = scratch[at.fold.starts + (bh * plan.runs + plan.runs - 1) * KV + e];
+      EXPECT_NEAR(initial_grad, S, 1e-5 * (1 + std::abs(S))) << "head " << bh << " element " << e;
+    }
+  // without a final state's gradient, run 0 adds nothing
+  const StateGradStarts zero_final{starts.starts, nullptr, starts.gammas, plan.runs, plan.run_chunks};
+  EXPECT_EQ(zero_final.start_of(0, chunks - 1, chunks, KV), nullptr);
+  EXPECT_EQ(StateGradStarts{}.start_of(0, 0, chunks, KV), nullptr);
 }
 
 }  // namespace

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/common/chunk/state_grad_runs.h"
+#include "kernels/simple_gla/chunk_fused_forward.h"
 #include "kernels/simple_gla/chunk_grads_wgmma.h"
 #include "kernels/simple_gla/chunk_grads_wgmma_layout.h"
 #include "suites/battery.h"
@@ -126,6 +128,38 @@ TEST(ScalarGradsWgmmaLayout, TheBatteryRunsEveryInstance) {
   }
   for (const auto& [K, V] : kHeadDims) EXPECT_TRUE(reached.count({K, V})) << label(K, V);
   EXPECT_TRUE(deepest) << "no case at the op's log decay floor";
+}
+
+// On an H100 or H200 the battery's fwd+bwd cases reach the reverse scan in runs (state_grad_runs.h) that
+// the kernel's run instances make whole, at K = 64 and 128, with several runs and with a last run shorter
+// than the others: where neither the fused backward passes nor the fused reverse scan run (few heads); and
+// with near-zero log decays, where the runs' starts carry (with typical ones they add nothing measurable).
+TEST(ScalarGradsWgmmaLayout, TheBatteryRunsTheReverseScanInRuns) {
+  const DeviceLimits hopper{kH100SharedBytes, 90, 132};
+  Problem probe = testing::small_problem(testing::op_named("simple_gla"), 1, 4100, 16, 64, 64, DType::bf16);
+  probe.chunk_size = kFusedChunk;
+  if (!simple_gla_grads_wgmma_runs(probe, hopper)) GTEST_SKIP() << "this build has no sm_90a code";
+  std::set<int> reached;  // K
+  bool several = false, short_last = false, carried = false;
+  for (const BatteryCase& c :
+       battery_cases(product_registry(), {"/simple_gla/chunk/fwdbwd/bf16/", Backend::cuda, hopper, false})) {
+    const Problem& p = c.problem;
+    if (c.skip_reason || c.shared_memory_cap != 0 || !simple_gla_grads_wgmma_runs(p, hopper) ||
+        simple_gla_fused_backward_runs(p, hopper) || simple_gla_fused_kernel_fills(p, hopper))
+      continue;
+    const int chunks = int((p.T + kFusedChunk - 1) / kFusedChunk);
+    const StateGradRuns plan =
+        plan_state_grad_runs(scan_blocks(int(p.B * p.H), int(p.K), int(p.V)), chunks, hopper.multiprocessors);
+    if (plan.runs == 1) continue;
+    reached.insert(int(p.K));
+    several |= plan.runs > 2;
+    short_last |= chunks < plan.runs * plan.run_chunks;
+    carried |= c.decay == DecayScenario::near_zero;
+  }
+  for (int K : {64, 128}) EXPECT_TRUE(reached.count(K)) << "K " << K;
+  EXPECT_TRUE(several);
+  EXPECT_TRUE(short_last);
+  EXPECT_TRUE(carried);
 }
 
 // Stores a C x C score matrix's two parts where the kernel's decayed_score_tiles stores them: a register

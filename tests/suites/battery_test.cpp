@@ -551,6 +551,30 @@ TEST(Battery, TheForwardAloneAtManyHeadsGetsEveryDecayScenarioOnAGpu) {
   EXPECT_TRUE(decays_of(Backend::cpu, "^decay/rwkv7/").empty());
 }
 
+// On a GPU a chunked variant gets near-zero log decays at the sequence segments' shapes, fwd+bwd and the
+// forward alone (a state carried over the whole sequence: where the forwards split it and the backward's
+// reverse scan runs in runs, a wrong start shows); a variant without chunks and the CPU backend do not.
+TEST(Battery, NearZeroDecaysReachTheSequenceSegmentsOfChunkedVariantsOnAGpu) {
+  const auto names_of = [](Backend backend, const std::string& filter) {
+    std::set<std::string> names;
+    for (const BatteryCase& c : battery_cases(product_registry(), {filter, backend, {227 * 1024, 90}, false}))
+      if (c.name.find("near_zero_segments") != std::string::npos) {
+        EXPECT_EQ(c.decay, DecayScenario::near_zero) << c.name;
+        names.insert(c.name);
+      }
+    return names;
+  };
+  EXPECT_EQ(
+      names_of(Backend::cuda, "^decay/simple_gla/chunk/(fwd|fwdbwd)/bf16/.*/C64/"),
+      (std::set<std::string>{
+          "decay/simple_gla/chunk/fwdbwd/bf16/B1-T4100-H16-K64-V64/C64/near_zero_segments",
+          "decay/simple_gla/chunk/fwdbwd/bf16/B1-T1100-H2-K128-V128/C64/near_zero_segments",
+          "decay/simple_gla/chunk/fwd/bf16/B1-T4100-H16-K64-V64/C64/near_zero_segments_forward_only",
+          "decay/simple_gla/chunk/fwd/bf16/B1-T1100-H2-K128-V128/C64/near_zero_segments_forward_only"}));
+  EXPECT_TRUE(names_of(Backend::cuda, "^decay/simple_gla/fused_recurrent/").empty());
+  EXPECT_TRUE(names_of(Backend::cpu, "^decay/simple_gla/").empty());
+}
+
 // The forward alone at every many-heads shape, on a GPU, for a variant with a backward: at K = 64 and 64
 // heads fused_recurrent's plain bf16 forward takes 8 keys a lane and sums four outputs at once, a path the
 // fwd+bwd cases (whose forward saves for the backward) never run.

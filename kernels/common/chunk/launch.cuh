@@ -16,6 +16,7 @@
 #include "kernels/common/chunk/operands_pass.cuh"
 #include "kernels/common/chunk/scan.cuh"
 #include "kernels/common/chunk/segment_starts.h"
+#include "kernels/common/chunk/state_grad_runs.h"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/forked_stream.h"
 #include "kernels/common/format.h"
@@ -80,23 +81,55 @@ void launch_scan(const Scan<T>& scan, const Dims& d, cudaStream_t stream) {
   FLA_CUDA_CHECK_LAUNCH();
 }
 
+// `scan` over the runs of `plan`'s every segment but the last at once from zeros (their end states and
+// decays into `scratch` as `at` says), then the fold of those from `initial` into every segment's start but
+// the first's (segment_starts.h). The caller sets the scan's direction and what it saves.
+template <class T, bool kScalarGate>
+void runs_then_fold(Scan<T> scan, const float* initial, const Dims& d, float* scratch,
+                    const FusedSegments& plan, const SegmentScratch& at, cudaStream_t stream) {
+  {
+    const NvtxRange range("segment_runs");
+    scan.initial = nullptr, scan.last = scratch + at.ends, scan.decays = scratch + at.decays;
+    scan.runs = segment_runs(plan), scan.run_chunks = plan.run_chunks;
+    launch_scan<T, kScalarGate>(scan, d, stream);
+  }
+  const NvtxRange range("segment_starts");
+  launch_segment_starts(initial, scratch, plan, d.B * d.H, d.K, d.V, stream);
+}
+
 // Where a one-kernel forward splits the sequence (fused_plan.h, FusedSegments): `scan` (the forward's, over
-// its operand, rows and decays) over the runs of every segment but the last from zeros (each run's end state
-// and decays), then every segment's start state from those and `h0`, in `scratch` (segment_scratch's room:
-// the workspace's state gradients, which no forward writes); returns where the starts are.
+// its operand, rows and decays) over the runs of every segment but the last from zeros, then every segment's
+// start state from those and `h0`, in `scratch` (segment_scratch's room: the workspace's state gradients,
+// which no forward writes); returns where the starts are.
 template <class T, bool kScalarGate = false>
 const float* segment_starts(Scan<T> scan, const float* h0, const Dims& d, float* scratch,
                             const FusedSegments& plan, cudaStream_t stream) {
   const SegmentScratch at = segment_scratch(plan, d.B * d.H, d.K, d.V);
-  {
-    const NvtxRange range("segment_runs");
-    scan.initial = nullptr, scan.saved = nullptr, scan.last = scratch + at.ends, scan.reverse = false;
-    scan.runs = segment_runs(plan), scan.run_chunks = plan.run_chunks, scan.decays = scratch + at.decays;
-    launch_scan<T, kScalarGate>(scan, d, stream);
-  }
-  const NvtxRange range("segment_starts");
-  launch_segment_starts(h0, scratch, plan, d.B * d.H, d.K, d.V, stream);
+  scan.saved = nullptr, scan.reverse = false;
+  runs_then_fold<T, kScalarGate>(scan, h0, d, scratch, plan, at, stream);
   return scratch + at.starts;
+}
+
+// The state gradients' reverse scan `scan` (from scan.initial, the final state's gradient, saving into
+// scan.saved and ending in scan.last, the initial state's) in `plan`'s runs (state_grad_runs.h): every run
+// from zeros at once, saving each chunk's run-local gradient and decay factor, the fold of the runs into
+// their starts (the last one copied to scan.last), all in `scratch` (state_grad_runs_scratch's room).
+// Returns what the gradients' readers add (StateGradStarts).
+template <class T, bool kScalarGate = false>
+StateGradStarts state_grads_in_runs(Scan<T> scan, const Dims& d, float* scratch, const StateGradRuns& plan,
+                                    cudaStream_t stream) {
+  const int heads = d.B * d.H;
+  const StateGradRunsScratch at = state_grad_runs_scratch(plan, heads, d.chunks(), d.K, d.V);
+  const FusedSegments fold = state_grad_fold(plan);
+  float* initial_grad = scan.last;
+  const float* final_grad = scan.initial;
+  scan.reverse = true, scan.saved_decays = scratch + at.gammas;
+  runs_then_fold<T, kScalarGate>(scan, final_grad, d, scratch, fold, at.fold, stream);
+  const std::size_t state = sizeof(float) * d.K * d.V;
+  FLA_CUDA_CHECK(cudaMemcpy2DAsync(initial_grad, state,
+                                   scratch + at.fold.starts + (plan.runs - 1) * d.K * d.V, plan.runs * state,
+                                   state, heads, cudaMemcpyDeviceToDevice, stream));
+  return {scratch + at.fold.starts, final_grad, scratch + at.gammas, plan.runs, plan.run_chunks};
 }
 
 // o for every chunk and query head from the states before the chunks; with `scores` (and `bonus`, rwkv6's)

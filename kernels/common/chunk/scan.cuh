@@ -124,12 +124,15 @@ struct Scan {
   float* saved = nullptr;          // [B*H, chunks, K, V]: S before each chunk's update (null: not kept)
   float* last = nullptr;           // [B*H, runs, K, V]
   bool reverse = false;
-  // Runs (fused_plan.h, FusedSegments): with run_chunks set, each of `runs` blocks of a tile (the grid's y)
-  // takes the run_chunks chunks from run_chunks times its index on (in the scan's order) from `initial`,
-  // its end state to `last`, and where `decays` is set the product of its chunks' decays per key to
-  // [B*H, runs, K]; else one run over every chunk.
+  // Runs (fused_plan.h, FusedSegments; the backward's, state_grad_runs.h): with run_chunks set, each of
+  // `runs` blocks of a tile (the grid's y) takes the run_chunks chunks from run_chunks times its index on (in
+  // the scan's order) from `initial`, its end state to `last`, and where `decays` is set the product of its
+  // chunks' decays per key to [B*H, runs, K]; else one run over every chunk.
   int runs = 1, run_chunks = 0;
   float* decays = nullptr;
+  // Where set, for every chunk the product of the decays per key of the chunks its run took before it (the
+  // factor of the run's start state in the state saved before it: state_grad_runs.h), [B*H, chunks, K]
+  float* saved_decays = nullptr;
 };
 
 // One block per (batch, head, 32 key channels, 32 values) and run, the S tile in the warps' accumulators.
@@ -337,10 +340,14 @@ __global__ void __launch_bounds__(kScanThreads, kScanBlocksPerSm)
     const float top = kScalarGate ? wholes[stage][kMaxChunk] : exp_flushed(wholes[stage][m0 + lane.group]),
                 bottom = kScalarGate ? top : exp_flushed(wholes[stage][m0 + lane.group + 8]);
     stage_barriers[stage].consumed();  // the copy warp may refill it while the state moves on
-    decayed[0] *= top, decayed[1] *= bottom;
     int e = 0;  // the pair's place in S (and P): for_each_pair visits them in storage order
     for_each_pair(S, 2, m0, n0, [&](int row, int col, float& first, float& second) {
       if (scan.saved && saved_at[e / 2] >= 0) store_pair(scan.saved + saved + saved_at[e / 2], first, second);
+      // the run's decay before this chunk, by the threads of the head's first value tile that hold its
+      // first column
+      if (scan.saved_decays && j0 + col == 0 && c0 + row < K)
+        scan.saved_decays[(std::int64_t(bh) * chunks + chunk_at(step)) * K + c0 + row] =
+            decayed[row - m0 < 8 ? 0 : 1];
       const float decay = row - m0 < 8 ? top : bottom;
       float p0 = (&P[0][0][0])[e], p1 = (&P[0][0][0])[e + 1];
 #pragma unroll
@@ -348,6 +355,7 @@ __global__ void __launch_bounds__(kScanThreads, kScanBlocksPerSm)
       first = fmaf(first, decay, p0), second = fmaf(second, decay, p1);
       e += 2;
     });
+    decayed[0] *= top, decayed[1] *= bottom;
   }
   const std::int64_t run = std::int64_t(bh) * gridDim.y + blockIdx.y;
   for_each_pair(S, 2, m0, n0, [&](int row, int col, float& first, float& second) {

@@ -86,6 +86,16 @@ inline float* scalar_factors(const Workspace& ws) {
   return reinterpret_cast<float*>(ws.keys_to_end);
 }
 
+// The room a scalar gate's backward (simple_gla's in bf16) gives the reverse scan's runs
+// (state_grad_runs.h): the prepared keys', which its kernels neither read nor write (they scale k and q in
+// registers; the backward's factors of q take the prepared queries' room), in floats.
+inline float* scalar_backward_scratch(const Workspace& ws) {
+  return reinterpret_cast<float*>(ws.keys_to_end);
+}
+inline std::size_t scalar_backward_scratch_floats(const Problem& p) {
+  return prepared_size(p.dtype) * p.B * p.H * chunk_count(p) * p.chunk_size * p.K / sizeof(float);
+}
+
 inline Workspace carve_workspace(std::span<std::byte> bytes, const Problem& p) {
   auto* base = reinterpret_cast<float*>(bytes.data());
   const std::size_t heads = p.B * p.H, chunks = chunk_count(p), KV = p.K * p.V, states = heads * chunks * KV,
