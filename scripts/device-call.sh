@@ -64,6 +64,12 @@ pack() {
 #   issue4_table PEER_MD [SECONDS]  issue 4's table (gla, rwkv6 and simple_gla chunk bf16 at C = 64, the
 #       peer preset) into issue4-chunk.json.xz and scripts/chunk-peer-table.py's issue4-chunk-peer-table.md,
 #       only where the GPU is an H100 (the peer anchors' GPU)
+# and what a kernel is bound by:
+#   ncu_kernel NAME KERNEL_REGEX SECONDS FLA_BENCH_ARGS...  ncu's full set with the source of one launch of a
+#       kernel matching KERNEL_REGEX (the first, or the one after NCU_SKIP matching launches) in one pass of
+#       `fla-bench FLA_BENCH_ARGS --profile-once --no-check`: NAME-ncu.log, NAME-details.txt.xz (its
+#       headline lines printed), NAME-source.csv.gz (the SASS source page) and scripts/ncu-source-regions.py's
+#       NAME-regions.txt
 battery() {
   local name=$1 filter=$2 base=${3:-} seconds=${4:-120}
   timeout "$seconds" "$fb" check --no-long --filter "$filter" --out "$R/$name.json" > "$R/$name.log" 2>&1
@@ -98,6 +104,24 @@ issue4_table() {
   [ -f "$R/issue4-chunk.json" ] && xz -T0 -f "$R/issue4-chunk.json"
   python3 scripts/chunk-peer-table.py "$R/issue4-chunk.json.xz" "$peer" > "$R/issue4-chunk-peer-table.md" 2>&1
   grep -E "met:" "$R/issue4-chunk-peer-table.md"
+  pack
+}
+
+ncu_kernel() {
+  local name=$1 kernel=$2 seconds=$3
+  shift 3
+  timeout "$seconds" ncu --set full --import-source yes -k "regex:$kernel" --launch-skip "${NCU_SKIP:-0}" \
+    --launch-count 1 -o "/tmp/$name" "$fb" "$@" --profile-once --no-check --out "/tmp/$name.json" \
+    > "$R/$name-ncu.log" 2>&1
+  echo "ncu $name rc $?"
+  ncu --import "/tmp/$name.ncu-rep" --page source --csv --print-source sass > "$R/$name-source.csv" 2>&1
+  gzip -9f "$R/$name-source.csv"
+  ncu --import "/tmp/$name.ncu-rep" --page details > "$R/$name-details.txt" 2>&1
+  grep -E "Duration|DRAM Throughput|Issue Slots Busy|Registers Per Thread|Achieved Occupancy|L2 Hit Rate|Warp Cycles Per Issued" \
+    "$R/$name-details.txt" | head -12
+  xz -T0 -f "$R/$name-details.txt"
+  python3 scripts/ncu-source-regions.py "$R/$name-source.csv.gz" > "$R/$name-regions.txt" 2>&1
+  head -8 "$R/$name-regions.txt"
   pack
 }
 

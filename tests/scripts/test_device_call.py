@@ -156,6 +156,37 @@ class DeviceCall(unittest.TestCase):
             self.assertIn(folder + name, names)
         self.assertNotIn(folder + "issue4-chunk.json.xz", names)
 
+    def test_ncu_kernel_profiles_one_launch_and_keeps_its_pages(self):
+        # ncu: the profiling run records its arguments and writes the report; --import prints a page
+        tools = os.path.join(self.root, "tools")
+        os.mkdir(tools)
+        with open(os.path.join(tools, "ncu"), "w") as f:
+            f.write("#!/bin/bash\n"
+                    "if [ \"$1\" = --import ]; then\n"
+                    "  case \"$*\" in *details*) echo '    Duration   us   12.5';; *) echo 'Address,Source';; esac\n"
+                    "  exit 0\nfi\n"
+                    "echo \"$*\"\nwhile [ $# -gt 0 ]; do [ \"$1\" = -o ] && touch \"$2.ncu-rep\"; shift; done\n")
+        os.chmod(os.path.join(tools, "ncu"), 0o755)
+        self.binary(packed=True)
+        with open(self.caller, "w") as f:
+            f.write('#!/bin/bash\nset -u\nsource scripts/device-call.sh "$1" "$2" || exit 2\n'
+                    'NCU_SKIP=1 ncu_kernel grads "scalar_grads_wgmma_kernel" 20 --filter "^simple_gla/" --axis T=64\n')
+        env = {**os.environ, "OUT": self.out, "PATH": tools + os.pathsep + os.environ["PATH"]}
+        done = subprocess.run(["bash", self.caller, self.bundle, self.name], cwd=REPO, capture_output=True,
+                              text=True, timeout=60, env=env)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("ncu grads rc 0", done.stdout)
+        self.assertIn("Duration", done.stdout)
+        folder = f"out-{self.name}/"
+        with tarfile.open(os.path.join(self.out, self.name + ".tar.xz")) as tar:
+            names = set(tar.getnames())
+            run = tar.extractfile(folder + "grads-ncu.log").read().decode()
+        for name in ("grads-ncu.log", "grads-details.txt.xz", "grads-source.csv.gz", "grads-regions.txt"):
+            self.assertIn(folder + name, names)
+        for part in ("-k regex:scalar_grads_wgmma_kernel", "--launch-skip 1", "--launch-count 1",
+                     "--filter ^simple_gla/ --axis T=64 --profile-once --no-check"):
+            self.assertIn(part, run)
+
 
 if __name__ == "__main__":
     unittest.main()
