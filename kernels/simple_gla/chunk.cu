@@ -105,7 +105,7 @@ void scalar_forward(const ForwardCall& call) {
 }
 
 // The reverse scan's runs' room in the scalar backward's workspace, checked against the plan's needs.
-float* scalar_backward_scratch(const BackwardCall& call, const chunk::StateGradRuns& plan) {
+float* runs_room(const BackwardCall& call, const chunk::StateGradRuns& plan) {
   const Problem& p = call.problem;
   const auto need =
       chunk::state_grad_runs_scratch(plan, int(p.B * p.H), int(chunk::chunk_count(p)), int(p.K), int(p.V));
@@ -145,8 +145,7 @@ void scalar_backward(const BackwardCall& call) {
                       : chunk::StateGradRuns{};
       const NvtxRange range("state_grads");
       if (plan.runs > 1)
-        runs = chunk::state_grads_in_runs<T, true>(scan, d, scalar_backward_scratch(call, plan), plan,
-                                                   call.stream);
+        runs = chunk::state_grads_in_runs<T, true>(scan, d, runs_room(call, plan), plan, call.stream);
       else
         chunk::launch_scan<T, true>(scan, d, call.stream);
     }
