@@ -104,14 +104,13 @@ void scalar_forward(const ForwardCall& call) {
   });
 }
 
-// The reverse scan's runs' room in the scalar backward's workspace, checked against the plan's needs.
-float* runs_room(const BackwardCall& call, const chunk::StateGradRuns& plan) {
-  const Problem& p = call.problem;
+// The reverse scan's runs' room in the scalar backward's workspace `ws`, checked against the plan's needs.
+float* runs_room(const chunk::Workspace& ws, const Problem& p, const chunk::StateGradRuns& plan) {
   const auto need =
       chunk::state_grad_runs_scratch(plan, int(p.B * p.H), int(chunk::chunk_count(p)), int(p.K), int(p.V));
   if (std::size_t(need.floats) > chunk::scalar_backward_scratch_floats(p))
     throw std::logic_error("simple_gla chunk: the reverse scan's runs outgrow the workspace's room");
-  return chunk::scalar_backward_scratch(chunk::carve_workspace(call.workspace, p));
+  return chunk::scalar_backward_scratch(ws);
 }
 
 void scalar_backward(const BackwardCall& call) {
@@ -145,7 +144,8 @@ void scalar_backward(const BackwardCall& call) {
                       : chunk::StateGradRuns{};
       const NvtxRange range("state_grads");
       if (plan.runs > 1)
-        runs = chunk::state_grads_in_runs<T, true>(scan, d, runs_room(call, plan), plan, call.stream);
+        runs = chunk::state_grads_in_runs<T, true>(scan, d, runs_room(ws, call.problem, plan), plan,
+                                                   call.stream);
       else
         chunk::launch_scan<T, true>(scan, d, call.stream);
     }
