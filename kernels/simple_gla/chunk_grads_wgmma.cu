@@ -30,6 +30,7 @@
 #include "kernels/simple_gla/chunk_backward.cuh"
 #include "kernels/simple_gla/chunk_grads_wgmma.h"
 #include "kernels/simple_gla/chunk_grads_wgmma_layout.h"
+#include "kernels/simple_gla/decayed_scores.cuh"
 #include "kernels/simple_gla/simple_gla.h"
 
 namespace flabench {
@@ -163,9 +164,13 @@ __device__ void score_products(float (&acc)[kAcc], const GradBlock& blk, unsigne
   wgmma::commit();
 }
 
-// scale (X Y^T) o D for j <= i < length (zeros elsewhere), X and Y token tiles of kSteps depth steps, in two
-// bf16 parts into the score tiles `high` and `low` (rows i, columns j). kDiagonalApart (M): the diagonal,
-// through no decay, into `diagonal` and zeros in the tiles (chunk_backward.cuh's header says why).
+// scale (X Y^T) o D for j <= i (zeros elsewhere; rows past the sequence are zeros, their tokens' inputs
+// staged as zeros), X and Y token tiles of kSteps depth steps, in two bf16 parts into the score tiles `high`
+// and `low` (rows i, columns j): decayed_scores' fragments (each warp's form of the decays known at compile
+// time; a form a pair computed as ScalarDecays::factor took 41% of the dq and dk warpgroups' samples, ncu,
+// kernels/notes/chunk.md version 126), stored where the accumulator's registers stand. kDiagonalApart (M):
+// the diagonal, through no decay, into `diagonal` and zeros in the tiles (chunk_backward.cuh's header says
+// why).
 template <int kSteps, bool kDiagonalApart>
 __device__ void decayed_score_tiles(const GradBlock& blk, const ScalarDecays& dec, float scale, unsigned x,
                                     unsigned y, unsigned high, unsigned low, float* diagonal) {
@@ -177,24 +182,28 @@ __device__ void decayed_score_tiles(const GradBlock& blk, const ScalarDecays& de
   wgmma::commit();
   wgmma::wait<0>();
   wgmma::hold(acc);
+#pragma unroll
+  for (int r = 0; r < kAcc; ++r) acc[r] *= scale;
+  constexpr int kScoreSteps = C / wgmma::kDepth;
+  std::uint32_t high_parts[kScoreSteps][4], low_parts[kScoreSteps][4];
+  float diagonal_of_rows[2] = {0.0f, 0.0f};
+  decayed_scores<kScoreSteps, false, kDiagonalApart>(acc, dec, blk.thread, high_parts, low_parts,
+                                                     diagonal_of_rows);
   const wgmma::Tile tile{C};
 #pragma unroll
-  for (int r = 0; r < kAcc; r += 2) {
-    const Element e = accumulator_element(blk.thread, r);
-    const int i = e.row;
-    float pair[2] = {acc[r], acc[r + 1]};
+  for (int step = 0; step < kScoreSteps; ++step)
 #pragma unroll
-    for (int c = 0; c < 2; ++c) {
-      const int j = e.column + c;
-      pair[c] = i < blk.length && j <= i ? scale * pair[c] * dec.factor(i, j) : 0.0f;
-      if (kDiagonalApart && j == i) {
-        diagonal[i] = pair[c];
-        pair[c] = 0;
-      }
+    for (int i = 0; i < 4; ++i) {
+      const Element e = accumulator_element(blk.thread, 8 * step + 2 * i);
+      *reinterpret_cast<std::uint32_t*>(blk.smem + high + tile.offset(e.row, e.column)) = high_parts[step][i];
+      *reinterpret_cast<std::uint32_t*>(blk.smem + low + tile.offset(e.row, e.column)) = low_parts[step][i];
     }
-    const Parts<bf16> parts = split<bf16>(pair[0], pair[1]);
-    *reinterpret_cast<std::uint32_t*>(blk.smem + high + tile.offset(i, e.column)) = parts.high;
-    *reinterpret_cast<std::uint32_t*>(blk.smem + low + tile.offset(i, e.column)) = parts.low;
+  if constexpr (kDiagonalApart) {
+    // the quad's thread holding row r's diagonal: column 2 (lane % 4) (+ 1) = r % 8 = lane / 4
+    const int lane = blk.thread % 32, top = accumulator_element(blk.thread, 0).row;
+    if ((lane & 3) == (lane >> 3))
+#pragma unroll
+      for (int half = 0; half < 2; ++half) diagonal[top + 8 * half] = diagonal_of_rows[half];
   }
 }
 
@@ -432,21 +441,36 @@ __device__ void stage_inputs(const GradBlock& blk, const Pointers<bf16>& p, cons
   }
 }
 
-// Where chunk `i` of this block's order stands (item: its index among all B H chunks, head-major).
-template <bool kRuns>
+// Where chunk `i` of this block's order stands (item: its index among all B H chunks, head-major); its run's
+// start (where the reverse scan ran in runs) is with_run_start's.
 __device__ GradBlock chunk_place(GradBlock blk, int i, const Dims& d, const float* states,
-                                 const float* dstates, const StateGradStarts& runs) {
+                                 const float* dstates) {
   blk.i = i, blk.item = blockIdx.x + i * gridDim.x, blk.stage = i % kGradStages;
   const int bh = blk.item / d.chunks(), n = blk.item % d.chunks();
   blk.has_next = blk.item + int(gridDim.x) < d.B * d.H * d.chunks();
   blk.b = bh / d.H, blk.h = bh % d.H, blk.t0 = n * C, blk.length = min(C, d.T - blk.t0);
-  const std::int64_t KV = blk.L.K * blk.L.V, state = std::int64_t(blk.item) * KV;  // [B H][chunks][K][V]
+  const std::int64_t state = std::int64_t(blk.item) * blk.L.K * blk.L.V;  // [B H][chunks][K][V]
   blk.S0 = states + state, blk.dS = dstates + state;
-  blk.dS_start = kRuns ? runs.start_of(bh, n, d.chunks(), KV) : nullptr;
-  // the scalar gate's factor, the same for every key; where it underflowed to zero the start adds nothing
-  // (its loads are left out: with typical decays every chunk but a run's first few)
-  blk.dS_factor = blk.dS_start ? runs.gammas[std::int64_t(blk.item) * blk.L.K] : 0.f;
-  if (blk.dS_factor == 0.f) blk.dS_start = nullptr;
+  blk.dS_start = nullptr, blk.dS_factor = 0.f;
+  return blk;
+}
+
+// The scalar gate's factor of chunk `item` in its run (the same for every key): loaded a chunk before it is
+// used (with_run_start), where comparing it as it came stalled every warp on its load each chunk (ncu,
+// kernels/notes/chunk.md version 126).
+template <bool kRuns>
+__device__ float run_factor(const StateGradStarts& runs, int item, int K) {
+  return kRuns ? __ldg(runs.gammas + std::int64_t(item) * K) : 0.f;
+}
+
+// blk's run start and `factor` (run_factor's) where the start adds something: where the factor underflowed
+// to zero it adds nothing (its loads are left out: with typical decays every chunk but a run's first few).
+template <bool kRuns>
+__device__ GradBlock with_run_start(GradBlock blk, const Dims& d, const StateGradStarts& runs, float factor) {
+  if (!kRuns || factor == 0.f) return blk;
+  const int bh = blk.item / d.chunks(), n = blk.item % d.chunks();
+  blk.dS_start = runs.start_of(bh, n, d.chunks(), std::int64_t(blk.L.K) * blk.L.V);
+  blk.dS_factor = factor;
   return blk;
 }
 
@@ -513,17 +537,28 @@ __global__ void __launch_bounds__(kGradThreads, 1)
   const int items = d.B * d.H * d.chunks(), group = threadIdx.x / roles::kGroup;
   const ScalarDecays dec = ScalarDecays::carve(at_offset<float>(block, L.decays()), C);
 
-  stage_inputs<K, V>(chunk_place<kRuns>(block, 0, d, states, dstates, runs), p, g.d_o, d);
+  const GradBlock first = chunk_place(block, 0, d, states, dstates);
+  stage_inputs<K, V>(first, p, g.d_o, d);
+  // the next chunk's gate factor and (warp 0) log decays, loaded a chunk ahead
+  float factor = run_factor<kRuns>(runs, first.item, K);
+  __nv_bfloat16 gates[2] = {};
+  if (threadIdx.x < 32) load_scalar_gates<C>(p, d, first.b, first.h, first.t0, gates);
 #pragma unroll 1
   for (int i = 0; blockIdx.x + i * gridDim.x < items; ++i) {
-    const GradBlock blk = chunk_place<kRuns>(block, i, d, states, dstates, runs);
+    const GradBlock blk = with_run_start<kRuns>(chunk_place(block, i, d, states, dstates), d, runs, factor);
+    // warp 0's decays of this chunk, from gates loaded a chunk ago (while the last warp writes dg)
+    const float g0 = to_float(gates[0]), g1 = to_float(gates[1]);
     // the next chunk's copies into the other stage (its last reader, chunk i - 1, is done: the barrier
     // at the end of the last iteration), or an empty group, so that the wait below counts the same
-    if (blk.has_next)
-      stage_inputs<K, V>(chunk_place<kRuns>(block, i + 1, d, states, dstates, runs), p, g.d_o, d);
-    else
+    if (blk.has_next) {
+      const GradBlock next = chunk_place(block, i + 1, d, states, dstates);
+      stage_inputs<K, V>(next, p, g.d_o, d);
+      factor = run_factor<kRuns>(runs, next.item, K);
+      if (threadIdx.x < 32) load_scalar_gates<C>(p, d, next.b, next.h, next.t0, gates);
+    } else {
       cp_async_commit();
-    chunk_scalar_decays<C>(dec, p, d, blk.b, blk.h, blk.t0);  // warp 0, while the last warp writes dg
+    }
+    if (threadIdx.x < 32) scan_scalar_decays(dec, C, g0, g1);
     state_dot<K, V>(blk);
     cp_async_wait<1>();               // chunk i's copies
     wgmma::fence_shared_for_async();  // the copies, for the products
