@@ -38,8 +38,8 @@
 #include "kernels/simple_gla/chunk_forward.cuh"
 #include "kernels/simple_gla/chunk_fused_forward.h"
 #include "kernels/simple_gla/chunk_fused_layout.h"
-#include "kernels/simple_gla/decayed_scores.cuh"
 #include "kernels/simple_gla/chunk_gate_grads.h"
+#include "kernels/simple_gla/decayed_scores.cuh"
 #include "kernels/simple_gla/simple_gla.h"
 
 namespace flabench {

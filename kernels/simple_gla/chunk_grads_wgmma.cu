@@ -71,6 +71,11 @@ __device__ inline NamedBarrier outputs_staged(int group) {
   return {2 + group, roles::kGroup};
 }
 
+template <class T>
+__device__ T* at_offset(const GradBlock& blk, unsigned offset) {
+  return reinterpret_cast<T*>(blk.smem + offset);
+}
+
 // An fp32 state as a product reads it: `rows` ([K][V]), plus `factor` times `start` where start is set (a
 // run-local state gradient made whole: GradBlock::dS_start).
 struct StateRows {
@@ -164,22 +169,32 @@ __device__ void score_products(float (&acc)[kAcc], const GradBlock& blk, unsigne
   wgmma::commit();
 }
 
-// scale (X Y^T) o D for j <= i (zeros elsewhere; rows past the sequence are zeros, their tokens' inputs
-// staged as zeros), X and Y token tiles of kSteps depth steps, in two bf16 parts into the score tiles `high`
-// and `low` (rows i, columns j): decayed_scores' fragments (each warp's form of the decays known at compile
-// time; a form a pair computed as ScalarDecays::factor took 41% of the dq and dk warpgroups' samples, ncu,
-// kernels/notes/chunk.md version 126), stored where the accumulator's registers stand. kDiagonalApart (M):
-// the diagonal, through no decay, into `diagonal` and zeros in the tiles (chunk_backward.cuh's header says
-// why).
-template <int kSteps, bool kDiagonalApart>
-__device__ void decayed_score_tiles(const GradBlock& blk, const ScalarDecays& dec, float scale, unsigned x,
-                                    unsigned y, unsigned high, unsigned low, float* diagonal) {
+// The score tile of warpgroup `group`, 0 or 1: scale (X Y^T) o D for j <= i (zeros elsewhere; rows past the
+// sequence are zeros, their tokens' inputs staged as zeros) in two bf16 parts into its tiles (rows i, columns
+// j): M (group 0: X = do, Y = v; its diagonal, through no decay, into L.diagonal() and zeros in the tiles:
+// chunk_backward.cuh's header says why) or A (group 1: q, k). decayed_scores_of_warp's fragments, stored
+// where the accumulator's registers stand. One call site for both warpgroups and one instance for every warp
+// (the decays' forms a step's branches; kernels/notes/chunk.md versions 126 and 127): each warp's own
+// instance for each tile missed the instruction cache (a quarter of the kernel's stall samples, ncu).
+template <int K, int V>
+__device__ void decayed_score_tile(const GradBlock& blk, const ScalarDecays& dec, float scale, int group) {
+  const GradLayout& L = blk.L;
+  const bool m = group == 0;
   float acc[kAcc];
-  wgmma::fence();
+  const auto products = [&](auto steps, unsigned x, unsigned y) {
+    wgmma::fence();
 #pragma unroll
-  for (int step = 0; step < kSteps; ++step)
-    wgmma::product<C, 0, 0>(acc, blk.at.rows(x, step), blk.at.rows(y, step), step > 0);
-  wgmma::commit();
+    for (int step = 0; step < decltype(steps)::value; ++step)
+      wgmma::product<C, 0, 0>(acc, blk.at.rows(x, step), blk.at.rows(y, step), step > 0);
+    wgmma::commit();
+  };
+  if constexpr (K == V)
+    products(std::integral_constant<int, K / wgmma::kDepth>{}, m ? L.d_o(blk.stage) : L.q(blk.stage),
+             m ? L.v(blk.stage) : L.k(blk.stage));
+  else if (m)
+    products(std::integral_constant<int, V / wgmma::kDepth>{}, L.d_o(blk.stage), L.v(blk.stage));
+  else
+    products(std::integral_constant<int, K / wgmma::kDepth>{}, L.q(blk.stage), L.k(blk.stage));
   wgmma::wait<0>();
   wgmma::hold(acc);
 #pragma unroll
@@ -187,9 +202,10 @@ __device__ void decayed_score_tiles(const GradBlock& blk, const ScalarDecays& de
   constexpr int kScoreSteps = C / wgmma::kDepth;
   std::uint32_t high_parts[kScoreSteps][4], low_parts[kScoreSteps][4];
   float diagonal_of_rows[2] = {0.0f, 0.0f};
-  decayed_scores<kScoreSteps, false, kDiagonalApart>(acc, dec, blk.thread, high_parts, low_parts,
-                                                     diagonal_of_rows);
+  decayed_scores_of_warp<kScoreSteps, false>(blk.warp, m, acc, dec, blk.thread, high_parts, low_parts,
+                                             diagonal_of_rows);
   const wgmma::Tile tile{C};
+  const unsigned high = m ? L.m_part(0) : L.a_part(0), low = m ? L.m_part(1) : L.a_part(1);
 #pragma unroll
   for (int step = 0; step < kScoreSteps; ++step)
 #pragma unroll
@@ -198,13 +214,14 @@ __device__ void decayed_score_tiles(const GradBlock& blk, const ScalarDecays& de
       *reinterpret_cast<std::uint32_t*>(blk.smem + high + tile.offset(e.row, e.column)) = high_parts[step][i];
       *reinterpret_cast<std::uint32_t*>(blk.smem + low + tile.offset(e.row, e.column)) = low_parts[step][i];
     }
-  if constexpr (kDiagonalApart) {
-    // the quad's thread holding row r's diagonal: column 2 (lane % 4) (+ 1) = r % 8 = lane / 4
-    const int lane = blk.thread % 32, top = accumulator_element(blk.thread, 0).row;
-    if ((lane & 3) == (lane >> 3))
+  // the quad's thread holding row r's diagonal: its columns 2 (lane % 4) and that + 1 hold r % 8 = lane / 4
+  const int lane = blk.thread % 32, top = accumulator_element(blk.thread, 0).row;
+  if (m && (lane & 3) == (lane >> 3)) {
+    float* diagonal = at_offset<float>(blk, L.diagonal());
 #pragma unroll
-      for (int half = 0; half < 2; ++half) diagonal[top + 8 * half] = diagonal_of_rows[half];
+    for (int half = 0; half < 2; ++half) diagonal[top + 8 * half] = diagonal_of_rows[half];
   }
+  wgmma::fence_shared_for_async();
 }
 
 // f(r, t, row) for each register r of a 64 x 64 output block made transposed: t its column (the token), row
@@ -289,11 +306,6 @@ __device__ void copy_out(const GradBlock& blk, int group, const bf16* rows, bf16
   }
 }
 
-template <class T>
-__device__ T* at_offset(const GradBlock& blk, unsigned offset) {
-  return reinterpret_cast<T*>(blk.smem + offset);
-}
-
 // The chunk's state gradient as the products read it.
 __device__ inline StateRows state_gradient(const GradBlock& blk) {
   return {blk.dS, blk.dS_start, blk.dS_factor};
@@ -341,14 +353,11 @@ __device__ void block_products(float (&state)[kAcc], float (&scores)[kAcc], cons
   wgmma::hold(scores);
 }
 
-// dq^T = scale e^{seen_t} (S0 do^T) + k^T M^T, then + diag_t k_t; first M itself (do v^T).
+// dq^T = scale e^{seen_t} (S0 do^T) + k^T M^T, then + diag_t k_t (M: decayed_score_tile's).
 template <int K, int V>
 __device__ void dq_group(const GradBlock& blk, const ScalarDecays& dec, const Dims& d, bf16* dq) {
   const GradLayout& L = blk.L;
-  float* diagonal = at_offset<float>(blk, L.diagonal());
-  decayed_score_tiles<V / wgmma::kDepth, true>(blk, dec, d.scale, L.d_o(blk.stage), L.v(blk.stage),
-                                               L.m_part(0), L.m_part(1), diagonal);
-  wgmma::fence_shared_for_async();
+  const float* diagonal = at_offset<float>(blk, L.diagonal());
   bf16* rows = at_offset<bf16>(blk, L.out(0));
 #pragma unroll 1
   for (int m = 0; m < K / wgmma::kRows; ++m) {
@@ -366,13 +375,10 @@ __device__ void dq_group(const GradBlock& blk, const ScalarDecays& dec, const Di
   copy_out(blk, 0, rows, dq, d);
 }
 
-// dk^T = e^{to end_t} (dS v^T) + q^T M, + diag_t q_t; first A (q k^T), for dv.
+// dk^T = e^{to end_t} (dS v^T) + q^T M, + diag_t q_t (its warpgroup made A, for dv: decayed_score_tile).
 template <int K, int V>
 __device__ void dk_group(const GradBlock& blk, const ScalarDecays& dec, const Dims& d, bf16* dk) {
   const GradLayout& L = blk.L;
-  decayed_score_tiles<K / wgmma::kDepth, false>(blk, dec, d.scale, L.q(blk.stage), L.k(blk.stage),
-                                                L.a_part(0), L.a_part(1), nullptr);
-  wgmma::fence_shared_for_async();
   const float* diagonal = at_offset<float>(blk, L.diagonal());
   bf16* rows = at_offset<bf16>(blk, L.out(1));
 #pragma unroll 1
@@ -564,6 +570,7 @@ __global__ void __launch_bounds__(kGradThreads, 1)
     wgmma::fence_shared_for_async();  // the copies, for the products
     __syncthreads();
 
+    if (group < 2) decayed_score_tile<K, V>(blk, dec, d.scale, group);
     if (group == 0)
       dq_group<K, V>(blk, dec, d, g.dq);
     else if (group == 1)
