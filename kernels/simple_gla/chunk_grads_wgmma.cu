@@ -214,9 +214,9 @@ __device__ void decayed_score_tile(const GradBlock& blk, const ScalarDecays& dec
       *reinterpret_cast<std::uint32_t*>(blk.smem + high + tile.offset(e.row, e.column)) = high_parts[step][i];
       *reinterpret_cast<std::uint32_t*>(blk.smem + low + tile.offset(e.row, e.column)) = low_parts[step][i];
     }
-  // the quad's thread holding row r's diagonal: its columns 2 (lane % 4) and that + 1 hold r % 8 = lane / 4
-  const int lane = blk.thread % 32, top = accumulator_element(blk.thread, 0).row;
-  if (m && (lane & 3) == (lane >> 3)) {
+  const bool holder = wgmma::holds_diagonal(blk.thread);
+  const int top = accumulator_element(blk.thread, 0).row;
+  if (m && holder) {
     float* diagonal = at_offset<float>(blk, L.diagonal());
 #pragma unroll
     for (int half = 0; half < 2; ++half) diagonal[top + 8 * half] = diagonal_of_rows[half];

@@ -142,6 +142,21 @@ TEST(WgmmaLayout, AWarpHoldsSixteenRowsAndEightRegistersSixteenColumns) {
     }
 }
 
+// holds_diagonal names the one thread of each quad whose registers hold its two rows' diagonal elements
+// (simple_gla's gradients kernel writes M's diagonal from that thread alone).
+TEST(WgmmaLayout, OneThreadOfEachQuadHoldsItsRowsDiagonal) {
+  std::set<int> rows;
+  for (int thread = 0; thread < 128; ++thread) {
+    int held = 0;
+    for (int r = 0; r < 32; ++r) {
+      const Element e = accumulator_element(thread, r);
+      if (e.row == e.column) ++held, rows.insert(e.row);
+    }
+    EXPECT_EQ(held, holds_diagonal(thread) ? 2 : 0) << thread;
+  }
+  EXPECT_EQ(rows.size(), 64u);
+}
+
 TEST(WgmmaLayout, RegisterOperandElementsCoverTheOperandOnce) {
   std::set<std::pair<int, int>> seen;
   for (int thread = 0; thread < 128; ++thread)

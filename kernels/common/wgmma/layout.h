@@ -90,6 +90,12 @@ __host__ __device__ constexpr Element accumulator_element(int thread, int r) {
   const int warp = thread / 32, lane = thread % 32;
   return {16 * warp + lane / 4 + 8 * ((r >> 1) & 1), 8 * (r >> 2) + 2 * (lane & 3) + (r & 1)};
 }
+// Whether thread `thread` holds its rows' diagonal elements (i, i) in a 64-column accumulator: its rows' i %
+// 8 (lane / 4) is one of its column pair 2 (lane % 4), + 1 (one thread of each quad).
+__host__ __device__ constexpr bool holds_diagonal(int thread) {
+  const int lane = thread % 32;
+  return (lane & 3) == (lane >> 3);
+}
 // Which element of a 64 x 16 A operand held in registers thread `thread` holds as its element e (0..7, two to
 // a 32-bit register): rows as the accumulator's, depth columns (2 (lane % 4), + 1) and those + 8.
 __host__ __device__ constexpr Element a_fragment_element(int thread, int e) {
