@@ -108,9 +108,9 @@ void scalar_forward(const ForwardCall& call) {
 float* runs_room(const chunk::Workspace& ws, const Problem& p, const chunk::StateGradRuns& plan) {
   const auto need =
       chunk::state_grad_runs_scratch(plan, int(p.B * p.H), int(chunk::chunk_count(p)), int(p.K), int(p.V));
-  if (std::size_t(need.floats) > chunk::scalar_backward_scratch_floats(p))
+  if (std::size_t(need.floats) > chunk::prepared_keys_room_floats(p))
     throw std::logic_error("simple_gla chunk: the reverse scan's runs outgrow the workspace's room");
-  return chunk::scalar_backward_scratch(ws);
+  return chunk::prepared_keys_room(ws);
 }
 
 void scalar_backward(const BackwardCall& call) {

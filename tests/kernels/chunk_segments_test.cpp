@@ -122,7 +122,7 @@ TEST(ChunkSegments, StateGradRunsCoverTheChunksInOneWaveAndFitTheirScratch) {
             EXPECT_LT((plan.runs - 1) * plan.run_chunks, chunks) << where;  // the last run has chunks
             EXPECT_GE(plan.runs * plan.run_chunks, chunks) << where;
             EXPECT_LE(state_grad_runs_scratch(plan, heads, chunks, K, V).floats,
-                      (long long)scalar_backward_scratch_floats(p))
+                      (long long)prepared_keys_room_floats(p))
                 << where;
           }
   EXPECT_GT(split, 0);

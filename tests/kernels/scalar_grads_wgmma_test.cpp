@@ -162,7 +162,7 @@ TEST(ScalarGradsWgmmaLayout, TheBatteryRunsTheReverseScanInRuns) {
   EXPECT_TRUE(carried);
 }
 
-// Stores a C x C score matrix's two parts where the kernel's decayed_score_tiles stores them: a register
+// Stores a C x C score matrix's two parts where the kernel's decayed_score_tile stores them: a register
 // pair of the 64 x 64 accumulator a 32-bit store at the tile's (row, column).
 void store_score_parts(Shared& smem, unsigned high, unsigned low, const Matrix& scores,
                        Matrix& sum_of_parts) {

@@ -73,27 +73,27 @@ inline std::size_t workspace_bytes(const Problem& p) {
          2 * prepared_size(p.dtype) * heads * chunks * p.chunk_size * p.K;
 }
 
+// The prepared keys' room (keys_to_end: [B*H, chunks, C, K] in the prepared dtype's parts), which a scalar
+// gate's kernels (simple_gla in bf16) never fill: they scale k and q in registers and make no prepared
+// operand. Its forward's scan factors (scalar_factors) and its backward's reverse scan in runs
+// (state_grad_runs.h) take it, one after the other: the backward reads no forward factor.
+inline float* prepared_keys_room(const Workspace& ws) {
+  return reinterpret_cast<float*>(ws.keys_to_end);
+}
+inline std::size_t prepared_keys_room_floats(const Problem& p) {
+  return prepared_size(p.dtype) * p.B * p.H * chunk_count(p) * p.chunk_size * p.K / sizeof(float);
+}
+
 // A scalar gate's factors for the scans (simple_gla in bf16; scan.cuh, kScalarGate): per chunk, for its C
 // tokens, e^{decay after token t to the chunk's end} (the forward's, of k) or scale e^{decay seen from the
 // chunk's start} (the backward's, of q), then at kMaxChunk e^{the chunk's summed decay}, in rows of
-// kFactorRow floats. They take the prepared keys' (queries') room: those kernels scale k (q) in registers
-// and make no prepared operand.
+// kFactorRow floats. The forward's take the prepared keys' room, the backward's the prepared queries'.
 constexpr int kFactorRow = kMaxChunk + 4;
 inline std::size_t scalar_factor_bytes(const Problem& p) {
   return sizeof(float) * p.B * p.H * chunk_count(p) * kFactorRow;
 }
 inline float* scalar_factors(const Workspace& ws) {
-  return reinterpret_cast<float*>(ws.keys_to_end);
-}
-
-// The room a scalar gate's backward (simple_gla's in bf16) gives the reverse scan's runs
-// (state_grad_runs.h): the prepared keys', which its kernels neither read nor write (they scale k and q in
-// registers; the backward's factors of q take the prepared queries' room), in floats.
-inline float* scalar_backward_scratch(const Workspace& ws) {
-  return reinterpret_cast<float*>(ws.keys_to_end);
-}
-inline std::size_t scalar_backward_scratch_floats(const Problem& p) {
-  return prepared_size(p.dtype) * p.B * p.H * chunk_count(p) * p.chunk_size * p.K / sizeof(float);
+  return prepared_keys_room(ws);
 }
 
 inline Workspace carve_workspace(std::span<std::byte> bytes, const Problem& p) {
