@@ -340,13 +340,20 @@ __device__ void prefetch_next_state(const GradBlock& blk, int m, const float* X)
 // Both products of an output's 64-row block m: `state` = A B over kStateSteps depth steps, A the fp32 state
 // X's rows 64 m .. (kTransposed: its columns), X's rows ld apart, B the token tile `state_tokens`; `scores` =
 // the columns 64 m .. of the token tile `score_tokens` times a score tile's two parts (score_products). The
-// first block waits there for M and A; both are done on return.
-template <int kStateSteps, bool kTransposed, bool kScoresMn>
+// first block runs `meanwhile` under its state products, then waits there for M and A; both are done on
+// return.
+struct Nothing {
+  __device__ void operator()() const {}
+};
+template <int kStateSteps, bool kTransposed, bool kScoresMn, class Meanwhile = Nothing>
 __device__ void block_products(float (&state)[kAcc], float (&scores)[kAcc], const GradBlock& blk,
                                const StateRows& X, int ld, int m, unsigned state_tokens,
-                               unsigned score_tokens, unsigned high, unsigned low) {
+                               unsigned score_tokens, unsigned high, unsigned low, Meanwhile meanwhile = {}) {
   state_products<kStateSteps, kTransposed>(state, blk, X, ld, wgmma::kRows * m, state_tokens);
-  if (m == 0) scores_ready().sync_unaligned();
+  if (m == 0) {
+    meanwhile();
+    scores_ready().sync_unaligned();
+  }
   score_products<kScoresMn>(scores, blk, score_tokens, m, high, low);
   wgmma::wait<0>();
   wgmma::hold(state);
@@ -399,7 +406,47 @@ __device__ void dk_group(const GradBlock& blk, const ScalarDecays& dec, const Di
   copy_out(blk, 1, rows, dk, d);
 }
 
-// dv^T = e^{to end_t} (dS^T k^T) + do^T A; k . dk's handed-on part is its first term's dot with v.
+// S0 . dS (dg's state term) by dv's warpgroup, each warp's share, while its first state products run and
+// before it waits for the score tiles (a fifth of its time, ncu: version 130), where all 384 threads made it
+// before the chunk's barrier and waited there on its loads (6% of the kernel's stall samples). The thread's
+// loads are issued kBatch pairs at a time: a loop that waited for each pair in turn took a third of the
+// kernel's stall samples at K = V = 128 (ncu, stop 102; version 81).
+template <int K, int V>
+__device__ void state_dot(const GradBlock& blk) {
+  constexpr int kVectors = K * V / 4, kPerThread = kVectors / roles::kGroup, kBatch = 4;
+  static_assert(kVectors % roles::kGroup == 0 && kPerThread % kBatch == 0, "whole batches");
+  const auto* s0 = reinterpret_cast<const float4*>(blk.S0);
+  const auto* ds = reinterpret_cast<const float4*>(blk.dS);
+  const auto* start = reinterpret_cast<const float4*>(blk.dS_start);
+  float partial = 0;
+#pragma unroll
+  for (int first = 0; first < kPerThread; first += kBatch) {
+    float4 a[kBatch], b[kBatch];
+#pragma unroll
+    for (int n = 0; n < kBatch; ++n) {
+      const int e = blk.thread + (first + n) * roles::kGroup;
+      a[n] = __ldg(s0 + e);
+      b[n] = __ldg(ds + e);
+    }
+    if (start) {  // a run-local gradient made whole
+      const float f = blk.dS_factor;
+#pragma unroll
+      for (int n = 0; n < kBatch; ++n) {
+        const float4 s = __ldg(start + blk.thread + (first + n) * roles::kGroup);
+        b[n] = {fmaf(f, s.x, b[n].x), fmaf(f, s.y, b[n].y), fmaf(f, s.z, b[n].z), fmaf(f, s.w, b[n].w)};
+      }
+    }
+#pragma unroll
+    for (int n = 0; n < kBatch; ++n)
+      partial += a[n].x * b[n].x + a[n].y * b[n].y + a[n].z * b[n].z + a[n].w * b[n].w;
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) partial += __shfl_xor_sync(fused::kFullWarp, partial, o);
+  if (blk.thread % 32 == 0) at_offset<float>(blk, blk.L.state_dots())[blk.warp] = partial;
+}
+
+// dv^T = e^{to end_t} (dS^T k^T) + do^T A; k . dk's handed-on part is its first term's dot with v; and
+// S0 . dS (state_dot).
 template <int K, int V>
 __device__ void dv_group(const GradBlock& blk, const ScalarDecays& dec, const Dims& d, bf16* dv) {
   const GradLayout& L = blk.L;
@@ -408,7 +455,8 @@ __device__ void dv_group(const GradBlock& blk, const ScalarDecays& dec, const Di
   for (int m = 0; m < V / wgmma::kRows; ++m) {
     float state[kAcc], scores[kAcc];
     block_products<K / wgmma::kDepth, true, true>(state, scores, blk, state_gradient(blk), V, m,
-                                                  L.k(blk.stage), L.d_o(blk.stage), L.a_part(0), L.a_part(1));
+                                                  L.k(blk.stage), L.d_o(blk.stage), L.a_part(0), L.a_part(1),
+                                                  [&] { state_dot<K, V>(blk); });
     for_each_token(blk, [&](int r, int t, int) { state[r] *= dec.to_end[t]; });
     column_dots(state, blk, tile_at_accumulator(blk, L.v(blk.stage), wgmma::kRows * m),
                 at_offset<float>(blk, L.handed_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
@@ -480,45 +528,6 @@ __device__ GradBlock with_run_start(GradBlock blk, const Dims& d, const StateGra
   return blk;
 }
 
-// S0 . dS (dg's state term), each warp's share, while the copies land. The thread's loads are issued
-// kBatch pairs at a time (two batches at K = V = 128, within the registers the products leave free): a loop
-// that waited for each pair in turn took a third of the kernel's stall samples there (ncu, stop 102; version
-// 81).
-template <int K, int V>
-__device__ void state_dot(const GradBlock& blk) {
-  constexpr int kVectors = K * V / 4, kPerThread = (kVectors + kGradThreads - 1) / kGradThreads, kBatch = 6;
-  const auto* s0 = reinterpret_cast<const float4*>(blk.S0);
-  const auto* ds = reinterpret_cast<const float4*>(blk.dS);
-  const auto* start = reinterpret_cast<const float4*>(blk.dS_start);
-  float partial = 0;
-#pragma unroll
-  for (int first = 0; first < kPerThread; first += kBatch) {
-    float4 a[kBatch], b[kBatch];
-#pragma unroll
-    for (int n = 0; n < kBatch; ++n) {
-      const int e = int(threadIdx.x) + (first + n) * kGradThreads;
-      const bool in = first + n < kPerThread && e < kVectors;
-      a[n] = in ? __ldg(s0 + e) : float4{};
-      b[n] = in ? __ldg(ds + e) : float4{};
-    }
-    if (start) {  // a run-local gradient made whole
-      const float f = blk.dS_factor;
-#pragma unroll
-      for (int n = 0; n < kBatch; ++n) {
-        const int e = int(threadIdx.x) + (first + n) * kGradThreads;
-        const float4 s = first + n < kPerThread && e < kVectors ? __ldg(start + e) : float4{};
-        b[n] = {fmaf(f, s.x, b[n].x), fmaf(f, s.y, b[n].y), fmaf(f, s.z, b[n].z), fmaf(f, s.w, b[n].w)};
-      }
-    }
-#pragma unroll
-    for (int n = 0; n < kBatch; ++n)
-      partial += a[n].x * b[n].x + a[n].y * b[n].y + a[n].z * b[n].z + a[n].w * b[n].w;
-  }
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) partial += __shfl_xor_sync(fused::kFullWarp, partial, o);
-  if (threadIdx.x % 32 == 0) at_offset<float>(blk, blk.L.state_dots(blk.i % 2))[threadIdx.x / 32] = partial;
-}
-
 // The warp that writes a chunk's dg after its products, while warp 0 makes the next chunk's decays: both are
 // one warp's serial work between the chunks, and until version 85 warp 0 did both in turn while the other
 // warps waited at the barrier after S0 . dS.
@@ -565,7 +574,6 @@ __global__ void __launch_bounds__(kGradThreads, 1)
       cp_async_commit();
     }
     if (threadIdx.x < 32) scan_scalar_decays(dec, C, g0, g1);
-    state_dot<K, V>(blk);
     cp_async_wait<1>();               // chunk i's copies
     wgmma::fence_shared_for_async();  // the copies, for the products
     __syncthreads();
@@ -583,8 +591,8 @@ __global__ void __launch_bounds__(kGradThreads, 1)
     if (threadIdx.x / 32 == kGateGradsWarp)
       write_scalar_gate_grads<C>(
           {at_offset<float>(blk, L.dq_dots()), at_offset<float>(blk, L.dk_dots()),
-           at_offset<float>(blk, L.handed_dots()), at_offset<float>(blk, L.state_dots(i % 2)), L.key_parts(),
-           L.value_parts(), kGradThreads / 32},
+           at_offset<float>(blk, L.handed_dots()), at_offset<float>(blk, L.state_dots()), L.key_parts(),
+           L.value_parts(), GradLayout::kWarps},
           e_whole, g.dg, d, blk.b, blk.h, blk.t0, blk.length);
   }
 }

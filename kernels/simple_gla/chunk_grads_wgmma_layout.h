@@ -25,9 +25,9 @@ constexpr int kGradStages = 2;  // chunks whose inputs are staged at once
 // token-row tiles in the 128-byte swizzle; the two bf16 parts of M = scale (do v^T) o D (its diagonal apart)
 // and of A = scale (q k^T) o D (C x C, rows i, columns j); then floats: the chunk's decays (ScalarDecays),
 // the per-token partial dots of dg (TokenDots: a row of C for each warp and 64-row block of dq, dk and dv;
-// S0 . dS, one a warp, for each of two chunks: the next chunk's are made while the last one's dg reads
-// them) and M's diagonal; then each warpgroup's output in bf16 rows ([C][K + 8] or [C][V + 8]: the 16 bytes
-// more keep 16-byte vectors of a column on different banks), copied to memory row by row.
+// S0 . dS, one a warp of dv's warpgroup) and M's diagonal; then each warpgroup's output in bf16 rows ([C][K +
+// 8] or [C][V + 8]: the 16 bytes more keep 16-byte vectors of a column on different banks), copied to memory
+// row by row.
 struct GradLayout {
   int K, V;
   static constexpr int kWarps = 4;  // warps a warpgroup: each holds 16 rows of a 64-row block
@@ -57,11 +57,11 @@ struct GradLayout {
   __host__ __device__ constexpr unsigned handed_dots() const {
     return dk_dots() + sizeof(float) * key_parts() * kFusedChunk;
   }
-  // one a warp of the block, for chunks of even (parity 0) and odd place in the block's order
-  __host__ __device__ constexpr unsigned state_dots(int parity) const {
-    return handed_dots() + sizeof(float) * (value_parts() * kFusedChunk + parity * kGradThreads / 32);
+  // S0 . dS's partials, one a warp of dv's warpgroup (which makes them)
+  __host__ __device__ constexpr unsigned state_dots() const {
+    return handed_dots() + sizeof(float) * value_parts() * kFusedChunk;
   }
-  __host__ __device__ constexpr unsigned diagonal() const { return state_dots(2); }
+  __host__ __device__ constexpr unsigned diagonal() const { return state_dots() + sizeof(float) * kWarps; }
   // warpgroup 0 dq, 1 dk, 2 dv; 16-byte aligned
   __host__ __device__ constexpr int out_columns(int group) const { return group < 2 ? K : V; }
   __host__ __device__ constexpr int out_ld(int group) const { return out_columns(group) + 8; }
