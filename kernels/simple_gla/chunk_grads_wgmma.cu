@@ -445,10 +445,11 @@ __device__ void state_dot(const GradBlock& blk) {
   if (blk.thread % 32 == 0) at_offset<float>(blk, blk.L.state_dots())[blk.warp] = partial;
 }
 
-// dv^T = e^{to end_t} (dS^T k^T) + do^T A; k . dk's handed-on part is its first term's dot with v; and
-// S0 . dS (state_dot).
-template <int K, int V>
-__device__ void dv_group(const GradBlock& blk, const ScalarDecays& dec, const Dims& d, bf16* dv) {
+// dv^T = e^{to end_t} (dS^T k^T) + do^T A; k . dk's handed-on part is its first term's dot with v. The
+// warpgroup waits for A (the first block's products: block_products), so it runs `meanwhile` there.
+template <int K, int V, class Meanwhile>
+__device__ void dv_group(const GradBlock& blk, const ScalarDecays& dec, const Dims& d, bf16* dv,
+                         Meanwhile meanwhile) {
   const GradLayout& L = blk.L;
   bf16* rows = at_offset<bf16>(blk, L.out(2));
 #pragma unroll 1
@@ -456,7 +457,7 @@ __device__ void dv_group(const GradBlock& blk, const ScalarDecays& dec, const Di
     float state[kAcc], scores[kAcc];
     block_products<K / wgmma::kDepth, true, true>(state, scores, blk, state_gradient(blk), V, m,
                                                   L.k(blk.stage), L.d_o(blk.stage), L.a_part(0), L.a_part(1),
-                                                  [&] { state_dot<K, V>(blk); });
+                                                  meanwhile);
     for_each_token(blk, [&](int r, int t, int) { state[r] *= dec.to_end[t]; });
     column_dots(state, blk, tile_at_accumulator(blk, L.v(blk.stage), wgmma::kRows * m),
                 at_offset<float>(blk, L.handed_dots()) + (GradLayout::kWarps * m + blk.warp) * C);
@@ -528,10 +529,13 @@ __device__ GradBlock with_run_start(GradBlock blk, const Dims& d, const StateGra
   return blk;
 }
 
-// The warp that writes a chunk's dg after its products, while warp 0 makes the next chunk's decays: both are
-// one warp's serial work between the chunks, and until version 85 warp 0 did both in turn while the other
-// warps waited at the barrier after S0 . dS.
+// The warp that writes a chunk's dg after its products (until version 85 warp 0 did it and then the next
+// chunk's decays while the other warps waited at the barrier after S0 . dS), and the one that makes the next
+// chunk's decays, dv's first, once its warpgroup's outputs are out (dv's warpgroup ends a chunk first;
+// version 132: warp 0 made them before each chunk's first barrier, which every warp waited at; in dv's wait
+// for the score tiles, under its state products, they spilled at K = V = 64).
 constexpr int kGateGradsWarp = kGradThreads / 32 - 1;
+constexpr int kDecaysWarp = 2 * roles::kGroup / 32;
 
 // grid: at most one block an SM (fewer where there are fewer chunks), kGradThreads threads, L.bytes() of
 // shared memory; block x takes chunks x, x + gridDim.x, ... of all B H chunks, the next one's inputs loading
@@ -550,30 +554,36 @@ __global__ void __launch_bounds__(kGradThreads, 1)
   block.smem = smem, block.at = GradOperands{shared_address(smem)}, block.L = L;
   block.thread = int(threadIdx.x % roles::kGroup), block.warp = block.thread / 32;
   const int items = d.B * d.H * d.chunks(), group = threadIdx.x / roles::kGroup;
-  const ScalarDecays dec = ScalarDecays::carve(at_offset<float>(block, L.decays()), C);
+  // the decays of the block's chunk i
+  const auto decays_of = [&](int i) {
+    return ScalarDecays::carve(at_offset<float>(block, L.decays(i % 2)), C);
+  };
+  const bool decays_warp = threadIdx.x / 32 == kDecaysWarp;
 
   const GradBlock first = chunk_place(block, 0, d, states, dstates);
   stage_inputs<K, V>(first, p, g.d_o, d);
-  // the next chunk's gate factor and (warp 0) log decays, loaded a chunk ahead
+  // the next chunk's gate factor, loaded a chunk ahead; the first chunk's decays
   float factor = run_factor<kRuns>(runs, first.item, K);
   __nv_bfloat16 gates[2] = {};
-  if (threadIdx.x < 32) load_scalar_gates<C>(p, d, first.b, first.h, first.t0, gates);
+  if (decays_warp) {
+    load_scalar_gates<C>(p, d, first.b, first.h, first.t0, gates);
+    scan_scalar_decays(decays_of(0), C, to_float(gates[0]), to_float(gates[1]));
+  }
 #pragma unroll 1
   for (int i = 0; blockIdx.x + i * gridDim.x < items; ++i) {
     const GradBlock blk = with_run_start<kRuns>(chunk_place(block, i, d, states, dstates), d, runs, factor);
-    // warp 0's decays of this chunk, from gates loaded a chunk ago (while the last warp writes dg)
-    const float g0 = to_float(gates[0]), g1 = to_float(gates[1]);
+    const ScalarDecays dec = decays_of(i);
     // the next chunk's copies into the other stage (its last reader, chunk i - 1, is done: the barrier
-    // at the end of the last iteration), or an empty group, so that the wait below counts the same
+    // at the end of the last iteration), or an empty group, so that the wait below counts the same; its
+    // gates, for its decays made during this chunk
     if (blk.has_next) {
       const GradBlock next = chunk_place(block, i + 1, d, states, dstates);
       stage_inputs<K, V>(next, p, g.d_o, d);
       factor = run_factor<kRuns>(runs, next.item, K);
-      if (threadIdx.x < 32) load_scalar_gates<C>(p, d, next.b, next.h, next.t0, gates);
+      if (decays_warp) load_scalar_gates<C>(p, d, next.b, next.h, next.t0, gates);
     } else {
       cp_async_commit();
     }
-    if (threadIdx.x < 32) scan_scalar_decays(dec, C, g0, g1);
     cp_async_wait<1>();               // chunk i's copies
     wgmma::fence_shared_for_async();  // the copies, for the products
     __syncthreads();
@@ -584,16 +594,18 @@ __global__ void __launch_bounds__(kGradThreads, 1)
     else if (group == 1)
       dk_group<K, V>(blk, dec, d, g.dk);
     else
-      dv_group<K, V>(blk, dec, d, g.dv);
-    const float e_whole = *dec.e_whole;  // before the barrier: warp 0 writes the next chunk's decays after it
-    __syncthreads();                     // every partial dot; every read of this stage's tiles
+      dv_group<K, V>(blk, dec, d, g.dv, [&] { state_dot<K, V>(blk); });
+    // dv's warpgroup ends its chunk first: the next chunk's decays meanwhile
+    if (decays_warp && blk.has_next)
+      scan_scalar_decays(decays_of(i + 1), C, to_float(gates[0]), to_float(gates[1]));
+    __syncthreads();  // every partial dot; every read of this stage's tiles
 
     if (threadIdx.x / 32 == kGateGradsWarp)
       write_scalar_gate_grads<C>(
           {at_offset<float>(blk, L.dq_dots()), at_offset<float>(blk, L.dk_dots()),
            at_offset<float>(blk, L.handed_dots()), at_offset<float>(blk, L.state_dots()), L.key_parts(),
            L.value_parts(), GradLayout::kWarps},
-          e_whole, g.dg, d, blk.b, blk.h, blk.t0, blk.length);
+          *dec.e_whole, g.dg, d, blk.b, blk.h, blk.t0, blk.length);
   }
 }
 

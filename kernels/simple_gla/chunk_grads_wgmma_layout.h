@@ -23,11 +23,11 @@ constexpr int kGradStages = 2;  // chunks whose inputs are staged at once
 // Byte offsets from the block's 1024-byte-aligned base. Two stages (a block takes chunk after chunk, the
 // next one's inputs loading while it computes this one), each the chunk's q, k (C x K) and v, do (C x V) as
 // token-row tiles in the 128-byte swizzle; the two bf16 parts of M = scale (do v^T) o D (its diagonal apart)
-// and of A = scale (q k^T) o D (C x C, rows i, columns j); then floats: the chunk's decays (ScalarDecays),
-// the per-token partial dots of dg (TokenDots: a row of C for each warp and 64-row block of dq, dk and dv;
-// S0 . dS, one a warp of dv's warpgroup) and M's diagonal; then each warpgroup's output in bf16 rows ([C][K +
-// 8] or [C][V + 8]: the 16 bytes more keep 16-byte vectors of a column on different banks), copied to memory
-// row by row.
+// and of A = scale (q k^T) o D (C x C, rows i, columns j); then floats: the decays of two chunks
+// (ScalarDecays), the per-token partial dots of dg (TokenDots: a row of C for each warp and 64-row block of
+// dq, dk and dv; S0 . dS, one a warp of dv's warpgroup) and M's diagonal; then each warpgroup's output in
+// bf16 rows ([C][K + 8] or [C][V + 8]: the 16 bytes more keep 16-byte vectors of a column on different
+// banks), copied to memory row by row.
 struct GradLayout {
   int K, V;
   static constexpr int kWarps = 4;  // warps a warpgroup: each holds 16 rows of a 64-row block
@@ -45,12 +45,14 @@ struct GradLayout {
     return kGradStages * stage_bytes() + part * score_tile();
   }
   __host__ __device__ constexpr unsigned a_part(int part) const { return m_part(2 + part); }
-  __host__ __device__ constexpr unsigned decays() const { return a_part(2); }
+  // for chunks of even (parity 0) and odd place in the block's order: the next chunk's are made during this
+  // one
+  __host__ __device__ constexpr unsigned decays(int parity) const {
+    return a_part(2) + parity * sizeof(float) * scalar_decay_floats(kFusedChunk);
+  }
   __host__ __device__ constexpr int key_parts() const { return K / wgmma::kRows * kWarps; }
   __host__ __device__ constexpr int value_parts() const { return V / wgmma::kRows * kWarps; }
-  __host__ __device__ constexpr unsigned dq_dots() const {
-    return decays() + sizeof(float) * scalar_decay_floats(kFusedChunk);
-  }
+  __host__ __device__ constexpr unsigned dq_dots() const { return decays(2); }
   __host__ __device__ constexpr unsigned dk_dots() const {
     return dq_dots() + sizeof(float) * key_parts() * kFusedChunk;
   }

@@ -58,11 +58,14 @@ TEST(ScalarGradsWgmmaLayout, TilesStartOnTheSwizzlePatternAndDoNotOverlap) {
     for (int part = 0; part < 2; ++part) tiles.push_back({L.a_part(part), L.score_tile()});
     const std::size_t tiles_end = testing::expect_in_order(tiles, wgmma::kGroupBytes);
     const std::size_t f = sizeof(float);
-    std::vector<testing::Region> rest = {
-        {L.decays(), f * scalar_decay_floats(C)}, {L.dq_dots(), f * L.key_parts() * C},
-        {L.dk_dots(), f * L.key_parts() * C},     {L.handed_dots(), f * L.value_parts() * C},
-        {L.state_dots(), f * GradLayout::kWarps}, {L.diagonal(), f * C}};
-    EXPECT_GE(L.decays(), tiles_end);
+    std::vector<testing::Region> rest = {{L.decays(0), f * scalar_decay_floats(C)},
+                                         {L.decays(1), f * scalar_decay_floats(C)},
+                                         {L.dq_dots(), f * L.key_parts() * C},
+                                         {L.dk_dots(), f * L.key_parts() * C},
+                                         {L.handed_dots(), f * L.value_parts() * C},
+                                         {L.state_dots(), f * GradLayout::kWarps},
+                                         {L.diagonal(), f * C}};
+    EXPECT_GE(L.decays(0), tiles_end);
     const std::size_t floats_end = testing::expect_in_order(rest, f);
     std::vector<testing::Region> outputs;
     for (int group = 0; group < kGradGroups; ++group) {
