@@ -2,12 +2,28 @@
 // consumer warps that read them, without a block-wide barrier between the two: `full` completes a phase when
 // every producer lane's copies into the stage have landed (cp.async.mbarrier.arrive.noinc), `empty` when
 // every consumer thread has read it. Each use of a stage is one phase of each; a waiter names the phase by
-// its parity (the stage's use count & 1).
+// its parity (the stage's use count & 1). mbarrier_wait waits on any mbarrier's phase so (tma.cuh's copies'
+// too).
 #pragma once
 
 #include "kernels/common/shared_address.cuh"
 
 namespace flabench {
+
+// Waits until the mbarrier at shared-window address `barrier` has completed the phase of parity `parity`.
+__device__ __forceinline__ void mbarrier_wait(unsigned barrier, unsigned parity) {
+  // try_wait (sm_90: the hardware suspends the thread a while) where it exists, else a test_wait loop
+#if __CUDA_ARCH__ >= 900
+#define FLA_MBARRIER_WAIT "mbarrier.try_wait.parity.shared.b64"
+#else
+#define FLA_MBARRIER_WAIT "mbarrier.test_wait.parity.shared.b64"
+#endif
+  asm volatile("{\n .reg .pred done;\n WAIT_%=:\n " FLA_MBARRIER_WAIT
+               " done, [%0], %1;\n @!done bra WAIT_%=;\n}\n" ::"r"(barrier),
+               "r"(parity)
+               : "memory");
+#undef FLA_MBARRIER_WAIT
+}
 
 struct StageBarrier {
   unsigned long long full, empty;
@@ -27,23 +43,8 @@ struct StageBarrier {
         "{\n .reg .b64 state;\n mbarrier.arrive.shared.b64 state, [%0];\n}\n" ::"r"(shared_address(&empty))
         : "memory");
   }
-  __device__ void wait_full(unsigned parity) { wait(shared_address(&full), parity); }
-  __device__ void wait_empty(unsigned parity) { wait(shared_address(&empty), parity); }
-
- private:
-  __device__ static void wait(unsigned barrier, unsigned parity) {
-    // try_wait (sm_90: the hardware suspends the thread a while) where it exists, else a test_wait loop
-#if __CUDA_ARCH__ >= 900
-#define FLA_MBARRIER_WAIT "mbarrier.try_wait.parity.shared.b64"
-#else
-#define FLA_MBARRIER_WAIT "mbarrier.test_wait.parity.shared.b64"
-#endif
-    asm volatile("{\n .reg .pred done;\n WAIT_%=:\n " FLA_MBARRIER_WAIT
-                 " done, [%0], %1;\n @!done bra WAIT_%=;\n}\n" ::"r"(barrier),
-                 "r"(parity)
-                 : "memory");
-#undef FLA_MBARRIER_WAIT
-  }
+  __device__ void wait_full(unsigned parity) { mbarrier_wait(shared_address(&full), parity); }
+  __device__ void wait_empty(unsigned parity) { mbarrier_wait(shared_address(&empty), parity); }
 };
 
 }  // namespace flabench

@@ -26,6 +26,8 @@
 #include "kernels/common/constant_dispatch.h"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/lane_sum.cuh"
+#include "kernels/common/tensor_map.h"
+#include "kernels/common/tma.cuh"
 #include "kernels/common/wgmma/wgmma.cuh"
 #include "kernels/simple_gla/chunk_backward.cuh"
 #include "kernels/simple_gla/chunk_grads_wgmma.h"
@@ -467,33 +469,48 @@ __device__ void dv_group(const GradBlock& blk, const ScalarDecays& dec, const Di
   copy_out(blk, 2, rows, dv, d);
 }
 
-// The chunk's q, k, v and do into its stage's tiles by cp.async (rows past the sequence as zeros), one group;
-// and its states into L2 where state_prefetch says chunk_ahead.
+// The token-major inputs' maps: q and k (K channels), v and do (V), a box a 64-channel panel of a chunk.
+struct InputMaps {
+  CUtensorMap q, k, v, d_o;
+};
+
+// The thread that copies each chunk's inputs: warp 0's, the first to start a chunk (the last warp writes the
+// chunk before's dg after the end barrier).
+constexpr unsigned kCopyThread = 0;
+
+// One thread (kCopyThread): the chunk's q, k, v and do into its stage's tiles by TMA, a box a panel (rows
+// past the sequence come as zeros), completing on the stage's copy barrier; and its states into L2 where
+// state_prefetch says chunk_ahead. Before version 133 every thread issued cp.async copies, ~100
+// instructions a thread of address work on every chunk's path to its first barrier.
 template <int K, int V>
-__device__ void stage_inputs(const GradBlock& blk, const Pointers<bf16>& p, const bf16* d_o, const Dims& d) {
-  const unsigned base = blk.at.base;
-  const GradLayout& L = blk.L;
-  const wgmma::Tile tokens{C};
-  const std::int64_t first = d.row(blk.b, blk.h, blk.t0);
-  for (int idx = threadIdx.x; idx < C * K / 8; idx += kGradThreads) {
-    const int t = idx / (K / 8), c = idx % (K / 8) * 8;
-    const bool in = t < blk.length;
-    const std::int64_t at = first * K + (in ? std::int64_t(t) * d.H * K : 0) + c;
-    cp_async16_or_zeros_to(base + L.q(blk.stage) + tokens.offset(t, c), p.q + at, in);
-    cp_async16_or_zeros_to(base + L.k(blk.stage) + tokens.offset(t, c), p.k + at, in);
+__device__ void stage_inputs(const GradBlock& blk, const InputMaps& maps) {
+  const unsigned base = blk.at.base, barrier = base + blk.L.copied(blk.stage);
+  const unsigned panel = wgmma::Tile{C}.panel_bytes();
+  tma::expect_bytes(barrier, blk.L.stage_bytes());
+#pragma unroll
+  for (int c = 0; c < K; c += kTileMapColumns) {
+    tma::copy_box(base + blk.L.q(blk.stage) + c / kTileMapColumns * panel, maps.q, barrier, c, blk.h, blk.t0,
+                  blk.b);
+    tma::copy_box(base + blk.L.k(blk.stage) + c / kTileMapColumns * panel, maps.k, barrier, c, blk.h, blk.t0,
+                  blk.b);
   }
-  for (int idx = threadIdx.x; idx < C * V / 8; idx += kGradThreads) {
-    const int t = idx / (V / 8), c = idx % (V / 8) * 8;
-    const bool in = t < blk.length;
-    const std::int64_t at = first * V + (in ? std::int64_t(t) * d.H * V : 0) + c;
-    cp_async16_or_zeros_to(base + L.v(blk.stage) + tokens.offset(t, c), p.v + at, in);
-    cp_async16_or_zeros_to(base + L.d_o(blk.stage) + tokens.offset(t, c), d_o + at, in);
+#pragma unroll
+  for (int c = 0; c < V; c += kTileMapColumns) {
+    tma::copy_box(base + blk.L.v(blk.stage) + c / kTileMapColumns * panel, maps.v, barrier, c, blk.h, blk.t0,
+                  blk.b);
+    tma::copy_box(base + blk.L.d_o(blk.stage) + c / kTileMapColumns * panel, maps.d_o, barrier, c, blk.h,
+                  blk.t0, blk.b);
   }
-  cp_async_commit();
-  if (state_prefetch(K, V) == StatePrefetch::chunk_ahead && threadIdx.x == 0) {
+  if (state_prefetch(K, V) == StatePrefetch::chunk_ahead) {
     prefetch_to_l2(blk.S0, sizeof(float) * K * V);
     prefetch_to_l2(blk.dS, sizeof(float) * K * V);
   }
+}
+
+// Waits for chunk `blk`'s inputs in its stage: the stage's (i / kGradStages)-th use, its copy barrier's phase
+// of that parity.
+__device__ inline void wait_for_inputs(const GradBlock& blk) {
+  mbarrier_wait(blk.at.base + blk.L.copied(blk.stage), unsigned(blk.i / kGradStages) & 1u);
 }
 
 // Where chunk `i` of this block's order stands (item: its index among all B H chunks, head-major); its run's
@@ -546,7 +563,8 @@ constexpr int kDecaysWarp = 2 * roles::kGroup / 32;
 template <int K, int V, bool kRuns>
 __global__ void __launch_bounds__(kGradThreads, 1)
     scalar_grads_wgmma_kernel(Pointers<bf16> p, GradPointers<bf16> g, Dims d, const float* states,
-                              const float* dstates, StateGradStarts runs) {
+                              const float* dstates, StateGradStarts runs,
+                              const __grid_constant__ InputMaps maps) {
   constexpr GradLayout L{K, V};
   extern __shared__ unsigned char raw[];
   unsigned char* smem = roles::aligned_plan(raw);
@@ -561,7 +579,11 @@ __global__ void __launch_bounds__(kGradThreads, 1)
   const bool decays_warp = threadIdx.x / 32 == kDecaysWarp;
 
   const GradBlock first = chunk_place(block, 0, d, states, dstates);
-  stage_inputs<K, V>(first, p, g.d_o, d);
+  if (threadIdx.x == kCopyThread) {
+    for (int stage = 0; stage < kGradStages; ++stage) tma::init_copy_barrier(block.at.base + L.copied(stage));
+    stage_inputs<K, V>(first, maps);
+  }
+  __syncthreads();  // the barriers initialised, before anyone waits on them
   // the next chunk's gate factor, loaded a chunk ahead; the first chunk's decays
   float factor = run_factor<kRuns>(runs, first.item, K);
   __nv_bfloat16 gates[2] = {};
@@ -574,18 +596,14 @@ __global__ void __launch_bounds__(kGradThreads, 1)
     const GradBlock blk = with_run_start<kRuns>(chunk_place(block, i, d, states, dstates), d, runs, factor);
     const ScalarDecays dec = decays_of(i);
     // the next chunk's copies into the other stage (its last reader, chunk i - 1, is done: the barrier
-    // at the end of the last iteration), or an empty group, so that the wait below counts the same; its
-    // gates, for its decays made during this chunk
+    // at the end of the last iteration); its gates, for its decays made during this chunk
     if (blk.has_next) {
       const GradBlock next = chunk_place(block, i + 1, d, states, dstates);
-      stage_inputs<K, V>(next, p, g.d_o, d);
+      if (threadIdx.x == kCopyThread) stage_inputs<K, V>(next, maps);
       factor = run_factor<kRuns>(runs, next.item, K);
       if (decays_warp) load_scalar_gates<C>(p, d, next.b, next.h, next.t0, gates);
-    } else {
-      cp_async_commit();
     }
-    cp_async_wait<1>();               // chunk i's copies
-    wgmma::fence_shared_for_async();  // the copies, for the products
+    wait_for_inputs(blk);
     __syncthreads();
 
     if (group < 2) decayed_score_tile<K, V>(blk, dec, d.scale, group);
@@ -615,10 +633,14 @@ void launch_grads(const Pointers<bf16>& p, const GradPointers<bf16>& g, const Di
                   cudaStream_t stream) {
   const GradLayout L{K, V};
   const int items = d.B * d.H * d.chunks();
+  const TokenTileMapShape keys = token_tile_map_shape(d.B, d.T, d.H, K, C);
+  const TokenTileMapShape values = token_tile_map_shape(d.B, d.T, d.H, V, C);
+  const InputMaps maps{encode_bf16_token_tile_map(p.q, keys), encode_bf16_token_tile_map(p.k, keys),
+                       encode_bf16_token_tile_map(p.v, values), encode_bf16_token_tile_map(g.d_o, values)};
   const auto launch = [&](auto kernel) {
     allow_shared_memory(kernel, L.bytes());
-    kernel<<<unsigned(std::min(items, multiprocessors)), kGradThreads, L.bytes(), stream>>>(p, g, d, states,
-                                                                                            dstates, runs);
+    kernel<<<unsigned(std::min(items, multiprocessors)), kGradThreads, L.bytes(), stream>>>(
+        p, g, d, states, dstates, runs, maps);
     FLA_CUDA_CHECK_LAUNCH();
   };
   if (runs.starts)

@@ -27,7 +27,7 @@ constexpr int kGradStages = 2;  // chunks whose inputs are staged at once
 // (ScalarDecays), the per-token partial dots of dg (TokenDots: a row of C for each warp and 64-row block of
 // dq, dk and dv; S0 . dS, one a warp of dv's warpgroup) and M's diagonal; then each warpgroup's output in
 // bf16 rows ([C][K + 8] or [C][V + 8]: the 16 bytes more keep 16-byte vectors of a column on different
-// banks), copied to memory row by row.
+// banks), copied to memory row by row; and the stages' copy barriers (tma.cuh).
 struct GradLayout {
   int K, V;
   static constexpr int kWarps = 4;  // warps a warpgroup: each holds 16 rows of a 64-row block
@@ -74,10 +74,12 @@ struct GradLayout {
     const unsigned first = (diagonal() + sizeof(float) * kFusedChunk + 15) / 16 * 16;
     return first + (group >= 1 ? out_bytes(0) : 0) + (group >= 2 ? out_bytes(1) : 0);
   }
-  // with the room to align the base
-  __host__ __device__ constexpr std::size_t bytes() const {
-    return out(2) + out_bytes(2) + wgmma::kGroupBytes;
+  // the mbarriers the stages' copies complete on, one a stage (8-byte aligned)
+  __host__ __device__ constexpr unsigned copied(int stage) const {
+    return out(2) + out_bytes(2) + sizeof(std::uint64_t) * stage;
   }
+  // with the room to align the base
+  __host__ __device__ constexpr std::size_t bytes() const { return copied(kGradStages) + wgmma::kGroupBytes; }
 };
 
 // The descriptors of the kernel's products from the block's 1024-byte-aligned shared-window address `base`.

@@ -73,7 +73,12 @@ TEST(ScalarGradsWgmmaLayout, TilesStartOnTheSwizzlePatternAndDoNotOverlap) {
       EXPECT_EQ(2 * L.out_ld(group) % 16, 0) << "rows of 16-byte vectors";
     }
     EXPECT_GE(L.out(0), floats_end);
-    EXPECT_LE(testing::expect_in_order(outputs, 16) + wgmma::kGroupBytes, L.bytes());
+    const std::size_t outputs_end = testing::expect_in_order(outputs, 16);
+    std::vector<testing::Region> barriers;
+    for (int stage = 0; stage < kGradStages; ++stage)
+      barriers.push_back({L.copied(stage), sizeof(std::uint64_t)});
+    EXPECT_GE(L.copied(0), outputs_end);
+    EXPECT_LE(testing::expect_in_order(barriers, sizeof(std::uint64_t)) + wgmma::kGroupBytes, L.bytes());
     EXPECT_EQ(L.key_parts(), K / 16);  // a part for each warp of each 64-key block
     EXPECT_LE(L.bytes(), kH100SharedBytes);
   }
