@@ -34,9 +34,14 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   std::call_once(once, [] {
     void* function = nullptr;
     cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000, cudaEnableDefault,
-                                         &found) == cudaSuccess &&
-        found == cudaDriverEntryPointSuccess)
+#if CUDART_VERSION >= 12050  // the lookup by version; the one before it is deprecated from CUDA 13
+    const cudaError_t status = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000,
+                                                                cudaEnableDefault, &found);
+#else
+    const cudaError_t status =
+        cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &function, cudaEnableDefault, &found);
+#endif
+    if (status == cudaSuccess && found == cudaDriverEntryPointSuccess)
       encoder = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
   });
   if (!encoder) throw std::runtime_error("tensor map: the driver has no cuTensorMapEncodeTiled");
