@@ -1,5 +1,5 @@
 #!/bin/bash
-# Prepared at stop 125, not run: the session's device time went to failed starts (one call of about twelve
+# Prepared at stop 125, not run: the session's device time went to failed starts (one call of eighteen
 # tries started). To run: build main's chunk version 127 (6b40cbc or later, the gradients kernel unchanged),
 # c4f3557 (v131-dot-in-dv) and 1917d83 (v132-decays-ahead) slim (90-real, -compress-mode=none, tests off),
 # bundle them as build-part-s125/{v127,v131,v132} (bundle-for-device, then xz the binary); copy this file and
