@@ -53,4 +53,15 @@ __host__ __device__ __forceinline__ void for_each_constant(Fn&& fn) {
   for_each_constant(fn, std::make_integer_sequence<int, N>{});
 }
 
+// x itself where it is a run-time value, or the value of a std::integral_constant (with_one_of's argument):
+// code that takes either, folded where it is a constant (simple_gla's decayed_scores_of_warp). The
+// constant's conversion operator is host-only without --expt-relaxed-constexpr, hence ::value.
+template <class X>
+__host__ __device__ constexpr auto value_of(X x) {
+  if constexpr (std::is_arithmetic_v<X>)
+    return x;
+  else
+    return X::value;
+}
+
 }  // namespace flabench

@@ -10,21 +10,12 @@
 #include <type_traits>
 
 #include "kernels/common/chunk/warp_mma.cuh"
+#include "kernels/common/constant_dispatch.h"
 #include "kernels/common/fast_exp.cuh"
 #include "kernels/common/wgmma/layout.h"
 #include "kernels/simple_gla/chunk_forward.cuh"
 
 namespace flabench::chunk {
-
-// x itself, or the value of a std::integral_constant (whose conversion is host-only without
-// --expt-relaxed-constexpr).
-template <class X>
-__device__ constexpr auto value_of(X x) {
-  if constexpr (std::is_arithmetic_v<X>)
-    return x;
-  else
-    return X::value;
-}
 
 // The score p of row `row` and column `column` of one 16-token sub-chunk (their local decay sums given) times
 // the decay between them, or zero on the masked side.
