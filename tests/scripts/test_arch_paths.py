@@ -22,7 +22,8 @@ ARCHITECTURES = (80, 86, 89, 90)
 # Every test of __CUDA_ARCH__'s value in kernels/ (file: how many), each one a path the probe builds. A new one
 # fails test_probe_covers_every_branch until the probe takes it too.
 BRANCHES = {"kernels/common/chunk/warp_mma.cuh": 2, "kernels/common/stage_barrier.cuh": 1,
-            "kernels/rwkv7/chunk_tiles.cuh": 1, "kernels/common/cp_async.cuh": 1}
+            "kernels/rwkv7/chunk_tiles.cuh": 1, "kernels/common/cp_async.cuh": 1,
+            "kernels/common/tma.cuh": 1}
 
 
 def ptx_for(arch, out_dir, probe=PROBE):
@@ -123,6 +124,16 @@ class WgmmaPaths(ProbePtx):
                 self.assertEqual(products, 2 if arch == "90a" else 0)
                 self.assertEqual(count(ptx, "wgmma.fence.sync.aligned") > 0, arch == "90a")
                 self.assertEqual(count(ptx, "trap") > 0, arch != "90a")
+
+    def test_tma_copies_only_from_sm90(self):
+        # (wgmma_arch_probe.cu's probe_tma_copy) one box, one expected byte count; before sm_90 a trap
+        for arch, ptx in self.ptx.items():
+            with self.subTest(arch=arch):
+                on = arch == "90a" or arch >= 90
+                box = count(ptx, "cp.async.bulk.tensor.4d.shared::cluster.global.tile"
+                                 ".mbarrier::complete_tx::bytes")
+                self.assertEqual(box, 1 if on else 0)
+                self.assertEqual(count(ptx, "mbarrier.arrive.expect_tx.shared::cta.b64"), 1 if on else 0)
 
 
 if __name__ == "__main__":
