@@ -2,8 +2,8 @@
 // consumer warps that read them, without a block-wide barrier between the two: `full` completes a phase when
 // every producer lane's copies into the stage have landed (cp.async.mbarrier.arrive.noinc), `empty` when
 // every consumer thread has read it. Each use of a stage is one phase of each; a waiter names the phase by
-// its parity (the stage's use count & 1). mbarrier_wait waits on any mbarrier's phase so (tma.cuh's copies'
-// too).
+// its parity (the stage's use count & 1). mbarrier_init and mbarrier_wait serve any mbarrier so (tma.cuh's
+// copies' too).
 #pragma once
 
 #include "kernels/common/shared_address.cuh"
@@ -25,13 +25,18 @@ __device__ __forceinline__ void mbarrier_wait(unsigned barrier, unsigned parity)
 #undef FLA_MBARRIER_WAIT
 }
 
+// One thread: the mbarrier at shared-window address `barrier` completes a phase on `arrivals` arrivals.
+__device__ __forceinline__ void mbarrier_init(unsigned barrier, unsigned arrivals) {
+  asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(barrier), "r"(arrivals));
+}
+
 struct StageBarrier {
   unsigned long long full, empty;
 
   // One thread, before a __syncthreads that publishes the barriers to the block.
   __device__ void init(unsigned producers, unsigned consumers) {
-    asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(shared_address(&full)), "r"(producers));
-    asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(shared_address(&empty)), "r"(consumers));
+    mbarrier_init(shared_address(&full), producers);
+    mbarrier_init(shared_address(&empty), consumers);
   }
   // A producer lane: `full` hears from this lane once its cp.async copies issued so far have landed.
   __device__ void copies_issued() {

@@ -21,7 +21,7 @@ namespace flabench::tma {
 // bytes that arrival expects have landed. Then a fence, so that the copies' unit sees it initialised, and a
 // __syncthreads before anyone waits on it.
 __device__ __forceinline__ void init_copy_barrier(unsigned barrier) {
-  FLA_BENCH_TMA("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(barrier) : "memory");
+  mbarrier_init(barrier, 1);
   FLA_BENCH_TMA("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 

@@ -485,21 +485,21 @@ constexpr unsigned kCopyThread = 0;
 template <int K, int V>
 __device__ void stage_inputs(const GradBlock& blk, const InputMaps& maps) {
   const unsigned base = blk.at.base, barrier = base + blk.L.copied(blk.stage);
-  const unsigned panel = wgmma::Tile{C}.panel_bytes();
+  // panel p (channels 64 p ..) of the token tile at `tile` from `map`
+  const auto copy_panel = [&](unsigned tile, const CUtensorMap& map, int p) {
+    tma::copy_box(base + tile + p * wgmma::Tile{C}.panel_bytes(), map, barrier, p * kTileMapColumns, blk.h,
+                  blk.t0, blk.b);
+  };
   tma::expect_bytes(barrier, blk.L.stage_bytes());
 #pragma unroll
-  for (int c = 0; c < K; c += kTileMapColumns) {
-    tma::copy_box(base + blk.L.q(blk.stage) + c / kTileMapColumns * panel, maps.q, barrier, c, blk.h, blk.t0,
-                  blk.b);
-    tma::copy_box(base + blk.L.k(blk.stage) + c / kTileMapColumns * panel, maps.k, barrier, c, blk.h, blk.t0,
-                  blk.b);
+  for (int p = 0; p < K / kTileMapColumns; ++p) {
+    copy_panel(blk.L.q(blk.stage), maps.q, p);
+    copy_panel(blk.L.k(blk.stage), maps.k, p);
   }
 #pragma unroll
-  for (int c = 0; c < V; c += kTileMapColumns) {
-    tma::copy_box(base + blk.L.v(blk.stage) + c / kTileMapColumns * panel, maps.v, barrier, c, blk.h, blk.t0,
-                  blk.b);
-    tma::copy_box(base + blk.L.d_o(blk.stage) + c / kTileMapColumns * panel, maps.d_o, barrier, c, blk.h,
-                  blk.t0, blk.b);
+  for (int p = 0; p < V / kTileMapColumns; ++p) {
+    copy_panel(blk.L.v(blk.stage), maps.v, p);
+    copy_panel(blk.L.d_o(blk.stage), maps.d_o, p);
   }
   if (state_prefetch(K, V) == StatePrefetch::chunk_ahead) {
     prefetch_to_l2(blk.S0, sizeof(float) * K * V);
