@@ -7,22 +7,19 @@
 # holding the calling script (as device-script.sh) and the FILEs (an A/B build's diff, ...); and defines
 # `pack`, which writes R to $OUT/OUT_NAME.tar.xz: called after each step, so that what a call measured comes
 # back even when a later step runs past the call's limit; and the checks a candidate build gets (battery,
-# sanitizers, issue4_table: below). A missing bundle, binary or $OUT: one line on stderr and status 2.
+# sanitizers, issue4_table: below). `unpack_build BUNDLE` does the same unpacking for another build a call
+# runs and prints its binary's path. A missing bundle, binary or $OUT: one line on stderr and status 2.
 
 device_call_fail() {
   echo "device-call.sh: $1" >&2
   return 2
 }
 
-# BUNDLE OUT_NAME CALLER [FILE...]
-device_call_setup() {
-  local bundle=${1%/} name=$2 caller=$3
-  shift 3
+# BUNDLE's fla-bench unpacked once into /tmp/<BUNDLE's name>/fb, its lib/ beside it; prints that path. The
+# set-up's build, and any other a call runs (an A/B's base): base=$(unpack_build BUNDLE) || exit 2
+unpack_build() {
+  local bundle=${1%/}
   [ -d "$bundle" ] || { device_call_fail "no bundle folder $bundle (carry it with the call)"; return; }
-  if [ -z "${OUT:-}" ] || [ ! -d "$OUT" ]; then
-    device_call_fail "\$OUT is not a folder: not on the device machine?"
-    return
-  fi
   local dir=/tmp/$(basename "$bundle")
   mkdir -p "$dir" 2> /dev/null || { device_call_fail "cannot make $dir"; return; }
   if [ ! -x "$dir/fb" ]; then
@@ -39,8 +36,20 @@ device_call_setup() {
     chmod +x "$dir/fb"
   fi
   [ -d "$bundle/lib" ] && cp -r "$bundle/lib" "$dir/"
-  export LD_LIBRARY_PATH=$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  fb=$dir/fb
+  echo "$dir/fb"
+}
+
+# BUNDLE OUT_NAME CALLER [FILE...]
+device_call_setup() {
+  local bundle=${1%/} name=$2 caller=$3
+  shift 3
+  [ -d "$bundle" ] || { device_call_fail "no bundle folder $bundle (carry it with the call)"; return; }
+  if [ -z "${OUT:-}" ] || [ ! -d "$OUT" ]; then
+    device_call_fail "\$OUT is not a folder: not on the device machine?"
+    return
+  fi
+  fb=$(unpack_build "$bundle") || return 2
+  export LD_LIBRARY_PATH=$(dirname "$fb")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   R=/tmp/out-$name
   DEVICE_CALL_NAME=$name
   mkdir -p "$R" 2> /dev/null || { device_call_fail "cannot make $R"; return; }

@@ -120,6 +120,24 @@ class DeviceCall(unittest.TestCase):
         self.assertEqual(done.returncode, 2, done.stderr)
         self.assertIn("has no fla-bench", done.stderr)
 
+    def test_a_second_build_is_unpacked_beside_the_first(self):
+        self.binary(packed=True)
+        base = os.path.join(self.root, self.name + "-base")
+        shutil.copytree(self.bundle, base)
+        with open(self.caller, "w") as f:
+            f.write('#!/bin/bash\nset -u\nsource scripts/device-call.sh "$1" "$2" || exit 2\n'
+                    'other=$(unpack_build "$3") || exit 2\n"$other" base-run\n')
+        try:
+            done = self.call(self.bundle, self.name, base)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            self.assertIn("stand-in fla-bench base-run", done.stdout)
+            self.assertTrue(os.access(f"/tmp/{self.name}-base/fb", os.X_OK))
+            done = self.call(self.bundle, self.name, os.path.join(self.root, "no-such-bundle"))
+            self.assertEqual(done.returncode, 2, done.stdout)
+            self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+            self.assertIn("no bundle folder", done.stderr)
+        finally:
+            shutil.rmtree(f"/tmp/{self.name}-base", ignore_errors=True)
 
     def test_the_checks_leave_their_results_and_compare_them(self):
         new_result = os.path.join(self.root, "new.json")

@@ -15,9 +15,9 @@
 # its products, shortened by half a tile), fwd+bwd 0.97-0.99x and 0.92-0.96x.
 set -u
 source scripts/device-call.sh build-part-s126/v136 v135-v136 || exit 2
-v134=/tmp/fb-v134 v135=/tmp/fb-v135 v136=$fb
-xz -dc build-part-s126/v134/fla-bench.xz > $v134 && chmod +x $v134 || echo "no v134 bundle"
-xz -dc build-part-s126/v135/fla-bench.xz > $v135 && chmod +x $v135 || echo "no v135 bundle"
+v136=$fb
+v134=$(unpack_build build-part-s126/v134) || exit 2
+v135=$(unpack_build build-part-s126/v135) || exit 2
 nvidia-smi --query-gpu=name --format=csv,noheader | tee $R/gpu.txt; $v134 --version; $v135 --version; $v136 --version; date
 SG='/simple_gla/(chunk|fused_recurrent)/(fwd|fwdbwd)/bf16/'
 AB=(--filter '^simple_gla/chunk/fwdbwd/bf16' --axis C=64 --preset peer --min-time 0.1 --min-samples 5 --no-check)

@@ -9,8 +9,7 @@
 # racecheck of one few-heads case. The fuller call is call-v135-v136.sh beside this one.
 set -u
 source scripts/device-call.sh build-part-s126/v136 v136-mini || exit 2
-v134=/tmp/fb-v134
-xz -dc build-part-s126/v134/fla-bench.xz > $v134 && chmod +x $v134 || echo "no v134 bundle"
+v134=$(unpack_build build-part-s126/v134) || exit 2
 nvidia-smi --query-gpu=name --format=csv,noheader | tee $R/gpu.txt; $fb --version; date
 battery check-v136-sg '/simple_gla/(chunk|fused_recurrent)/(fwd|fwdbwd)/bf16/' "$(dirname "$0")/check-v134-sg.json.xz" 50
 timeout 40 scripts/ab-rounds.sh $v134 $fb $R/ab-v134-vs-v136 1 --filter '^simple_gla/chunk/fwdbwd/bf16/B1-T24576' \
